@@ -1,0 +1,142 @@
+// The `jobhooks` command line: start the service, and manage accounts and API tokens on its database.
+import { parseArgs } from 'node:util';
+import { createAccountService } from '../accounts/account-service';
+import { loadConfig } from '../config';
+import { PERMISSION_SETS, PermissionSet, PLANS, Plan } from '../contract';
+import { createSystemClock } from '../core/clock';
+import { ConfigurationError, JobhooksError } from '../core/errors';
+import { createIdGenerator } from '../core/ids';
+import { cryptoRandomBytes } from '../core/random';
+import { startServer } from '../main';
+import { createSqliteStore } from '../store/sqlite-store';
+
+const HELP = `Usage: jobhooks <command> [options]
+
+Commands:
+  start                       Start the API (the default when no command is given).
+  account create --id N [--name S] [--plan ${PLANS.join('|')}]
+                              Create an account (plan defaults to enterprise).
+  account list                List accounts.
+  token create --account N --permission "<permission set>" [--name S]
+                              Create an API token and print it (only the token, on stdout).
+                              Permission sets: ${PERMISSION_SETS.join(', ')}.
+  token list --account N      List an account's tokens (never the tokens themselves).
+  token revoke <token id>     Revoke a token; requests with it are refused from then on.
+
+Every command works on the database named by JOBHOOKS_DB (default ./data/jobhooks.db), also while
+the service runs. Run "jobhooks <command> --help" for a command's options.
+`;
+
+class UsageError extends Error {}
+
+/** Parses string options strictly: an unknown option is a usage error, not silently ignored. */
+function parse(args: string[], names: string[]): { values: Record<string, string | undefined>; positionals: string[] } {
+  const options = Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { values: parsed.values as Record<string, string | undefined>, positionals: parsed.positionals };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function wholeNumber(value: unknown, option: string): number {
+  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value) || Number(value) < 1) {
+    throw new UsageError(`${option} must be a positive whole number`);
+  }
+  return Number(value);
+}
+
+function pick<T extends string>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }, value: unknown, option: string, choices: readonly string[]): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new UsageError(`${option} must be one of: ${choices.join(', ')}`);
+  return parsed.data;
+}
+
+async function withAccounts<T>(run: (accounts: ReturnType<typeof createAccountService>) => Promise<T>): Promise<T> {
+  const config = loadConfig(process.env);
+  const store = createSqliteStore(config.databasePath);
+  const clock = createSystemClock();
+  try {
+    return await run(createAccountService({ store, clock, ids: createIdGenerator(clock, cryptoRandomBytes), random: cryptoRandomBytes }));
+  } finally {
+    await store.close();
+  }
+}
+
+const formatTime = (micros: number | null) => (micros === null ? '-' : new Date(micros / 1000).toISOString());
+
+async function accountCommand(sub: string | undefined, args: string[]): Promise<void> {
+  if (sub === 'create') {
+    const { values } = parse(args, ['id', 'name', 'plan']);
+    const id = wholeNumber(values.id, '--id');
+    const plan = values.plan === undefined ? undefined : pick(Plan, values.plan, '--plan', PLANS);
+    const account = await withAccounts((a) => a.createAccount({ id, name: values.name, plan }));
+    process.stdout.write(`Created account ${account.id} (${account.plan} plan, ${account.identifier}).\n`);
+    return;
+  }
+  if (sub === 'list') {
+    parse(args, []);
+    const list = await withAccounts((a) => a.listAccounts());
+    for (const a of list) process.stdout.write(`${a.id}\t${a.plan}\t${a.identifier}\t${a.name}\n`);
+    return;
+  }
+  throw new UsageError('account needs a subcommand: create or list');
+}
+
+async function tokenCommand(sub: string | undefined, args: string[]): Promise<void> {
+  if (sub === 'create') {
+    const { values } = parse(args, ['account', 'permission', 'name']);
+    const accountId = wholeNumber(values.account, '--account');
+    const permissionSet = pick(PermissionSet, values.permission, '--permission', PERMISSION_SETS);
+    const { token } = await withAccounts((a) => a.createToken({ accountId, permissionSet, name: values.name }));
+    process.stdout.write(`${token}\n`);
+    return;
+  }
+  if (sub === 'list') {
+    const { values } = parse(args, ['account']);
+    const accountId = wholeNumber(values.account, '--account');
+    const list = await withAccounts((a) => a.listTokens(accountId));
+    for (const t of list) {
+      process.stdout.write(`${t.id}\t${t.permissionSet}\t${t.revokedAt === null ? 'active' : `revoked ${formatTime(t.revokedAt)}`}\t${t.name}\n`);
+    }
+    return;
+  }
+  if (sub === 'revoke') {
+    const { positionals } = parse(args, []);
+    const id = positionals[0];
+    if (id === undefined) throw new UsageError('token revoke needs a token id (see "jobhooks token list")');
+    if (!(await withAccounts((a) => a.revokeToken(id)))) throw new UsageError(`No active token with id ${id}`);
+    process.stdout.write(`Revoked ${id}.\n`);
+    return;
+  }
+  throw new UsageError('token needs a subcommand: create, list or revoke');
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  try {
+    if (command === '--help' || command === '-h' || command === 'help' || argv.includes('--help')) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    if (command === undefined || command === 'start') {
+      await startServer();
+      return -1; // keeps running
+    }
+    if (command === 'account') await accountCommand(sub, rest);
+    else if (command === 'token') await tokenCommand(sub, rest);
+    else throw new UsageError(`unknown command "${command}"`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`jobhooks: ${error.message}\nRun "jobhooks --help" for usage.\n`);
+      return 2;
+    }
+    if (error instanceof ConfigurationError || error instanceof JobhooksError) {
+      process.stderr.write(`jobhooks: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,65 @@
+// Reads and validates the service's configuration from the environment, failing fast with the variable's name.
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { ConfigurationError } from './core/errors';
+
+const flag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .transform((value) => ['1', 'true', 'yes', 'on'].includes(value));
+
+const positiveInt = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1));
+
+const EnvSchema = z
+  .object({
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: z.string().regex(/^\d+$/, 'must be a port number').transform(Number).pipe(z.number().int().min(0).max(65535)).default(8080),
+    JOBHOOKS_DB: z.string().min(1).default('./data/jobhooks.db'),
+    JOBHOOKS_SECRET_KEY: z.string().optional(),
+    JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: positiveInt.optional(),
+    JOBHOOKS_BOOTSTRAP_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
+    JOBHOOKS_RATE_LIMIT_PER_MINUTE: positiveInt.default(5000),
+    JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: positiveInt.default(1000),
+    JOBHOOKS_ALLOW_PRIVATE_URLS: flag.default(false),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .refine((env) => (env.JOBHOOKS_BOOTSTRAP_ACCOUNT_ID === undefined) === (env.JOBHOOKS_BOOTSTRAP_TOKEN === undefined), {
+    message: 'JOBHOOKS_BOOTSTRAP_ACCOUNT_ID and JOBHOOKS_BOOTSTRAP_TOKEN must be set together',
+    path: ['JOBHOOKS_BOOTSTRAP_TOKEN'],
+  });
+
+export interface Config {
+  host: string;
+  port: number;
+  databasePath: string;
+  secretKey: string | undefined;
+  bootstrap: { accountId: number; token: string } | null;
+  rateLimitPerMinute: number;
+  maxSubscriptionsPerAccount: number;
+  allowPrivateUrls: boolean;
+  logLevel: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  // An empty variable means unset, as a shell user expects from `VAR= npm start`.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || 'environment'}: ${issue.message}`);
+    throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    databasePath: resolve(e.JOBHOOKS_DB),
+    secretKey: e.JOBHOOKS_SECRET_KEY,
+    bootstrap:
+      e.JOBHOOKS_BOOTSTRAP_ACCOUNT_ID !== undefined && e.JOBHOOKS_BOOTSTRAP_TOKEN !== undefined
+        ? { accountId: e.JOBHOOKS_BOOTSTRAP_ACCOUNT_ID, token: e.JOBHOOKS_BOOTSTRAP_TOKEN }
+        : null,
+    rateLimitPerMinute: e.JOBHOOKS_RATE_LIMIT_PER_MINUTE,
+    maxSubscriptionsPerAccount: e.JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT,
+    allowPrivateUrls: e.JOBHOOKS_ALLOW_PRIVATE_URLS,
+    logLevel: e.LOG_LEVEL,
+  };
+}

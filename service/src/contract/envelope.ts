@@ -1,0 +1,45 @@
+// The response envelope of spec section 2.4 and the error envelope of design section 2, as schemas and builders.
+import { z } from 'zod';
+
+export const OkStatus = z.object({ code: z.number().int() });
+
+export function dataEnvelope<T extends z.ZodType>(data: T) {
+  return z.object({ data, status: OkStatus });
+}
+
+export const Pagination = z.object({ total_count: z.number().int(), count: z.number().int() });
+export const PageFilters = z.object({ offset: z.number().int(), limit: z.number().int() });
+
+export function listEnvelope<T extends z.ZodType>(item: T) {
+  return z.object({
+    data: z.array(item),
+    status: OkStatus,
+    extra: z.object({ pagination: Pagination, filters: PageFilters }),
+  });
+}
+
+export const FieldErrors = z.record(z.string(), z.array(z.string()));
+export type FieldErrors = z.infer<typeof FieldErrors>;
+
+export const ErrorEnvelope = z.object({
+  data: z.null(),
+  status: z.object({
+    code: z.number().int(),
+    is_success: z.literal(false),
+    user_message: z.string(),
+    developer_message: z.string(),
+  }),
+  extra: z.object({ field_errors: FieldErrors }).optional(),
+});
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+/** Error statuses every authenticated route can answer with; each route adds its own. */
+export const COMMON_ERROR_RESPONSES = {
+  400: ErrorEnvelope,
+  401: ErrorEnvelope,
+  403: ErrorEnvelope,
+  404: ErrorEnvelope,
+  413: ErrorEnvelope,
+  415: ErrorEnvelope,
+  429: ErrorEnvelope,
+} as const;

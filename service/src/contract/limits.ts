@@ -1,0 +1,13 @@
+// Size limits the spec leaves open (design section 2), in one place so the API, UI and IaC tools agree.
+export const LIMITS = {
+  nameMaxChars: 255,
+  descriptionMaxChars: 1024,
+  clientUrlMaxChars: 2048,
+  jobIdsMaxEntries: 1000,
+  bodyMaxBytes: 64 * 1024,
+  pageLimitDefault: 10,
+  pageLimitMax: 100,
+  idempotencyKeyMaxChars: 255,
+  /** Idempotency-Key replays are honoured for this long. */
+  idempotencyWindowMicros: 24 * 60 * 60 * 1_000_000,
+} as const;

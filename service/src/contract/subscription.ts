@@ -1,0 +1,135 @@
+// Webhook subscription: the request bodies of create and update, and the response shapes of spec section 4.
+import { z } from 'zod';
+import { ClientUrl } from './client-url';
+import { LIMITS } from './limits';
+import { EventType } from './vocabulary';
+
+/** "name is required" for a missing field, "name must be a string" for a wrong type. */
+function typeError(field: string, expected: string) {
+  return { error: (issue: { input: unknown }) => (issue.input === undefined ? `${field} is required` : `${field} must be ${expected}`) };
+}
+
+function hasNoDuplicates<T>(values: readonly T[]): boolean {
+  return new Set(values).size === values.length;
+}
+
+const Name = z
+  .string(typeError('name', 'a string'))
+  .max(LIMITS.nameMaxChars, `name must be at most ${LIMITS.nameMaxChars} characters`)
+  .refine((value) => value.trim().length > 0, 'name must not be blank');
+
+const EventTypes = z
+  .array(
+    z.enum(EventType.options, { error: () => `event_types may contain only ${EventType.options.join(', ')}` }),
+    typeError('event_types', 'an array of event types'),
+  )
+  .min(1, 'event_types needs at least one event type')
+  .refine(hasNoDuplicates, 'event_types must not repeat an event type');
+
+const JobId = z
+  .number({ error: 'job ids must be numbers' })
+  .int('job ids must be whole numbers')
+  .positive('job ids must be positive')
+  .max(Number.MAX_SAFE_INTEGER, 'job id is too large');
+
+// Optional fields accept null as "omitted": some clients marshal an empty list or string as null.
+const JobIds = z
+  .array(JobId, { error: 'job_ids must be an array of job ids' })
+  .max(LIMITS.jobIdsMaxEntries, `job_ids must have at most ${LIMITS.jobIdsMaxEntries} entries`)
+  .refine(hasNoDuplicates, 'job_ids must not repeat a job id')
+  .nullish()
+  .transform((value) => value ?? []);
+
+const Description = z
+  .string({ error: 'description must be a string' })
+  .max(LIMITS.descriptionMaxChars, `description must be at most ${LIMITS.descriptionMaxChars} characters`)
+  .nullish()
+  .transform((value) => value ?? '');
+
+const Active = z
+  .boolean({ error: 'active must be true or false' })
+  .nullish()
+  .transform((value) => value ?? true);
+
+/**
+ * The writable fields, shared by create and update. PUT is a full replacement (design section 1), so an
+ * omitted optional field takes the same default on both. Unknown fields are ignored rather than refused:
+ * real clients send read-only fields back (the Terraform provider sends `id`).
+ */
+const SubscriptionFields = z.object({
+  name: Name,
+  description: Description,
+  client_url: ClientUrl,
+  event_types: EventTypes,
+  job_ids: JobIds,
+  active: Active,
+});
+
+const BODY_MUST_BE_OBJECT = { error: 'the request body must be a JSON object with the webhook fields' };
+
+export const CreateSubscriptionBody = z.object(
+  {
+    ...SubscriptionFields.shape,
+    id: z.string().max(0, 'id is assigned by the server: omit it or send an empty string').nullish(),
+  },
+  BODY_MUST_BE_OBJECT,
+);
+export type CreateSubscriptionBody = z.output<typeof CreateSubscriptionBody>;
+
+export const UpdateSubscriptionBody = z.object(
+  {
+    ...SubscriptionFields.shape,
+    // Checked against the path by the service: it may be empty or repeat the webhook's own id.
+    id: z.string().max(64, 'id does not name this webhook').nullish(),
+  },
+  BODY_MUST_BE_OBJECT,
+);
+export type UpdateSubscriptionBody = z.output<typeof UpdateSubscriptionBody>;
+
+/** What create and update store; the same for both once defaults are applied. */
+export type SubscriptionInput = z.output<typeof SubscriptionFields>;
+
+const Digits = z.string().regex(/^\d+$/);
+
+/** Fields every subscription response carries (the update response of spec 4.4 is exactly these). */
+export const SubscriptionSummary = z.object({
+  id: z.string(),
+  account_identifier: z.string(),
+  name: z.string(),
+  description: z.string(),
+  job_ids: z.array(z.string()),
+  event_types: z.array(EventType),
+  client_url: z.string(),
+  active: z.boolean(),
+  created_at: Digits,
+  updated_at: Digits,
+  http_status_code: z.string(),
+  account_id: z.string(),
+  archived: z.boolean(),
+  archived_at: Digits.optional(),
+  archived_reason: z.string().optional(),
+});
+export type SubscriptionSummary = z.infer<typeof SubscriptionSummary>;
+
+/** Get and list add `dispatched_at`, present once a dispatch has happened (spec 2.1). */
+export const SubscriptionDetail = SubscriptionSummary.extend({ dispatched_at: Digits.optional() });
+export type SubscriptionDetail = z.infer<typeof SubscriptionDetail>;
+
+/** Only the create response carries the secret (spec 4.3). */
+export const CreatedSubscription = SubscriptionSummary.extend({ hmac_secret: z.string() });
+export type CreatedSubscription = z.infer<typeof CreatedSubscription>;
+
+export const DeletedSubscription = z.object({
+  data: z.object({ id: z.string() }),
+  status: z.object({ code: z.number().int(), is_success: z.literal(true) }),
+});
+
+/** Spec 2.3: the result of the test endpoint. */
+export const TestResult = z.object({
+  verification_error: z.string().nullable(),
+  verification_status_code: z.string(),
+});
+export type TestResult = z.infer<typeof TestResult>;
+
+export const AccountPathParams = z.object({ account_id: z.string() });
+export const WebhookPathParams = z.object({ account_id: z.string(), webhook_id: z.string() });

@@ -1,0 +1,75 @@
+// The one error hierarchy of the service: each class has a stable code, an HTTP status and a message a user can act on.
+import type { FieldErrors } from '../contract';
+
+export abstract class JobhooksError extends Error {
+  abstract readonly code: string;
+  abstract readonly httpStatus: number;
+  /** Extra response headers (Retry-After on 429). */
+  readonly headers: Readonly<Record<string, string>> = {};
+}
+
+export class ValidationError extends JobhooksError {
+  readonly code = 'validation_failed';
+  readonly httpStatus = 400;
+  constructor(
+    readonly fieldErrors: FieldErrors,
+    message = describeFieldErrors(fieldErrors),
+  ) {
+    super(message);
+  }
+}
+
+export class UnauthenticatedError extends JobhooksError {
+  readonly code = 'unauthenticated';
+  readonly httpStatus = 401;
+}
+
+export class ForbiddenError extends JobhooksError {
+  readonly code = 'forbidden';
+  readonly httpStatus = 403;
+}
+
+export class NotFoundError extends JobhooksError {
+  readonly code = 'not_found';
+  readonly httpStatus = 404;
+}
+
+export class ConflictError extends JobhooksError {
+  readonly code = 'conflict';
+  readonly httpStatus = 409;
+}
+
+export class PayloadTooLargeError extends JobhooksError {
+  readonly code = 'payload_too_large';
+  readonly httpStatus = 413;
+}
+
+export class UnsupportedMediaTypeError extends JobhooksError {
+  readonly code = 'unsupported_media_type';
+  readonly httpStatus = 415;
+}
+
+export class MalformedRequestError extends JobhooksError {
+  readonly code = 'malformed_request';
+  readonly httpStatus = 400;
+}
+
+export class RateLimitedError extends JobhooksError {
+  readonly code = 'rate_limited';
+  readonly httpStatus = 429;
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too many requests for this account: wait ${retryAfterSeconds} seconds before retrying.`);
+    this.headers = { 'retry-after': String(retryAfterSeconds) };
+  }
+}
+
+/** Configuration or startup problems: reported to the operator, never to an API caller. */
+export class ConfigurationError extends Error {
+  readonly code = 'configuration_invalid';
+}
+
+export function describeFieldErrors(fieldErrors: FieldErrors): string {
+  const parts = Object.entries(fieldErrors).map(([field, messages]) => `${field}: ${messages.join('; ')}`);
+  return `Invalid request: ${parts.join('. ')}`;
+}

@@ -1,0 +1,30 @@
+// DNS resolution that refuses non-public addresses and hands the socket only the address it checked,
+// so a name cannot resolve to a public address for the check and a private one for the connection.
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { isPublicAddress } from '../security/address-policy';
+
+export type LookupAll = (hostname: string) => Promise<LookupAddress[]>;
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+export class BlockedAddressError extends Error {
+  readonly code = 'EJOBHOOKS_BLOCKED_ADDRESS';
+}
+
+/** A `lookup` for net/tls.connect that resolves with `resolve` and keeps only public addresses. */
+export function createGuardedLookup(resolve: LookupAll, allowPrivate: boolean) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolve(hostname)
+      .then((addresses) => {
+        const usable = allowPrivate ? addresses : addresses.filter((entry) => isPublicAddress(entry.address));
+        if (usable.length === 0) {
+          throw new BlockedAddressError(`${hostname} resolves only to private or otherwise non-public addresses`);
+        }
+        const wanted = options.family === 4 || options.family === 6 ? usable.filter((a) => a.family === options.family) : usable;
+        const chosen = wanted.length > 0 ? wanted : usable;
+        if (options.all) callback(null, chosen);
+        else callback(null, chosen[0]!.address, chosen[0]!.family);
+      })
+      .catch((error: NodeJS.ErrnoException) => callback(error, ''));
+  };
+}

@@ -1,0 +1,45 @@
+// Authenticates each API request, applies the per-account rate limit, then checks the route's access level.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { type AccessLevel, authorize, type Principal } from '../accounts/access';
+import type { AccountService } from '../accounts/account-service';
+import type { RateLimiter } from '../accounts/rate-limit-policy';
+import { RateLimitedError, UnauthenticatedError } from '../core/errors';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The access a route needs; routes without it are public (health, OpenAPI). */
+    access?: AccessLevel;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** The principal of a route that declared an access level; the hook has already authenticated it. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new UnauthenticatedError('Authentication required.');
+  return request.principal;
+}
+
+export interface AccessControlOptions {
+  accounts: AccountService;
+  rateLimiter: RateLimiter;
+}
+
+async function accessControl(app: FastifyInstance, { accounts, rateLimiter }: AccessControlOptions) {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const level = request.routeOptions.config.access;
+    if (level === undefined) return;
+    const principal = await accounts.authenticate(request.headers.authorization);
+    const decision = rateLimiter.admit(principal.account.id);
+    if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
+    reply.header('x-ratelimit-remaining', String(decision.remaining));
+    const params = request.params as { account_id?: string } | undefined;
+    authorize(principal, params?.account_id, level);
+    request.principal = principal;
+  });
+}
+
+export const accessControlPlugin = fp(accessControl, { name: 'jobhooks-access-control' });

@@ -1,0 +1,64 @@
+// Builds the Fastify app (never listens): JSON parsing, error envelope, OpenAPI, access control and routes.
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { AccountService } from '../accounts/account-service';
+import type { RateLimiter } from '../accounts/rate-limit-policy';
+import { LIMITS } from '../contract';
+import { VERSION } from '../core/version';
+import type { Store } from '../store/store';
+import type { SubscriptionService } from '../subscriptions/subscription-service';
+import { accessControlPlugin } from './access-control';
+import { registerErrorEnvelope } from './error-envelope';
+import { registerJsonBodyParser } from './json-body';
+import { accountRoutes } from './routes/accounts';
+import { operationsRoutes } from './routes/operations';
+import { subscriptionRoutes } from './routes/subscriptions';
+
+export interface AppDeps {
+  store: Store;
+  accounts: AccountService;
+  subscriptions: SubscriptionService;
+  rateLimiter: RateLimiter;
+  logger: FastifyServerOptions['logger'];
+}
+
+/** Secrets that must never reach a log line, whatever a future log call includes. */
+export const REDACTED_LOG_PATHS = [
+  'req.headers.authorization',
+  'req.headers["idempotency-key"]',
+  'hmac_secret',
+  '*.hmac_secret',
+  'data.hmac_secret',
+];
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger,
+    bodyLimit: LIMITS.bodyMaxBytes,
+    // The Terraform provider calls /api/v2/accounts/ with a trailing slash.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerJsonBodyParser(app, LIMITS.bodyMaxBytes);
+  registerErrorEnvelope(app);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'jobhooks webhooks management API', version: VERSION },
+      components: {
+        securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '"Token <api token>" or "Bearer <api token>"' } },
+      },
+      security: [{ token: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(accessControlPlugin, { accounts: deps.accounts, rateLimiter: deps.rateLimiter });
+  await app.register(operationsRoutes, { store: deps.store });
+  await app.register(accountRoutes);
+  await app.register(subscriptionRoutes, { subscriptions: deps.subscriptions });
+  await app.ready();
+  return app;
+}

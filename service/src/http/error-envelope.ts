@@ -1,0 +1,82 @@
+// Maps every error to the error envelope of design section 2, by stable code, and keeps server errors generic.
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { ErrorEnvelope, FieldErrors } from '../contract';
+import { describeFieldErrors, JobhooksError } from '../core/errors';
+
+interface EnvelopeSpec {
+  status: number;
+  code: string;
+  message: string;
+  fieldErrors?: FieldErrors;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** Fastify's own client errors, by code. Anything else with a 4xx status keeps its status and message. */
+const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'The request body is larger than 64 KiB.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'Send the request body as JSON with Content-Type: application/json.',
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_request', message: 'The request body is not valid JSON.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'malformed_request', message: 'The Content-Length does not match the body.' },
+};
+
+export function sendError(reply: FastifyReply, spec: EnvelopeSpec): FastifyReply {
+  const body: ErrorEnvelope = {
+    data: null,
+    status: { code: spec.status, is_success: false, user_message: spec.message, developer_message: spec.code },
+    ...(spec.fieldErrors ? { extra: { field_errors: spec.fieldErrors } } : {}),
+  };
+  if (spec.headers) reply.headers(spec.headers);
+  return reply.code(spec.status).type('application/json; charset=utf-8').send(body);
+}
+
+function fieldErrorsOf(error: FastifyError): FieldErrors {
+  const fieldErrors: FieldErrors = {};
+  for (const issue of error.validation ?? []) {
+    const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean);
+    // A list entry's problem belongs to the list: "job_ids", not "job_ids.2".
+    const field = path.filter((part) => !/^\d+$/.test(part)).join('.') || (error.validationContext ?? 'body');
+    const messages = (fieldErrors[field] ??= []);
+    const message = issue.message ?? 'is invalid';
+    if (!messages.includes(message)) messages.push(message);
+  }
+  return fieldErrors;
+}
+
+function envelopeFor(error: FastifyError | JobhooksError): EnvelopeSpec | null {
+  if (error instanceof JobhooksError) {
+    return {
+      status: error.httpStatus,
+      code: error.code,
+      message: error.message,
+      headers: error.headers,
+      ...('fieldErrors' in error ? { fieldErrors: error.fieldErrors as FieldErrors } : {}),
+    };
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const fieldErrors = fieldErrorsOf(error);
+    return { status: 400, code: 'validation_failed', message: describeFieldErrors(fieldErrors), fieldErrors };
+  }
+  const known = FASTIFY_ERRORS[error.code];
+  if (known) return known;
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return { status: error.statusCode, code: 'bad_request', message: error.message };
+  }
+  return null;
+}
+
+export function registerErrorEnvelope(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | JobhooksError, request, reply) => {
+    const spec = envelopeFor(error);
+    if (spec) return sendError(reply, spec);
+    request.log.error({ err: error }, 'request failed');
+    return sendError(reply, { status: 500, code: 'internal_error', message: 'Internal server error.' });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, { status: 404, code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` }),
+  );
+}

@@ -1,0 +1,76 @@
+// Encrypts webhook secrets at rest with AES-256-GCM, so a copy of the database file does not leak them.
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ConfigurationError } from '../core/errors';
+import type { RandomBytes } from '../core/random';
+
+const KEY_BYTES = 32;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+/** Version tag of the sealed format, so the format can change without guessing. */
+const FORMAT = 'v1';
+
+export interface SecretBox {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+}
+
+export function createSecretBox(key: Buffer, random: RandomBytes): SecretBox {
+  if (key.length !== KEY_BYTES) throw new ConfigurationError(`secret key must be ${KEY_BYTES} bytes`);
+  return {
+    seal(plaintext) {
+      const iv = random(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return `${FORMAT}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+    },
+    open(sealed) {
+      const [format, encoded] = sealed.split(':', 2);
+      if (format !== FORMAT || encoded === undefined) throw new Error('unknown sealed secret format');
+      const raw = Buffer.from(encoded, 'base64');
+      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+      decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/** Accepts 64 hex characters or the base64 of 32 bytes. */
+export function parseSecretKey(text: string): Buffer {
+  const trimmed = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  const decoded = Buffer.from(trimmed, 'base64');
+  if (decoded.length === KEY_BYTES && /^[A-Za-z0-9+/]+={0,2}$/.test(trimmed)) return decoded;
+  throw new ConfigurationError(
+    'JOBHOOKS_SECRET_KEY must be 64 hex characters or the base64 of 32 bytes (try: openssl rand -hex 32)',
+  );
+}
+
+/**
+ * The key from JOBHOOKS_SECRET_KEY, or else from a key file beside the database, created on first use
+ * with mode 0600. Losing the key makes stored secrets unreadable, so it is never silently replaced.
+ */
+export function loadSecretKey(options: { envValue: string | undefined; keyFile: string; random: RandomBytes }): Buffer {
+  if (options.envValue !== undefined && options.envValue !== '') return parseSecretKey(options.envValue);
+  mkdirSync(dirname(options.keyFile), { recursive: true });
+  try {
+    // 'wx' fails if the file exists, so two processes starting together cannot both write a key.
+    const fd = openSync(options.keyFile, 'wx', 0o600);
+    try {
+      writeSync(fd, options.random(KEY_BYTES).toString('hex') + '\n');
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  try {
+    return parseSecretKey(readFileSync(options.keyFile, 'utf8'));
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      throw new ConfigurationError(`${options.keyFile} does not hold a valid key (64 hex characters)`);
+    }
+    throw error;
+  }
+}

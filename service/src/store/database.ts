@@ -1,0 +1,50 @@
+// Opens the SQLite file with the pragmas the service relies on and brings its schema up to date.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { ConfigurationError } from '../core/errors';
+import { MIGRATIONS, type Migration } from './migrations';
+
+export type SqliteDatabase = Database.Database;
+
+/** How long a writer waits for another process's lock (the CLI writes while the service runs). */
+const BUSY_TIMEOUT_MS = 5000;
+
+export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): SqliteDatabase {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Durable at each commit in WAL mode except on power loss of the OS, the usual trade for a queue.
+    db.pragma('synchronous = NORMAL');
+    migrate(db, migrations);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+export function schemaVersion(db: SqliteDatabase): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Applies each migration newer than the file's user_version, each in its own transaction. */
+export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): void {
+  const current = schemaVersion(db);
+  const newest = migrations.at(-1)?.version ?? 0;
+  if (current > newest) {
+    throw new ConfigurationError(
+      `The database schema is version ${current}, newer than this build knows (${newest}). Upgrade jobhooks.`,
+    );
+  }
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,115 @@
+// The schema, as an append-only list of migrations: a database made by an older build opens in a newer one.
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'accounts, tokens, subscriptions, idempotency keys, and the delivery pipeline tables',
+    sql: `
+      CREATE TABLE accounts (
+        id          INTEGER PRIMARY KEY,
+        identifier  TEXT    NOT NULL UNIQUE,
+        name        TEXT    NOT NULL,
+        plan        TEXT    NOT NULL,
+        created_at  INTEGER NOT NULL
+      ) STRICT;
+
+      CREATE TABLE api_tokens (
+        id              TEXT    PRIMARY KEY,
+        account_id      INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name            TEXT    NOT NULL,
+        permission_set  TEXT    NOT NULL,
+        token_hash      TEXT    NOT NULL UNIQUE,
+        created_at      INTEGER NOT NULL,
+        revoked_at      INTEGER
+      ) STRICT;
+      CREATE INDEX api_tokens_by_account ON api_tokens(account_id, created_at);
+
+      -- Times are microseconds since the Unix epoch. event_types and job_ids are JSON arrays kept in the
+      -- order they were written, because clients compare what they read back with what they sent.
+      CREATE TABLE subscriptions (
+        id                    TEXT    PRIMARY KEY,
+        account_id            INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name                  TEXT    NOT NULL,
+        description           TEXT    NOT NULL,
+        client_url            TEXT    NOT NULL,
+        event_types           TEXT    NOT NULL,
+        job_ids               TEXT    NOT NULL,
+        active                INTEGER NOT NULL,
+        sealed_secret         TEXT    NOT NULL,
+        created_at            INTEGER NOT NULL,
+        updated_at            INTEGER NOT NULL,
+        dispatched_at         INTEGER,
+        http_status_code      TEXT    NOT NULL DEFAULT '0',
+        consecutive_failures  INTEGER NOT NULL DEFAULT 0,
+        failing_since         INTEGER,
+        last_failure_at       INTEGER,
+        archived_at           INTEGER,
+        archived_reason       TEXT
+      ) STRICT;
+      CREATE INDEX subscriptions_by_account ON subscriptions(account_id, created_at, id);
+
+      CREATE TABLE idempotency_keys (
+        account_id       INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        key              TEXT    NOT NULL,
+        request_hash     TEXT    NOT NULL,
+        subscription_id  TEXT    NOT NULL,
+        created_at       INTEGER NOT NULL,
+        PRIMARY KEY (account_id, key)
+      ) STRICT;
+      CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
+
+      -- One row per job-run event taken in; (account, run, type) makes ingestion idempotent.
+      CREATE TABLE events (
+        id          TEXT    PRIMARY KEY,
+        account_id  INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        event_type  TEXT    NOT NULL,
+        run_id      TEXT    NOT NULL,
+        job_id      TEXT    NOT NULL,
+        created_at  INTEGER NOT NULL,
+        UNIQUE (account_id, run_id, event_type)
+      ) STRICT;
+
+      -- One row per event x subscription. payload holds the exact bytes that are signed and sent on
+      -- every attempt. A claim is a lease (owner + expiry), so a crashed dispatcher's work becomes due again.
+      CREATE TABLE deliveries (
+        id                TEXT    PRIMARY KEY,
+        event_id          TEXT    NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+        subscription_id   TEXT    NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+        state             TEXT    NOT NULL CHECK (state IN ('pending', 'succeeded', 'failed', 'skipped')),
+        payload           BLOB    NOT NULL,
+        attempts          INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at   INTEGER,
+        lease_owner       TEXT,
+        lease_expires_at  INTEGER,
+        created_at        INTEGER NOT NULL,
+        updated_at        INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX deliveries_due ON deliveries(next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX deliveries_by_subscription ON deliveries(subscription_id, created_at);
+
+      -- The delivery log: every attempt, kept 7 days.
+      CREATE TABLE delivery_attempts (
+        id                INTEGER PRIMARY KEY AUTOINCREMENT,
+        delivery_id       TEXT    REFERENCES deliveries(id) ON DELETE CASCADE,
+        subscription_id   TEXT    NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+        event_id          TEXT    NOT NULL,
+        event_type        TEXT    NOT NULL,
+        attempt           INTEGER NOT NULL,
+        requested_at      INTEGER NOT NULL,
+        duration_ms       INTEGER NOT NULL,
+        status_code       TEXT    NOT NULL,
+        error             TEXT,
+        success           INTEGER NOT NULL,
+        response_excerpt  TEXT,
+        is_test           INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX delivery_attempts_by_subscription ON delivery_attempts(subscription_id, requested_at);
+      CREATE INDEX delivery_attempts_by_age ON delivery_attempts(requested_at);
+    `,
+  },
+];

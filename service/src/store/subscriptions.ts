@@ -1,0 +1,152 @@
+// SQLite access to webhook subscriptions and the idempotency keys of their creation.
+import type { EventType } from '../contract';
+import type { SqliteDatabase } from './database';
+import type { CreateSubscriptionOutcome, SubscriptionChange, SubscriptionRecord, SubscriptionsStore } from './store';
+
+interface SubscriptionRow {
+  id: string;
+  account_id: number;
+  account_identifier: string;
+  name: string;
+  description: string;
+  client_url: string;
+  event_types: string;
+  job_ids: string;
+  active: number;
+  sealed_secret: string;
+  created_at: number;
+  updated_at: number;
+  dispatched_at: number | null;
+  http_status_code: string;
+  consecutive_failures: number;
+  failing_since: number | null;
+  last_failure_at: number | null;
+  archived_at: number | null;
+  archived_reason: string | null;
+}
+
+function subscriptionFromRow(row: SubscriptionRow): SubscriptionRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    accountIdentifier: row.account_identifier,
+    name: row.name,
+    description: row.description,
+    clientUrl: row.client_url,
+    eventTypes: JSON.parse(row.event_types) as EventType[],
+    jobIds: JSON.parse(row.job_ids) as string[],
+    active: row.active === 1,
+    sealedSecret: row.sealed_secret,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    dispatchedAt: row.dispatched_at,
+    httpStatusCode: row.http_status_code,
+    consecutiveFailures: row.consecutive_failures,
+    failingSince: row.failing_since,
+    lastFailureAt: row.last_failure_at,
+    archivedAt: row.archived_at,
+    archivedReason: row.archived_reason,
+  };
+}
+
+/** The parameters of the writable and resettable columns, as the UPDATE and INSERT statements name them. */
+function changeParams(change: SubscriptionChange) {
+  return {
+    name: change.name,
+    description: change.description,
+    clientUrl: change.clientUrl,
+    eventTypes: JSON.stringify(change.eventTypes),
+    jobIds: JSON.stringify(change.jobIds),
+    active: change.active ? 1 : 0,
+    updatedAt: change.updatedAt,
+    consecutiveFailures: change.consecutiveFailures,
+    failingSince: change.failingSince,
+    lastFailureAt: change.lastFailureAt,
+    archivedAt: change.archivedAt,
+    archivedReason: change.archivedReason,
+  };
+}
+
+const SELECT_SUBSCRIPTION = `
+  SELECT s.*, a.identifier AS account_identifier
+    FROM subscriptions s JOIN accounts a ON a.id = s.account_id`;
+
+export function createSubscriptionsStore(db: SqliteDatabase): SubscriptionsStore {
+  const insert = db.prepare(
+    `INSERT INTO subscriptions (id, account_id, name, description, client_url, event_types, job_ids, active,
+                                sealed_secret, created_at, updated_at, http_status_code, consecutive_failures,
+                                failing_since, last_failure_at, archived_at, archived_reason)
+     VALUES (@id, @accountId, @name, @description, @clientUrl, @eventTypes, @jobIds, @active,
+             @sealedSecret, @createdAt, @updatedAt, @httpStatusCode, @consecutiveFailures,
+             @failingSince, @lastFailureAt, @archivedAt, @archivedReason)`,
+  );
+  const get = db.prepare<[number, string], SubscriptionRow>(`${SELECT_SUBSCRIPTION} WHERE s.account_id = ? AND s.id = ?`);
+  const page = db.prepare<[number, number, number], SubscriptionRow>(
+    `${SELECT_SUBSCRIPTION} WHERE s.account_id = ? ORDER BY s.created_at, s.id LIMIT ? OFFSET ?`,
+  );
+  const countForAccount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM subscriptions WHERE account_id = ?');
+  const update = db.prepare(
+    `UPDATE subscriptions
+        SET name = @name, description = @description, client_url = @clientUrl, event_types = @eventTypes,
+            job_ids = @jobIds, active = @active, updated_at = @updatedAt,
+            consecutive_failures = @consecutiveFailures, failing_since = @failingSince,
+            last_failure_at = @lastFailureAt, archived_at = @archivedAt, archived_reason = @archivedReason
+      WHERE account_id = @accountId AND id = @id`,
+  );
+  const remove = db.prepare('DELETE FROM subscriptions WHERE account_id = ? AND id = ?');
+  const findKey = db.prepare<[number, string, number], { request_hash: string; subscription_id: string }>(
+    'SELECT request_hash, subscription_id FROM idempotency_keys WHERE account_id = ? AND key = ? AND created_at >= ?',
+  );
+  const upsertKey = db.prepare(
+    `INSERT INTO idempotency_keys (account_id, key, request_hash, subscription_id, created_at)
+     VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (account_id, key) DO UPDATE SET
+       request_hash = excluded.request_hash, subscription_id = excluded.subscription_id, created_at = excluded.created_at`,
+  );
+
+  const createInTransaction = db.transaction(
+    (record: SubscriptionRecord, maxPerAccount: number, idempotency: Parameters<SubscriptionsStore['create']>[1]['idempotency']): CreateSubscriptionOutcome => {
+      if (idempotency) {
+        const previous = findKey.get(record.accountId, idempotency.key, idempotency.notBefore);
+        if (previous) return { kind: 'replayed', requestHash: previous.request_hash, subscriptionId: previous.subscription_id };
+      }
+      if (countForAccount.get(record.accountId)!.n >= maxPerAccount) return { kind: 'limit_reached', limit: maxPerAccount };
+      insert.run({
+        ...changeParams(record),
+        id: record.id,
+        accountId: record.accountId,
+        sealedSecret: record.sealedSecret,
+        createdAt: record.createdAt,
+        httpStatusCode: record.httpStatusCode,
+      });
+      if (idempotency) {
+        upsertKey.run(record.accountId, idempotency.key, idempotency.requestHash, record.id, record.createdAt);
+      }
+      return { kind: 'created' };
+    },
+  );
+
+  const updateInTransaction = db.transaction(
+    (accountId: number, id: string, change: (current: SubscriptionRecord) => SubscriptionChange): SubscriptionRecord | null => {
+      const row = get.get(accountId, id);
+      if (!row) return null;
+      update.run({ ...changeParams(change(subscriptionFromRow(row))), accountId, id });
+      return subscriptionFromRow(get.get(accountId, id)!);
+    },
+  );
+
+  return {
+    // IMMEDIATE takes the write lock first, so the count and key checks see every committed create.
+    create: async (record, options) => createInTransaction.immediate(record, options.maxPerAccount, options.idempotency),
+    get: async (accountId, id) => {
+      const row = get.get(accountId, id);
+      return row ? subscriptionFromRow(row) : null;
+    },
+    list: async (accountId, { offset, limit }) => ({
+      items: page.all(accountId, limit, offset).map(subscriptionFromRow),
+      total: countForAccount.get(accountId)!.n,
+    }),
+    update: async (accountId, id, change) => updateInTransaction.immediate(accountId, id, change),
+    delete: async (accountId, id) => remove.run(accountId, id).changes === 1,
+  };
+}

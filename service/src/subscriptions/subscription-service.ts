@@ -1,0 +1,177 @@
+// The webhook subscription use cases behind the management API: create, read, list, update, delete, test.
+import { createHash } from 'node:crypto';
+import { LIMITS, type CreatedSubscription, type SubscriptionDetail, type SubscriptionInput, type SubscriptionSummary, type TestResult } from '../contract';
+import { type Clock, nowMicros } from '../core/clock';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
+import { type IdGenerator, isIdOf } from '../core/ids';
+import type { RandomBytes } from '../core/random';
+import { signedRequest } from '../delivery/outgoing-request';
+import type { Send } from '../delivery/sender';
+import { buildPayload, sampleCompletedRun } from '../events/payload';
+import { refusalForHost } from '../security/address-policy';
+import type { SecretBox } from '../security/secret-box';
+import type { AccountRecord, IdempotencyClaim, Store, SubscriptionRecord, SubscriptionWritable } from '../store/store';
+import { toCreated, toDetail, toSummary } from './subscription-view';
+import { planUpdate } from './update-rules';
+
+const HMAC_SECRET_BYTES = 32;
+
+export interface SubscriptionServiceDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  random: RandomBytes;
+  secretBox: SecretBox;
+  send: Send;
+  maxSubscriptionsPerAccount: number;
+  allowPrivateUrls: boolean;
+}
+
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;
+
+function toWritable(input: SubscriptionInput): SubscriptionWritable {
+  return {
+    name: input.name,
+    description: input.description,
+    clientUrl: input.client_url,
+    eventTypes: input.event_types,
+    jobIds: input.job_ids.map(String),
+    active: input.active,
+  };
+}
+
+/** Same request, same fingerprint: key order is fixed by toWritable. */
+function fingerprint(writable: SubscriptionWritable): string {
+  return createHash('sha256').update(JSON.stringify(writable)).digest('hex');
+}
+
+function checkIdempotencyKey(key: string): void {
+  if (key.length === 0 || key.length > LIMITS.idempotencyKeyMaxChars || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new ValidationError({
+      'Idempotency-Key': [`must be 1 to ${LIMITS.idempotencyKeyMaxChars} visible ASCII characters`],
+    });
+  }
+}
+
+export function createSubscriptionService(deps: SubscriptionServiceDeps) {
+  const { store, clock, ids, random, secretBox } = deps;
+
+  function checkUrlPolicy(clientUrl: string): void {
+    if (deps.allowPrivateUrls) return;
+    const refusal = refusalForHost(new URL(clientUrl).hostname);
+    if (refusal !== null) throw new ValidationError({ client_url: [refusal] });
+  }
+
+  /** The subscription, or 404 for an unknown id, a malformed id or another account's webhook alike. */
+  async function find(accountId: number, webhookId: string): Promise<SubscriptionRecord> {
+    const record = isIdOf('webhook', webhookId) ? await store.subscriptions.get(accountId, webhookId) : null;
+    if (!record) throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
+    return record;
+  }
+
+  async function replay(account: AccountRecord, outcome: { requestHash: string; subscriptionId: string }, requestHash: string) {
+    if (outcome.requestHash !== requestHash) {
+      throw new ConflictError('This Idempotency-Key was already used with a different request body.');
+    }
+    const record = await store.subscriptions.get(account.id, outcome.subscriptionId);
+    if (!record) throw new ConflictError('The webhook created with this Idempotency-Key has since been deleted.');
+    return { subscription: toCreated(record, secretBox.open(record.sealedSecret)), replayed: true };
+  }
+
+  async function create(
+    account: AccountRecord,
+    input: SubscriptionInput,
+    idempotencyKey: string | undefined,
+  ): Promise<{ subscription: CreatedSubscription; replayed: boolean }> {
+    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
+    checkUrlPolicy(input.client_url);
+    const writable = toWritable(input);
+    const now = nowMicros(clock);
+    const hmacSecret = random(HMAC_SECRET_BYTES).toString('hex');
+    const record: SubscriptionRecord = {
+      ...writable,
+      id: ids.next('webhook'),
+      accountId: account.id,
+      accountIdentifier: account.identifier,
+      sealedSecret: secretBox.seal(hmacSecret),
+      createdAt: now,
+      updatedAt: now,
+      dispatchedAt: null,
+      httpStatusCode: '0',
+      consecutiveFailures: 0,
+      failingSince: null,
+      lastFailureAt: null,
+      archivedAt: null,
+      archivedReason: null,
+    };
+    const requestHash = fingerprint(writable);
+    const claim: IdempotencyClaim | null =
+      idempotencyKey === undefined ? null : { key: idempotencyKey, requestHash, notBefore: now - LIMITS.idempotencyWindowMicros };
+    const outcome = await store.subscriptions.create(record, { maxPerAccount: deps.maxSubscriptionsPerAccount, idempotency: claim });
+    switch (outcome.kind) {
+      case 'created':
+        return { subscription: toCreated(record, hmacSecret), replayed: false };
+      case 'replayed':
+        return replay(account, outcome, requestHash);
+      case 'limit_reached':
+        throw new ConflictError(`Account ${account.id} already has ${outcome.limit} webhooks, the most it may have.`);
+    }
+  }
+
+  async function update(accountId: number, webhookId: string, input: SubscriptionInput & { id?: string | null | undefined }): Promise<SubscriptionSummary> {
+    await find(accountId, webhookId);
+    if (input.id && input.id !== webhookId) {
+      throw new ValidationError({ id: [`id "${input.id}" does not match the webhook in the path (${webhookId})`] });
+    }
+    checkUrlPolicy(input.client_url);
+    const writable = toWritable(input);
+    const updated = await store.subscriptions.update(accountId, webhookId, (current) => planUpdate(current, writable, nowMicros(clock)));
+    if (!updated) throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
+    return toSummary(updated);
+  }
+
+  async function remove(accountId: number, webhookId: string): Promise<void> {
+    await find(accountId, webhookId);
+    if (!(await store.subscriptions.delete(accountId, webhookId))) {
+      throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
+    }
+  }
+
+  /** Sends a signed sample event now and reports what the endpoint answered (spec 4.5, design section 2). */
+  async function test(accountId: number, webhookId: string): Promise<TestResult> {
+    const record = await find(accountId, webhookId);
+    const nanos = clock.nowNanos();
+    const eventId = ids.next('event');
+    const body = buildPayload({
+      accountId,
+      webhookId: record.id,
+      webhookName: record.name,
+      eventId,
+      eventType: 'job.run.completed',
+      occurredAtNanos: nanos,
+      run: sampleCompletedRun(nanos),
+      test: true,
+    });
+    const outcome = await deps.send(
+      signedRequest({ url: record.clientUrl, body, secret: secretBox.open(record.sealedSecret), eventId, attempt: 1 }),
+    );
+    if (outcome.kind === 'no_response') return { verification_error: outcome.error, verification_status_code: '599' };
+    const ok = outcome.status >= 200 && outcome.status < 300;
+    return {
+      verification_error: ok ? null : `The endpoint answered HTTP ${outcome.status}`,
+      verification_status_code: String(outcome.status),
+    };
+  }
+
+  return {
+    create,
+    update,
+    remove,
+    test,
+    get: async (accountId: number, webhookId: string): Promise<SubscriptionDetail> => toDetail(await find(accountId, webhookId)),
+    list: async (accountId: number, page: { offset: number; limit: number }) => {
+      const { items, total } = await store.subscriptions.list(accountId, page);
+      return { items: items.map(toDetail), total };
+    },
+  };
+}

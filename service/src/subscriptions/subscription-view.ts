@@ -1,0 +1,35 @@
+// Maps a stored subscription to the response shapes of spec section 4 (types of section 2.1).
+import type { CreatedSubscription, SubscriptionDetail, SubscriptionSummary } from '../contract';
+import type { SubscriptionRecord } from '../store/store';
+
+export function toSummary(record: SubscriptionRecord): SubscriptionSummary {
+  const archived = record.archivedAt !== null;
+  return {
+    id: record.id,
+    account_identifier: record.accountIdentifier,
+    name: record.name,
+    description: record.description,
+    job_ids: record.jobIds,
+    event_types: record.eventTypes,
+    client_url: record.clientUrl,
+    // Design section 2: an archived webhook reports active false.
+    active: record.active && !archived,
+    created_at: String(record.createdAt),
+    updated_at: String(record.updatedAt),
+    http_status_code: record.httpStatusCode,
+    account_id: String(record.accountId),
+    archived,
+    ...(archived ? { archived_at: String(record.archivedAt), archived_reason: record.archivedReason ?? '' } : {}),
+  };
+}
+
+export function toDetail(record: SubscriptionRecord): SubscriptionDetail {
+  return {
+    ...toSummary(record),
+    ...(record.dispatchedAt !== null ? { dispatched_at: String(record.dispatchedAt) } : {}),
+  };
+}
+
+export function toCreated(record: SubscriptionRecord, hmacSecret: string): CreatedSubscription {
+  return { ...toSummary(record), hmac_secret: hmacSecret };
+}

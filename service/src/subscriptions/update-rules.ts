@@ -1,0 +1,25 @@
+// What a PUT does to a subscription's state: full replacement of the written fields, plus reactivation.
+import type { SubscriptionChange, SubscriptionRecord, SubscriptionWritable } from '../store/store';
+
+/**
+ * Spec 3.1 and design section 1: `active: true` reactivates an archived webhook, and a new `client_url`
+ * makes the webhook active and un-archived whatever `active` says. A new URL also starts its failure
+ * record afresh: the failures counted so far were another endpoint's.
+ */
+export function planUpdate(current: SubscriptionRecord, input: SubscriptionWritable, now: number): SubscriptionChange {
+  const urlChanged = input.clientUrl !== current.clientUrl;
+  const active = urlChanged || input.active;
+  const wasArchived = current.archivedAt !== null;
+  const reactivated = wasArchived && active;
+  const freshStart = reactivated || urlChanged;
+  return {
+    ...input,
+    active,
+    updatedAt: now,
+    consecutiveFailures: freshStart ? 0 : current.consecutiveFailures,
+    failingSince: freshStart ? null : current.failingSince,
+    lastFailureAt: freshStart ? null : current.lastFailureAt,
+    archivedAt: reactivated ? null : current.archivedAt,
+    archivedReason: reactivated ? null : current.archivedReason,
+  };
+}
