@@ -61,15 +61,18 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       rateLimiter: createRateLimiter(clock, config.rateLimitPerMinute),
       logger: overrides.logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS },
     });
+    let closing: Promise<void> | null = null;
     return {
       app,
       store,
       accounts,
-      close: async () => {
-        await app.close();
-        await sender.close();
-        await store.close();
-      },
+      // Idempotent: a signal handler and a test teardown may both ask.
+      close: () =>
+        (closing ??= (async () => {
+          await app.close();
+          await sender.close();
+          await store.close();
+        })()),
     };
   } catch (error) {
     await sender.close();

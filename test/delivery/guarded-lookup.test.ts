@@ -1,0 +1,38 @@
+// The lookup handed to the socket returns only addresses that passed the check, so the connection uses a checked one.
+import type { LookupAddress } from 'node:dns';
+import { createGuardedLookup } from '../../service/src/delivery/guarded-lookup';
+
+function lookupWith(addresses: LookupAddress[], allowPrivate: boolean, options: { all?: boolean; family?: number } = {}) {
+  const lookup = createGuardedLookup(async () => addresses, allowPrivate);
+  return new Promise<{ error: Error | null; result: unknown }>((resolve) => {
+    lookup('host.example', options, (error, address, family) => resolve({ error, result: options.all ? address : { address, family } }));
+  });
+}
+
+const MIXED: LookupAddress[] = [
+  { address: '10.0.0.5', family: 4 },
+  { address: '93.184.216.34', family: 4 },
+  { address: 'fd00::1', family: 6 },
+  { address: '2606:2800:220:1::1', family: 6 },
+];
+
+test('of a mix of private and public addresses, only the public ones are handed to the socket', async () => {
+  expect(await lookupWith(MIXED, false, { all: true })).toEqual({
+    error: null,
+    result: [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }],
+  });
+});
+
+test('a single-address lookup gets the first public address of the wanted family', async () => {
+  expect((await lookupWith(MIXED, false, { family: 6 })).result).toEqual({ address: '2606:2800:220:1::1', family: 6 });
+  expect((await lookupWith(MIXED, false)).result).toEqual({ address: '93.184.216.34', family: 4 });
+});
+
+test('only private addresses: an error, no address', async () => {
+  const { error } = await lookupWith([{ address: '127.0.0.1', family: 4 }], false, { all: true });
+  expect(error?.message).toMatch(/non-public/);
+});
+
+test('JOBHOOKS_ALLOW_PRIVATE_URLS keeps private addresses', async () => {
+  expect((await lookupWith(MIXED, true, { all: true })).result).toEqual(MIXED);
+});

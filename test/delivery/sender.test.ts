@@ -1,0 +1,59 @@
+// The sender: the whole-attempt time limit, and the send-time DNS check that pins the connection to the checked address.
+import { createHttpSender } from '../../service/src/delivery/sender';
+import { answer, type Receiver, startReceiver } from '../support/receiver';
+
+let receiver: Receiver;
+beforeEach(async () => {
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  await receiver.close();
+});
+
+const delivery = (url: string) => ({ url, body: Buffer.from('{}'), headers: { 'content-type': 'application/json' } });
+
+test('a response that takes longer than the limit is a failure even if it is a 200', async () => {
+  receiver.respondWith((_req, res) => setTimeout(() => res.writeHead(200).end('late'), 600));
+  const sender = createHttpSender({ allowPrivateUrls: true, timeoutMs: 200 });
+  try {
+    const outcome = await sender.send(delivery(receiver.url));
+    expect(outcome).toMatchObject({ kind: 'no_response', error: 'No complete response within 0.2 s' });
+  } finally {
+    await sender.close();
+  }
+});
+
+test('a name that resolves to a private address is refused at send time, and nothing is sent', async () => {
+  const port = new URL(receiver.url).port;
+  const sender = createHttpSender({ allowPrivateUrls: false, resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+  try {
+    const outcome = await sender.send(delivery(`http://looks-public.example:${port}/`));
+    expect(outcome.kind).toBe('no_response');
+    expect(outcome.kind === 'no_response' && outcome.error).toMatch(/non-public/);
+    expect(receiver.requests).toHaveLength(0);
+  } finally {
+    await sender.close();
+  }
+});
+
+test('a literal private address is refused without a connection', async () => {
+  const sender = createHttpSender({ allowPrivateUrls: false });
+  try {
+    const outcome = await sender.send(delivery(receiver.url));
+    expect(outcome).toMatchObject({ kind: 'no_response', error: '127.0.0.1 is not a public address' });
+    expect(receiver.requests).toHaveLength(0);
+  } finally {
+    await sender.close();
+  }
+});
+
+test('the response body excerpt is capped at 4 KiB', async () => {
+  receiver.respondWith(answer(200, 'x'.repeat(10_000)));
+  const sender = createHttpSender({ allowPrivateUrls: true });
+  try {
+    const outcome = await sender.send(delivery(receiver.url));
+    expect(outcome.kind === 'response' && outcome.bodyExcerpt.length).toBe(4096);
+  } finally {
+    await sender.close();
+  }
+});

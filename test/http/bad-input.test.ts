@@ -1,0 +1,110 @@
+// Bad input gets a 4xx in the error envelope, names what is wrong, and changes nothing in the database.
+import { createWebhook, type Harness, startHarness, subscriptionPath, subscriptionsPath, validCreateBody } from '../support/harness';
+import { snapshotDatabase } from '../support/db-snapshot';
+
+let h: Harness;
+let existingId: string;
+beforeAll(async () => {
+  h = await startHarness({ env: { JOBHOOKS_ALLOW_PRIVATE_URLS: '0' } });
+  existingId = (await createWebhook(h)).id;
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const without = (field: string) => {
+  const body: Record<string, unknown> = validCreateBody();
+  delete body[field];
+  return body;
+};
+
+/** [what, body, field the error must name] */
+const INVALID_BODIES: Array<[string, unknown, string]> = [
+  ['missing name', without('name'), 'name'],
+  ['missing client_url', without('client_url'), 'client_url'],
+  ['missing event_types', without('event_types'), 'event_types'],
+  ['empty name', validCreateBody({ name: '' }), 'name'],
+  ['blank name', validCreateBody({ name: '   ' }), 'name'],
+  ['name of 256 characters', validCreateBody({ name: 'n'.repeat(256) }), 'name'],
+  ['name as a number', validCreateBody({ name: 5 }), 'name'],
+  ['description of 1,025 characters', validCreateBody({ description: 'd'.repeat(1025) }), 'description'],
+  ['description as an object', validCreateBody({ description: {} }), 'description'],
+  ['empty event_types', validCreateBody({ event_types: [] }), 'event_types'],
+  ['unknown event type', validCreateBody({ event_types: ['job.run.finished'] }), 'event_types'],
+  ['repeated event type', validCreateBody({ event_types: ['job.run.started', 'job.run.started'] }), 'event_types'],
+  ['event_types as a string', validCreateBody({ event_types: 'job.run.started' }), 'event_types'],
+  ['negative job id', validCreateBody({ job_ids: [-1] }), 'job_ids'],
+  ['zero job id', validCreateBody({ job_ids: [0] }), 'job_ids'],
+  ['fractional job id', validCreateBody({ job_ids: [1.5] }), 'job_ids'],
+  ['job id as a string', validCreateBody({ job_ids: ['12'] }), 'job_ids'],
+  ['repeated job id', validCreateBody({ job_ids: [3, 3] }), 'job_ids'],
+  ['1,001 job ids', validCreateBody({ job_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }), 'job_ids'],
+  ['job id beyond 2^53', validCreateBody({ job_ids: [2 ** 60] }), 'job_ids'],
+  ['active as a string', validCreateBody({ active: 'true' }), 'active'],
+  ['empty client_url', validCreateBody({ client_url: '' }), 'client_url'],
+  ['relative client_url', validCreateBody({ client_url: '/hooks' }), 'client_url'],
+  ['ftp client_url', validCreateBody({ client_url: 'ftp://example.com/x' }), 'client_url'],
+  ['javascript client_url', validCreateBody({ client_url: 'javascript:alert(1)' }), 'client_url'],
+  ['client_url with credentials', validCreateBody({ client_url: 'https://user:pw@example.com/' }), 'client_url'],
+  ['client_url of 2,049 characters', validCreateBody({ client_url: `https://example.com/${'a'.repeat(2030)}` }), 'client_url'],
+  ['loopback client_url', validCreateBody({ client_url: 'http://127.0.0.1:9000/' }), 'client_url'],
+  ['loopback client_url in hex', validCreateBody({ client_url: 'http://0x7f.1/' }), 'client_url'],
+  ['localhost client_url', validCreateBody({ client_url: 'http://localhost:9000/' }), 'client_url'],
+  ['private client_url', validCreateBody({ client_url: 'http://10.1.2.3/' }), 'client_url'],
+  ['link-local client_url (cloud metadata)', validCreateBody({ client_url: 'http://169.254.169.254/latest' }), 'client_url'],
+  ['CGNAT client_url', validCreateBody({ client_url: 'http://100.64.0.1/' }), 'client_url'],
+  ['IPv6 loopback client_url', validCreateBody({ client_url: 'http://[::1]/' }), 'client_url'],
+  ['IPv4-mapped IPv6 client_url', validCreateBody({ client_url: 'http://[::ffff:192.168.0.1]/' }), 'client_url'],
+  ['non-empty id on create', validCreateBody({ id: 'wsu_mine' }), 'id'],
+  ['a JSON array body', [validCreateBody()], 'body'],
+  ['a JSON string body', 'hello', 'body'],
+  ['a JSON null body', null, 'body'],
+];
+
+describe.each([
+  ['create', 'POST', () => subscriptionsPath()],
+  ['update', 'PUT', () => subscriptionPath(existingId)],
+])('%s refuses invalid bodies', (_op, method, path) => {
+  test.each(INVALID_BODIES.filter(([what]) => !(method === 'PUT' && what === 'non-empty id on create')))(
+    '%s: 400 naming the field, database unchanged',
+    async (_what, body, field) => {
+      const before = snapshotDatabase(h.dbPath);
+      const response = await h.call(method, path(), { rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      expect(response.statusCode).toBe(400);
+      const envelope = response.json();
+      expect(envelope).toMatchObject({ data: null, status: { code: 400, is_success: false, developer_message: 'validation_failed' } });
+      expect(Object.keys(envelope.extra.field_errors)).toContain(field);
+      expect(envelope.status.user_message).toContain(field === 'body' ? 'JSON object' : field);
+      expect(snapshotDatabase(h.dbPath)).toBe(before);
+    },
+  );
+});
+
+describe('malformed requests', () => {
+  test.each([
+    ['not JSON', '{"name": ', 'application/json', 400],
+    ['JSON with __proto__ poisoning', '{"__proto__": {"admin": true}, "name": "x"}', 'application/json', 400],
+    ['a text/plain body', 'name=x', 'text/plain', 415],
+    ['a form body', 'name=x', 'application/x-www-form-urlencoded', 415],
+    ['an over-64 KiB body', JSON.stringify(validCreateBody({ description: 'x'.repeat(70 * 1024) })), 'application/json', 413],
+  ])('%s gets %#: status in the envelope, database unchanged', async (_what, raw, contentType, status) => {
+    const before = snapshotDatabase(h.dbPath);
+    const response = await h.call('POST', subscriptionsPath(), { rawBody: raw, headers: { 'content-type': contentType } });
+    expect(response.statusCode).toBe(status);
+    expect(response.json()).toMatchObject({ data: null, status: { code: status, is_success: false } });
+    expect(snapshotDatabase(h.dbPath)).toBe(before);
+  });
+
+  test('a create with no body at all is a 400 naming the body', async () => {
+    const response = await h.call('POST', subscriptionsPath());
+    expect(response.statusCode).toBe(400);
+    expect(response.json().extra.field_errors.body).toBeDefined();
+  });
+
+  test('an unknown field is ignored, as real clients send read-only fields back', async () => {
+    const response = await h.call('POST', subscriptionsPath(), { body: validCreateBody({ http_status_code: '200', hmac_secret: 'mine' }) });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data.http_status_code).toBe('0');
+    expect(response.json().data.hmac_secret).not.toBe('mine');
+  });
+});

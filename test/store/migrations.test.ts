@@ -1,0 +1,59 @@
+// Versioned migrations: a database made by an older build opens in a newer one with its data; a newer one is refused.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, schemaVersion } from '../../service/src/store/database';
+import { MIGRATIONS, type Migration } from '../../service/src/store/migrations';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'jobhooks-migrations-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const NEXT: Migration = { version: MIGRATIONS.length + 1, description: 'a later build adds a column', sql: "ALTER TABLE accounts ADD COLUMN region TEXT NOT NULL DEFAULT 'eu'" };
+
+test('a fresh database gets every migration, WAL mode and foreign keys', () => {
+  const db = openDatabase(join(dir, 'a.db'));
+  expect(schemaVersion(db)).toBe(MIGRATIONS.at(-1)!.version);
+  expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+  expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+  expect(tables).toEqual(expect.arrayContaining(['accounts', 'api_tokens', 'subscriptions', 'events', 'deliveries', 'delivery_attempts', 'idempotency_keys']));
+  db.close();
+});
+
+test('a database made by an older build opens in a newer one and keeps its rows', () => {
+  const path = join(dir, 'b.db');
+  const old = openDatabase(path, MIGRATIONS);
+  old.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_x', 'A', 'enterprise', 1)").run();
+  old.close();
+  const upgraded = openDatabase(path, [...MIGRATIONS, NEXT]);
+  expect(schemaVersion(upgraded)).toBe(NEXT.version);
+  expect(upgraded.prepare('SELECT id, region FROM accounts').all()).toEqual([{ id: 1, region: 'eu' }]);
+  upgraded.close();
+});
+
+test('opening twice applies nothing twice', () => {
+  const path = join(dir, 'c.db');
+  openDatabase(path, [...MIGRATIONS, NEXT]).close();
+  const again = openDatabase(path, [...MIGRATIONS, NEXT]);
+  expect(schemaVersion(again)).toBe(NEXT.version);
+  again.close();
+});
+
+test('a database from a newer build is refused with a message saying to upgrade', () => {
+  const path = join(dir, 'd.db');
+  openDatabase(path, [...MIGRATIONS, NEXT]).close();
+  expect(() => openDatabase(path, MIGRATIONS)).toThrow(/newer than this build knows.*Upgrade jobhooks/);
+});
+
+test('a failing migration leaves the database at the previous version', () => {
+  const path = join(dir, 'e.db');
+  const broken: Migration = { version: NEXT.version, description: 'broken', sql: 'CREATE TABLE t (x); SELECT nonsense FROM nowhere;' };
+  expect(() => openDatabase(path, [...MIGRATIONS, broken])).toThrow();
+  const db = openDatabase(path, MIGRATIONS);
+  expect(schemaVersion(db)).toBe(MIGRATIONS.at(-1)!.version);
+  expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 't'").pluck().get()).toBe(0);
+  db.close();
+});

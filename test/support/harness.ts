@@ -1,0 +1,93 @@
+// Starts a real service (real SQLite file in a temporary folder) for a test, with a known admin token.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyServerOptions } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
+import { loadConfig } from '../../service/src/config';
+import type { Clock } from '../../service/src/core/clock';
+import { createService, type Service } from '../../service/src/wiring';
+
+export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+export const ACCOUNT_ID = 1;
+
+export interface Harness {
+  service: Service;
+  dir: string;
+  dbPath: string;
+  call(method: string, url: string, options?: CallOptions): Promise<LightMyRequestResponse>;
+  /** Makes a token with this permission set on `accountId` (created with `plan` when missing). */
+  token(permissionSet: Parameters<Service['accounts']['createToken']>[0]['permissionSet'], accountId?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  token?: string | null;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'jobhooks-test-'));
+  const dbPath = join(dir, 'jobhooks.db');
+  const config = loadConfig({
+    JOBHOOKS_DB: dbPath,
+    JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: String(ACCOUNT_ID),
+    JOBHOOKS_BOOTSTRAP_TOKEN: ADMIN_TOKEN,
+    JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const service = await createService(config, { clock: options.clock, logger: options.logger ?? false });
+  return {
+    service,
+    dir,
+    dbPath,
+    call: (method, url, { token = ADMIN_TOKEN, body, rawBody, headers = {} } = {}) =>
+      service.app.inject({
+        method: method as 'GET',
+        url,
+        headers: {
+          ...(token === null ? {} : { authorization: `Token ${token}` }),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        ...(rawBody !== undefined ? { payload: rawBody } : body !== undefined ? { payload: JSON.stringify(body) } : {}),
+      }),
+    token: async (permissionSet, accountId = ACCOUNT_ID) => {
+      if (!(await service.store.accounts.get(accountId))) await service.accounts.createAccount({ id: accountId });
+      return (await service.accounts.createToken({ accountId, permissionSet })).token;
+    },
+    close: async () => {
+      await service.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const subscriptionsPath = (accountId = ACCOUNT_ID) => `/api/v3/accounts/${accountId}/webhooks/subscriptions`;
+export const subscriptionPath = (id: string, accountId = ACCOUNT_ID) => `/api/v3/accounts/${accountId}/webhooks/subscription/${id}`;
+
+export const validCreateBody = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Notify the data team',
+  description: 'Posts run results',
+  client_url: 'https://hooks.example.com/dbt',
+  event_types: ['job.run.completed', 'job.run.started'],
+  job_ids: [42, 7],
+  active: true,
+  ...overrides,
+});
+
+/** Creates a webhook through the API and returns the create response's data. */
+export async function createWebhook(h: Harness, overrides: Record<string, unknown> = {}) {
+  const response = await h.call('POST', subscriptionsPath(), { body: validCreateBody(overrides) });
+  if (response.statusCode !== 201) throw new Error(`create failed: ${response.statusCode} ${response.body}`);
+  return response.json().data as Record<string, unknown> & { id: string; hmac_secret: string };
+}
