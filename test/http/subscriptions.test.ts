@@ -121,6 +121,7 @@ describe('get (GET .../webhooks/subscription/{id})', () => {
     ['a malformed id', 'not-an-id'],
     ['an id of another kind', 'wev_01HZZZZZZZZZZZZZZZZZZZZZZZ'],
     ['a very long id', `wsu_${'A'.repeat(150)}`],
+    ['an id with broken percent-encoding', '%E0%A4%A'],
   ])('answers 404 (never 400) for %s, with status.code 404 in the body', async (_label, id) => {
     const response = await h.call('GET', subscriptionPath(id));
     expect(response.statusCode).toBe(404);

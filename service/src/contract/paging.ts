@@ -2,18 +2,17 @@
 import { z } from 'zod';
 import { LIMITS } from './limits';
 
-const wholeNumber = z
+/** A whole number, or nothing: `?offset=` with no value means the default. */
+const optionalWholeNumber = z
   .string()
-  .regex(/^\d{1,9}$/, 'must be a whole number')
-  .transform((value) => Number(value));
+  .regex(/^(\d{1,9})?$/, 'must be a whole number')
+  .optional()
+  .transform((value) => (value === undefined || value === '' ? undefined : Number(value)));
 
 export const PageQuery = z.object({
-  offset: wholeNumber.optional().transform((value) => value ?? 0),
-  limit: wholeNumber
-    .optional()
+  offset: optionalWholeNumber.transform((value) => value ?? 0),
+  limit: optionalWholeNumber
     .transform((value) => value ?? LIMITS.pageLimitDefault)
-    .refine((value) => value >= 1 && value <= LIMITS.pageLimitMax, {
-      message: `must be between 1 and ${LIMITS.pageLimitMax}`,
-    }),
+    .refine((value) => value >= 1 && value <= LIMITS.pageLimitMax, { message: `must be between 1 and ${LIMITS.pageLimitMax}` }),
 });
 export type PageQuery = z.output<typeof PageQuery>;

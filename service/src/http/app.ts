@@ -9,7 +9,7 @@ import { VERSION } from '../core/version';
 import type { Store } from '../store/store';
 import type { SubscriptionService } from '../subscriptions/subscription-service';
 import { accessControlPlugin } from './access-control';
-import { registerErrorEnvelope } from './error-envelope';
+import { frameworkErrorHandler, registerErrorEnvelope } from './error-envelope';
 import { registerJsonBodyParser } from './json-body';
 import { accountRoutes } from './routes/accounts';
 import { operationsRoutes } from './routes/operations';
@@ -39,6 +39,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // The Terraform provider calls /api/v2/accounts/ with a trailing slash.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -69,6 +69,17 @@ function envelopeFor(error: FastifyError | JobhooksError): EnvelopeSpec | null {
   return null;
 }
 
+/**
+ * Errors Fastify raises before routing (a path with broken percent-encoding). Such a path cannot name a
+ * webhook, and an unknown or malformed webhook id is a 404, never a 400 (design section 1).
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: unknown, reply: FastifyReply): void {
+  const spec = error.code === 'FST_ERR_BAD_URL'
+    ? { status: 404, code: 'not_found', message: 'The URL path is not valid, so it names no resource.' }
+    : (envelopeFor(error) ?? { status: 400, code: 'bad_request', message: 'The request could not be read.' });
+  sendError(reply, spec);
+}
+
 export function registerErrorEnvelope(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | JobhooksError, request, reply) => {
     const spec = envelopeFor(error);

@@ -1,0 +1,79 @@
+// The operator command line, run as a user runs it (the built bin), on the database of a running service.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { loadConfig } from '../service/src/config';
+import { createService, type Service } from '../service/src/wiring';
+
+const run = promisify(execFile);
+const BIN = resolve(__dirname, '..', 'bin', 'jobhooks.js');
+
+let dir: string;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'jobhooks-cli-'));
+  env = { ...process.env, JOBHOOKS_DB: join(dir, 'jobhooks.db'), LOG_LEVEL: 'silent' };
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const jobhooks = (...args: string[]) => run(process.execPath, [BIN, ...args], { env });
+async function failing(...args: string[]) {
+  try {
+    await jobhooks(...args);
+  } catch (error) {
+    return error as { code: number; stderr: string };
+  }
+  throw new Error(`jobhooks ${args.join(' ')} succeeded`);
+}
+
+test('--help explains every command', async () => {
+  const { stdout } = await jobhooks('--help');
+  for (const command of ['start', 'account create', 'account list', 'token create', 'token list', 'token revoke']) expect(stdout).toContain(command);
+  expect(stdout).toContain('Account Admin');
+});
+
+test('accounts and tokens made by the CLI work against a service running on the same database', async () => {
+  let service: Service | null = null;
+  try {
+    service = await createService(loadConfig({ JOBHOOKS_DB: env.JOBHOOKS_DB, LOG_LEVEL: 'silent' }), { logger: false });
+    expect((await jobhooks('account', 'create', '--id', '42', '--name', 'Data team', '--plan', 'starter')).stdout).toMatch(/Created account 42 \(starter plan/);
+    expect((await jobhooks('account', 'list')).stdout).toMatch(/^42\tstarter\tact_\w+\tData team$/m);
+
+    const { stdout: token } = await jobhooks('token', 'create', '--account', '42', '--permission', 'Developer', '--name', 'ci');
+    expect(token).toMatch(/^jhk_[\w-]{43}\n$/);
+    const call = () => service!.app.inject({ method: 'GET', url: '/api/v3/accounts/42/webhooks/subscriptions', headers: { authorization: `Token ${token.trim()}` } });
+    expect((await call()).statusCode).toBe(200);
+
+    const listed = (await jobhooks('token', 'list', '--account', '42')).stdout;
+    expect(listed).not.toContain(token.trim());
+    const tokenId = /^(tok_\w+)\tDeveloper\tactive\tci$/m.exec(listed)?.[1];
+    expect(tokenId).toBeDefined();
+    expect((await jobhooks('token', 'revoke', tokenId!)).stdout).toContain(`Revoked ${tokenId}`);
+    expect((await call()).statusCode).toBe(401);
+    expect((await jobhooks('token', 'list', '--account', '42')).stdout).toMatch(/revoked/);
+  } finally {
+    await service?.close();
+  }
+});
+
+test.each([
+  [['account', 'create'], /--id must be a positive whole number/],
+  [['account', 'create', '--id', '1', '--plan', 'gold'], /--plan must be one of: developer, starter, enterprise/],
+  [['token', 'create', '--account', '1', '--permission', 'God'], /--permission must be one of/],
+  [['token', 'create', '--account', '5', '--permission', 'Admin'], /No account with id 5/],
+  [['token', 'revoke'], /needs a token id/],
+  [['account', 'create', '--id', '1', '--bogus', 'x'], /Unknown option '--bogus'/],
+  [['frobnicate'], /unknown command "frobnicate"/],
+])('jobhooks %j fails with a clear message and a non-zero exit', async (args, message) => {
+  const error = await failing(...args);
+  expect(error.code).toBeGreaterThan(0);
+  expect(error.stderr).toMatch(message);
+});
+
+test('creating an account that exists is refused', async () => {
+  await jobhooks('account', 'create', '--id', '7');
+  const error = await failing('account', 'create', '--id', '7');
+  expect(error.stderr).toMatch(/Account 7 already exists/);
+});
