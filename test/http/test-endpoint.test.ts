@@ -77,6 +77,13 @@ test('the test does not change http_status_code or dispatched_at', async () => {
   expect(read.dispatched_at).toBeUndefined();
 });
 
+test('a HEAD request sends nothing', async () => {
+  const hook = await createWebhook(h, { client_url: receiver.url });
+  const response = await h.call('HEAD', `${subscriptionPath(hook.id)}/test`);
+  expect(response.statusCode).toBe(404);
+  expect(receiver.requests).toHaveLength(0);
+});
+
 test('an unknown webhook is a 404 and sends nothing', async () => {
   expect((await runTest('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ')).statusCode).toBe(404);
   expect(receiver.requests).toHaveLength(0);

@@ -96,6 +96,8 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{ subscriptions: Subscrip
   });
 
   app.get(`${SINGLE}/test`, {
+    // The spec makes this GET send a delivery; a HEAD must not, so it gets no HEAD twin.
+    exposeHeadRoute: false,
     config: { access: 'write' },
     schema: {
       tags: TAGS,
