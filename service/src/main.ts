@@ -15,15 +15,17 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   const service = await createService(config);
   const firstToken = await bootstrapFirstAccount(service);
   const address = await service.app.listen({ host: config.host, port: config.port });
-  const out = process.stdout;
-  out.write(`jobhooks is listening on ${address}\n`);
-  out.write(`API base URL (host_url for clients): ${address}/api\n`);
-  out.write(`Database: ${config.databasePath}\n`);
+  // One write, ending with the database line, so a reader of stdout sees the whole message at once.
+  const lines = [`jobhooks is listening on ${address}`, `API base URL (host_url for clients): ${address}/api`];
   if (firstToken !== null) {
-    out.write(`Created account 1 (enterprise plan) and an Account Admin API token. It is shown only this once:\n`);
-    out.write(`  ${firstToken}\n`);
-    out.write(`Try: curl -H "Authorization: Token ${firstToken}" ${address}/api/v3/accounts/1/webhooks/subscriptions\n`);
+    lines.push(
+      'Created account 1 (enterprise plan) and an Account Admin API token. It is shown only this once:',
+      `  ${firstToken}`,
+      `Try: curl -H "Authorization: Token ${firstToken}" ${address}/api/v3/accounts/1/webhooks/subscriptions`,
+    );
   }
+  lines.push(`Database: ${config.databasePath}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
 
   let stopping = false;
   const stop = (signal: string) => {
