@@ -2,12 +2,20 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError } from './core/errors';
+import { DEFAULT_RETRY_DELAYS_SECONDS, RETRIES_PER_DELIVERY } from './delivery/retry-policy';
 
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .transform((value) => ['1', 'true', 'yes', 'on'].includes(value));
 
 const positiveInt = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1));
+
+/** Five retry delays in seconds (spec section 6 rule 4: five retries), e.g. "5,300,1800,7200,18000". */
+const retrySchedule = z
+  .string()
+  .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'must be comma-separated numbers of seconds')
+  .transform((value) => value.split(',').map(Number))
+  .refine((delays) => delays.length === RETRIES_PER_DELIVERY, `must list exactly ${RETRIES_PER_DELIVERY} delays (one per retry)`);
 
 const EnvSchema = z
   .object({
@@ -20,6 +28,11 @@ const EnvSchema = z
     JOBHOOKS_RATE_LIMIT_PER_MINUTE: positiveInt.default(5000),
     JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: positiveInt.default(1000),
     JOBHOOKS_ALLOW_PRIVATE_URLS: flag.default(false),
+    JOBHOOKS_RETRY_SCHEDULE: retrySchedule.optional(),
+    JOBHOOKS_DELIVERY_CONCURRENCY: positiveInt.default(256),
+    JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: positiveInt.default(16),
+    // Longer than an attempt's 10 s limit, or a slow attempt's delivery would be claimed twice.
+    JOBHOOKS_DELIVERY_LEASE_SECONDS: positiveInt.pipe(z.number().min(15, 'must be at least 15')).default(60),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .refine((env) => (env.JOBHOOKS_BOOTSTRAP_ACCOUNT_ID === undefined) === (env.JOBHOOKS_BOOTSTRAP_TOKEN === undefined), {
@@ -36,6 +49,8 @@ export interface Config {
   rateLimitPerMinute: number;
   maxSubscriptionsPerAccount: number;
   allowPrivateUrls: boolean;
+  retryDelaysSeconds: readonly number[];
+  delivery: { maxInFlight: number; maxInFlightPerEndpoint: number; leaseSeconds: number };
   logLevel: string;
 }
 
@@ -60,6 +75,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     rateLimitPerMinute: e.JOBHOOKS_RATE_LIMIT_PER_MINUTE,
     maxSubscriptionsPerAccount: e.JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT,
     allowPrivateUrls: e.JOBHOOKS_ALLOW_PRIVATE_URLS,
+    retryDelaysSeconds: e.JOBHOOKS_RETRY_SCHEDULE ?? DEFAULT_RETRY_DELAYS_SECONDS,
+    delivery: {
+      maxInFlight: e.JOBHOOKS_DELIVERY_CONCURRENCY,
+      maxInFlightPerEndpoint: e.JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT,
+      leaseSeconds: e.JOBHOOKS_DELIVERY_LEASE_SECONDS,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

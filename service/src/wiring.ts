@@ -1,5 +1,6 @@
 // The one place that wires the service's parts together from the configuration.
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createAccountService, type AccountService } from './accounts/account-service';
 import { createRateLimiter } from './accounts/rate-limit-policy';
@@ -7,7 +8,12 @@ import type { Config } from './config';
 import { type Clock, createSystemClock } from './core/clock';
 import { createIdGenerator } from './core/ids';
 import { cryptoRandomBytes, type RandomBytes } from './core/random';
-import { createHttpSender, type HttpSender } from './delivery/sender';
+import { createDeliveryLogService } from './delivery/delivery-log-service';
+import { createDispatcher, type Dispatcher } from './delivery/dispatcher';
+import { createRetentionJob, type RetentionJob } from './delivery/log-retention';
+import { ATTEMPT_TIMEOUT_MS, createHttpSender, type HttpSender } from './delivery/sender';
+import { createIngestionService } from './events/ingestion-service';
+import { createMetrics } from './observability/metrics';
 import type { LookupAll } from './delivery/guarded-lookup';
 import { buildApp, REDACTED_LOG_PATHS } from './http/app';
 import { createSecretBox, loadSecretKey } from './security/secret-box';
@@ -27,8 +33,16 @@ export interface Service {
   app: FastifyInstance;
   store: Store;
   accounts: AccountService;
+  dispatcher: Dispatcher;
+  retention: RetentionJob;
+  /** Stops taking requests, lets deliveries in flight finish (up to 10 s), and closes the database. */
   close(): Promise<void>;
 }
+
+/** How often the dispatcher looks for due retries when no ingestion wakes it. */
+const DISPATCH_POLL_INTERVAL_MS = 200;
+/** SIGTERM lets attempts in flight run to their own 10 s limit before the process exits. */
+const SHUTDOWN_GRACE_MS = ATTEMPT_TIMEOUT_MS;
 
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const clock = overrides.clock ?? createSystemClock();
@@ -40,36 +54,71 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     random,
   });
   const store = createSqliteStore(config.databasePath);
-  const sender: HttpSender = createHttpSender({ allowPrivateUrls: config.allowPrivateUrls, resolve: overrides.resolve });
+  const sender: HttpSender = createHttpSender({
+    allowPrivateUrls: config.allowPrivateUrls,
+    resolve: overrides.resolve,
+    connectionsPerOrigin: config.delivery.maxInFlightPerEndpoint,
+  });
   try {
     const accounts = createAccountService({ store, clock, ids, random });
     if (config.bootstrap) await accounts.ensureBootstrapToken(config.bootstrap.accountId, config.bootstrap.token);
-    const subscriptions = createSubscriptionService({
-      store,
-      clock,
-      ids,
-      random,
-      secretBox: createSecretBox(secretKey, random),
-      send: sender.send,
-      maxSubscriptionsPerAccount: config.maxSubscriptionsPerAccount,
-      allowPrivateUrls: config.allowPrivateUrls,
-    });
+    const secretBox = createSecretBox(secretKey, random);
+    // The dispatcher is made after the app (it logs through the app's logger); ingestion wakes it late-bound.
+    let dispatcher: Dispatcher | null = null;
+    const metrics = createMetrics({ store, clock, inFlight: () => dispatcher?.inFlight() ?? 0 });
     const app = await buildApp({
       store,
       accounts,
-      subscriptions,
+      subscriptions: createSubscriptionService({
+        store,
+        clock,
+        ids,
+        random,
+        secretBox,
+        send: sender.send,
+        maxSubscriptionsPerAccount: config.maxSubscriptionsPerAccount,
+        allowPrivateUrls: config.allowPrivateUrls,
+      }),
+      ingestion: createIngestionService({ store, clock, ids, onQueued: () => dispatcher?.wake() }),
+      deliveryLog: createDeliveryLogService({ store, clock, secretBox, send: sender.send }),
+      metrics: metrics.registry,
       rateLimiter: createRateLimiter(clock, config.rateLimitPerMinute),
       logger: overrides.logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS },
     });
+    const running: Dispatcher = createDispatcher({
+      store,
+      clock,
+      send: sender.send,
+      random,
+      secretBox,
+      owner: `${hostname()}:${process.pid}:${random(4).toString('hex')}`,
+      retryDelaysSeconds: config.retryDelaysSeconds,
+      limits: {
+        maxInFlight: config.delivery.maxInFlight,
+        maxInFlightPerEndpoint: config.delivery.maxInFlightPerEndpoint,
+        leaseMicros: config.delivery.leaseSeconds * 1_000_000,
+        pollIntervalMs: DISPATCH_POLL_INTERVAL_MS,
+      },
+      observer: metrics.observer,
+      onError: (error, stage) => app.log.error({ err: error, stage }, 'delivery pipeline error'),
+    });
+    dispatcher = running;
+    const retention = createRetentionJob({ store, clock, onError: (error) => app.log.error({ err: error }, 'delivery log purge failed') });
+    running.start();
+    retention.start();
     let closing: Promise<void> | null = null;
     return {
       app,
       store,
       accounts,
+      dispatcher: running,
+      retention,
       // Idempotent: a signal handler and a test teardown may both ask.
       close: () =>
         (closing ??= (async () => {
           await app.close();
+          retention.stop();
+          await running.stop(SHUTDOWN_GRACE_MS);
           await sender.close();
           await store.close();
         })()),

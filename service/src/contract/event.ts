@@ -1,12 +1,14 @@
-// Job-run events: the run details posted to ingestion and the payload delivered to endpoints (spec 2.2).
+// Job-run events: the run details posted to ingestion, the payload delivered to endpoints (spec 2.2), and
+// the ingestion request and response (design section 2, "Event ingestion").
 import { z } from 'zod';
-import { EventType } from './vocabulary';
+import { EventType, type EventType as EventTypeName } from './vocabulary';
 
 const IsoTimestamp = z.iso.datetime({ offset: false });
 
 /** Run details as ingestion takes them; the per-event-type timestamps are checked by RunEvent. */
 export const RunDetails = z.object({
-  jobId: z.string().min(1).max(64),
+  // Digits, because subscriptions filter on integer job ids and the payload carries the id as a string.
+  jobId: z.string().regex(/^[1-9]\d{0,15}$/, 'jobId must be a positive whole number written as a string'),
   jobName: z.string().max(1024),
   runId: z.string().min(1).max(64),
   environmentId: z.string().max(64),
@@ -35,3 +37,48 @@ export const DeliveryPayload = z.object({
   data: RunDetails.extend({ test: z.literal(true).optional() }),
 });
 export type DeliveryPayload = z.infer<typeof DeliveryPayload>;
+
+/**
+ * What each event type requires of its run (spec 2.2 and design section 1): the timestamp its payload
+ * carries, and the run status codes that can be true when it is emitted.
+ */
+export const EVENT_RULES: Record<EventTypeName, { timestamp: 'runFinishedAt' | 'runErroredAt' | null; statusCodes: readonly number[] }> = {
+  'job.run.started': { timestamp: null, statusCodes: [2, 3] },
+  'job.run.completed': { timestamp: 'runFinishedAt', statusCodes: [10, 20, 30] },
+  'job.run.errored': { timestamp: 'runErroredAt', statusCodes: [20] },
+};
+
+/** POST /api/v3/accounts/{account_id}/webhooks/events: one job-run event, validated for its type. */
+export const IngestEventBody = z
+  .object(
+    {
+      event_type: z.enum(EventType.options, { error: () => `event_type must be one of ${EventType.options.join(', ')}` }),
+      run: RunDetails,
+    },
+    { error: 'the request body must be a JSON object with event_type and run' },
+  )
+  .superRefine((body, context) => {
+    const rules = EVENT_RULES[body.event_type];
+    if (rules.timestamp !== null && body.run[rules.timestamp] === undefined) {
+      context.addIssue({ code: 'custom', path: ['run', rules.timestamp], message: `${rules.timestamp} is required for ${body.event_type}` });
+    }
+    if (!rules.statusCodes.includes(body.run.runStatusCode)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['run', 'runStatusCode'],
+        message: `runStatusCode must be one of ${rules.statusCodes.join(', ')} for ${body.event_type}`,
+      });
+    }
+  });
+export type IngestEventBody = z.output<typeof IngestEventBody>;
+
+export const IngestedEvent = z.object({
+  event_id: z.string(),
+  /** Deliveries queued for sending. */
+  deliveries: z.number().int(),
+  /** Deliveries recorded as skipped because their webhook is archived. */
+  skipped: z.number().int(),
+  /** True when this run and event type were already taken in: nothing new was queued. */
+  duplicate: z.boolean(),
+});
+export type IngestedEvent = z.infer<typeof IngestedEvent>;

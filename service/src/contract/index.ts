@@ -7,3 +7,4 @@ export * from './paging';
 export * from './subscription';
 export * from './account';
 export * from './event';
+export * from './delivery';

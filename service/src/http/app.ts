@@ -6,12 +6,17 @@ import type { AccountService } from '../accounts/account-service';
 import type { RateLimiter } from '../accounts/rate-limit-policy';
 import { LIMITS } from '../contract';
 import { VERSION } from '../core/version';
+import type { Registry } from 'prom-client';
+import type { DeliveryLogService } from '../delivery/delivery-log-service';
+import type { IngestionService } from '../events/ingestion-service';
 import type { Store } from '../store/store';
 import type { SubscriptionService } from '../subscriptions/subscription-service';
 import { accessControlPlugin } from './access-control';
 import { frameworkErrorHandler, registerErrorEnvelope } from './error-envelope';
 import { registerJsonBodyParser } from './json-body';
 import { accountRoutes } from './routes/accounts';
+import { deliveryRoutes } from './routes/deliveries';
+import { eventRoutes } from './routes/events';
 import { operationsRoutes } from './routes/operations';
 import { subscriptionRoutes } from './routes/subscriptions';
 
@@ -19,6 +24,9 @@ export interface AppDeps {
   store: Store;
   accounts: AccountService;
   subscriptions: SubscriptionService;
+  ingestion: IngestionService;
+  deliveryLog: DeliveryLogService;
+  metrics: Registry;
   rateLimiter: RateLimiter;
   logger: FastifyServerOptions['logger'];
 }
@@ -57,9 +65,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
   await app.register(accessControlPlugin, { accounts: deps.accounts, rateLimiter: deps.rateLimiter });
-  await app.register(operationsRoutes, { store: deps.store });
+  await app.register(operationsRoutes, { store: deps.store, metrics: deps.metrics });
   await app.register(accountRoutes);
   await app.register(subscriptionRoutes, { subscriptions: deps.subscriptions });
+  await app.register(eventRoutes, { ingestion: deps.ingestion });
+  await app.register(deliveryRoutes, { deliveryLog: deps.deliveryLog });
   await app.ready();
   return app;
 }

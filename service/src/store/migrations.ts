@@ -112,4 +112,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX delivery_attempts_by_age ON delivery_attempts(requested_at);
     `,
   },
+  {
+    version: 2,
+    description: 'indexes for the delivery pipeline: cascades, retention purge',
+    sql: `
+      -- Deleting a delivery or an event cascades; without these each cascade would scan its child table.
+      CREATE INDEX deliveries_by_event ON deliveries(event_id);
+      CREATE INDEX delivery_attempts_by_delivery ON delivery_attempts(delivery_id);
+      -- The retention purge looks for finished deliveries and events by age.
+      CREATE INDEX deliveries_finished_by_age ON deliveries(updated_at) WHERE state <> 'pending';
+      CREATE INDEX events_by_age ON events(created_at);
+    `,
+  },
 ];

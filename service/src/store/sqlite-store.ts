@@ -2,6 +2,9 @@
 import { createAccountsStore } from './accounts';
 import { createApiTokensStore } from './api-tokens';
 import { openDatabase } from './database';
+import { createDeliveriesStore } from './deliveries';
+import { createDeliveryLogStore } from './delivery-log';
+import { createEventsStore } from './events';
 import type { Store } from './store';
 import { createSubscriptionsStore } from './subscriptions';
 
@@ -12,6 +15,9 @@ export function createSqliteStore(path: string): Store {
     accounts: createAccountsStore(db),
     apiTokens: createApiTokensStore(db),
     subscriptions: createSubscriptionsStore(db),
+    events: createEventsStore(db),
+    deliveries: createDeliveriesStore(db),
+    deliveryLog: createDeliveryLogStore(db),
     ping: async () => {
       ping.get();
     },

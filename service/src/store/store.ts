@@ -1,6 +1,7 @@
 // The storage interface the rest of the service programs against. Methods return promises so a
 // PostgreSQL store can implement it later; SQL stays behind it, in this folder.
 import type { EventType, PermissionSet, Plan } from '../contract';
+import type { AttemptFacts, DispatchState } from '../delivery/archive-policy';
 
 export interface AccountRecord {
   id: number;
@@ -97,12 +98,157 @@ export interface SubscriptionsStore {
    */
   update(accountId: number, id: string, change: (current: SubscriptionRecord) => SubscriptionChange): Promise<SubscriptionRecord | null>;
   delete(accountId: number, id: string): Promise<boolean>;
+  countArchived(): Promise<number>;
+}
+
+/** A job-run event taken in. Times are microseconds since the epoch. */
+export interface EventRecord {
+  id: string;
+  accountId: number;
+  eventType: EventType;
+  runId: string;
+  jobId: string;
+  createdAt: number;
+}
+
+export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
+
+/** One event x subscription, with the exact payload bytes every attempt will send. */
+export interface NewDelivery {
+  id: string;
+  subscriptionId: string;
+  state: 'pending' | 'skipped';
+  payload: Buffer;
+}
+
+export type IngestOutcome =
+  | { kind: 'recorded'; queued: number; skipped: number }
+  | { kind: 'duplicate'; eventId: string };
+
+export interface EventsStore {
+  /**
+   * Records the event and the deliveries `fanOut` plans from the account's subscriptions, in one
+   * transaction, unless an event of the same run and type was recorded before. The first attempt of
+   * each pending delivery is due at once.
+   */
+  record(event: EventRecord, fanOut: (subscriptions: SubscriptionRecord[]) => NewDelivery[]): Promise<IngestOutcome>;
+}
+
+export interface DueCandidate {
+  id: string;
+  subscriptionId: string;
+}
+
+/** A delivery leased to one dispatcher, with what its attempt needs. */
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  eventType: EventType;
+  subscriptionId: string;
+  payload: Buffer;
+  /** Attempts made so far. */
+  attempts: number;
+  clientUrl: string;
+  sealedSecret: string;
+  active: boolean;
+  archived: boolean;
+}
+
+export interface ClaimRequest {
+  owner: string;
+  now: number;
+  /** The lease ends here: if no result is recorded by then, the delivery is due again. */
+  leaseUntil: number;
+  /** How many due deliveries to consider, oldest first. */
+  candidates: number;
+  /** Subscriptions that have no room for another attempt now. */
+  excludeSubscriptionIds: readonly string[];
+}
+
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  eventType: EventType;
+  subscriptionId: string;
+  state: DeliveryState;
+  payload: Buffer;
+  attempts: number;
+}
+
+/** One row of the delivery log. */
+export interface AttemptLogEntry {
+  deliveryId: string | null;
+  subscriptionId: string;
+  eventId: string;
+  eventType: EventType;
+  attempt: number;
+  requestedAt: number;
+  durationMs: number;
+  statusCode: string;
+  error: string | null;
+  success: boolean;
+  responseExcerpt: string;
+  isTest: boolean;
+}
+
+export interface LoggedAttempt extends AttemptLogEntry {
+  id: number;
+}
+
+/** What an attempt does to its delivery row. */
+export type DeliveryChange =
+  | { state: 'pending'; nextAttemptAt: number }
+  | { state: 'succeeded' | 'failed' }
+  /** A manual redelivery that failed leaves the delivery as it was. */
+  | { state: 'unchanged' };
+
+export interface AttemptResult {
+  log: AttemptLogEntry & { deliveryId: string };
+  facts: AttemptFacts;
+  delivery: DeliveryChange;
+  /** The lease the result was produced under; null for a manual redelivery of a finished delivery. */
+  leaseOwner: string | null;
+}
+
+export interface DeliveriesStore {
+  /** Leases due deliveries chosen by `choose` among the oldest due candidates, in one transaction. */
+  claimDue(request: ClaimRequest, choose: (candidates: DueCandidate[]) => DueCandidate[]): Promise<ClaimedDelivery[]>;
+  /**
+   * For each result, in one transaction: appends the log row, moves the delivery on (only if the lease
+   * still holds), and sets the subscription's dispatch state to what `next` computes from its current
+   * state; a subscription that becomes archived has its other pending deliveries skipped. Returns each
+   * result's log row, or null when its webhook was deleted meanwhile.
+   */
+  recordAttempts(
+    results: readonly AttemptResult[],
+    next: (current: DispatchState, facts: AttemptFacts) => DispatchState,
+  ): Promise<Array<LoggedAttempt | null>>;
+  /** Marks leased deliveries skipped (their webhook is archived or inactive): no request is made. */
+  skip(deliveryIds: readonly string[], owner: string, now: number): Promise<void>;
+  get(subscriptionId: string, deliveryId: string): Promise<DeliveryRecord | null>;
+  /** Pending deliveries whose attempt is due and not leased. */
+  countDue(now: number): Promise<number>;
+}
+
+export interface DeliveryLogStore {
+  /** Appends a log row that belongs to no delivery (the test endpoint's sends). */
+  append(entry: AttemptLogEntry): Promise<void>;
+  /** Newest first. */
+  list(subscriptionId: string, page: { offset: number; limit: number }): Promise<{ items: LoggedAttempt[]; total: number }>;
+  /**
+   * Deletes log rows older than `cutoff`, finished deliveries last touched before it, and events with
+   * no delivery left that were taken in before it.
+   */
+  purgeOlderThan(cutoff: number): Promise<{ attempts: number; deliveries: number; events: number }>;
 }
 
 export interface Store {
   accounts: AccountsStore;
   apiTokens: ApiTokensStore;
   subscriptions: SubscriptionsStore;
+  events: EventsStore;
+  deliveries: DeliveriesStore;
+  deliveryLog: DeliveryLogStore;
   /** Resolves when the database answers a query. */
   ping(): Promise<void>;
   close(): Promise<void>;

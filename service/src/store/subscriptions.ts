@@ -3,7 +3,7 @@ import type { EventType } from '../contract';
 import type { SqliteDatabase } from './database';
 import type { CreateSubscriptionOutcome, SubscriptionChange, SubscriptionRecord, SubscriptionsStore } from './store';
 
-interface SubscriptionRow {
+export interface SubscriptionRow {
   id: string;
   account_id: number;
   account_identifier: string;
@@ -25,7 +25,7 @@ interface SubscriptionRow {
   archived_reason: string | null;
 }
 
-function subscriptionFromRow(row: SubscriptionRow): SubscriptionRecord {
+export function subscriptionFromRow(row: SubscriptionRow): SubscriptionRecord {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -67,7 +67,7 @@ function changeParams(change: SubscriptionChange) {
   };
 }
 
-const SELECT_SUBSCRIPTION = `
+export const SELECT_SUBSCRIPTION = `
   SELECT s.*, a.identifier AS account_identifier
     FROM subscriptions s JOIN accounts a ON a.id = s.account_id`;
 
@@ -94,6 +94,7 @@ export function createSubscriptionsStore(db: SqliteDatabase): SubscriptionsStore
       WHERE account_id = @accountId AND id = @id`,
   );
   const remove = db.prepare('DELETE FROM subscriptions WHERE account_id = ? AND id = ?');
+  const countArchived = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM subscriptions WHERE archived_at IS NOT NULL');
   const findKey = db.prepare<[number, string, number], { request_hash: string; subscription_id: string }>(
     'SELECT request_hash, subscription_id FROM idempotency_keys WHERE account_id = ? AND key = ? AND created_at >= ?',
   );
@@ -148,5 +149,6 @@ export function createSubscriptionsStore(db: SqliteDatabase): SubscriptionsStore
     }),
     update: async (accountId, id, change) => updateInTransaction.immediate(accountId, id, change),
     delete: async (accountId, id) => remove.run(accountId, id).changes === 1,
+    countArchived: async () => countArchived.get()!.n,
   };
 }

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { LIMITS, type CreatedSubscription, type SubscriptionDetail, type SubscriptionInput, type SubscriptionSummary, type TestResult } from '../contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
-import { type IdGenerator, isIdOf } from '../core/ids';
+import { findSubscription } from './find-subscription';
+import type { IdGenerator } from '../core/ids';
+import { attemptLogEntry } from '../delivery/attempt-log-entry';
 import type { RandomBytes } from '../core/random';
 import { signedRequest } from '../delivery/outgoing-request';
 import type { Send } from '../delivery/sender';
@@ -62,12 +64,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     if (refusal !== null) throw new ValidationError({ client_url: [refusal] });
   }
 
-  /** The subscription, or 404 for an unknown id, a malformed id or another account's webhook alike. */
-  async function find(accountId: number, webhookId: string): Promise<SubscriptionRecord> {
-    const record = isIdOf('webhook', webhookId) ? await store.subscriptions.get(accountId, webhookId) : null;
-    if (!record) throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
-    return record;
-  }
+  const find = (accountId: number, webhookId: string) => findSubscription(store, accountId, webhookId);
 
   async function replay(account: AccountRecord, outcome: { requestHash: string; subscriptionId: string }, requestHash: string) {
     if (outcome.requestHash !== requestHash) {
@@ -152,15 +149,19 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       run: sampleCompletedRun(nanos),
       test: true,
     });
+    const requestedAt = nowMicros(clock);
     const outcome = await deps.send(
       signedRequest({ url: record.clientUrl, body, secret: secretBox.open(record.sealedSecret), eventId, attempt: 1 }),
     );
-    if (outcome.kind === 'no_response') return { verification_error: outcome.error, verification_status_code: '599' };
-    const ok = outcome.status >= 200 && outcome.status < 300;
-    return {
-      verification_error: ok ? null : `The endpoint answered HTTP ${outcome.status}`,
-      verification_status_code: String(outcome.status),
-    };
+    // Logged like any attempt, but it changes neither the webhook's status nor its failure record.
+    const entry = attemptLogEntry(
+      { deliveryId: null, subscriptionId: record.id, eventId, eventType: 'job.run.completed', attempt: 1 },
+      outcome,
+      requestedAt,
+      true,
+    );
+    await store.deliveryLog.append(entry);
+    return { verification_error: entry.error, verification_status_code: entry.statusCode };
   }
 
   return {

@@ -1,0 +1,69 @@
+// What each delivery attempt does to its webhook's dispatch state: status, failure counters and automatic
+// archiving (spec 3.1 and 8, design section 2, "Archiving"). Pure, so the rules are tested on a fake clock.
+import type { AttemptVerdict } from './retry-policy';
+
+/** Spec section 8: archive after this many consecutive failed (exhausted) deliveries. */
+export const ARCHIVE_AFTER_EXHAUSTED_DELIVERIES = 1000;
+const MICROS_PER_HOUR = 3600 * 1_000_000;
+/** Spec section 8: or after 7 consecutive days of failed deliveries... */
+export const ARCHIVE_AFTER_FAILING_MICROS = 7 * 24 * MICROS_PER_HOUR;
+/** ...provided an attempt failed within the last 24 hours (an idle webhook is not "failing"). */
+export const RECENT_FAILURE_WINDOW_MICROS = 24 * MICROS_PER_HOUR;
+
+export const ARCHIVE_REASONS = {
+  exhausted: `${ARCHIVE_AFTER_EXHAUSTED_DELIVERIES} consecutive deliveries failed`,
+  failingForDays: 'Deliveries have failed for 7 days',
+  gone: 'The endpoint answered 410 Gone',
+} as const;
+
+/** The columns of a subscription that deliveries change. Times are microseconds since the epoch. */
+export interface DispatchState {
+  httpStatusCode: string;
+  dispatchedAt: number | null;
+  /** Consecutive deliveries whose every attempt failed. */
+  consecutiveFailures: number;
+  /** The first failed attempt after the last success. */
+  failingSince: number | null;
+  lastFailureAt: number | null;
+  archivedAt: number | null;
+  archivedReason: string | null;
+}
+
+export interface AttemptFacts {
+  requestedAt: number;
+  statusCode: string;
+  verdict: AttemptVerdict;
+  /** True when this attempt was the delivery's last: it failed with no retries left, or got a 410. */
+  exhausted: boolean;
+  /** A redelivery asked for by a user: a success clears the failures; a failure other than 410 does not count. */
+  manual: boolean;
+}
+
+function archiveReason(state: DispatchState, facts: AttemptFacts): string | null {
+  if (facts.verdict === 'gone') return ARCHIVE_REASONS.gone;
+  if (state.consecutiveFailures >= ARCHIVE_AFTER_EXHAUSTED_DELIVERIES) return ARCHIVE_REASONS.exhausted;
+  const failingFor = state.failingSince === null ? 0 : facts.requestedAt - state.failingSince;
+  const recentFailure = state.lastFailureAt !== null && facts.requestedAt - state.lastFailureAt <= RECENT_FAILURE_WINDOW_MICROS;
+  if (failingFor >= ARCHIVE_AFTER_FAILING_MICROS && recentFailure) return ARCHIVE_REASONS.failingForDays;
+  return null;
+}
+
+export function nextDispatchState(current: DispatchState, facts: AttemptFacts): DispatchState {
+  const seen = { ...current, httpStatusCode: facts.statusCode, dispatchedAt: facts.requestedAt };
+  if (facts.verdict === 'succeeded') {
+    return { ...seen, consecutiveFailures: 0, failingSince: null, lastFailureAt: null };
+  }
+  // A redelivery a user asked for is not a new delivery: only its 410 Gone counts.
+  if (facts.manual && facts.verdict !== 'gone') return seen;
+  const failing: DispatchState = facts.manual
+    ? seen
+    : {
+        ...seen,
+        failingSince: current.failingSince ?? facts.requestedAt,
+        lastFailureAt: facts.requestedAt,
+        consecutiveFailures: current.consecutiveFailures + (facts.exhausted ? 1 : 0),
+      };
+  if (current.archivedAt !== null) return failing;
+  const reason = archiveReason(failing, facts);
+  return reason === null ? failing : { ...failing, archivedAt: facts.requestedAt, archivedReason: reason };
+}

@@ -1,0 +1,30 @@
+// Which due deliveries a dispatcher takes: the oldest first, but never more than an endpoint's share, so one
+// slow endpoint cannot hold every concurrent request while others wait.
+import type { DueCandidate } from '../store/store';
+
+export interface ClaimRoom {
+  /** Free request slots in total. */
+  total: number;
+  /** The most requests one subscription may have in flight. */
+  perSubscription: number;
+  /** Requests in flight now, by subscription id. */
+  inFlight: ReadonlyMap<string, number>;
+}
+
+export function chooseClaims(candidates: readonly DueCandidate[], room: ClaimRoom): DueCandidate[] {
+  const taken = new Map<string, number>();
+  const chosen: DueCandidate[] = [];
+  for (const candidate of candidates) {
+    if (chosen.length >= room.total) break;
+    const busy = (room.inFlight.get(candidate.subscriptionId) ?? 0) + (taken.get(candidate.subscriptionId) ?? 0);
+    if (busy >= room.perSubscription) continue;
+    taken.set(candidate.subscriptionId, (taken.get(candidate.subscriptionId) ?? 0) + 1);
+    chosen.push(candidate);
+  }
+  return chosen;
+}
+
+/** Subscriptions with no room left: the claim query leaves their deliveries alone. */
+export function saturatedSubscriptions(room: ClaimRoom): string[] {
+  return [...room.inFlight].filter(([, count]) => count >= room.perSubscription).map(([id]) => id);
+}

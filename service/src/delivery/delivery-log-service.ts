@@ -1,0 +1,92 @@
+// The delivery log as users see it: the attempts of one webhook, newest first, and a manual redelivery.
+import type { DeliveryAttemptView } from '../contract';
+import { type Clock, nowMicros } from '../core/clock';
+import { ConflictError, NotFoundError } from '../core/errors';
+import { isIdOf } from '../core/ids';
+import type { SecretBox } from '../security/secret-box';
+import type { LoggedAttempt, Store } from '../store/store';
+import { findSubscription } from '../subscriptions/find-subscription';
+import { nextDispatchState } from './archive-policy';
+import { attemptLogEntry } from './attempt-log-entry';
+import { signedRequest } from './outgoing-request';
+import { verdictOf } from './retry-policy';
+import type { Send } from './sender';
+
+export function toAttemptView(entry: LoggedAttempt): DeliveryAttemptView {
+  return {
+    id: String(entry.id),
+    delivery_id: entry.deliveryId,
+    event_id: entry.eventId,
+    event_type: entry.eventType,
+    attempt: entry.attempt,
+    requested_at: String(entry.requestedAt),
+    duration_ms: entry.durationMs,
+    http_status_code: entry.statusCode,
+    success: entry.success,
+    error: entry.error,
+    response_body: entry.responseExcerpt,
+    test: entry.isTest,
+  };
+}
+
+export interface DeliveryLogServiceDeps {
+  store: Store;
+  clock: Clock;
+  secretBox: SecretBox;
+  send: Send;
+}
+
+export type DeliveryLogService = ReturnType<typeof createDeliveryLogService>;
+
+export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
+  const { store, clock } = deps;
+
+  async function list(accountId: number, webhookId: string, page: { offset: number; limit: number }) {
+    const subscription = await findSubscription(store, accountId, webhookId);
+    const { items, total } = await store.deliveryLog.list(subscription.id, page);
+    return { items: items.map(toAttemptView), total };
+  }
+
+  /**
+   * Sends a finished delivery once more, now, with its original bytes. A success marks it succeeded and
+   * clears the webhook's failures; a failure is logged but does not count toward archiving (only a 410 does).
+   */
+  async function redeliver(accountId: number, webhookId: string, deliveryId: string): Promise<DeliveryAttemptView> {
+    const subscription = await findSubscription(store, accountId, webhookId);
+    const delivery = isIdOf('delivery', deliveryId) ? await store.deliveries.get(subscription.id, deliveryId) : null;
+    if (!delivery) throw new NotFoundError(`No delivery with id "${deliveryId}" for webhook ${webhookId}.`);
+    if (delivery.state === 'pending') {
+      throw new ConflictError('This delivery is still scheduled for automatic retries; redeliver it once it has finished.');
+    }
+    if (subscription.archivedAt !== null || !subscription.active) {
+      throw new ConflictError('This webhook is archived or inactive: set "active": true with PUT, then redeliver.');
+    }
+    const attempt = delivery.attempts + 1;
+    const secret = deps.secretBox.open(subscription.sealedSecret);
+    const requestedAt = nowMicros(clock);
+    const outcome = await deps.send(
+      signedRequest({ url: subscription.clientUrl, body: delivery.payload, secret, eventId: delivery.eventId, attempt }),
+    );
+    const log = attemptLogEntry(
+      { deliveryId: delivery.id, subscriptionId: subscription.id, eventId: delivery.eventId, eventType: delivery.eventType, attempt },
+      outcome,
+      requestedAt,
+    );
+    const verdict = verdictOf(outcome);
+    const [logged] = await store.deliveries.recordAttempts(
+      [
+        {
+          log: { ...log, deliveryId: delivery.id },
+          facts: { requestedAt, statusCode: log.statusCode, verdict, exhausted: false, manual: true },
+          delivery: verdict === 'succeeded' ? { state: 'succeeded' } : { state: 'unchanged' },
+          leaseOwner: null,
+        },
+      ],
+      nextDispatchState,
+    );
+    if (!logged) throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
+    return toAttemptView(logged);
+  }
+
+  return { list, redeliver };
+}

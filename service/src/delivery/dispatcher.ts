@@ -1,0 +1,219 @@
+// The delivery worker. Each delivery goes through four stages: claim (lease due rows), prepare (sign the
+// fixed payload bytes), send, record (log row, delivery and webhook state in one transaction).
+import { type Clock, nowMicros } from '../core/clock';
+import type { RandomBytes } from '../core/random';
+import type { SecretBox } from '../security/secret-box';
+import type { AttemptResult, ClaimedDelivery, DeliveryChange, Store } from '../store/store';
+import { nextDispatchState } from './archive-policy';
+import { attemptLogEntry } from './attempt-log-entry';
+import { chooseClaims, type ClaimRoom, saturatedSubscriptions } from './claim-choice';
+import { signedRequest } from './outgoing-request';
+import { planNextStep, verdictOf } from './retry-policy';
+import type { Send, SendOutcome } from './sender';
+
+export interface DispatcherLimits {
+  /** Requests in flight at once, over all endpoints. */
+  maxInFlight: number;
+  /** Requests in flight at once to one webhook. */
+  maxInFlightPerEndpoint: number;
+  /** How long a claim lasts; longer than an attempt (10 s) plus recording it. */
+  leaseMicros: number;
+  /** How often to look for due deliveries when nothing wakes the dispatcher. */
+  pollIntervalMs: number;
+}
+
+export interface DispatchObserver {
+  attemptFinished(outcome: SendOutcome): void;
+}
+
+export interface DispatcherDeps {
+  store: Store;
+  clock: Clock;
+  send: Send;
+  random: RandomBytes;
+  secretBox: SecretBox;
+  /** This dispatcher's name on its leases; unique per process. */
+  owner: string;
+  retryDelaysSeconds: readonly number[];
+  limits: DispatcherLimits;
+  observer?: DispatchObserver;
+  onError: (error: unknown, stage: string) => void;
+}
+
+export interface Dispatcher {
+  start(): void;
+  /** Looks for due deliveries now (after ingestion, or after a test moved the clock). */
+  wake(): void;
+  /** Stops claiming, waits up to `graceMs` for requests in flight, and records their results. */
+  stop(graceMs: number): Promise<void>;
+  inFlight(): number;
+}
+
+/** A uniform number in [0, 1) from the injected random source. */
+function fraction(random: RandomBytes): number {
+  return random(4).readUInt32BE(0) / 2 ** 32;
+}
+
+export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+  const { store, clock, limits, owner } = deps;
+  const inFlightBySubscription = new Map<string, number>();
+  const running = new Set<Promise<void>>();
+  let results: AttemptResult[] = [];
+  let flushing: Promise<void> | null = null;
+  let started = false;
+  let stopping = false;
+  let pumping: Promise<void> | null = null;
+  let wakeAgain = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  const inFlight = () => running.size;
+
+  function room(): ClaimRoom {
+    return { total: limits.maxInFlight - inFlight(), perSubscription: limits.maxInFlightPerEndpoint, inFlight: inFlightBySubscription };
+  }
+
+  function countSubscription(id: string, delta: number): void {
+    const next = (inFlightBySubscription.get(id) ?? 0) + delta;
+    if (next <= 0) inFlightBySubscription.delete(id);
+    else inFlightBySubscription.set(id, next);
+  }
+
+  // Stage 1: lease as many due deliveries as there is room for.
+  async function claim(): Promise<ClaimedDelivery[]> {
+    const now = nowMicros(clock);
+    const current = room();
+    return store.deliveries.claimDue(
+      { owner, now, leaseUntil: now + limits.leaseMicros, candidates: current.total * 2, excludeSubscriptionIds: saturatedSubscriptions(current) },
+      (candidates) => chooseClaims(candidates, current),
+    );
+  }
+
+  // Stage 2: an archived or deactivated webhook gets no request; the others get the signed fixed bytes.
+  function prepare(delivery: ClaimedDelivery) {
+    if (!delivery.active || delivery.archived) return null;
+    const attempt = delivery.attempts + 1;
+    const secret = deps.secretBox.open(delivery.sealedSecret);
+    return { attempt, request: signedRequest({ url: delivery.clientUrl, body: delivery.payload, secret, eventId: delivery.eventId, attempt }) };
+  }
+
+  // Stage 4 (planning): what the outcome means for the delivery and, through the archive rules, the webhook.
+  function resultOf(delivery: ClaimedDelivery, attempt: number, requestedAt: number, outcome: SendOutcome): AttemptResult {
+    const finishedAt = nowMicros(clock);
+    const step = planNextStep({ outcome, attempt, delaysSeconds: deps.retryDelaysSeconds, jitter: fraction(deps.random), nowMillis: finishedAt / 1000 });
+    const change: DeliveryChange =
+      step.kind === 'retry'
+        ? { state: 'pending', nextAttemptAt: finishedAt + step.delayMicros }
+        : { state: step.kind === 'succeeded' ? 'succeeded' : 'failed' };
+    const log = attemptLogEntry(
+      { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, eventId: delivery.eventId, eventType: delivery.eventType, attempt },
+      outcome,
+      requestedAt,
+    );
+    return {
+      log: { ...log, deliveryId: delivery.id },
+      facts: { requestedAt, statusCode: log.statusCode, verdict: verdictOf(outcome), exhausted: step.kind === 'exhausted', manual: false },
+      delivery: change,
+      leaseOwner: owner,
+    };
+  }
+
+  /** Writes the results gathered so far in one transaction; attempts finishing together share it. */
+  function flush(): Promise<void> {
+    flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      const batch = results;
+      results = [];
+      flushing = null;
+      try {
+        await store.deliveries.recordAttempts(batch, nextDispatchState);
+      } catch (error) {
+        // Nothing is lost: the leases run out and the deliveries are sent again.
+        deps.onError(error, 'record');
+      }
+    });
+    return flushing;
+  }
+
+  async function deliver(delivery: ClaimedDelivery): Promise<void> {
+    try {
+      const prepared = prepare(delivery);
+      if (prepared === null) {
+        await store.deliveries.skip([delivery.id], owner, nowMicros(clock));
+        return;
+      }
+      const requestedAt = nowMicros(clock);
+      // Stage 3.
+      const outcome = await deps.send(prepared.request);
+      deps.observer?.attemptFinished(outcome);
+      results.push(resultOf(delivery, prepared.attempt, requestedAt, outcome));
+      await flush();
+    } catch (error) {
+      deps.onError(error, 'deliver');
+    }
+  }
+
+  function launch(delivery: ClaimedDelivery): void {
+    countSubscription(delivery.subscriptionId, 1);
+    const task: Promise<void> = deliver(delivery).finally(() => {
+      running.delete(task);
+      countSubscription(delivery.subscriptionId, -1);
+      wake();
+    });
+    running.add(task);
+  }
+
+  /** One claim per wake-up; every finished attempt wakes the dispatcher again, so free room is refilled. */
+  async function pump(): Promise<void> {
+    if (stopping || room().total <= 0) return;
+    for (const delivery of await claim()) launch(delivery);
+  }
+
+  function schedulePoll(): void {
+    if (timer !== null || stopping) return;
+    timer = setTimeout(() => {
+      timer = null;
+      wake();
+    }, limits.pollIntervalMs);
+    timer.unref();
+  }
+
+  function wake(): void {
+    if (!started || stopping) return;
+    if (pumping !== null) {
+      wakeAgain = true;
+      return;
+    }
+    pumping = pump()
+      .catch((error: unknown) => deps.onError(error, 'claim'))
+      .finally(() => {
+        pumping = null;
+        if (wakeAgain) {
+          wakeAgain = false;
+          wake();
+        } else {
+          schedulePoll();
+        }
+      });
+  }
+
+  return {
+    start() {
+      started = true;
+      wake();
+    },
+    wake,
+    inFlight,
+    async stop(graceMs) {
+      stopping = true;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      await pumping;
+      let graceTimer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        graceTimer = setTimeout(resolve, graceMs);
+      });
+      await Promise.race([Promise.allSettled([...running]), grace]);
+      clearTimeout(graceTimer);
+      await flush();
+    },
+  };
+}

@@ -1,0 +1,74 @@
+// When a failed delivery is tried again (design section 2, "Retries"): pure functions over named constants.
+import type { SendOutcome } from './sender';
+
+/** Spec section 6 rule 4: each event is retried five times after its first attempt. */
+export const RETRIES_PER_DELIVERY = 5;
+/** Delay before each retry, in seconds: 5 s, 5 min, 30 min, 2 h, 5 h. */
+export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000];
+/** Each delay is stretched by a random 0 to 20 %, never shortened, so retries of a burst spread out. */
+export const MAX_JITTER_FRACTION = 0.2;
+/** `Retry-After` may stretch a delay up to this multiple of its step, and never adds attempts. */
+export const RETRY_AFTER_MAX_STRETCH = 2;
+/** The statuses whose `Retry-After` is honoured. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+
+const MICROS_PER_SECOND = 1_000_000;
+
+/** How an attempt went: 2xx succeeded, 410 Gone archives the webhook at once, anything else failed. */
+export type AttemptVerdict = 'succeeded' | 'failed' | 'gone';
+
+export function verdictOf(outcome: SendOutcome): AttemptVerdict {
+  if (outcome.kind === 'no_response') return 'failed';
+  if (outcome.status >= 200 && outcome.status < 300) return 'succeeded';
+  return outcome.status === 410 ? 'gone' : 'failed';
+}
+
+/** The status recorded for an attempt: the response's, or "599" when none came (design section 2). */
+export function statusCodeOf(outcome: SendOutcome): string {
+  return outcome.kind === 'response' ? String(outcome.status) : '599';
+}
+
+/** The error text of the delivery log; null for a success. */
+export function errorTextOf(outcome: SendOutcome): string | null {
+  if (outcome.kind === 'no_response') return outcome.error;
+  return verdictOf(outcome) === 'succeeded' ? null : `The endpoint answered HTTP ${outcome.status}`;
+}
+
+/** `Retry-After` as seconds from now: delta-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfterSeconds(header: string | null, nowMillis: number): number | null {
+  if (header === null) return null;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  // An HTTP date names its weekday or month; Date.parse alone would read "-3" as a year.
+  const date = /[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(date) ? null : Math.max(0, (date - nowMillis) / 1000);
+}
+
+export type NextStep =
+  | { kind: 'succeeded' }
+  | { kind: 'retry'; delayMicros: number }
+  /** No attempts left, or a 410: the delivery failed for good. */
+  | { kind: 'exhausted' };
+
+export interface NextStepInput {
+  outcome: SendOutcome;
+  /** The attempt that just ended, 1-based. */
+  attempt: number;
+  delaysSeconds: readonly number[];
+  /** A uniform random number in [0, 1) for the jitter. */
+  jitter: number;
+  nowMillis: number;
+}
+
+export function planNextStep(input: NextStepInput): NextStep {
+  const verdict = verdictOf(input.outcome);
+  if (verdict === 'succeeded') return { kind: 'succeeded' };
+  const step = input.delaysSeconds[input.attempt - 1];
+  if (verdict === 'gone' || step === undefined) return { kind: 'exhausted' };
+  let delaySeconds = step * (1 + MAX_JITTER_FRACTION * input.jitter);
+  if (input.outcome.kind === 'response' && RETRY_AFTER_STATUSES.has(input.outcome.status)) {
+    const asked = parseRetryAfterSeconds(input.outcome.retryAfter, input.nowMillis);
+    if (asked !== null) delaySeconds = Math.max(delaySeconds, Math.min(asked, step * RETRY_AFTER_MAX_STRETCH));
+  }
+  return { kind: 'retry', delayMicros: Math.round(delaySeconds * MICROS_PER_SECOND) };
+}

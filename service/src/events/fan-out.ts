@@ -1,0 +1,43 @@
+// Which subscriptions an event goes to (spec section 6 rule 2), and the delivery each one gets.
+import type { EventType, RunDetails } from '../contract';
+import type { IdGenerator } from '../core/ids';
+import type { NewDelivery, SubscriptionRecord } from '../store/store';
+import { buildPayload } from './payload';
+
+/** Subscribed to the event type, and to the job (an empty job list means every job). */
+export function wantsEvent(subscription: SubscriptionRecord, eventType: EventType, jobId: string): boolean {
+  return subscription.eventTypes.includes(eventType) && (subscription.jobIds.length === 0 || subscription.jobIds.includes(jobId));
+}
+
+export interface FanOutInput {
+  accountId: number;
+  eventId: string;
+  eventType: EventType;
+  occurredAtNanos: bigint;
+  run: RunDetails;
+  ids: IdGenerator;
+}
+
+/**
+ * One delivery per interested subscription, with its payload bytes fixed now. An inactive webhook gets
+ * nothing; an archived one gets a `skipped` delivery, so the log shows what it missed.
+ */
+export function planDeliveries(subscriptions: readonly SubscriptionRecord[], input: FanOutInput): NewDelivery[] {
+  return subscriptions
+    .filter((subscription) => wantsEvent(subscription, input.eventType, input.run.jobId))
+    .filter((subscription) => subscription.active || subscription.archivedAt !== null)
+    .map((subscription) => ({
+      id: input.ids.next('delivery'),
+      subscriptionId: subscription.id,
+      state: subscription.archivedAt === null ? 'pending' : 'skipped',
+      payload: buildPayload({
+        accountId: input.accountId,
+        webhookId: subscription.id,
+        webhookName: subscription.name,
+        eventId: input.eventId,
+        eventType: input.eventType,
+        occurredAtNanos: input.occurredAtNanos,
+        run: input.run,
+      }),
+    }));
+}

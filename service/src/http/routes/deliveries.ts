@@ -1,0 +1,53 @@
+// The delivery log of a webhook and manual redelivery (design section 2, "Delivery log").
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  COMMON_ERROR_RESPONSES,
+  dataEnvelope,
+  DeliveryAttemptView,
+  DeliveryPathParams,
+  ErrorEnvelope,
+  listEnvelope,
+  PageQuery,
+  WebhookPathParams,
+} from '../../contract';
+import type { DeliveryLogService } from '../../delivery/delivery-log-service';
+import { principalOf } from '../access-control';
+
+const DELIVERIES = '/api/v3/accounts/:account_id/webhooks/subscription/:webhook_id/deliveries';
+const TAGS = ['deliveries'];
+
+export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogService }> = async (app, { deliveryLog }) => {
+  app.get(DELIVERIES, {
+    config: { access: 'read' },
+    schema: {
+      tags: TAGS,
+      summary: 'List the delivery attempts of the last 7 days, newest first',
+      params: WebhookPathParams,
+      querystring: PageQuery,
+      response: { 200: listEnvelope(DeliveryAttemptView), ...COMMON_ERROR_RESPONSES },
+    },
+    handler: async (request) => {
+      const { offset, limit } = request.query;
+      const { items, total } = await deliveryLog.list(principalOf(request).account.id, request.params.webhook_id, { offset, limit });
+      return {
+        data: items,
+        status: { code: 200 },
+        extra: { pagination: { total_count: total, count: items.length }, filters: { offset, limit } },
+      };
+    },
+  });
+
+  app.post(`${DELIVERIES}/:delivery_id/retry`, {
+    config: { access: 'write' },
+    schema: {
+      tags: TAGS,
+      summary: 'Send a finished delivery again, once, now',
+      params: DeliveryPathParams,
+      response: { 200: dataEnvelope(DeliveryAttemptView), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },
+    },
+    handler: async (request) => {
+      const { webhook_id, delivery_id } = request.params;
+      return { data: await deliveryLog.redeliver(principalOf(request).account.id, webhook_id, delivery_id), status: { code: 200 } };
+    },
+  });
+};

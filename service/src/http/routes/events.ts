@@ -1,0 +1,25 @@
+// POST /api/v3/accounts/{account_id}/webhooks/events: takes in one job-run event (design section 2).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { AccountPathParams, COMMON_ERROR_RESPONSES, dataEnvelope, IngestedEvent, IngestEventBody } from '../../contract';
+import type { IngestionService } from '../../events/ingestion-service';
+import { principalOf } from '../access-control';
+
+export const eventRoutes: FastifyPluginAsyncZod<{ ingestion: IngestionService }> = async (app, { ingestion }) => {
+  app.post('/api/v3/accounts/:account_id/webhooks/events', {
+    config: { access: 'ingest' },
+    schema: {
+      tags: ['events'],
+      summary: 'Take in a job-run event and queue a delivery to every matching webhook',
+      description:
+        'Idempotent on (account, run.runId, event_type): a repeat returns the first event id, queues nothing, and carries Idempotent-Replayed: true.',
+      params: AccountPathParams,
+      body: IngestEventBody,
+      response: { 202: dataEnvelope(IngestedEvent), ...COMMON_ERROR_RESPONSES },
+    },
+    handler: async (request, reply) => {
+      const result = await ingestion.ingest(principalOf(request).account, request.body);
+      if (result.duplicate) reply.header('idempotent-replayed', 'true');
+      return reply.code(202).send({ data: result, status: { code: 202 } });
+    },
+  });
+};

@@ -1,0 +1,75 @@
+// Prometheus metrics of the delivery pipeline (prom-client), served at GET /metrics.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { type Clock, nowMicros } from '../core/clock';
+import type { DispatchObserver } from '../delivery/dispatcher';
+import { verdictOf } from '../delivery/retry-policy';
+import type { SendOutcome } from '../delivery/sender';
+import type { Store } from '../store/store';
+
+/** Attempt latency buckets in seconds, up to the 10 s attempt limit. */
+const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export type AttemptOutcomeLabel = 'succeeded' | 'failed_status' | 'gone' | 'no_response';
+
+export function outcomeLabel(outcome: SendOutcome): AttemptOutcomeLabel {
+  if (outcome.kind === 'no_response') return 'no_response';
+  const verdict = verdictOf(outcome);
+  return verdict === 'failed' ? 'failed_status' : verdict;
+}
+
+export interface Metrics {
+  registry: Registry;
+  observer: DispatchObserver;
+}
+
+export function createMetrics(sources: { store: Store; clock: Clock; inFlight: () => number }): Metrics {
+  // A registry per service, not the global one, so several services can live in one process (tests).
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry, prefix: 'jobhooks_' });
+  const attempts = new Counter({
+    name: 'jobhooks_delivery_attempts_total',
+    help: 'Delivery attempts, by outcome: succeeded (2xx), failed_status (other status), gone (410), no_response.',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const latency = new Histogram({
+    name: 'jobhooks_delivery_attempt_duration_seconds',
+    help: 'Time from sending a delivery to its complete response or failure.',
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers,
+  });
+  new Gauge({
+    name: 'jobhooks_deliveries_due',
+    help: 'Pending deliveries whose next attempt is due and not yet claimed.',
+    registers,
+    async collect() {
+      this.set(await sources.store.deliveries.countDue(nowMicros(sources.clock)));
+    },
+  });
+  new Gauge({
+    name: 'jobhooks_deliveries_in_flight',
+    help: 'Delivery requests being sent now by this process.',
+    registers,
+    collect() {
+      this.set(sources.inFlight());
+    },
+  });
+  new Gauge({
+    name: 'jobhooks_subscriptions_archived',
+    help: 'Webhooks archived after repeated failures or a 410 Gone.',
+    registers,
+    async collect() {
+      this.set(await sources.store.subscriptions.countArchived());
+    },
+  });
+  return {
+    registry,
+    observer: {
+      attemptFinished(outcome) {
+        attempts.inc({ outcome: outcomeLabel(outcome) });
+        latency.observe(outcome.durationMs / 1000);
+      },
+    },
+  };
+}

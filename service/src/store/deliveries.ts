@@ -1,0 +1,188 @@
+// SQLite access to deliveries: leasing due ones to a dispatcher and recording each attempt's result.
+import type { EventType } from '../contract';
+import type { DispatchState } from '../delivery/archive-policy';
+import type { SqliteDatabase } from './database';
+import type { AttemptResult, ClaimedDelivery, DeliveriesStore, DeliveryRecord, DeliveryState, DueCandidate, LoggedAttempt } from './store';
+
+interface ClaimedRow {
+  id: string;
+  event_id: string;
+  event_type: EventType;
+  subscription_id: string;
+  payload: Buffer;
+  attempts: number;
+  client_url: string;
+  sealed_secret: string;
+  active: number;
+  archived_at: number | null;
+}
+
+interface DispatchRow {
+  http_status_code: string;
+  dispatched_at: number | null;
+  consecutive_failures: number;
+  failing_since: number | null;
+  last_failure_at: number | null;
+  archived_at: number | null;
+  archived_reason: string | null;
+}
+
+function dispatchStateFromRow(row: DispatchRow): DispatchState {
+  return {
+    httpStatusCode: row.http_status_code,
+    dispatchedAt: row.dispatched_at,
+    consecutiveFailures: row.consecutive_failures,
+    failingSince: row.failing_since,
+    lastFailureAt: row.last_failure_at,
+    archivedAt: row.archived_at,
+    archivedReason: row.archived_reason,
+  };
+}
+
+const MICROS_PER_MILLI = 1000;
+
+export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
+  // Ordered by the partial index deliveries_due, so a claim stays cheap however large the backlog.
+  const dueCandidates = db.prepare<{ now: number; limit: number; excluded: string }, { id: string; subscriptionId: string }>(
+    `SELECT id, subscription_id AS subscriptionId FROM deliveries
+      WHERE state = 'pending' AND next_attempt_at <= @now
+        AND subscription_id NOT IN (SELECT value FROM json_each(@excluded))
+      ORDER BY next_attempt_at LIMIT @limit`,
+  );
+  // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again.
+  const lease = db.prepare(
+    `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseUntil, next_attempt_at = @leaseUntil
+      WHERE id = @id AND state = 'pending'`,
+  );
+  const claimed = db.prepare<[string], ClaimedRow>(
+    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, d.attempts,
+            s.client_url, s.sealed_secret, s.active, s.archived_at
+       FROM deliveries d JOIN events e ON e.id = d.event_id JOIN subscriptions s ON s.id = d.subscription_id
+      WHERE d.id = ?`,
+  );
+  const insertAttempt = db.prepare(
+    `INSERT INTO delivery_attempts (delivery_id, subscription_id, event_id, event_type, attempt, requested_at, duration_ms,
+                                    status_code, error, success, response_excerpt, is_test)
+     VALUES (@deliveryId, @subscriptionId, @eventId, @eventType, @attempt, @requestedAt, @durationMs,
+             @statusCode, @error, @success, @responseExcerpt, 0)`,
+  );
+  const moveLeased = db.prepare(
+    `UPDATE deliveries SET state = @state, attempts = @attempt, next_attempt_at = @nextAttemptAt,
+                           lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
+      WHERE id = @id AND state = 'pending' AND lease_owner = @owner`,
+  );
+  // A manual redelivery touches only a finished delivery, so it cannot race the dispatcher.
+  const moveFinished = db.prepare(
+    `UPDATE deliveries SET state = coalesce(@state, state), attempts = max(attempts, @attempt), updated_at = @now
+      WHERE id = @id AND state <> 'pending'`,
+  );
+  const dispatchStateOf = db.prepare<[string], DispatchRow>(
+    `SELECT http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason
+       FROM subscriptions WHERE id = ?`,
+  );
+  const setDispatchState = db.prepare(
+    `UPDATE subscriptions
+        SET http_status_code = @httpStatusCode, dispatched_at = @dispatchedAt, consecutive_failures = @consecutiveFailures,
+            failing_since = @failingSince, last_failure_at = @lastFailureAt, archived_at = @archivedAt, archived_reason = @archivedReason
+      WHERE id = @id`,
+  );
+  const skipPendingOf = db.prepare(
+    `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+      WHERE subscription_id = ? AND state = 'pending'`,
+  );
+  const skipLeased = db.prepare(
+    `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+      WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
+  );
+  const getDelivery = db.prepare<[string, string], ClaimedRow & { state: DeliveryState }>(
+    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, d.attempts, d.state
+       FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.subscription_id = ? AND d.id = ?`,
+  );
+  const countDue = db.prepare<[number], { n: number }>(
+    `SELECT count(*) AS n FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?`,
+  );
+
+  const claimInTransaction = db.transaction(
+    (request: Parameters<DeliveriesStore['claimDue']>[0], choose: (candidates: DueCandidate[]) => DueCandidate[]) => {
+      const candidates = dueCandidates.all({ now: request.now, limit: request.candidates, excluded: JSON.stringify(request.excludeSubscriptionIds) });
+      const result: ClaimedDelivery[] = [];
+      for (const { id } of choose(candidates)) {
+        if (lease.run({ id, owner: request.owner, leaseUntil: request.leaseUntil }).changes !== 1) continue;
+        const row = claimed.get(id)!;
+        result.push({
+          id: row.id,
+          eventId: row.event_id,
+          eventType: row.event_type,
+          subscriptionId: row.subscription_id,
+          payload: row.payload,
+          attempts: row.attempts,
+          clientUrl: row.client_url,
+          sealedSecret: row.sealed_secret,
+          active: row.active === 1,
+          archived: row.archived_at !== null,
+        });
+      }
+      return result;
+    },
+  );
+
+  function recordOne(result: AttemptResult, next: (current: DispatchState, facts: AttemptResult['facts']) => DispatchState): LoggedAttempt | null {
+    const currentRow = dispatchStateOf.get(result.log.subscriptionId);
+    // The webhook was deleted while the attempt ran; its deliveries and log went with it.
+    if (!currentRow) return null;
+    const { log } = result;
+    const id = Number(insertAttempt.run({ ...log, success: log.success ? 1 : 0 }).lastInsertRowid);
+    const now = log.requestedAt + log.durationMs * MICROS_PER_MILLI;
+    if (result.leaseOwner !== null) {
+      const change = result.delivery;
+      if (change.state === 'unchanged') throw new Error('a leased delivery always moves on');
+      moveLeased.run({
+        id: log.deliveryId,
+        owner: result.leaseOwner,
+        state: change.state,
+        attempt: log.attempt,
+        nextAttemptAt: change.state === 'pending' ? change.nextAttemptAt : null,
+        now,
+      });
+    } else {
+      const state = result.delivery.state === 'unchanged' ? null : result.delivery.state;
+      moveFinished.run({ id: log.deliveryId, state, attempt: log.attempt, now });
+    }
+    const current = dispatchStateFromRow(currentRow);
+    const updated = next(current, result.facts);
+    setDispatchState.run({ ...updated, id: log.subscriptionId });
+    if (current.archivedAt === null && updated.archivedAt !== null) skipPendingOf.run(now, log.subscriptionId);
+    return { ...log, id };
+  }
+
+  const recordInTransaction = db.transaction(
+    (results: readonly AttemptResult[], next: (current: DispatchState, facts: AttemptResult['facts']) => DispatchState) =>
+      results.map((result) => recordOne(result, next)),
+  );
+
+  const skipInTransaction = db.transaction((ids: readonly string[], owner: string, now: number) => {
+    for (const id of ids) skipLeased.run(now, id, owner);
+  });
+
+  return {
+    claimDue: async (request, choose) => claimInTransaction.immediate(request, choose),
+    recordAttempts: async (results, next) => (results.length > 0 ? recordInTransaction.immediate(results, next) : []),
+    skip: async (ids, owner, now) => {
+      if (ids.length > 0) skipInTransaction.immediate(ids, owner, now);
+    },
+    get: async (subscriptionId, deliveryId): Promise<DeliveryRecord | null> => {
+      const row = getDelivery.get(subscriptionId, deliveryId);
+      if (!row) return null;
+      return {
+        id: row.id,
+        eventId: row.event_id,
+        eventType: row.event_type,
+        subscriptionId: row.subscription_id,
+        state: row.state,
+        payload: row.payload,
+        attempts: row.attempts,
+      };
+    },
+    countDue: async (now) => countDue.get(now)!.n,
+  };
+}

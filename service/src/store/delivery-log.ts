@@ -1,0 +1,75 @@
+// SQLite access to the delivery log: every attempt, newest first, purged after the retention period.
+import type { EventType } from '../contract';
+import type { SqliteDatabase } from './database';
+import type { DeliveryLogStore, LoggedAttempt } from './store';
+
+interface AttemptRow {
+  id: number;
+  delivery_id: string | null;
+  subscription_id: string;
+  event_id: string;
+  event_type: EventType;
+  attempt: number;
+  requested_at: number;
+  duration_ms: number;
+  status_code: string;
+  error: string | null;
+  success: number;
+  response_excerpt: string | null;
+  is_test: number;
+}
+
+function attemptFromRow(row: AttemptRow): LoggedAttempt {
+  return {
+    id: row.id,
+    deliveryId: row.delivery_id,
+    subscriptionId: row.subscription_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    attempt: row.attempt,
+    requestedAt: row.requested_at,
+    durationMs: row.duration_ms,
+    statusCode: row.status_code,
+    error: row.error,
+    success: row.success === 1,
+    responseExcerpt: row.response_excerpt ?? '',
+    isTest: row.is_test === 1,
+  };
+}
+
+export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
+  // Written only while the webhook exists: one deleted during the send has no log to add to.
+  const insert = db.prepare(
+    `INSERT INTO delivery_attempts (delivery_id, subscription_id, event_id, event_type, attempt, requested_at, duration_ms,
+                                    status_code, error, success, response_excerpt, is_test)
+     SELECT @deliveryId, @subscriptionId, @eventId, @eventType, @attempt, @requestedAt, @durationMs,
+            @statusCode, @error, @success, @responseExcerpt, @isTest
+      WHERE EXISTS (SELECT 1 FROM subscriptions WHERE id = @subscriptionId)`,
+  );
+  const page = db.prepare<[string, number, number], AttemptRow>(
+    `SELECT * FROM delivery_attempts WHERE subscription_id = ? ORDER BY requested_at DESC, id DESC LIMIT ? OFFSET ?`,
+  );
+  const count = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM delivery_attempts WHERE subscription_id = ?');
+  const purgeAttempts = db.prepare('DELETE FROM delivery_attempts WHERE requested_at < ?');
+  const purgeDeliveries = db.prepare(`DELETE FROM deliveries WHERE state <> 'pending' AND updated_at < ?`);
+  const purgeEvents = db.prepare(
+    `DELETE FROM events WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)`,
+  );
+
+  const purgeInTransaction = db.transaction((cutoff: number) => ({
+    attempts: purgeAttempts.run(cutoff).changes,
+    deliveries: purgeDeliveries.run(cutoff).changes,
+    events: purgeEvents.run(cutoff).changes,
+  }));
+
+  return {
+    append: async (entry) => {
+      insert.run({ ...entry, success: entry.success ? 1 : 0, isTest: entry.isTest ? 1 : 0 });
+    },
+    list: async (subscriptionId, { offset, limit }) => ({
+      items: page.all(subscriptionId, limit, offset).map(attemptFromRow),
+      total: count.get(subscriptionId)!.n,
+    }),
+    purgeOlderThan: async (cutoff) => purgeInTransaction.immediate(cutoff),
+  };
+}

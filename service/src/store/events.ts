@@ -1,0 +1,47 @@
+// SQLite access to job-run events: recording an event and its fan-out to deliveries in one transaction.
+import type { SqliteDatabase } from './database';
+import type { EventRecord, EventsStore, IngestOutcome, NewDelivery, SubscriptionRecord } from './store';
+import { SELECT_SUBSCRIPTION, subscriptionFromRow, type SubscriptionRow } from './subscriptions';
+
+export function createEventsStore(db: SqliteDatabase): EventsStore {
+  const findEvent = db.prepare<[number, string, string], { id: string }>(
+    'SELECT id FROM events WHERE account_id = ? AND run_id = ? AND event_type = ?',
+  );
+  const insertEvent = db.prepare(
+    `INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at)
+     VALUES (@id, @accountId, @eventType, @runId, @jobId, @createdAt)`,
+  );
+  const subscriptionsOf = db.prepare<[number], SubscriptionRow>(`${SELECT_SUBSCRIPTION} WHERE s.account_id = ? ORDER BY s.created_at, s.id`);
+  const insertDelivery = db.prepare(
+    `INSERT INTO deliveries (id, event_id, subscription_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
+     VALUES (@id, @eventId, @subscriptionId, @state, @payload, 0, @nextAttemptAt, @createdAt, @createdAt)`,
+  );
+
+  const recordInTransaction = db.transaction(
+    (event: EventRecord, fanOut: (subscriptions: SubscriptionRecord[]) => NewDelivery[]): IngestOutcome => {
+      const previous = findEvent.get(event.accountId, event.runId, event.eventType);
+      if (previous) return { kind: 'duplicate', eventId: previous.id };
+      insertEvent.run(event);
+      const counts = { queued: 0, skipped: 0 };
+      for (const delivery of fanOut(subscriptionsOf.all(event.accountId).map(subscriptionFromRow))) {
+        const pending = delivery.state === 'pending';
+        insertDelivery.run({
+          id: delivery.id,
+          eventId: event.id,
+          subscriptionId: delivery.subscriptionId,
+          state: delivery.state,
+          payload: delivery.payload,
+          nextAttemptAt: pending ? event.createdAt : null,
+          createdAt: event.createdAt,
+        });
+        counts[pending ? 'queued' : 'skipped'] += 1;
+      }
+      return { kind: 'recorded', ...counts };
+    },
+  );
+
+  return {
+    // IMMEDIATE: the duplicate check and the insert must see every committed ingestion of the same run.
+    record: async (event, fanOut) => recordInTransaction.immediate(event, fanOut),
+  };
+}

@@ -1,0 +1,11 @@
+// Looks up a webhook for an account, answering 404 alike for an unknown id, a malformed id or another
+// account's webhook, so existence never leaks across accounts (design section 2).
+import { NotFoundError } from '../core/errors';
+import { isIdOf } from '../core/ids';
+import type { Store, SubscriptionRecord } from '../store/store';
+
+export async function findSubscription(store: Store, accountId: number, webhookId: string): Promise<SubscriptionRecord> {
+  const record = isIdOf('webhook', webhookId) ? await store.subscriptions.get(accountId, webhookId) : null;
+  if (!record) throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
+  return record;
+}

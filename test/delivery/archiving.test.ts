@@ -1,0 +1,154 @@
+// Automatic archiving by the delivery pipeline (spec 3.1 and 8, design section 2), with real receivers and,
+// for the 7-day rule, a fake clock; and reactivation by PUT after a real archiving.
+import Database from 'better-sqlite3';
+import { createManualClock, type ManualClock } from '../../service/src/core/clock';
+import { createWebhook, type Harness, startHarness, subscriptionPath, validCreateBody } from '../support/harness';
+import { ingest } from '../support/events';
+import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait';
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Retries at once, so an exhausted delivery takes milliseconds, not hours. */
+const IMMEDIATE_RETRIES = { JOBHOOKS_RETRY_SCHEDULE: '0,0,0,0,0', JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: '64' };
+
+let h: Harness;
+let receiver: Receiver;
+let clock: ManualClock;
+beforeEach(async () => {
+  clock = createManualClock();
+  h = await startHarness({ clock, env: IMMEDIATE_RETRIES });
+  receiver = await startReceiver(answer(500));
+});
+afterEach(async () => {
+  await h.close();
+  await receiver.close();
+});
+
+function failureRecord(id: string) {
+  const db = new Database(h.dbPath, { readonly: true });
+  try {
+    return db
+      .prepare<[string], { consecutive_failures: number; failing_since: number | null }>(
+        'SELECT consecutive_failures, failing_since FROM subscriptions WHERE id = ?',
+      )
+      .get(id)!;
+  } finally {
+    db.close();
+  }
+}
+
+function unfinishedDeliveries(): number {
+  const db = new Database(h.dbPath, { readonly: true });
+  try {
+    return db.prepare<[], { n: number }>("SELECT count(*) AS n FROM deliveries WHERE state = 'pending'").get()!.n;
+  } finally {
+    db.close();
+  }
+}
+
+const read = async (id: string) => (await h.call('GET', subscriptionPath(id))).json().data;
+const webhook = () => createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+let runs = 0;
+/** Ingests one event of a new run and waits until its delivery has finished. */
+async function deliverOne() {
+  runs += 1;
+  await ingest(h, 'job.run.completed', { runId: `run-${runs}` });
+  await waitFor(() => unfinishedDeliveries() === 0, `run ${runs} to finish`);
+}
+
+test('the 1,000th consecutive failed delivery archives the webhook, not the 999th', async () => {
+  const hook = await webhook();
+  for (let i = 1; i <= 999; i += 1) await ingest(h, 'job.run.completed', { runId: `run-${i}` });
+  await waitFor(() => unfinishedDeliveries() === 0, '999 deliveries to be exhausted', 60_000);
+  expect(receiver.requests).toHaveLength(999 * 6);
+  expect(failureRecord(hook.id).consecutive_failures).toBe(999);
+  expect(await read(hook.id)).toMatchObject({ active: true, archived: false });
+
+  runs = 999;
+  await deliverOne();
+  expect(await read(hook.id)).toMatchObject({ active: false, archived: true, archived_reason: '1000 consecutive deliveries failed' });
+}, 90_000);
+
+test('a success resets the count of failed deliveries', async () => {
+  const hook = await webhook();
+  await deliverOne();
+  await deliverOne();
+  expect(failureRecord(hook.id)).toMatchObject({ consecutive_failures: 2 });
+  receiver.respondWith(answer(200));
+  await deliverOne();
+  expect(failureRecord(hook.id)).toEqual({ consecutive_failures: 0, failing_since: null });
+});
+
+test('7 days of failure with a failed attempt in the last 24 h archives the webhook', async () => {
+  const hook = await webhook();
+  await deliverOne();
+  clock.advanceMillis(7 * DAY_MS - 3600_000);
+  await deliverOne();
+  expect((await read(hook.id)).archived).toBe(false);
+  clock.advanceMillis(3600_000);
+  await deliverOne();
+  expect(await read(hook.id)).toMatchObject({ active: false, archived: true, archived_reason: 'Deliveries have failed for 7 days' });
+  // The third delivery's first failed attempt archived the webhook; its retries were skipped.
+  expect(receiver.requests).toHaveLength(6 + 6 + 1);
+});
+
+test('a success within the 7 days starts the failing period again', async () => {
+  const hook = await webhook();
+  await deliverOne();
+  clock.advanceMillis(3 * DAY_MS);
+  receiver.respondWith(answer(204));
+  await deliverOne();
+  receiver.respondWith(answer(500));
+  clock.advanceMillis(4 * DAY_MS);
+  await deliverOne();
+  expect((await read(hook.id)).archived).toBe(false);
+  clock.advanceMillis(7 * DAY_MS);
+  await deliverOne();
+  expect((await read(hook.id)).archived).toBe(true);
+});
+
+describe('reactivation after a real archiving', () => {
+  async function archivedBy410() {
+    receiver.respondWith(answer(410));
+    const hook = await webhook();
+    await deliverOne();
+    expect(await read(hook.id)).toMatchObject({ archived: true, active: false });
+    receiver.respondWith(answer(200));
+    return hook;
+  }
+
+  test('PUT with active true reactivates it, clears the failure record, and events flow again', async () => {
+    const hook = await archivedBy410();
+    const put = await h.call('PUT', subscriptionPath(hook.id), {
+      body: validCreateBody({ client_url: hook.client_url, event_types: ['job.run.completed'], job_ids: [], active: true }),
+    });
+    expect(put.json().data).toMatchObject({ active: true, archived: false });
+    expect(failureRecord(hook.id)).toEqual({ consecutive_failures: 0, failing_since: null });
+    const before = receiver.requests.length;
+    await deliverOne();
+    expect(receiver.requests).toHaveLength(before + 1);
+    expect((await read(hook.id)).http_status_code).toBe('200');
+  });
+
+  test('PUT with a new client_url reactivates it even with active false', async () => {
+    const hook = await archivedBy410();
+    const put = await h.call('PUT', subscriptionPath(hook.id), {
+      body: validCreateBody({ client_url: `${receiver.url}/new`, event_types: ['job.run.completed'], job_ids: [], active: false }),
+    });
+    expect(put.json().data).toMatchObject({ active: true, archived: false });
+    await deliverOne();
+    expect(receiver.requests.at(-1)!.url).toBe('/new');
+  });
+
+  test('PUT with active false and the same URL leaves it archived, and events are skipped', async () => {
+    const hook = await archivedBy410();
+    await h.call('PUT', subscriptionPath(hook.id), {
+      body: validCreateBody({ client_url: hook.client_url, event_types: ['job.run.completed'], job_ids: [], active: false }),
+    });
+    const before = receiver.requests.length;
+    runs += 1;
+    const result = await ingest(h, 'job.run.completed', { runId: `run-${runs}` });
+    expect(result).toMatchObject({ deliveries: 0, skipped: 1 });
+    expect(receiver.requests).toHaveLength(before);
+  });
+});

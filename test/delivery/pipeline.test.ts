@@ -1,0 +1,149 @@
+// Sending, retrying and recording real deliveries to real receivers on 127.0.0.1 (spec 5.2 and 6, design section 2).
+import Database from 'better-sqlite3';
+import { createManualClock } from '../../service/src/core/clock';
+import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
+import { ingest } from '../support/events';
+import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { isGenuine } from '../support/signature';
+import { sleep, waitFor } from '../support/wait';
+
+const SHORT_SCHEDULE = '0.05,0.05,0.05,0.05,0.05';
+
+let h: Harness;
+let receiver: Receiver;
+beforeEach(async () => {
+  h = await startHarness({ env: { JOBHOOKS_RETRY_SCHEDULE: SHORT_SCHEDULE } });
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  await h.close();
+  await receiver.close();
+});
+
+const webhook = (path = '/hook', overrides: Record<string, unknown> = {}) =>
+  createWebhook(h, { client_url: `${receiver.url}${path}`, event_types: ['job.run.completed'], job_ids: [], ...overrides });
+const read = async (id: string) => (await h.call('GET', subscriptionPath(id))).json().data;
+const deliveryStates = (dbPath: string) => {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return db.prepare<[], { state: string; attempts: number; lease_owner: string | null }>('SELECT state, attempts, lease_owner FROM deliveries').all();
+  } finally {
+    db.close();
+  }
+};
+
+test('a delivery is a POST of JSON signed with the hex HMAC-SHA256 of the exact body bytes', async () => {
+  const hook = await webhook('/signed?source=jobhooks');
+  const { event_id } = await ingest(h, 'job.run.completed');
+  await waitFor(() => receiver.requests.length === 1, 'the delivery');
+  const [request] = receiver.requests;
+  expect(request!.method).toBe('POST');
+  expect(request!.url).toBe('/signed?source=jobhooks');
+  expect(request!.headers['content-type']).toBe('application/json');
+  expect(request!.headers.authorization).toMatch(/^[0-9a-f]{64}$/);
+  expect(isGenuine(hook.hmac_secret, request!.body, request!.headers.authorization)).toBe(true);
+  expect(isGenuine('another secret', request!.body, request!.headers.authorization)).toBe(false);
+  expect(request!.headers['user-agent']).toMatch(/^jobhooks\/\d+\.\d+\.\d+$/);
+  expect(request!.headers['x-jobhooks-event-id']).toBe(event_id);
+  expect(request!.headers['x-jobhooks-attempt']).toBe('1');
+});
+
+test('a receiver failing with 500 gets exactly six attempts, each the same signed bytes', async () => {
+  receiver.respondWith(answer(500, 'down'));
+  const hook = await webhook();
+  await ingest(h, 'job.run.completed');
+  await waitFor(() => deliveryStates(h.dbPath)[0]?.state === 'failed', 'the delivery to be exhausted');
+  await sleep(300);
+  expect(receiver.requests).toHaveLength(6);
+  expect(receiver.requests.map((r) => r.headers['x-jobhooks-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
+  const first = receiver.requests[0]!;
+  for (const request of receiver.requests) {
+    expect(request.body.equals(first.body)).toBe(true);
+    expect(request.headers.authorization).toBe(first.headers.authorization);
+    expect(isGenuine(hook.hmac_secret, request.body, request.headers.authorization)).toBe(true);
+  }
+  expect(deliveryStates(h.dbPath)).toEqual([{ state: 'failed', attempts: 6, lease_owner: null }]);
+  const state = await read(hook.id);
+  expect(state.http_status_code).toBe('500');
+  expect(state.dispatched_at).toMatch(/^\d{16}$/);
+  expect(state.active).toBe(true);
+});
+
+test('a retry that succeeds ends the delivery and the webhook reports 200', async () => {
+  let calls = 0;
+  receiver.respondWith((_req, res) => res.writeHead(++calls < 3 ? 503 : 200).end());
+  const hook = await webhook();
+  await ingest(h, 'job.run.completed');
+  await waitFor(() => deliveryStates(h.dbPath)[0]?.state === 'succeeded', 'success on the third attempt');
+  expect(receiver.requests).toHaveLength(3);
+  expect((await read(hook.id)).http_status_code).toBe('200');
+});
+
+test('a 302 is a failure and its target is never requested', async () => {
+  receiver.respondWith((req, res) => {
+    if (req.url === '/moved') res.writeHead(302, { location: '/target' }).end();
+    else res.writeHead(200).end();
+  });
+  const hook = await webhook('/moved');
+  await ingest(h, 'job.run.completed');
+  await waitFor(() => deliveryStates(h.dbPath)[0]?.state === 'failed', 'the delivery to be exhausted');
+  expect(receiver.requests.map((r) => r.url)).toEqual(Array(6).fill('/moved'));
+  expect((await read(hook.id)).http_status_code).toBe('302');
+});
+
+test('a 410 archives the webhook at once and is not retried', async () => {
+  receiver.respondWith(answer(410));
+  const hook = await webhook();
+  await ingest(h, 'job.run.completed');
+  await waitFor(async () => (await read(hook.id)).archived === true, 'archiving');
+  const state = await read(hook.id);
+  expect(state).toMatchObject({ active: false, archived: true, http_status_code: '410', archived_reason: 'The endpoint answered 410 Gone' });
+  expect(state.archived_at).toMatch(/^\d{16}$/);
+  await sleep(300);
+  expect(receiver.requests).toHaveLength(1);
+});
+
+test('an unreachable endpoint records "599"', async () => {
+  const hook = await webhook();
+  await receiver.close();
+  await ingest(h, 'job.run.completed');
+  await waitFor(() => deliveryStates(h.dbPath)[0]?.state === 'failed', 'the delivery to be exhausted');
+  expect((await read(hook.id)).http_status_code).toBe('599');
+});
+
+test('a webhook deactivated while a retry is pending gets no more requests', async () => {
+  await h.close();
+  const clock = createManualClock();
+  h = await startHarness({ clock, env: { JOBHOOKS_RETRY_SCHEDULE: '60,60,60,60,60' } });
+  receiver.respondWith(answer(500));
+  const hook = await webhook();
+  await ingest(h, 'job.run.completed');
+  await waitFor(() => deliveryStates(h.dbPath)[0]?.attempts === 1, 'the first attempt');
+  const put = await h.call('PUT', subscriptionPath(hook.id), {
+    body: { name: 'x', client_url: hook.client_url, event_types: ['job.run.completed'], active: false },
+  });
+  expect(put.statusCode).toBe(200);
+  clock.advanceMillis(61 * 60 * 1000);
+  h.service.dispatcher.wake();
+  await waitFor(() => deliveryStates(h.dbPath)[0]?.state === 'skipped', 'the retry to be skipped');
+  expect(receiver.requests).toHaveLength(1);
+});
+
+test('a receiver that answers 200 after 11 s has failed: the attempt is over at 10 s', async () => {
+  await h.close();
+  h = await startHarness({ env: { JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' } });
+  const timers: NodeJS.Timeout[] = [];
+  receiver.respondWith((_req, res) => {
+    timers.push(setTimeout(() => res.writeHead(200).end('late'), 11_000));
+  });
+  const hook = await webhook();
+  const started = Date.now();
+  await ingest(h, 'job.run.completed');
+  await waitFor(async () => (await read(hook.id)).http_status_code === '599', 'the timeout to be recorded', 20_000);
+  const elapsed = Date.now() - started;
+  expect(elapsed).toBeGreaterThanOrEqual(9_900);
+  expect(elapsed).toBeLessThan(11_000);
+  const log = (await h.call('GET', `${subscriptionPath(hook.id)}/deliveries`)).json().data;
+  expect(log[0]).toMatchObject({ success: false, http_status_code: '599', error: 'No complete response within 10 s' });
+  timers.forEach(clearTimeout);
+}, 30_000);

@@ -1,0 +1,7 @@
+// An implementation of spec 5.2 written apart from the service's signer, so a test checks the service against it.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export function isGenuine(secret: string, rawBody: Buffer, header: string | string[] | undefined): boolean {
+  const expected = Buffer.from(createHmac('sha256', secret).update(rawBody).digest('hex'));
+  return typeof header === 'string' && header.length === expected.length && timingSafeEqual(Buffer.from(header), expected);
+}
