@@ -5,6 +5,19 @@ test('defaults match the README', () => {
   const config = loadConfig({});
   expect(config).toMatchObject({ host: '127.0.0.1', port: 8080, rateLimitPerMinute: 5000, allowPrivateUrls: false, logLevel: 'info', bootstrap: null });
   expect(config.databasePath).toMatch(/data\/jobhooks\.db$/);
+  expect(config.retryDelaysSeconds).toEqual([5, 300, 1800, 7200, 18000]);
+  expect(config.delivery).toEqual({ maxInFlight: 256, maxInFlightPerEndpoint: 16, leaseSeconds: 60 });
+});
+
+test('the retry schedule and delivery limits are read from the environment', () => {
+  const config = loadConfig({
+    JOBHOOKS_RETRY_SCHEDULE: '1, 2.5,3,4 ,0',
+    JOBHOOKS_DELIVERY_CONCURRENCY: '8',
+    JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: '2',
+    JOBHOOKS_DELIVERY_LEASE_SECONDS: '30',
+  });
+  expect(config.retryDelaysSeconds).toEqual([1, 2.5, 3, 4, 0]);
+  expect(config.delivery).toEqual({ maxInFlight: 8, maxInFlightPerEndpoint: 2, leaseSeconds: 30 });
 });
 
 test('values are read and converted', () => {
@@ -24,6 +37,10 @@ test.each([
   [{ JOBHOOKS_RATE_LIMIT_PER_MINUTE: '0' }, /JOBHOOKS_RATE_LIMIT_PER_MINUTE/],
   [{ JOBHOOKS_ALLOW_PRIVATE_URLS: 'maybe' }, /JOBHOOKS_ALLOW_PRIVATE_URLS/],
   [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+  [{ JOBHOOKS_RETRY_SCHEDULE: '5,300,1800' }, /JOBHOOKS_RETRY_SCHEDULE: must list exactly 5 delays/],
+  [{ JOBHOOKS_RETRY_SCHEDULE: '5,-1,1,1,1' }, /JOBHOOKS_RETRY_SCHEDULE: must be comma-separated numbers of seconds/],
+  [{ JOBHOOKS_DELIVERY_LEASE_SECONDS: '10' }, /JOBHOOKS_DELIVERY_LEASE_SECONDS: must be at least 15/],
+  [{ JOBHOOKS_DELIVERY_CONCURRENCY: '0' }, /JOBHOOKS_DELIVERY_CONCURRENCY/],
   [{ JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1' }, /must be set together/],
   [{ JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1', JOBHOOKS_BOOTSTRAP_TOKEN: 'short' }, /JOBHOOKS_BOOTSTRAP_TOKEN: must be at least 20/],
 ])('%j is refused with a message naming the variable', (env, message) => {

@@ -20,6 +20,17 @@ test('documents the six endpoints of spec section 4 and the accounts endpoint', 
   expect(doc.paths['/api/v2/accounts']).toBeDefined();
 });
 
+test('documents event ingestion, the delivery log and redelivery', async () => {
+  const doc = (await h.call('GET', '/api/openapi.json', { token: null })).json();
+  const single = '/api/v3/accounts/{account_id}/webhooks/subscription/{webhook_id}';
+  expect(Object.keys(doc.paths['/api/v3/accounts/{account_id}/webhooks/events'])).toEqual(['post']);
+  expect(Object.keys(doc.paths[`${single}/deliveries`])).toEqual(['get']);
+  expect(Object.keys(doc.paths[`${single}/deliveries/{delivery_id}/retry`])).toEqual(['post']);
+  const ingest = doc.paths['/api/v3/accounts/{account_id}/webhooks/events'].post;
+  expect(ingest.requestBody.content['application/json'].schema.required.sort()).toEqual(['event_type', 'run']);
+  expect(Object.keys(ingest.responses)).toContain('202');
+});
+
 test('the create request schema is the validation schema: required fields, enums and limits', async () => {
   const doc = (await h.call('GET', '/api/openapi.json', { token: null })).json();
   const body = doc.paths['/api/v3/accounts/{account_id}/webhooks/subscriptions'].post.requestBody.content['application/json'].schema;

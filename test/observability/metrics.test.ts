@@ -1,0 +1,60 @@
+// GET /metrics: Prometheus text with attempts by outcome, attempt latency, due and in-flight deliveries, archived webhooks.
+import { createManualClock } from '../../service/src/core/clock';
+import { createWebhook, type Harness, startHarness } from '../support/harness';
+import { ingest } from '../support/events';
+import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait';
+
+let h: Harness;
+let receiver: Receiver;
+beforeEach(async () => {
+  h = await startHarness({ clock: createManualClock(), env: { JOBHOOKS_RETRY_SCHEDULE: '60,60,60,60,60' } });
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  await h.close();
+  await receiver.close();
+});
+
+async function metrics(): Promise<string> {
+  const response = await h.call('GET', '/metrics', { token: null });
+  expect(response.statusCode).toBe(200);
+  expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+  return response.body;
+}
+
+const value = (text: string, series: string) => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+test('attempts are counted by outcome and timed; archived webhooks and due deliveries are gauged', async () => {
+  const ok = await createWebhook(h, { client_url: `${receiver.url}/ok`, event_types: ['job.run.completed'], job_ids: [] });
+  const failing = await createWebhook(h, { client_url: `${receiver.url}/fail`, event_types: ['job.run.completed'], job_ids: [] });
+  await createWebhook(h, { client_url: `${receiver.url}/gone`, event_types: ['job.run.completed'], job_ids: [] });
+  receiver.respondWith((req, res) => res.writeHead(req.url === '/ok' ? 200 : req.url === '/fail' ? 500 : 410).end());
+  await ingest(h, 'job.run.completed');
+  await waitFor(() => receiver.requests.length === 3, 'three first attempts');
+  await waitFor(async () => value(await metrics(), 'jobhooks_subscriptions_archived') === 1, 'the archived gauge');
+
+  const text = await metrics();
+  expect(value(text, 'jobhooks_delivery_attempts_total{outcome="succeeded"}')).toBe(1);
+  expect(value(text, 'jobhooks_delivery_attempts_total{outcome="failed_status"}')).toBe(1);
+  expect(value(text, 'jobhooks_delivery_attempts_total{outcome="gone"}')).toBe(1);
+  expect(value(text, 'jobhooks_delivery_attempt_duration_seconds_count')).toBe(3);
+  expect(value(text, 'jobhooks_delivery_attempt_duration_seconds_bucket{le="10"}')).toBe(3);
+  expect(value(text, 'jobhooks_deliveries_in_flight')).toBe(0);
+  // The failed delivery waits 60 s for its retry; the manual clock has not moved.
+  expect(value(text, 'jobhooks_deliveries_due')).toBe(0);
+  expect(text).toMatch(/^jobhooks_process_resident_memory_bytes \d+/m);
+  expect(text).not.toContain(ok.id);
+  expect(text).not.toContain(failing.hmac_secret);
+});
+
+test('a queued delivery that no dispatcher has claimed is counted as due', async () => {
+  receiver.respondWith(answer(500));
+  await createWebhook(h, { client_url: `${receiver.url}/fail`, event_types: ['job.run.completed'], job_ids: [] });
+  await h.service.dispatcher.stop(1000);
+  await ingest(h, 'job.run.completed');
+  expect(value(await metrics(), 'jobhooks_deliveries_due')).toBe(1);
+});

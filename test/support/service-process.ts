@@ -1,0 +1,45 @@
+// Runs `jobhooks start` as a real child process on a given database, for tests of start-up, signals and crashes.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const BIN = resolve(__dirname, '..', '..', 'bin', 'jobhooks.js');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** The API base URL it printed, ending in /api. */
+  baseUrl: string;
+  /** Sends a signal and resolves with the exit code (null when killed by the signal). */
+  signal(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the service on a free port and resolves once it has printed its start-up message (database line last). */
+export function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [BIN, 'start'], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+  return new Promise((resolveStart, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /API base URL \(host_url for clients\): (\S+)/.exec(output);
+      if (match && /Database: .*\n/.test(output)) {
+        resolveStart({
+          child,
+          output: () => output,
+          baseUrl: match[1]!,
+          signal: (signal) => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    void exited.then((code) => reject(new Error(`exited ${code} before starting: ${output}`)));
+  });
+}
