@@ -57,7 +57,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const sender: HttpSender = createHttpSender({
     allowPrivateUrls: config.allowPrivateUrls,
     resolve: overrides.resolve,
-    connectionsPerOrigin: config.delivery.maxInFlightPerEndpoint,
+    // The dispatcher caps requests per webhook; a per-origin socket cap equal to that would let a slow
+    // webhook block the sockets of other webhooks on the same host, so the pool may grow to the total cap.
+    connectionsPerOrigin: config.delivery.maxInFlight,
   });
   try {
     const accounts = createAccountService({ store, clock, ids, random });

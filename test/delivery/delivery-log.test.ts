@@ -1,5 +1,4 @@
 // The delivery log: contents, order, paging, 7-day purge, manual redelivery, and the test endpoint's entries.
-import { createServer } from 'node:net';
 import { createManualClock, type ManualClock } from '../../service/src/core/clock';
 import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
 import { ingest } from '../support/events';
@@ -178,16 +177,6 @@ describe('test endpoint entries', () => {
     expect(entry).toMatchObject({ test: true, delivery_id: null, attempt: 1, event_type: 'job.run.completed', success, error, http_status_code: code });
     expect(entry.event_id).toBe(JSON.parse(receiver.requests[0]!.body.toString('utf8')).eventId);
     expect((await h.call('GET', subscriptionPath(hook.id))).json().data.http_status_code).toBe('0');
-  });
-
-  test('an unreachable endpoint is logged with "599" and the reason', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as { port: number };
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const hook = await createWebhook(h, { client_url: `http://127.0.0.1:${port}/` });
-    expect((await runTest(hook.id)).json().data).toEqual({ verification_error: 'Connection refused', verification_status_code: '599' });
-    expect((await log(hook.id)).data[0]).toMatchObject({ test: true, http_status_code: '599', error: 'Connection refused', success: false });
   });
 
   test('a test that gets a 410 does not archive the webhook', async () => {

@@ -147,3 +147,35 @@ test('a receiver that answers 200 after 11 s has failed: the attempt is over at 
   expect(log[0]).toMatchObject({ success: false, http_status_code: '599', error: 'No complete response within 10 s' });
   timers.forEach(clearTimeout);
 }, 30_000);
+
+test('a slow endpoint holds at most its share of requests and the others are delivered meanwhile', async () => {
+  await h.close();
+  h = await startHarness({ env: { JOBHOOKS_DELIVERY_CONCURRENCY: '4', JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: '2' } });
+  const held: Array<() => void> = [];
+  let open = 0;
+  let mostOpen = 0;
+  receiver.respondWith((req, res) => {
+    if (req.url !== '/slow') return void res.writeHead(200).end();
+    open += 1;
+    mostOpen = Math.max(mostOpen, open);
+    held.push(() => {
+      open -= 1;
+      res.writeHead(200).end();
+    });
+  });
+  await webhook('/slow');
+  await webhook('/fast');
+  for (let run = 1; run <= 10; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
+
+  const count = (path: string) => receiver.requests.filter((r) => r.url === path).length;
+  await waitFor(() => count('/fast') === 10, 'every delivery to the fast endpoint while the slow one hangs');
+  expect(count('/slow')).toBe(2);
+  expect(mostOpen).toBe(2);
+
+  while (count('/slow') < 10) {
+    held.splice(0).forEach((release) => release());
+    await sleep(20);
+  }
+  held.splice(0).forEach((release) => release());
+  expect(mostOpen).toBe(2);
+});

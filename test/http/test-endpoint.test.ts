@@ -1,8 +1,7 @@
 // GET .../subscription/{id}/test sends a real, signed sample event and reports what the endpoint answered (spec 4.5).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:net';
 import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
-import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { answer, closedPortUrl, type Receiver, startReceiver } from '../support/receiver';
 
 let h: Harness;
 let receiver: Receiver;
@@ -59,13 +58,11 @@ test('a redirect is a failure and its target is never requested', async () => {
   expect(receiver.requests.map((r) => r.url)).toEqual(['/start']);
 });
 
-test('an unreachable endpoint is reported with status "599" and the reason', async () => {
-  const closed = createServer();
-  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-  const { port } = closed.address() as { port: number };
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
-  const hook = await createWebhook(h, { client_url: `http://127.0.0.1:${port}/` });
+test('an unreachable endpoint is reported with status "599" and the reason, and logged', async () => {
+  const hook = await createWebhook(h, { client_url: await closedPortUrl() });
   expect((await runTest(hook.id)).json().data).toEqual({ verification_error: 'Connection refused', verification_status_code: '599' });
+  const log = (await h.call('GET', `${subscriptionPath(hook.id)}/deliveries`)).json().data;
+  expect(log).toEqual([expect.objectContaining({ test: true, http_status_code: '599', error: 'Connection refused', success: false })]);
 });
 
 test('the test does not change http_status_code or dispatched_at', async () => {

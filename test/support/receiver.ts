@@ -1,6 +1,6 @@
 // A real HTTP receiver on 127.0.0.1, port 0, that records every request's raw bytes and answers as told.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 
 export interface ReceivedRequest {
   method: string;
@@ -48,4 +48,13 @@ export async function startReceiver(responder: Responder = answer(200, 'ok')): P
         server.close(() => resolve());
       }),
   };
+}
+
+/** A URL on 127.0.0.1 where nothing listens: connecting to it is refused. */
+export async function closedPortUrl(): Promise<string> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/`;
 }

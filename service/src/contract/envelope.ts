@@ -18,6 +18,15 @@ export function listEnvelope<T extends z.ZodType>(item: T) {
   });
 }
 
+/** The body of a paged list response (spec 4.1): the page, its size and the total, and the paging used. */
+export function pagedList<T>(items: T[], total: number, filters: { offset: number; limit: number }) {
+  return {
+    data: items,
+    status: { code: 200 },
+    extra: { pagination: { total_count: total, count: items.length }, filters: { offset: filters.offset, limit: filters.limit } },
+  };
+}
+
 export const FieldErrors = z.record(z.string(), z.array(z.string()));
 export type FieldErrors = z.infer<typeof FieldErrors>;
 

@@ -30,7 +30,7 @@ export interface HttpSenderOptions {
   allowPrivateUrls: boolean;
   timeoutMs?: number;
   resolve?: LookupAll;
-  /** Connections kept per origin, so one slow endpoint cannot take every socket. */
+  /** Most connections to one origin (scheme, host and port). */
   connectionsPerOrigin?: number;
 }
 

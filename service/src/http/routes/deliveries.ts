@@ -7,6 +7,7 @@ import {
   DeliveryPathParams,
   ErrorEnvelope,
   listEnvelope,
+  pagedList,
   PageQuery,
   WebhookPathParams,
 } from '../../contract';
@@ -27,13 +28,8 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
       response: { 200: listEnvelope(DeliveryAttemptView), ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => {
-      const { offset, limit } = request.query;
-      const { items, total } = await deliveryLog.list(principalOf(request).account.id, request.params.webhook_id, { offset, limit });
-      return {
-        data: items,
-        status: { code: 200 },
-        extra: { pagination: { total_count: total, count: items.length }, filters: { offset, limit } },
-      };
+      const { items, total } = await deliveryLog.list(principalOf(request).account.id, request.params.webhook_id, request.query);
+      return pagedList(items, total, request.query);
     },
   });
 

@@ -9,6 +9,7 @@ import {
   DeletedSubscription,
   ErrorEnvelope,
   listEnvelope,
+  pagedList,
   PageQuery,
   SubscriptionDetail,
   SubscriptionSummary,
@@ -34,13 +35,8 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{ subscriptions: Subscrip
       response: { 200: listEnvelope(SubscriptionDetail), ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => {
-      const { offset, limit } = request.query;
-      const { items, total } = await subscriptions.list(principalOf(request).account.id, { offset, limit });
-      return {
-        data: items,
-        status: { code: 200 },
-        extra: { pagination: { total_count: total, count: items.length }, filters: { offset, limit } },
-      };
+      const { items, total } = await subscriptions.list(principalOf(request).account.id, request.query);
+      return pagedList(items, total, request.query);
     },
   });
 
