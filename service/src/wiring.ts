@@ -105,7 +105,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       onError: (error, stage) => app.log.error({ err: error, stage }, 'delivery pipeline error'),
     });
     dispatcher = running;
-    const retention = createRetentionJob({ store, clock, onError: (error) => app.log.error({ err: error }, 'delivery log purge failed') });
+    const retention = createRetentionJob({ log: store.deliveryLog, clock, onError: (error) => app.log.error({ err: error }, 'delivery log purge failed') });
     running.start();
     retention.start();
     let closing: Promise<void> | null = null;

@@ -1,6 +1,6 @@
 // Keeps the delivery log to its retention period (spec section 6 rule 6: 7 days) with a periodic purge.
 import { type Clock, nowMicros } from '../core/clock';
-import type { Store } from '../store/store';
+import type { DeliveryLogStore } from '../store/store';
 
 export const LOG_RETENTION_MICROS = 7 * 24 * 3600 * 1_000_000;
 /** The purge runs this often; a row may outlive the retention period by at most this much. */
@@ -10,12 +10,16 @@ export interface RetentionJob {
   start(): void;
   stop(): void;
   /** Purges now; returns what was deleted. */
-  purge(): ReturnType<Store['deliveryLog']['purgeOlderThan']>;
+  purge(): ReturnType<DeliveryLogStore['purgeOlderThan']>;
 }
 
-export function createRetentionJob(deps: { store: Store; clock: Clock; onError: (error: unknown) => void }): RetentionJob {
+export function createRetentionJob(deps: {
+  log: Pick<DeliveryLogStore, 'purgeOlderThan'>;
+  clock: Clock;
+  onError: (error: unknown) => void;
+}): RetentionJob {
   let timer: NodeJS.Timeout | null = null;
-  const purge = () => deps.store.deliveryLog.purgeOlderThan(nowMicros(deps.clock) - LOG_RETENTION_MICROS);
+  const purge = () => deps.log.purgeOlderThan(nowMicros(deps.clock) - LOG_RETENTION_MICROS);
   const run = () => {
     purge().catch(deps.onError);
   };

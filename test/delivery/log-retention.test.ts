@@ -1,0 +1,27 @@
+// The retention job purges the delivery log at start and then every PURGE_INTERVAL_MS, 7 days back from the clock.
+import { createManualClock } from '../../service/src/core/clock';
+import { createRetentionJob, LOG_RETENTION_MICROS, PURGE_INTERVAL_MS } from '../../service/src/delivery/log-retention';
+
+afterEach(() => jest.useRealTimers());
+
+test('purges at start and on every interval, with a cutoff 7 days before now', async () => {
+  jest.useFakeTimers();
+  const clock = createManualClock(1_800_000_000_000_000_000n);
+  const cutoffs: number[] = [];
+  const log = {
+    purgeOlderThan: async (cutoff: number) => {
+      cutoffs.push(cutoff);
+      return { attempts: 0, deliveries: 0, events: 0 };
+    },
+  };
+  const job = createRetentionJob({ log, clock, onError: (error) => fail(error) });
+  job.start();
+  expect(cutoffs).toEqual([1_800_000_000_000_000 - LOG_RETENTION_MICROS]);
+  clock.advanceMillis(PURGE_INTERVAL_MS);
+  jest.advanceTimersByTime(PURGE_INTERVAL_MS);
+  expect(cutoffs).toHaveLength(2);
+  expect(cutoffs[1]).toBe(1_800_000_000_000_000 + PURGE_INTERVAL_MS * 1000 - LOG_RETENTION_MICROS);
+  job.stop();
+  jest.advanceTimersByTime(10 * PURGE_INTERVAL_MS);
+  expect(cutoffs).toHaveLength(2);
+});
