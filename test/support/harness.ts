@@ -17,6 +17,8 @@ export interface Harness {
   dbPath: string;
   call(method: string, url: string, options?: CallOptions): Promise<LightMyRequestResponse>;
   /** Makes a token with this permission set on `accountId` (created with `plan` when missing). */
+  /** Listens on 127.0.0.1 on a free port and returns the API base URL, ending in /api. */
+  listen(): Promise<string>;
   token(permissionSet: Parameters<Service['accounts']['createToken']>[0]['permissionSet'], accountId?: number): Promise<string>;
   close(): Promise<void>;
 }
@@ -61,6 +63,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         },
         ...(rawBody !== undefined ? { payload: rawBody } : body !== undefined ? { payload: JSON.stringify(body) } : {}),
       }),
+    listen: async () => `${await service.app.listen({ host: '127.0.0.1', port: 0 })}/api`,
     token: async (permissionSet, accountId = ACCOUNT_ID) => {
       if (!(await service.store.accounts.get(accountId))) await service.accounts.createAccount({ id: accountId });
       return (await service.accounts.createToken({ accountId, permissionSet })).token;

@@ -1,0 +1,140 @@
+// The typed API client against a real service on 127.0.0.1: the whole lifecycle, errors with the server's
+// message, and retries that honour Retry-After and never duplicate a create.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { ApiError, createWebhooksClient } from '../../provider/client';
+import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+import { closedPortUrl } from '../support/receiver';
+
+let h: Harness;
+let hostUrl: string;
+let proxy: Server | null = null;
+beforeEach(async () => {
+  h = await startHarness();
+  hostUrl = await h.listen();
+});
+afterEach(async () => {
+  if (proxy) await new Promise((resolve) => proxy!.close(resolve));
+  proxy = null;
+  await h.close();
+});
+
+const input = { name: 'Data team', client_url: 'https://hooks.example.com/a', event_types: ['job.run.completed' as const], job_ids: [3, 1] };
+
+test('create, get, update, list, test, delete and get again, with the shapes of the API', async () => {
+  const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const created = await client.create(input);
+  expect(created).toMatchObject({ name: 'Data team', job_ids: ['3', '1'], active: true, http_status_code: '0' });
+  expect(created.hmac_secret).toMatch(/^[0-9a-f]{64}$/);
+  expect(await client.get(created.id)).toMatchObject({ id: created.id, description: '' });
+  const updated = await client.update(created.id, { ...input, description: 'now described', active: false });
+  expect(updated).toMatchObject({ description: 'now described', active: false });
+  expect((await client.list()).extra.pagination.total_count).toBe(1);
+  expect((await client.test(created.id)).verification_status_code).toBe('599');
+  expect(await client.delete(created.id)).toBe(true);
+  expect(await client.get(created.id)).toBeNull();
+  expect(await client.delete(created.id)).toBe(false);
+  expect(await client.accounts()).toEqual([expect.objectContaining({ id: 1 })]);
+});
+
+test('a host URL with a trailing slash works the same', async () => {
+  const client = createWebhooksClient({ hostUrl: `${hostUrl}/`, accountId: 1, token: ADMIN_TOKEN });
+  expect((await client.list()).data).toEqual([]);
+});
+
+test("a refusal carries the status and the server's message", async () => {
+  const readOnly = createWebhooksClient({ hostUrl, accountId: 1, token: await h.token('Read-Only') });
+  const error = await readOnly.create(input).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  expect(error).toMatchObject({ status: 403, developerMessage: 'forbidden' });
+  expect((error as ApiError).message).toMatch(/^Create webhook failed with HTTP 403: The permission set "Read-Only" cannot change webhooks/);
+
+  const admin = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const missing = await admin.update('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ', input).catch((e: unknown) => e);
+  expect(missing).toMatchObject({ status: 404 });
+});
+
+/** A proxy in front of the service that answers the first `failures` requests matching `match` itself. */
+async function startProxy(target: string, failures: number, match: (req: IncomingMessage) => boolean, failure: { status: number; headers?: Record<string, string>; forwardFirst: boolean }) {
+  let failed = 0;
+  const seen: IncomingMessage[] = [];
+  proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      seen.push(req);
+      const fail = match(req) && failed < failures;
+      if (fail) failed += 1;
+      if (!fail || failure.forwardFirst) {
+        const upstream = await request(`${target}${req.url}`, {
+          method: req.method as 'GET',
+          headers: req.headers as Record<string, string>,
+          ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+        });
+        const text = await upstream.body.text();
+        if (!fail) return void res.writeHead(upstream.statusCode, { 'content-type': 'application/json' }).end(text);
+      }
+      res.writeHead(failure.status, failure.headers ?? {}).end('<html>bad gateway</html>');
+    });
+  });
+  await new Promise<void>((resolve) => proxy!.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`, seen };
+}
+
+test('a create whose response was lost is retried with the same Idempotency-Key and makes one webhook', async () => {
+  const origin = new URL(hostUrl).origin;
+  const isCreate = (req: IncomingMessage) => req.method === 'POST';
+  const { url, seen } = await startProxy(origin, 1, isCreate, { status: 502, forwardFirst: true });
+  const waits: number[] = [];
+  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, sleep: async (ms) => void waits.push(ms) });
+  const created = await client.create(input);
+  const creates = seen.filter(isCreate);
+  expect(creates).toHaveLength(2);
+  expect(creates[0]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+  expect(creates[1]!.headers['idempotency-key']).toBe(creates[0]!.headers['idempotency-key']);
+  expect(waits).toHaveLength(1);
+  const direct = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  expect((await direct.list()).data.map((w) => w.id)).toEqual([created.id]);
+});
+
+test('a 429 is retried after the Retry-After the server asked for', async () => {
+  const origin = new URL(hostUrl).origin;
+  const { url } = await startProxy(origin, 2, () => true, { status: 429, headers: { 'retry-after': '7' }, forwardFirst: false });
+  const waits: number[] = [];
+  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, sleep: async (ms) => void waits.push(ms) });
+  expect((await client.list()).data).toEqual([]);
+  expect(waits).toEqual([7000, 7000]);
+});
+
+test('a 5xx that persists fails after the last attempt with the server text', async () => {
+  const origin = new URL(hostUrl).origin;
+  const { url, seen } = await startProxy(origin, 10, () => true, { status: 503, forwardFirst: false });
+  const waits: number[] = [];
+  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, maxAttempts: 3, sleep: async (ms) => void waits.push(ms) });
+  await expect(client.list()).rejects.toMatchObject({ status: 503, message: 'List webhooks failed with HTTP 503: <html>bad gateway</html>' });
+  expect(seen).toHaveLength(3);
+  expect(waits).toHaveLength(2);
+  expect(waits[1]!).toBeGreaterThan(waits[0]!);
+
+});
+
+test('a 400 is not retried', async () => {
+  const direct = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const created = await direct.create(input);
+  const { url, seen } = await startProxy(new URL(hostUrl).origin, 0, () => false, { status: 500, forwardFirst: false });
+  const waits: number[] = [];
+  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, sleep: async (ms) => void waits.push(ms) });
+  const error = await client.update(created.id, { ...input, id: 'wsu_01HAAAAAAAAAAAAAAAAAAAAAAA' }).catch((e: unknown) => e);
+  expect(error).toMatchObject({ status: 400, fieldErrors: { id: [expect.stringMatching(/does not match/)] } });
+  expect(seen).toHaveLength(1);
+  expect(waits).toEqual([]);
+});
+
+test('an unreachable server fails with a message naming it, after the retries', async () => {
+  const dead = `${(await closedPortUrl()).replace(/\/$/, '')}/api`;
+  const waits: number[] = [];
+  const client = createWebhooksClient({ hostUrl: dead, accountId: 1, token: ADMIN_TOKEN, maxAttempts: 2, sleep: async (ms) => void waits.push(ms) });
+  await expect(client.get('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ')).rejects.toThrow(`Read webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ failed: could not reach ${dead}`);
+  expect(waits).toHaveLength(1);
+});
