@@ -1,0 +1,145 @@
+// The lifecycle of a jobhooks webhook for Pulumi (check, diff, create, read, update, delete), over the typed
+// client and the service's own schemas. Loaded by the serialized shell in webhook.ts inside the provider host.
+import type * as pulumi from '@pulumi/pulumi';
+import { CreateSubscriptionBody, type SubscriptionDetail, type SubscriptionSummary } from '../../service/src/contract';
+import { createWebhooksClient, type WebhookInput, type WebhooksClient } from '../client';
+import { type ConfigSource, resolveConnection } from './connection';
+
+/** What a program declares (design section 5), in Pulumi's camelCase. */
+export interface WebhookInputs {
+  name: string;
+  clientUrl: string;
+  eventTypes: string[];
+  description?: string;
+  jobIds?: number[];
+  active?: boolean;
+  /** Take over an existing webhook by id instead of creating one (`pulumi import` does not work for dynamic providers). */
+  adoptWebhookId?: string;
+}
+
+export interface WebhookOutputs extends Required<Omit<WebhookInputs, 'adoptWebhookId'>> {
+  adoptWebhookId?: string;
+  webhookId: string;
+  /** Known only when this stack created the webhook: the API shows a secret once. */
+  hmacSecret: string;
+  httpStatusCode: string;
+  accountIdentifier: string;
+  archived: boolean;
+}
+
+/** The value Pulumi's host puts where an input is not known yet (a preview). */
+const UNKNOWN = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
+
+/** The API's field names for the Pulumi property names, for messages by property. */
+const PROPERTY_OF_FIELD: Record<string, keyof WebhookInputs> = {
+  name: 'name',
+  client_url: 'clientUrl',
+  event_types: 'eventTypes',
+  description: 'description',
+  job_ids: 'jobIds',
+  active: 'active',
+};
+const UPDATABLE: ReadonlyArray<keyof WebhookInputs> = ['name', 'clientUrl', 'eventTypes', 'description', 'jobIds', 'active'];
+
+function toApiInput(inputs: WebhookInputs): WebhookInput {
+  return {
+    name: inputs.name,
+    client_url: inputs.clientUrl,
+    event_types: inputs.eventTypes as WebhookInput['event_types'],
+    description: inputs.description ?? '',
+    job_ids: inputs.jobIds ?? [],
+    active: inputs.active ?? true,
+  };
+}
+
+function outputsFrom(webhook: SubscriptionSummary | SubscriptionDetail, hmacSecret: string, adoptWebhookId: string | undefined): WebhookOutputs {
+  return {
+    name: webhook.name,
+    clientUrl: webhook.client_url,
+    eventTypes: webhook.event_types,
+    description: webhook.description,
+    jobIds: webhook.job_ids.map(Number),
+    active: webhook.active,
+    ...(adoptWebhookId ? { adoptWebhookId } : {}),
+    webhookId: webhook.id,
+    hmacSecret,
+    httpStatusCode: webhook.http_status_code,
+    accountIdentifier: webhook.account_identifier,
+    archived: webhook.archived,
+  };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const defaulted = (inputs: Partial<WebhookInputs>, key: keyof WebhookInputs) =>
+  inputs[key] ?? ({ description: '', jobIds: [], active: true } as Partial<WebhookInputs>)[key];
+
+export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pulumi.dynamic.ResourceProvider {
+  let config: ConfigSource | undefined;
+  // Built when first needed, from the stack config the host passed to configure().
+  let client: WebhooksClient | undefined;
+  const api = () => (client ??= createWebhooksClient(resolveConnection(config, env)));
+
+  return {
+    async configure(request) {
+      config = request.config;
+      client = undefined;
+    },
+
+    /** Every failure by property, with the service's own messages; known values only during a preview. */
+    async check(olds: Partial<WebhookOutputs>, news: WebhookInputs) {
+      const known = Object.fromEntries(Object.entries(news).filter(([, value]) => !JSON.stringify(value ?? null).includes(UNKNOWN)));
+      const failures: pulumi.dynamic.CheckFailure[] = [];
+      const parsed = CreateSubscriptionBody.safeParse(toApiInput(known as WebhookInputs));
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) {
+          const property = PROPERTY_OF_FIELD[String(issue.path[0])] ?? String(issue.path[0]);
+          if (property in known) failures.push({ property, reason: issue.message });
+        }
+      }
+      const urlChanged = olds.clientUrl !== undefined && 'clientUrl' in known && known.clientUrl !== olds.clientUrl;
+      if (urlChanged && known.active === false) {
+        failures.push({
+          property: 'clientUrl',
+          reason: 'Cannot change clientUrl while active is false: the service reactivates a webhook whose URL changes. Change it with active: true.',
+        });
+      }
+      return { inputs: news, failures };
+    },
+
+    /** Everything is updated in place; only adopting a different webhook replaces the resource. */
+    async diff(_id, olds: WebhookOutputs, news: WebhookInputs) {
+      const changed = UPDATABLE.filter((key) => !same(defaulted(olds, key), defaulted(news, key)));
+      const replaces = (olds.adoptWebhookId ?? null) !== (news.adoptWebhookId ?? null) && news.adoptWebhookId !== undefined ? ['adoptWebhookId'] : [];
+      return { changes: changed.length + replaces.length > 0, replaces, deleteBeforeReplace: false };
+    },
+
+    async create(inputs: WebhookInputs) {
+      if (inputs.adoptWebhookId) {
+        const existing = await api().get(inputs.adoptWebhookId);
+        if (!existing) throw new Error(`Cannot adopt webhook ${inputs.adoptWebhookId}: it does not exist in this account.`);
+        const updated = await api().update(existing.id, toApiInput(inputs));
+        return { id: updated.id, outs: outputsFrom(updated, '', inputs.adoptWebhookId) };
+      }
+      const created = await api().create(toApiInput(inputs));
+      return { id: created.id, outs: outputsFrom(created, created.hmac_secret, undefined) };
+    },
+
+    /** Refresh: drift and archiving show as changed outputs; a webhook deleted elsewhere reads as gone (empty id). */
+    async read(id, props?: Partial<WebhookOutputs>) {
+      const webhook = await api().get(id);
+      if (!webhook) return { id: '' };
+      const outs = outputsFrom(webhook, props?.hmacSecret ?? '', props?.adoptWebhookId);
+      const { webhookId: _w, hmacSecret: _h, httpStatusCode: _s, accountIdentifier: _a, archived: _r, ...inputs } = outs;
+      return { id, props: outs, inputs };
+    },
+
+    async update(id, olds: WebhookOutputs, news: WebhookInputs) {
+      const updated = await api().update(id, toApiInput(news));
+      return { outs: outputsFrom(updated, olds.hmacSecret ?? '', news.adoptWebhookId) };
+    },
+
+    async delete(id) {
+      await api().delete(id);
+    },
+  };
+}

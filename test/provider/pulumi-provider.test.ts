@@ -1,0 +1,154 @@
+// The Pulumi dynamic provider's methods called directly, as the engine would, against a real service.
+import type * as pulumi from '@pulumi/pulumi';
+import { createWebhooksClient } from '../../provider/client';
+import { resolveConnection } from '../../provider/pulumi/connection';
+import { createWebhookProvider, type WebhookInputs, type WebhookOutputs } from '../../provider/pulumi/webhook-provider';
+import { ingest } from '../support/events';
+import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait';
+
+let h: Harness;
+let receiver: Receiver;
+let hostUrl: string;
+let provider: Required<pulumi.dynamic.ResourceProvider>;
+beforeEach(async () => {
+  h = await startHarness();
+  hostUrl = await h.listen();
+  receiver = await startReceiver();
+  provider = createWebhookProvider({}) as Required<pulumi.dynamic.ResourceProvider>;
+  const config: Record<string, string> = { 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN };
+  await provider.configure({ config: { get: (key: string) => config[key], require: (key: string) => config[key]! } });
+});
+afterEach(async () => {
+  await receiver.close();
+  await h.close();
+});
+
+const declared = (overrides: Partial<WebhookInputs> = {}): WebhookInputs => ({
+  name: 'data-team',
+  clientUrl: `${receiver.url}/hook`,
+  eventTypes: ['job.run.completed', 'job.run.errored'],
+  ...overrides,
+});
+
+test('the full lifecycle: create, refresh, update in place, archive, reactivate, delete', async () => {
+  const inputs = declared();
+  expect((await provider.check({}, inputs)).failures).toEqual([]);
+  const created = await provider.create(inputs);
+  const outs = created.outs as WebhookOutputs;
+  expect(created.id).toMatch(/^wsu_/);
+  expect(outs).toMatchObject({
+    webhookId: created.id,
+    name: 'data-team',
+    description: '',
+    jobIds: [],
+    active: true,
+    archived: false,
+    httpStatusCode: '0',
+    accountIdentifier: expect.stringMatching(/^act_/),
+  });
+  expect(outs.hmacSecret).toMatch(/^[0-9a-f]{64}$/);
+
+  const refreshed = await provider.read(created.id, outs);
+  expect(refreshed).toEqual({ id: created.id, props: outs, inputs: expect.objectContaining({ name: 'data-team', active: true }) });
+  expect((await provider.diff(created.id, outs, inputs)).changes).toBe(false);
+
+  const changed = declared({ name: 'renamed', jobIds: [7, 3], description: 'runs of two jobs' });
+  expect(await provider.diff(created.id, outs, changed)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  const updated = (await provider.update(created.id, outs, changed)).outs as WebhookOutputs;
+  expect(updated).toMatchObject({ name: 'renamed', jobIds: [7, 3], description: 'runs of two jobs', hmacSecret: outs.hmacSecret });
+
+  // The service archives it after a 410; a refresh shows it, and the next update with active: true reactivates it.
+  receiver.respondWith(answer(410));
+  await ingest(h, 'job.run.completed', { jobId: '7' });
+  await waitFor(async () => (await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(created.id))?.archived === true, 'archiving');
+  const archived = (await provider.read(created.id, updated)).props as WebhookOutputs;
+  expect(archived).toMatchObject({ active: false, archived: true, httpStatusCode: '410' });
+  const again = declared({ name: 'renamed', jobIds: [7, 3], description: 'runs of two jobs', active: true });
+  expect((await provider.diff(created.id, archived, again)).changes).toBe(true);
+  const reactivated = (await provider.update(created.id, archived, again)).outs as WebhookOutputs;
+  expect(reactivated).toMatchObject({ active: true, archived: false });
+
+  await provider.delete(created.id, reactivated);
+  expect(await provider.read(created.id, reactivated)).toEqual({ id: '' });
+});
+
+test('a webhook deleted outside Pulumi reads as gone, and deleting it again succeeds', async () => {
+  const { id, outs } = await provider.create(declared());
+  await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).delete(id);
+  expect(await provider.read(id, outs)).toEqual({ id: '' });
+  await expect(provider.delete(id, outs)).resolves.toBeUndefined();
+});
+
+test('adoption takes over an existing webhook by id and makes it what the program declares', async () => {
+  const existing = await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).create({
+    name: 'made by hand',
+    client_url: 'https://hooks.example.com/old',
+    event_types: ['job.run.started'],
+  });
+  const adopted = await provider.create(declared({ adoptWebhookId: existing.id }));
+  expect(adopted.id).toBe(existing.id);
+  expect(adopted.outs).toMatchObject({ name: 'data-team', clientUrl: `${receiver.url}/hook`, adoptWebhookId: existing.id, hmacSecret: '' });
+  expect((await provider.diff(existing.id, adopted.outs, declared({ adoptWebhookId: existing.id }))).changes).toBe(false);
+  expect((await provider.diff(existing.id, adopted.outs, declared({ adoptWebhookId: 'wsu_01HAAAAAAAAAAAAAAAAAAAAAAA' }))).replaces).toEqual(['adoptWebhookId']);
+  await expect(provider.create(declared({ adoptWebhookId: 'wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ' }))).rejects.toThrow(/Cannot adopt webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ: it does not exist/);
+});
+
+test.each([
+  ['a URL that is not http(s)', { clientUrl: 'ftp://example.com/x' }, 'clientUrl'],
+  ['no event types', { eventTypes: [] }, 'eventTypes'],
+  ['an unknown event type', { eventTypes: ['job.run.paused'] }, 'eventTypes'],
+  ['a repeated job id', { jobIds: [1, 1] }, 'jobIds'],
+  ['a negative job id', { jobIds: [-4] }, 'jobIds'],
+  ['a blank name', { name: '  ' }, 'name'],
+  ['a name over 255 characters', { name: 'n'.repeat(256) }, 'name'],
+  ['a description over 1,024 characters', { description: 'd'.repeat(1025) }, 'description'],
+])('check refuses %s, naming the property', async (_name, overrides, property) => {
+  const { failures } = await provider.check({}, declared(overrides as Partial<WebhookInputs>));
+  expect(failures).toEqual([{ property, reason: expect.any(String) }]);
+});
+
+test('check reports every failure at once', async () => {
+  const { failures } = await provider.check({}, declared({ clientUrl: 'nope', eventTypes: [], name: '' }));
+  expect(failures!.map((f) => f.property).sort()).toEqual(['clientUrl', 'eventTypes', 'name']);
+});
+
+test('check refuses a clientUrl change while active is false, and allows it with active true', async () => {
+  const olds = { clientUrl: 'https://hooks.example.com/a', active: false } as Partial<WebhookOutputs>;
+  const refused = await provider.check(olds, declared({ clientUrl: 'https://hooks.example.com/b', active: false }));
+  expect(refused.failures).toEqual([{ property: 'clientUrl', reason: expect.stringMatching(/^Cannot change clientUrl while active is false/) }]);
+  expect((await provider.check(olds, declared({ clientUrl: 'https://hooks.example.com/b', active: true }))).failures).toEqual([]);
+});
+
+test('check skips values that are not known yet during a preview', async () => {
+  const unknown = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
+  expect((await provider.check({}, declared({ clientUrl: unknown }))).failures).toEqual([]);
+});
+
+test('diff treats omitted optional inputs as their defaults', async () => {
+  const { id, outs } = await provider.create(declared());
+  expect((await provider.diff(id, outs, declared({ description: '', jobIds: [], active: true }))).changes).toBe(false);
+  expect((await provider.diff(id, outs, declared({ eventTypes: ['job.run.errored', 'job.run.completed'] }))).changes).toBe(true);
+});
+
+describe('connection', () => {
+  test('falls back to the DBT_CLOUD_* environment variables', () => {
+    expect(resolveConnection(undefined, { DBT_CLOUD_HOST_URL: 'http://h/api', DBT_CLOUD_ACCOUNT_ID: '3', DBT_CLOUD_TOKEN: 't' })).toEqual({
+      hostUrl: 'http://h/api',
+      accountId: 3,
+      token: 't',
+    });
+  });
+
+  test('names every missing setting and both ways to give it', async () => {
+    const unconfigured = createWebhookProvider({}) as Required<pulumi.dynamic.ResourceProvider>;
+    await expect(unconfigured.create(declared())).rejects.toThrow(
+      'The jobhooks provider is not configured: set jobhooks:baseUrl (or DBT_CLOUD_HOST_URL), jobhooks:accountId (or DBT_CLOUD_ACCOUNT_ID), jobhooks:token (or DBT_CLOUD_TOKEN).',
+    );
+  });
+
+  test('refuses an account id that is not a number', () => {
+    expect(() => resolveConnection(undefined, { DBT_CLOUD_HOST_URL: 'x', DBT_CLOUD_ACCOUNT_ID: 'abc', DBT_CLOUD_TOKEN: 't' })).toThrow(/positive whole number/);
+  });
+});
