@@ -143,3 +143,13 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
     },
   };
 }
+
+let shared: pulumi.dynamic.ResourceProvider | undefined;
+
+/**
+ * The one provider of this process, for the serialized shell: Pulumi serializes captured variables by value,
+ * so a cache kept in the shell's closure would not survive between calls; the module cache does.
+ */
+export function sharedWebhookProvider(): pulumi.dynamic.ResourceProvider {
+  return (shared ??= createWebhookProvider());
+}

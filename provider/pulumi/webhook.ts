@@ -34,9 +34,9 @@ export function providerModulePath(): string {
  * schemas directly would make Pulumi serialize them by value, which breaks on native handles and classes.
  */
 export function serializableProvider(modulePath: string): pulumi.dynamic.ResourceProvider {
-  let loaded: pulumi.dynamic.ResourceProvider | undefined;
-  const load = (): Required<pulumi.dynamic.ResourceProvider> =>
-    (loaded ??= (require(modulePath) as { createWebhookProvider: () => pulumi.dynamic.ResourceProvider }).createWebhookProvider()) as Required<pulumi.dynamic.ResourceProvider>;
+  // No state of its own: Pulumi copies captured variables into each serialized function.
+  const load = () =>
+    (require(modulePath) as { sharedWebhookProvider: () => pulumi.dynamic.ResourceProvider }).sharedWebhookProvider() as Required<pulumi.dynamic.ResourceProvider>;
   return {
     configure: (request) => load().configure(request),
     check: (olds, news) => load().check(olds, news),

@@ -1,0 +1,100 @@
+// The Webhook provider driven through Pulumi's own dynamic-provider host over gRPC, the way the engine drives it:
+// this runs the real closure serialization of the provider, where dynamic providers usually break.
+import * as grpc from '@grpc/grpc-js';
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as pulumi from '@pulumi/pulumi';
+import * as providerRpc from '@pulumi/pulumi/proto/provider_grpc_pb';
+import * as providerProto from '@pulumi/pulumi/proto/provider_pb';
+import { Struct } from 'google-protobuf/google/protobuf/struct_pb';
+import { providerModulePath, serializableProvider } from '../../provider/pulumi/webhook';
+import { createWebhooksClient } from '../../provider/client';
+import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+
+const URN = 'urn:pulumi:test::jobhooks::pulumi-nodejs:dynamic/jobhooks:Webhook::team';
+type Props = Record<string, unknown>;
+
+let h: Harness;
+let hostUrl: string;
+let host: ChildProcess;
+let client: providerRpc.ResourceProviderClient;
+let serialized: string;
+
+beforeAll(async () => {
+  // As pulumi.dynamic.Resource does it: the provider object is built here and the host gets `() => provider`.
+  const provider = serializableProvider(providerModulePath());
+  serialized = (await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true })).text;
+});
+
+beforeEach(async () => {
+  h = await startHarness();
+  hostUrl = await h.listen();
+  host = spawn(process.execPath, [require.resolve('@pulumi/pulumi/cmd/dynamic-provider'), '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve) => host.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
+  client = new providerRpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+});
+afterEach(async () => {
+  client.close();
+  host.kill();
+  await h.close();
+});
+
+/** Calls one RPC of the host and resolves with its response. */
+function rpc<Req, Res>(method: (request: Req, callback: (error: grpc.ServiceError | null, response: Res) => void) => unknown, request: Req): Promise<Res> {
+  return new Promise((resolve, reject) => method.call(client, request, (error, response) => (error ? reject(error) : resolve(response))));
+}
+const struct = (props: Props) => Struct.fromJavaScript(props as Parameters<typeof Struct.fromJavaScript>[0]);
+const withProvider = (props: Props) => ({ ...props, __provider: serialized });
+
+async function configure(config: Props) {
+  await rpc(client.configure, new providerProto.ConfigureRequest().setArgs(struct(config)));
+}
+
+const inputs = { name: 'team', clientUrl: 'https://hooks.example.com/team', eventTypes: ['job.run.completed'] };
+
+test('check, create, read, diff, update and delete through the host, with the token only in the config', async () => {
+  await configure({ 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN });
+
+  const checked = await rpc(client.check, new providerProto.CheckRequest().setUrn(URN).setOlds(struct({})).setNews(struct(withProvider(inputs))));
+  expect(checked.getFailuresList()).toEqual([]);
+
+  const created = await rpc(client.create, new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(inputs))));
+  const id = created.getId();
+  const outs = created.getProperties()!.toJavaScript() as Props;
+  expect(id).toMatch(/^wsu_/);
+  expect(outs).toMatchObject({ webhookId: id, name: 'team', active: true, archived: false, httpStatusCode: '0' });
+  expect(outs.hmacSecret).toMatch(/^[0-9a-f]{64}$/);
+  expect(JSON.stringify(outs)).not.toContain(ADMIN_TOKEN);
+
+  const read = await rpc(client.read, new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))));
+  expect(read.getId()).toBe(id);
+  expect(read.getProperties()!.toJavaScript()).toMatchObject({ name: 'team', hmacSecret: outs.hmacSecret });
+  expect(JSON.stringify(read.getInputs()!.toJavaScript())).not.toContain(ADMIN_TOKEN);
+
+  const news = withProvider({ ...inputs, jobIds: [5], active: false });
+  const diff = await rpc(client.diff, new providerProto.DiffRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(outs))).setNews(struct(news)));
+  expect(diff.getChanges()).toBe(providerProto.DiffResponse.DiffChanges.DIFF_SOME);
+  expect(diff.getReplacesList()).toEqual([]);
+
+  const updated = await rpc(client.update, new providerProto.UpdateRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(outs))).setNews(struct(news)));
+  expect(updated.getProperties()!.toJavaScript()).toMatchObject({ jobIds: [5], active: false, hmacSecret: outs.hmacSecret });
+
+  await rpc(client.delete, new providerProto.DeleteRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))));
+  expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toBeNull();
+  const gone = await rpc(client.read, new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))));
+  expect(gone.getId()).toBe('');
+});
+
+test('check failures come back by property through the host', async () => {
+  await configure({ 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN });
+  const checked = await rpc(
+    client.check,
+    new providerProto.CheckRequest().setUrn(URN).setOlds(struct({})).setNews(struct(withProvider({ ...inputs, clientUrl: 'nope', eventTypes: [] }))),
+  );
+  expect(checked.getFailuresList().map((f) => f.getProperty()).sort()).toEqual(['clientUrl', 'eventTypes']);
+});
+
+test('without configuration the host reports which settings are missing', async () => {
+  await configure({});
+  const error = await rpc(client.create, new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(inputs)))).catch((e: unknown) => e);
+  expect(String((error as Error).message)).toMatch(/The jobhooks provider is not configured: set jobhooks:baseUrl/);
+});
