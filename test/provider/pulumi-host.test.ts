@@ -39,14 +39,14 @@ afterEach(async () => {
 });
 
 /** Calls one RPC of the host and resolves with its response. */
-function rpc<Req, Res>(method: (request: Req, callback: (error: grpc.ServiceError | null, response: Res) => void) => unknown, request: Req): Promise<Res> {
-  return new Promise((resolve, reject) => method.call(client, request, (error, response) => (error ? reject(error) : resolve(response))));
+function rpc<Res>(call: (callback: (error: grpc.ServiceError | null, response: Res) => void) => unknown): Promise<Res> {
+  return new Promise((resolve, reject) => call((error, response) => (error ? reject(error) : resolve(response))));
 }
 const struct = (props: Props) => Struct.fromJavaScript(props as Parameters<typeof Struct.fromJavaScript>[0]);
 const withProvider = (props: Props) => ({ ...props, __provider: serialized });
 
 async function configure(config: Props) {
-  await rpc(client.configure, new providerProto.ConfigureRequest().setArgs(struct(config)));
+  await rpc<providerProto.ConfigureResponse>((callback) => client.configure(new providerProto.ConfigureRequest().setArgs(struct(config)), callback));
 }
 
 const inputs = { name: 'team', clientUrl: 'https://hooks.example.com/team', eventTypes: ['job.run.completed'] };
@@ -54,10 +54,10 @@ const inputs = { name: 'team', clientUrl: 'https://hooks.example.com/team', even
 test('check, create, read, diff, update and delete through the host, with the token only in the config', async () => {
   await configure({ 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN });
 
-  const checked = await rpc(client.check, new providerProto.CheckRequest().setUrn(URN).setOlds(struct({})).setNews(struct(withProvider(inputs))));
+  const checked = await rpc<providerProto.CheckResponse>((callback) => client.check(new providerProto.CheckRequest().setUrn(URN).setOlds(struct({})).setNews(struct(withProvider(inputs))), callback));
   expect(checked.getFailuresList()).toEqual([]);
 
-  const created = await rpc(client.create, new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(inputs))));
+  const created = await rpc<providerProto.CreateResponse>((callback) => client.create(new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(inputs))), callback));
   const id = created.getId();
   const outs = created.getProperties()!.toJavaScript() as Props;
   expect(id).toMatch(/^wsu_/);
@@ -65,36 +65,34 @@ test('check, create, read, diff, update and delete through the host, with the to
   expect(outs.hmacSecret).toMatch(/^[0-9a-f]{64}$/);
   expect(JSON.stringify(outs)).not.toContain(ADMIN_TOKEN);
 
-  const read = await rpc(client.read, new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))));
+  const read = await rpc<providerProto.ReadResponse>((callback) => client.read(new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))), callback));
   expect(read.getId()).toBe(id);
   expect(read.getProperties()!.toJavaScript()).toMatchObject({ name: 'team', hmacSecret: outs.hmacSecret });
   expect(JSON.stringify(read.getInputs()!.toJavaScript())).not.toContain(ADMIN_TOKEN);
 
   const news = withProvider({ ...inputs, jobIds: [5], active: false });
-  const diff = await rpc(client.diff, new providerProto.DiffRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(outs))).setNews(struct(news)));
+  const diff = await rpc<providerProto.DiffResponse>((callback) => client.diff(new providerProto.DiffRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(outs))).setNews(struct(news)), callback));
   expect(diff.getChanges()).toBe(providerProto.DiffResponse.DiffChanges.DIFF_SOME);
   expect(diff.getReplacesList()).toEqual([]);
 
-  const updated = await rpc(client.update, new providerProto.UpdateRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(outs))).setNews(struct(news)));
+  const updated = await rpc<providerProto.UpdateResponse>((callback) => client.update(new providerProto.UpdateRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(outs))).setNews(struct(news)), callback));
   expect(updated.getProperties()!.toJavaScript()).toMatchObject({ jobIds: [5], active: false, hmacSecret: outs.hmacSecret });
 
-  await rpc(client.delete, new providerProto.DeleteRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))));
+  await rpc<unknown>((callback) => client.delete(new providerProto.DeleteRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))), callback));
   expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toBeNull();
-  const gone = await rpc(client.read, new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))));
+  const gone = await rpc<providerProto.ReadResponse>((callback) => client.read(new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))), callback));
   expect(gone.getId()).toBe('');
 });
 
 test('check failures come back by property through the host', async () => {
   await configure({ 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN });
-  const checked = await rpc(
-    client.check,
-    new providerProto.CheckRequest().setUrn(URN).setOlds(struct({})).setNews(struct(withProvider({ ...inputs, clientUrl: 'nope', eventTypes: [] }))),
-  );
+  const request = new providerProto.CheckRequest().setUrn(URN).setOlds(struct({})).setNews(struct(withProvider({ ...inputs, clientUrl: 'nope', eventTypes: [] })));
+  const checked = await rpc<providerProto.CheckResponse>((callback) => client.check(request, callback));
   expect(checked.getFailuresList().map((f) => f.getProperty()).sort()).toEqual(['clientUrl', 'eventTypes']);
 });
 
 test('without configuration the host reports which settings are missing', async () => {
   await configure({});
-  const error = await rpc(client.create, new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(inputs)))).catch((e: unknown) => e);
+  const error = await rpc<providerProto.CreateResponse>((callback) => client.create(new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(inputs))), callback)).catch((e: unknown) => e);
   expect(String((error as Error).message)).toMatch(/The jobhooks provider is not configured: set jobhooks:baseUrl/);
 });
