@@ -34,7 +34,8 @@ test('attempts are counted by outcome and timed; archived webhooks and due deliv
   await createWebhook(h, { client_url: `${receiver.url}/gone`, event_types: ['job.run.completed'], job_ids: [] });
   receiver.respondWith((req, res) => res.writeHead(req.url === '/ok' ? 200 : req.url === '/fail' ? 500 : 410).end());
   await ingest(h, 'job.run.completed');
-  await waitFor(() => receiver.requests.length === 3, 'three first attempts');
+  // The receiver seeing a request is not the dispatcher having the answer: wait for the three results.
+  await waitFor(async () => value(await metrics(), 'jobhooks_delivery_attempt_duration_seconds_count') === 3, 'three finished attempts');
   await waitFor(async () => value(await metrics(), 'jobhooks_subscriptions_archived') === 1, 'the archived gauge');
 
   const text = await metrics();
