@@ -1,0 +1,123 @@
+// The CDKTF constructs: the example stack synthesizes the public provider's dbtcloud_webhook exactly, in JSON
+// and HCL, and invalid webhooks are refused at synth time with the service's own messages.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Testing, TerraformStack, TerraformVariable } from 'cdktf';
+import { WebhooksStack } from '../../examples/cdktf/main';
+import { DbtcloudProvider, DbtcloudWebhook } from '../../provider/cdktf';
+
+/** The parts of a synthesized stack these tests read. */
+interface SynthesizedStack {
+  terraform: { required_providers: Record<string, unknown> };
+  provider: Record<string, unknown>;
+  resource: Record<string, Record<string, unknown>>;
+  output: Record<string, unknown>;
+}
+
+function synthesizedExample() {
+  const app = Testing.app();
+  const stack = new WebhooksStack(app, 'webhooks');
+  return { stack, json: JSON.parse(Testing.synth(stack)) as SynthesizedStack };
+}
+
+test('the example stack declares the provider from dbt-labs/dbtcloud and three webhooks with the public attribute names', () => {
+  const { json } = synthesizedExample();
+  expect(json.terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud' } });
+  expect(json.provider).toEqual({ dbtcloud: [{}] });
+  expect(json.resource.dbtcloud_webhook).toEqual({
+    all_completed_runs: {
+      name: 'All completed runs',
+      description: 'Feeds the run tracker',
+      client_url: 'https://tracker.example.com/hooks/dbt',
+      event_types: ['job.run.completed'],
+    },
+    nightly_jobs: {
+      name: 'Nightly jobs',
+      client_url: 'https://dashboards.example.com/ingest/runs',
+      event_types: ['job.run.started', 'job.run.completed'],
+      job_ids: [101, 102],
+    },
+    errored_runs: {
+      name: 'Errored runs to on-call',
+      client_url: 'https://pager.example.com/v1/dbt',
+      event_types: ['job.run.errored'],
+      active: true,
+    },
+  });
+});
+
+test('the secrets are sensitive outputs and the ids are references to the resources', () => {
+  const { json } = synthesizedExample();
+  expect(json.output.nightly_jobs_hmac_secret).toEqual({ value: '${dbtcloud_webhook.nightly_jobs.hmac_secret}', sensitive: true });
+  expect(json.output.nightly_jobs_id).toEqual({ value: '${dbtcloud_webhook.nightly_jobs.id}' });
+});
+
+test('Testing matchers see the resources by type', () => {
+  const { stack } = synthesizedExample();
+  const synthesized = Testing.synth(stack);
+  expect(Testing.toHaveResource(synthesized, 'dbtcloud_webhook')).toBe(true);
+  expect(Testing.toHaveResourceWithProperties(synthesized, 'dbtcloud_webhook', { job_ids: [101, 102] })).toBe(true);
+  expect(Testing.toHaveProvider(synthesized, 'dbtcloud')).toBe(true);
+});
+
+test('synth --hcl writes every attribute, not empty blocks', () => {
+  const app = Testing.app();
+  const stack = new WebhooksStack(app, 'webhooks');
+  const hcl = Testing.synthHcl(stack);
+  expect(hcl).toMatch(/resource "dbtcloud_webhook" "nightly_jobs" \{[^}]*client_url\s*=\s*"https:\/\/dashboards\.example\.com\/ingest\/runs"/);
+  expect(hcl).toMatch(/job_ids\s*=\s*\[\s*101,\s*102\s*\]/);
+  expect(hcl).toMatch(/event_types\s*=\s*\[\s*"job\.run\.started",\s*"job\.run\.completed"\s*\]/);
+  expect(hcl).toMatch(/active\s*=\s*true/);
+  expect(hcl).toMatch(/source\s*=\s*"dbt-labs\/dbtcloud"/);
+});
+
+test('the provider construct writes the public provider configuration', () => {
+  const app = Testing.app();
+  const stack = new TerraformStack(app, 's');
+  new DbtcloudProvider(stack, 'dbtcloud', { accountId: 1, hostUrl: 'http://127.0.0.1:8080/api', token: 'jhk_x', skipCredentialsValidation: true });
+  expect(JSON.parse(Testing.synth(stack)).provider.dbtcloud).toEqual([
+    { account_id: 1, host_url: 'http://127.0.0.1:8080/api', token: 'jhk_x', skip_credentials_validation: true },
+  ]);
+});
+
+describe('synth-time validation', () => {
+  const build = (config: Partial<ConstructorParameters<typeof DbtcloudWebhook>[2]>) => () => {
+    const stack = new TerraformStack(Testing.app(), 's');
+    new DbtcloudWebhook(stack, 'hook', { name: 'n', clientUrl: 'https://hooks.example.com/', eventTypes: ['job.run.completed'], ...config });
+  };
+
+  test.each([
+    ['an unknown event type', { eventTypes: ['job.run.paused'] }, /eventTypes: event_types may contain only job.run.started, job.run.completed, job.run.errored/],
+    ['no event types', { eventTypes: [] }, /eventTypes: event_types needs at least one event type/],
+    ['a URL that is not http(s)', { clientUrl: 'ftp://x' }, /clientUrl:/],
+    ['a repeated job id', { jobIds: [5, 5] }, /jobIds: job_ids must not repeat a job id/],
+    ['a job id that is not a whole number', { jobIds: [1.5] }, /jobIds: job ids must be whole numbers/],
+    ['a blank name', { name: ' ' }, /name: name must not be blank/],
+  ])('%s is refused, naming the construct and the property', (_name, config, message) => {
+    expect(build(config)).toThrow(/^Invalid dbtcloud_webhook "hook":/);
+    expect(build(config)).toThrow(message);
+  });
+
+  test('values that are tokens are left to Terraform', () => {
+    const stack = new TerraformStack(Testing.app(), 's');
+    const url = new TerraformVariable(stack, 'url', { type: 'string' });
+    expect(() => new DbtcloudWebhook(stack, 'hook', { name: 'n', clientUrl: url.stringValue, eventTypes: ['job.run.completed'] })).not.toThrow();
+  });
+});
+
+test('the app writes cdktf.out-style stacks/webhooks/cdk.tf.json with the same resources', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdktf-'));
+  try {
+    const app = new App({ outdir });
+    new WebhooksStack(app, 'webhooks');
+    app.synth();
+    // The app's output carries construct metadata under "//"; the attributes are the same.
+    const written = JSON.parse(readFileSync(join(outdir, 'stacks', 'webhooks', 'cdk.tf.json'), 'utf8'), (key, value: unknown) =>
+      key === '//' ? undefined : value,
+    ) as SynthesizedStack;
+    expect(written.resource).toEqual(synthesizedExample().json.resource);
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+});
