@@ -15,7 +15,7 @@ import {
   Token,
 } from 'cdktf';
 import type { Construct } from 'constructs';
-import { CreateSubscriptionBody } from '../../service/src/contract';
+import { webhookProblems } from '../webhook-problems';
 import { hclAttributes } from './hcl';
 
 export interface DbtcloudWebhookConfig extends TerraformMetaArguments {
@@ -28,37 +28,12 @@ export interface DbtcloudWebhookConfig extends TerraformMetaArguments {
   active?: boolean | IResolvable;
 }
 
-/** The API's field names for the construct's property names, for messages by property. */
-const PROPERTY_OF_FIELD: Record<string, string> = {
-  name: 'name',
-  client_url: 'clientUrl',
-  event_types: 'eventTypes',
-  description: 'description',
-  job_ids: 'jobIds',
-  active: 'active',
-};
-
 /**
  * The problems of the values known at synth time, by property, in the service's own words. Values that are
  * tokens (variables, references) are checked by Terraform at plan time instead.
  */
 export function webhookConfigProblems(config: DbtcloudWebhookConfig): string[] {
-  const known = (value: unknown) => value !== undefined && !Token.isUnresolved(value);
-  const candidate = {
-    name: config.name,
-    client_url: config.clientUrl,
-    event_types: config.eventTypes,
-    description: config.description,
-    job_ids: config.jobIds,
-    active: config.active,
-  };
-  const parsed = CreateSubscriptionBody.safeParse(
-    Object.fromEntries(Object.entries(candidate).filter(([, value]) => known(value))),
-  );
-  if (parsed.success) return [];
-  return parsed.error.issues
-    .filter((issue) => known(candidate[String(issue.path[0]) as keyof typeof candidate]))
-    .map((issue) => `${PROPERTY_OF_FIELD[String(issue.path[0])] ?? String(issue.path[0])}: ${issue.message}`);
+  return webhookProblems(config, (value) => !Token.isUnresolved(value)).map(({ property, reason }) => `${property}: ${reason}`);
 }
 
 export class DbtcloudWebhook extends TerraformResource {

@@ -1,8 +1,9 @@
 // The lifecycle of a jobhooks webhook for Pulumi (check, diff, create, read, update, delete), over the typed
 // client and the service's own schemas. Loaded by the serialized shell in webhook.ts inside the provider host.
 import type * as pulumi from '@pulumi/pulumi';
-import { CreateSubscriptionBody, type SubscriptionDetail, type SubscriptionSummary } from '../../service/src/contract';
+import type { SubscriptionDetail, SubscriptionSummary } from '../../service/src/contract';
 import { createWebhooksClient, type WebhookInput, type WebhooksClient } from '../client';
+import { webhookProblems } from '../webhook-problems';
 import { type ConfigSource, resolveConnection } from './connection';
 
 /** What a program declares (design section 5), in Pulumi's camelCase. */
@@ -30,15 +31,6 @@ export interface WebhookOutputs extends Required<Omit<WebhookInputs, 'adoptWebho
 /** The value Pulumi's host puts where an input is not known yet (a preview). */
 const UNKNOWN = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
 
-/** The API's field names for the Pulumi property names, for messages by property. */
-const PROPERTY_OF_FIELD: Record<string, keyof WebhookInputs> = {
-  name: 'name',
-  client_url: 'clientUrl',
-  event_types: 'eventTypes',
-  description: 'description',
-  job_ids: 'jobIds',
-  active: 'active',
-};
 const UPDATABLE: ReadonlyArray<keyof WebhookInputs> = ['name', 'clientUrl', 'eventTypes', 'description', 'jobIds', 'active'];
 
 function toApiInput(inputs: WebhookInputs): WebhookInput {
@@ -87,17 +79,10 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
 
     /** Every failure by property, with the service's own messages; known values only during a preview. */
     async check(olds: Partial<WebhookOutputs>, news: WebhookInputs) {
-      const known = Object.fromEntries(Object.entries(news).filter(([, value]) => !JSON.stringify(value ?? null).includes(UNKNOWN)));
-      const failures: pulumi.dynamic.CheckFailure[] = [];
-      const parsed = CreateSubscriptionBody.safeParse(toApiInput(known as WebhookInputs));
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues) {
-          const property = PROPERTY_OF_FIELD[String(issue.path[0])] ?? String(issue.path[0]);
-          if (property in known) failures.push({ property, reason: issue.message });
-        }
-      }
-      const urlChanged = olds.clientUrl !== undefined && 'clientUrl' in known && known.clientUrl !== olds.clientUrl;
-      if (urlChanged && known.active === false) {
+      const known = (value: unknown) => !JSON.stringify(value ?? null).includes(UNKNOWN);
+      const failures: pulumi.dynamic.CheckFailure[] = webhookProblems(news, known);
+      const urlChanged = olds.clientUrl !== undefined && known(news.clientUrl) && news.clientUrl !== olds.clientUrl;
+      if (urlChanged && news.active === false) {
         failures.push({
           property: 'clientUrl',
           reason: 'Cannot change clientUrl while active is false: the service reactivates a webhook whose URL changes. Change it with active: true.',
