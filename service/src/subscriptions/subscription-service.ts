@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { LIMITS, type CreatedSubscription, type SubscriptionDetail, type SubscriptionInput, type SubscriptionSummary, type TestResult } from '../contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
-import { findSubscription } from './find-subscription';
 import type { IdGenerator } from '../core/ids';
 import { attemptLogEntry } from '../delivery/attempt-log-entry';
 import type { RandomBytes } from '../core/random';
@@ -13,6 +12,7 @@ import { buildPayload, sampleCompletedRun } from '../events/payload';
 import { refusalForHost } from '../security/address-policy';
 import type { SecretBox } from '../security/secret-box';
 import type { AccountRecord, IdempotencyClaim, Store, SubscriptionRecord, SubscriptionWritable } from '../store/store';
+import { findSubscription } from './find-subscription';
 import { toCreated, toDetail, toSummary } from './subscription-view';
 import { planUpdate } from './update-rules';
 
