@@ -1,5 +1,6 @@
 // The CDKTF constructs: the example stack synthesizes the public provider's dbtcloud_webhook exactly, in JSON
 // and HCL, and invalid webhooks are refused at synth time with the service's own messages.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,3 +122,22 @@ test('the app writes cdktf.out-style stacks/webhooks/cdk.tf.json with the same r
     rmSync(outdir, { recursive: true, force: true });
   }
 });
+
+test('`npx cdktf synth` in examples/cdktf writes the stack offline', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdktf-cli-'));
+  try {
+    execFileSync('npx', ['--no-install', 'cdktf', 'synth', '--output', outdir], {
+      cwd: join(__dirname, '..', '..', 'examples', 'cdktf'),
+      env: { ...process.env, CHECKPOINT_DISABLE: '1', CI: '1' },
+      stdio: 'pipe',
+      timeout: 120_000,
+    });
+    const written = JSON.parse(readFileSync(join(outdir, 'stacks', 'webhooks', 'cdk.tf.json'), 'utf8'), (key, value: unknown) =>
+      key === '//' ? undefined : value,
+    ) as SynthesizedStack;
+    expect(written.resource).toEqual(synthesizedExample().json.resource);
+    expect(written.terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud' } });
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}, 150_000);
