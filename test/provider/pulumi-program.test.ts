@@ -15,6 +15,11 @@ afterAll(async () => {
   await h.close();
 });
 
+interface RegisterRequest {
+  getType(): string;
+  getAdditionalsecretoutputsList(): string[];
+}
+
 /** Loads a serialized provider the way Pulumi's host does (require-from-string): a module compiled from text. */
 function rehydrate(serialized: string): Required<pulumi.dynamic.ResourceProvider> {
   const loader = new Module('serialized-provider') as Module & { _compile(code: string, filename: string): void };
@@ -48,6 +53,14 @@ test('the example program creates its three webhooks through its own serialized 
     'test',
     false,
   );
+  // What the engine is asked to keep secret: additionalSecretOutputs travels in each registration request.
+  const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource: (req: RegisterRequest, callback: unknown) => unknown };
+  const register = monitor.registerResource.bind(monitor);
+  const secretOutputs: string[][] = [];
+  monitor.registerResource = (req, callback) => {
+    if (req.getType().endsWith(':Webhook')) secretOutputs.push(req.getAdditionalsecretoutputsList());
+    return register(req, callback);
+  };
   // Loaded only now, after setMocks, as the Pulumi language host would run it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const program = require('../../examples/pulumi/index') as typeof import('../../examples/pulumi/index.js');
@@ -66,7 +79,7 @@ test('the example program creates its three webhooks through its own serialized 
   expect(webhooks).toHaveLength(3);
   const secrets = (await outputValue(pulumi.output(program.hmacSecrets))) as Record<string, string>;
   expect(Object.values(secrets).every((secret) => /^[0-9a-f]{64}$/.test(secret))).toBe(true);
-  // The exported secrets are secret in the program itself. (hmacSecret's own additionalSecretOutputs is applied
-  // by the engine, which mocks do not run; the host test checks the provider returns it.)
+  // The exported secrets are secret in the program, and every Webhook asks the engine to keep hmacSecret secret.
   expect(await pulumi.isSecret(program.hmacSecrets)).toBe(true);
+  expect(secretOutputs).toEqual([['hmacSecret'], ['hmacSecret'], ['hmacSecret']]);
 });
