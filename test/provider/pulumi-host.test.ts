@@ -8,7 +8,10 @@ import * as providerProto from '@pulumi/pulumi/proto/provider_pb';
 import { Struct } from 'google-protobuf/google/protobuf/struct_pb';
 import { providerModulePath, serializableProvider } from '../../provider/pulumi/webhook';
 import { createWebhooksClient } from '../../provider/client';
+import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+import { answer, startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait';
 
 const URN = 'urn:pulumi:test::jobhooks::pulumi-nodejs:dynamic/jobhooks:Webhook::team';
 type Props = Record<string, unknown>;
@@ -82,6 +85,30 @@ test('check, create, read, diff, update and delete through the host, with the to
   expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toBeNull();
   const gone = await rpc<providerProto.ReadResponse>((callback) => client.read(new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))), callback));
   expect(gone.getId()).toBe('');
+});
+
+test('through the host, a refresh shows archiving and an update with active true reactivates', async () => {
+  await configure({ 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN });
+  const receiver = await startReceiver(answer(410));
+  try {
+    const declared = { ...inputs, clientUrl: `${receiver.url}/gone` };
+    const created = await rpc<providerProto.CreateResponse>((callback) => client.create(new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(declared))), callback));
+    const id = created.getId();
+    await ingest(h, 'job.run.completed');
+    await waitFor(async () => (await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id))?.archived === true, 'archiving');
+
+    const refreshed = await rpc<providerProto.ReadResponse>((callback) => client.read(new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(created.getProperties()!.toJavaScript() as Props))), callback));
+    const archived = refreshed.getProperties()!.toJavaScript() as Props;
+    expect(archived).toMatchObject({ active: false, archived: true, httpStatusCode: '410' });
+
+    const news = withProvider({ ...declared, active: true });
+    const diff = await rpc<providerProto.DiffResponse>((callback) => client.diff(new providerProto.DiffRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(archived))).setNews(struct(news)), callback));
+    expect(diff.getChanges()).toBe(providerProto.DiffResponse.DiffChanges.DIFF_SOME);
+    const updated = await rpc<providerProto.UpdateResponse>((callback) => client.update(new providerProto.UpdateRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(archived))).setNews(struct(news)), callback));
+    expect(updated.getProperties()!.toJavaScript()).toMatchObject({ active: true, archived: false });
+  } finally {
+    await receiver.close();
+  }
 });
 
 test('check failures come back by property through the host', async () => {
