@@ -16,6 +16,7 @@ import {
   TestResult,
   UpdateSubscriptionBody,
 } from '../service/src/contract';
+import { parseRetryAfterSeconds } from '../service/src/core/retry-after';
 
 /** The writable fields of a webhook as a caller writes them (job ids as numbers, optional fields optional). */
 export type WebhookInput = z.input<typeof CreateSubscriptionBody>;
@@ -55,11 +56,8 @@ export class ApiError extends Error {
 }
 
 function retryAfterMs(header: string | string[] | undefined): number | null {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = /[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
-  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+  const seconds = parseRetryAfterSeconds((Array.isArray(header) ? header[0] : header) ?? null, Date.now());
+  return seconds === null ? null : seconds * 1000;
 }
 
 function backoffMs(attempt: number): number {

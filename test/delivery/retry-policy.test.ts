@@ -1,7 +1,7 @@
 // The retry schedule, jitter and Retry-After rules of design section 2, as tables over the pure policy.
+import { parseRetryAfterSeconds } from '../../service/src/core/retry-after';
 import {
   DEFAULT_RETRY_DELAYS_SECONDS,
-  parseRetryAfterSeconds,
   planNextStep,
   statusCodeOf,
   verdictOf,

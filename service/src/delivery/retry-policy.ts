@@ -1,4 +1,5 @@
 // When a failed delivery is tried again (design section 2, "Retries"): pure functions over named constants.
+import { parseRetryAfterSeconds } from '../core/retry-after';
 import type { SendOutcome } from './sender';
 
 /** Spec section 6 rule 4: each event is retried five times after its first attempt. */
@@ -32,16 +33,6 @@ export function statusCodeOf(outcome: SendOutcome): string {
 export function errorTextOf(outcome: SendOutcome): string | null {
   if (outcome.kind === 'no_response') return outcome.error;
   return verdictOf(outcome) === 'succeeded' ? null : `The endpoint answered HTTP ${outcome.status}`;
-}
-
-/** `Retry-After` as seconds from now: delta-seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfterSeconds(header: string | null, nowMillis: number): number | null {
-  if (header === null) return null;
-  const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  // An HTTP date names its weekday or month; Date.parse alone would read "-3" as a year.
-  const date = /[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
-  return Number.isNaN(date) ? null : Math.max(0, (date - nowMillis) / 1000);
 }
 
 export type NextStep =
