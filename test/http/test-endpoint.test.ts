@@ -1,7 +1,7 @@
 // GET .../subscription/{id}/test sends a real, signed sample event and reports what the endpoint answered (spec 4.5).
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
 import { answer, closedPortUrl, type Receiver, startReceiver } from '../support/receiver';
+import { isGenuine } from '../support/signature';
 
 let h: Harness;
 let receiver: Receiver;
@@ -16,12 +16,6 @@ afterEach(async () => {
 
 const runTest = async (id: string) => h.call('GET', `${subscriptionPath(id)}/test`);
 
-/** An implementation of spec 5.2 independent of the service's signer. */
-function verify(secret: string, rawBody: Buffer, header: string | undefined): boolean {
-  const expected = Buffer.from(createHmac('sha256', secret).update(rawBody).digest('hex'));
-  return header !== undefined && header.length === expected.length && timingSafeEqual(Buffer.from(header), expected);
-}
-
 test('a 200 endpoint receives a signed job.run.completed sample and the result has no error', async () => {
   const hook = await createWebhook(h, { client_url: `${receiver.url}/hook?x=1`, name: 'My hook' });
   const response = await runTest(hook.id);
@@ -34,7 +28,7 @@ test('a 200 endpoint receives a signed job.run.completed sample and the result h
   expect(request!.url).toBe('/hook?x=1');
   expect(request!.headers['content-type']).toBe('application/json');
   expect(request!.headers['user-agent']).toMatch(/^jobhooks\//);
-  expect(verify(hook.hmac_secret, request!.body, request!.headers.authorization)).toBe(true);
+  expect(isGenuine(hook.hmac_secret, request!.body, request!.headers.authorization)).toBe(true);
   const payload = JSON.parse(request!.body.toString('utf8'));
   expect(payload).toMatchObject({ accountId: 1, webhookId: hook.id, eventType: 'job.run.completed', webhookName: 'My hook' });
   expect(payload.eventId).toMatch(/^wev_/);
