@@ -2,6 +2,7 @@
 import type { EventType } from '../contract';
 import type { DispatchState } from '../delivery/archive-policy';
 import type { SqliteDatabase } from './database';
+import { prepareAttemptAppend } from './delivery-log';
 import type { AttemptResult, ClaimedDelivery, DeliveriesStore, DeliveryRecord, DeliveryState, DueCandidate, LoggedAttempt } from './store';
 
 interface ClaimedRow {
@@ -60,12 +61,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
        FROM deliveries d JOIN events e ON e.id = d.event_id JOIN subscriptions s ON s.id = d.subscription_id
       WHERE d.id = ?`,
   );
-  const insertAttempt = db.prepare(
-    `INSERT INTO delivery_attempts (delivery_id, subscription_id, event_id, event_type, attempt, requested_at, duration_ms,
-                                    status_code, error, success, response_excerpt, is_test)
-     VALUES (@deliveryId, @subscriptionId, @eventId, @eventType, @attempt, @requestedAt, @durationMs,
-             @statusCode, @error, @success, @responseExcerpt, 0)`,
-  );
+  const appendAttempt = prepareAttemptAppend(db);
   const moveLeased = db.prepare(
     `UPDATE deliveries SET state = @state, attempts = @attempt, next_attempt_at = @nextAttemptAt,
                            lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
@@ -131,7 +127,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     // The webhook was deleted while the attempt ran; its deliveries and log went with it.
     if (!currentRow) return null;
     const { log } = result;
-    const id = Number(insertAttempt.run({ ...log, success: log.success ? 1 : 0 }).lastInsertRowid);
+    const id = appendAttempt(log)!; // the webhook exists: read above, in this transaction
     const now = log.requestedAt + log.durationMs * MICROS_PER_MILLI;
     if (result.leaseOwner !== null) {
       const change = result.delivery;

@@ -1,7 +1,7 @@
 // SQLite access to the delivery log: every attempt, newest first, purged after the retention period.
 import type { EventType } from '../contract';
 import type { SqliteDatabase } from './database';
-import type { DeliveryLogStore, LoggedAttempt } from './store';
+import type { AttemptLogEntry, DeliveryLogStore, LoggedAttempt } from './store';
 
 interface AttemptRow {
   id: number;
@@ -37,8 +37,12 @@ function attemptFromRow(row: AttemptRow): LoggedAttempt {
   };
 }
 
-export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
-  // Written only while the webhook exists: one deleted during the send has no log to add to.
+/**
+ * The one statement that writes a delivery-log row, for the test endpoint's sends and the dispatcher's
+ * attempts alike. It writes only while the webhook exists (one deleted during the send has no log to add to)
+ * and returns the row's id, or null when nothing was written.
+ */
+export function prepareAttemptAppend(db: SqliteDatabase): (entry: AttemptLogEntry) => number | null {
   const insert = db.prepare(
     `INSERT INTO delivery_attempts (delivery_id, subscription_id, event_id, event_type, attempt, requested_at, duration_ms,
                                     status_code, error, success, response_excerpt, is_test)
@@ -46,6 +50,14 @@ export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
             @statusCode, @error, @success, @responseExcerpt, @isTest
       WHERE EXISTS (SELECT 1 FROM subscriptions WHERE id = @subscriptionId)`,
   );
+  return (entry) => {
+    const result = insert.run({ ...entry, success: entry.success ? 1 : 0, isTest: entry.isTest ? 1 : 0 });
+    return result.changes === 1 ? Number(result.lastInsertRowid) : null;
+  };
+}
+
+export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
+  const append = prepareAttemptAppend(db);
   const page = db.prepare<[string, number, number], AttemptRow>(
     `SELECT * FROM delivery_attempts WHERE subscription_id = ? ORDER BY requested_at DESC, id DESC LIMIT ? OFFSET ?`,
   );
@@ -64,7 +76,7 @@ export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
 
   return {
     append: async (entry) => {
-      insert.run({ ...entry, success: entry.success ? 1 : 0, isTest: entry.isTest ? 1 : 0 });
+      append(entry);
     },
     list: async (subscriptionId, { offset, limit }) => ({
       items: page.all(subscriptionId, limit, offset).map(attemptFromRow),
