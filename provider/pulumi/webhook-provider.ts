@@ -1,7 +1,7 @@
 // The lifecycle of a jobhooks webhook for Pulumi (check, diff, create, read, update, delete), over the typed
 // client and the service's own schemas. Loaded by the serialized shell in webhook.ts inside the provider host.
 import type * as pulumi from '@pulumi/pulumi';
-import type { SubscriptionDetail, SubscriptionSummary } from '../../service/src/contract';
+import { SUBSCRIPTION_DEFAULTS, type SubscriptionDetail, type SubscriptionSummary } from '../../service/src/contract';
 import { createWebhooksClient, type WebhookInput, type WebhooksClient } from '../client';
 import { webhookProblems } from '../webhook-problems';
 import { type ConfigSource, resolveConnection } from './connection';
@@ -38,9 +38,10 @@ function toApiInput(inputs: WebhookInputs): WebhookInput {
     name: inputs.name,
     client_url: inputs.clientUrl,
     event_types: inputs.eventTypes as WebhookInput['event_types'],
-    description: inputs.description ?? '',
-    job_ids: inputs.jobIds ?? [],
-    active: inputs.active ?? true,
+    // Omitted stays omitted: the schema gives it the API's default.
+    description: inputs.description,
+    job_ids: inputs.jobIds,
+    active: inputs.active,
   };
 }
 
@@ -62,8 +63,12 @@ function outputsFrom(webhook: SubscriptionSummary | SubscriptionDetail, hmacSecr
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-const defaulted = (inputs: Partial<WebhookInputs>, key: keyof WebhookInputs) =>
-  inputs[key] ?? ({ description: '', jobIds: [], active: true } as Partial<WebhookInputs>)[key];
+const DEFAULTS: Partial<WebhookInputs> = {
+  description: SUBSCRIPTION_DEFAULTS.description,
+  jobIds: [...SUBSCRIPTION_DEFAULTS.job_ids],
+  active: SUBSCRIPTION_DEFAULTS.active,
+};
+const defaulted = (inputs: Partial<WebhookInputs>, key: keyof WebhookInputs) => inputs[key] ?? DEFAULTS[key];
 
 export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pulumi.dynamic.ResourceProvider {
   let config: ConfigSource | undefined;

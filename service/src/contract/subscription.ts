@@ -26,6 +26,9 @@ const EventTypes = z
   .min(1, 'event_types needs at least one event type')
   .refine(hasNoDuplicates, 'event_types must not repeat an event type');
 
+/** What an omitted optional field means, on create and on update (a full replacement) alike. */
+export const SUBSCRIPTION_DEFAULTS = { description: '', job_ids: [] as number[], active: true } as const;
+
 const JobId = z
   .number({ error: 'job ids must be numbers' })
   .int('job ids must be whole numbers')
@@ -38,18 +41,18 @@ const JobIds = z
   .max(LIMITS.jobIdsMaxEntries, `job_ids must have at most ${LIMITS.jobIdsMaxEntries} entries`)
   .refine(hasNoDuplicates, 'job_ids must not repeat a job id')
   .nullish()
-  .transform((value) => value ?? []);
+  .transform((value) => value ?? [...SUBSCRIPTION_DEFAULTS.job_ids]);
 
 const Description = z
   .string({ error: 'description must be a string' })
   .max(LIMITS.descriptionMaxChars, `description must be at most ${LIMITS.descriptionMaxChars} characters`)
   .nullish()
-  .transform((value) => value ?? '');
+  .transform((value) => value ?? SUBSCRIPTION_DEFAULTS.description);
 
 const Active = z
   .boolean({ error: 'active must be true or false' })
   .nullish()
-  .transform((value) => value ?? true);
+  .transform((value) => value ?? SUBSCRIPTION_DEFAULTS.active);
 
 /**
  * The writable fields, shared by create and update. PUT is a full replacement (design section 1), so an
