@@ -6,8 +6,12 @@ export interface Clock {
 
 export const NANOS_PER_MICRO = 1000n;
 
+export function nanosToMicros(nanos: bigint): number {
+  return Number(nanos / NANOS_PER_MICRO);
+}
+
 export function nowMicros(clock: Clock): number {
-  return Number(clock.nowNanos() / NANOS_PER_MICRO);
+  return nanosToMicros(clock.nowNanos());
 }
 
 /**

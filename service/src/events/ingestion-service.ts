@@ -1,7 +1,7 @@
 // Takes in job-run events (the route's schema has validated them): records the event and its deliveries in
 // one transaction, and wakes the dispatcher.
 import type { IngestedEvent, IngestEventBody } from '../contract';
-import { type Clock, NANOS_PER_MICRO } from '../core/clock';
+import { type Clock, nanosToMicros } from '../core/clock';
 import type { IdGenerator } from '../core/ids';
 import type { AccountRecord, Store } from '../store/store';
 import { planDeliveries } from './fan-out';
@@ -29,7 +29,7 @@ export function createIngestionService(deps: IngestionServiceDeps) {
         eventType: body.event_type,
         runId: body.run.runId,
         jobId: body.run.jobId,
-        createdAt: Number(occurredAtNanos / NANOS_PER_MICRO),
+        createdAt: nanosToMicros(occurredAtNanos),
       },
       (subscriptions) =>
         planDeliveries(subscriptions, { accountId: account.id, eventId, eventType: body.event_type, occurredAtNanos, run: body.run, ids }),
