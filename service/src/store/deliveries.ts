@@ -90,7 +90,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
       WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
   );
-  const getDelivery = db.prepare<[string, string], ClaimedRow & { state: DeliveryState }>(
+  const getDelivery = db.prepare<[string, string], Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'subscription_id' | 'payload' | 'attempts'> & { state: DeliveryState }>(
     `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, d.attempts, d.state
        FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.subscription_id = ? AND d.id = ?`,
   );
