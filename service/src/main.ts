@@ -1,9 +1,9 @@
 // Starts the service: reads the configuration, opens the store, listens, and shuts down cleanly on a signal.
 import { loadConfig } from './config';
-import { createService } from './wiring';
+import { createService, type Service } from './wiring';
 
 /** On a database with no account, make account 1 and an admin token, so a first `npm start` is usable. */
-async function bootstrapFirstAccount(service: Awaited<ReturnType<typeof createService>>): Promise<string | null> {
+async function bootstrapFirstAccount(service: Service): Promise<string | null> {
   if ((await service.accounts.countAccounts()) > 0) return null;
   await service.accounts.createAccount({ id: 1, name: 'Account 1', plan: 'enterprise' });
   const { token } = await service.accounts.createToken({ accountId: 1, permissionSet: 'Account Admin', name: 'first admin' });
@@ -12,6 +12,9 @@ async function bootstrapFirstAccount(service: Awaited<ReturnType<typeof createSe
 
 export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
+  // Handlers go in before anything is announced: a supervisor may signal as soon as it reads the
+  // start-up message, and a signal that arrives with no handler kills the process without cleanup.
+  const shutdown = installShutdownHandlers();
   const service = await createService(config);
   const firstToken = await bootstrapFirstAccount(service);
   const address = await service.app.listen({ host: config.host, port: config.port });
@@ -26,12 +29,18 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   }
   lines.push(`Database: ${config.databasePath}`);
   process.stdout.write(`${lines.join('\n')}\n`);
+  shutdown.serviceReady(service);
+}
 
+/** SIGTERM/SIGINT close the service (attempts in flight finish) and exit 0; a signal during start-up takes effect once started. */
+function installShutdownHandlers(): { serviceReady(service: Service): void } {
+  let service: Service | null = null;
+  let requested: string | null = null;
   let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
+  const stop = () => {
+    if (stopping || service === null || requested === null) return;
     stopping = true;
-    service.app.log.info({ signal }, 'shutting down');
+    service.app.log.info({ signal: requested }, 'shutting down');
     service
       .close()
       .then(() => process.exit(0))
@@ -40,6 +49,16 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
         process.exit(1);
       });
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  const onSignal = (signal: string) => {
+    requested ??= signal;
+    stop();
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  return {
+    serviceReady(ready) {
+      service = ready;
+      stop();
+    },
+  };
 }
