@@ -30,6 +30,12 @@ export interface ClientOptions {
   maxAttempts?: number;
   /** The longest wait between attempts, including a server's Retry-After. */
   maxRetryDelayMs?: number;
+  /** The first backoff delay, doubling after each retry (a server's Retry-After takes precedence). */
+  firstRetryDelayMs?: number;
+  /** Statuses to retry instead of the default 408, 429, 500, 502, 503, 504. */
+  retryableStatuses?: readonly number[];
+  /** A limit for each request's headers and body, in ms (undici's defaults otherwise). */
+  timeoutMs?: number;
   /** Injected so tests can see the waits without waiting. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -60,8 +66,8 @@ function retryAfterMs(header: string | string[] | undefined): number | null {
   return seconds === null ? null : seconds * 1000;
 }
 
-function backoffMs(attempt: number): number {
-  const base = FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1);
+function backoffMs(attempt: number, firstDelayMs: number): number {
+  const base = firstDelayMs * 2 ** (attempt - 1);
   return base + Math.random() * base * 0.25;
 }
 
@@ -88,6 +94,9 @@ export function createWebhooksClient(options: ClientOptions) {
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const maxDelay = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const retryable = new Set(options.retryableStatuses ?? RETRYABLE_STATUSES);
+  const firstDelayMs = options.firstRetryDelayMs ?? FIRST_RETRY_DELAY_MS;
+  const timeouts = options.timeoutMs === undefined ? {} : { headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs };
 
   /** Sends one request, retrying 408/429/5xx and connection failures; resolves with the status and text. */
   async function send(method: string, url: string, operation: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -103,13 +112,14 @@ export function createWebhooksClient(options: ClientOptions) {
             ...headers,
           },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          ...timeouts,
         });
         const text = await response.body.text();
-        if (!RETRYABLE_STATUSES.has(response.statusCode) || attempt >= maxAttempts) return { status: response.statusCode, text };
-        waitMs = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt);
+        if (!retryable.has(response.statusCode) || attempt >= maxAttempts) return { status: response.statusCode, text };
+        waitMs = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, firstDelayMs);
       } catch (error) {
         if (attempt >= maxAttempts) throw new Error(`${operation} failed: could not reach ${base} (${(error as Error).message})`);
-        waitMs = backoffMs(attempt);
+        waitMs = backoffMs(attempt, firstDelayMs);
       }
       await sleep(Math.min(waitMs, maxDelay));
     }

@@ -12,7 +12,8 @@ export interface WebhookProperties {
   active?: unknown;
 }
 
-const FIELD_OF_PROPERTY = {
+/** The API field (and Terraform attribute) name of each property. */
+export const FIELD_OF_PROPERTY = {
   name: 'name',
   clientUrl: 'client_url',
   eventTypes: 'event_types',

@@ -1,4 +1,5 @@
 // The `jobhooks` command line: start the service, and manage accounts and API tokens on its database.
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAccountService } from '../accounts/account-service';
 import { loadConfig } from '../config';
@@ -7,6 +8,7 @@ import { createSystemClock } from '../core/clock';
 import { ConfigurationError, JobhooksError } from '../core/errors';
 import { createIdGenerator } from '../core/ids';
 import { cryptoRandomBytes } from '../core/random';
+import { installTerraformProvider } from '../../../provider/terraform/install';
 import { startServer } from '../main';
 import { createSqliteStore } from '../store/sqlite-store';
 
@@ -22,8 +24,12 @@ Commands:
                               Permission sets: ${PERMISSION_SETS.join(', ')}.
   token list --account N      List an account's tokens (never the tokens themselves).
   token revoke <token id>     Revoke a token; requests with it are refused from then on.
+  terraform install [--dir D] [--version V]
+                              Install the Terraform provider (as dbt-labs/dbtcloud, version 1.12.0 by
+                              default) into a local mirror in D (default ./.jobhooks/terraform) and print
+                              the TF_CLI_CONFIG_FILE setting that makes "terraform init" use it offline.
 
-Every command works on the database named by JOBHOOKS_DB (default ./data/jobhooks.db), also while
+The account and token commands work on the database named by JOBHOOKS_DB (default ./data/jobhooks.db), also while
 the service runs. Run "jobhooks <command> --help" for a command's options.
 `;
 
@@ -113,6 +119,25 @@ async function tokenCommand(sub: string | undefined, args: string[]): Promise<vo
   throw new UsageError('token needs a subcommand: create, list or revoke');
 }
 
+function terraformCommand(sub: string | undefined, args: string[]): void {
+  if (sub !== 'install') throw new UsageError('terraform needs a subcommand: install');
+  const { values } = parse(args, ['dir', 'version']);
+  let installation;
+  try {
+    installation = installTerraformProvider({ dir: values.dir ?? join('.jobhooks', 'terraform'), version: values.version });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  process.stdout.write(
+    [
+      `Installed the jobhooks Terraform provider as dbt-labs/dbtcloud ${installation.version} in ${installation.mirrorDir}.`,
+      'Point Terraform at it (then "terraform init" works offline):',
+      `export TF_CLI_CONFIG_FILE=${installation.cliConfigFile}`,
+      '',
+    ].join('\n'),
+  );
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   try {
@@ -126,6 +151,7 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     if (command === 'account') await accountCommand(sub, rest);
     else if (command === 'token') await tokenCommand(sub, rest);
+    else if (command === 'terraform') terraformCommand(sub, rest);
     else throw new UsageError(`unknown command "${command}"`);
     return 0;
   } catch (error) {

@@ -1,0 +1,103 @@
+// The schemas this provider serves, attribute for attribute those of the public `dbt-labs/dbtcloud`
+// provider (v1.x) for its configuration, `dbtcloud_webhook` resource and data source, so one configuration
+// works against either. Types are Terraform type constraints in their JSON form.
+import type { TfObject, TfValue } from './values';
+import { isObject } from './values';
+
+export type TypeConstraint = 'string' | 'number' | 'bool' | ['list', TypeConstraint];
+
+export interface AttributeSchema {
+  name: string;
+  type: TypeConstraint;
+  description: string;
+  required?: boolean;
+  optional?: boolean;
+  computed?: boolean;
+  sensitive?: boolean;
+  deprecated?: boolean;
+}
+
+export interface BlockSchema {
+  description: string;
+  attributes: AttributeSchema[];
+}
+
+export const PROVIDER_TYPE = 'dbtcloud';
+export const WEBHOOK_TYPE = 'dbtcloud_webhook';
+
+export const PROVIDER_SCHEMA: BlockSchema = {
+  description: 'The jobhooks API (or dbt Cloud), reached at host_url with an API token for account_id.',
+  attributes: [
+    { name: 'token', type: 'string', optional: true, sensitive: true, description: 'API token. Or set DBT_CLOUD_TOKEN.' },
+    { name: 'account_id', type: 'number', optional: true, description: 'Account id. Or set DBT_CLOUD_ACCOUNT_ID.' },
+    {
+      name: 'host_url',
+      type: 'string',
+      optional: true,
+      description: 'API base URL ending in /api, e.g. http://127.0.0.1:8080/api. Or set DBT_CLOUD_HOST_URL. Defaults to https://cloud.getdbt.com/api.',
+    },
+    { name: 'skip_credentials_validation', type: 'bool', optional: true, description: 'Skip the check, at configuration, that the token can see account_id.' },
+    { name: 'max_retries', type: 'number', optional: true, description: 'Retries of a request that failed with a retryable status (default 3).' },
+    { name: 'retry_interval_seconds', type: 'number', optional: true, description: 'The first wait before a retry, doubling after each (default 0.5 s); Retry-After wins.' },
+    { name: 'retriable_status_codes', type: ['list', 'string'], optional: true, description: 'Statuses to retry (default 408, 429, 500, 502, 503, 504).' },
+    { name: 'timeout_seconds', type: 'number', optional: true, description: 'Limit for each API request (default: none beyond the client library).' },
+    { name: 'disable_retry', type: 'bool', optional: true, description: 'Never retry a request.' },
+  ],
+};
+
+export const WEBHOOK_RESOURCE_SCHEMA: BlockSchema = {
+  description: 'A webhook that receives signed job-run events.',
+  attributes: [
+    { name: 'id', type: 'string', computed: true, description: 'The webhook id (wsu_...).' },
+    { name: 'webhook_id', type: 'string', computed: true, deprecated: true, description: 'The webhook id; use id instead.' },
+    { name: 'name', type: 'string', required: true, description: 'Name of the webhook.' },
+    { name: 'description', type: 'string', optional: true, computed: true, description: 'Description (default "").' },
+    { name: 'client_url', type: 'string', required: true, description: 'The https URL events are POSTed to.' },
+    { name: 'event_types', type: ['list', 'string'], required: true, description: 'job.run.started, job.run.completed and/or job.run.errored.' },
+    { name: 'job_ids', type: ['list', 'number'], optional: true, description: 'Jobs whose runs trigger the webhook; null or empty: every job.' },
+    { name: 'active', type: 'bool', optional: true, computed: true, description: 'Whether events are sent (default true). true reactivates an archived webhook.' },
+    { name: 'http_status_code', type: 'string', computed: true, description: 'The latest delivery status ("599" when there was no response).' },
+    { name: 'hmac_secret', type: 'string', computed: true, sensitive: true, description: 'Signing secret, known from create only.' },
+    { name: 'account_identifier', type: 'string', computed: true, description: 'The account identifier.' },
+  ],
+};
+
+export const WEBHOOK_DATA_SOURCE_SCHEMA: BlockSchema = {
+  description: 'Reads one webhook.',
+  attributes: [
+    { name: 'id', type: 'string', computed: true, description: 'The webhook id.' },
+    { name: 'webhook_id', type: 'string', required: true, description: 'The webhook id to read (wsu_...).' },
+    ...WEBHOOK_RESOURCE_SCHEMA.attributes
+      .filter(({ name }) => !['id', 'webhook_id', 'hmac_secret'].includes(name))
+      .map(({ name, type, description }) => ({ name, type, description, computed: true })),
+  ],
+};
+
+/** The value as an object of exactly the schema's attributes (absent ones null, unknown extras dropped). */
+export function conform(schema: BlockSchema, value: TfValue): TfObject | null {
+  if (!isObject(value)) return null;
+  return Object.fromEntries(schema.attributes.map(({ name }) => [name, value[name] ?? null]));
+}
+
+/** The schema in the protocol's Schema message form. */
+export function schemaMessage(schema: BlockSchema) {
+  return {
+    version: 0,
+    block: {
+      version: 0,
+      description: schema.description,
+      description_kind: 'PLAIN',
+      attributes: schema.attributes.map((attribute) => ({
+        name: attribute.name,
+        type: Buffer.from(JSON.stringify(attribute.type)),
+        description: attribute.description,
+        description_kind: 'PLAIN',
+        required: attribute.required ?? false,
+        optional: attribute.optional ?? false,
+        computed: attribute.computed ?? false,
+        sensitive: attribute.sensitive ?? false,
+        deprecated: attribute.deprecated ?? false,
+      })),
+    },
+  };
+}
