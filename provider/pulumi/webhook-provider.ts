@@ -4,6 +4,7 @@ import type * as pulumi from '@pulumi/pulumi';
 import { SUBSCRIPTION_DEFAULTS, type SubscriptionDetail, type SubscriptionSummary } from '../../service/src/contract';
 import { createWebhooksClient, type WebhookInput, type WebhooksClient } from '../client';
 import { webhookProblems } from '../webhook-problems';
+import { updateWebhook, urlChangeWhileInactive } from '../webhook-updates';
 import { type ConfigSource, resolveConnection } from './connection';
 
 /** What a program declares (design section 5), in Pulumi's camelCase. */
@@ -86,11 +87,10 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
     async check(olds: Partial<WebhookOutputs>, news: WebhookInputs) {
       const known = (value: unknown) => !JSON.stringify(value ?? null).includes(UNKNOWN);
       const failures: pulumi.dynamic.CheckFailure[] = webhookProblems(news, known);
-      const urlChanged = olds.clientUrl !== undefined && known(news.clientUrl) && news.clientUrl !== olds.clientUrl;
-      if (urlChanged && news.active === false) {
+      if (olds.clientUrl !== undefined && known(news.clientUrl) && urlChangeWhileInactive(olds, news)) {
         failures.push({
           property: 'clientUrl',
-          reason: 'Cannot change clientUrl while active is false: the service reactivates a webhook whose URL changes. Change it with active: true.',
+          reason: 'Cannot change clientUrl while active is false: the service reactivates a webhook whose URL changes. Set active: true in the same change.',
         });
       }
       return { inputs: news, failures };
@@ -124,7 +124,7 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
     },
 
     async update(id, olds: WebhookOutputs, news: WebhookInputs) {
-      const updated = await api().update(id, toApiInput(news));
+      const updated = await updateWebhook(api(), id, olds.clientUrl, toApiInput(news));
       return { outs: outputsFrom(updated, olds.hmacSecret ?? '', news.adoptWebhookId) };
     },
 

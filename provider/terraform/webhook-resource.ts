@@ -1,9 +1,10 @@
 // `dbtcloud_webhook` as Terraform sees it: plan, apply, refresh, import and validation over the shared API
 // client, with the public provider's behaviour (computed values unknown at plan, everything updated in place,
-// hmac_secret kept from create, the client_url/active rule refused at plan time).
+// hmac_secret kept from create, a new client_url for a webhook that stays inactive refused at plan time).
 import type { SubscriptionDetail, SubscriptionSummary } from '../../service/src/contract';
 import type { WebhookInput, WebhooksClient } from '../client';
 import { FIELD_OF_PROPERTY, webhookProblems, type WebhookProperties } from '../webhook-problems';
+import { updateWebhook, urlChangeWhileInactive } from '../webhook-updates';
 import { type Diagnostic, diagnosticsOf, errorAt, warning } from './diagnostics';
 import { conform, WEBHOOK_DATA_SOURCE_SCHEMA, WEBHOOK_RESOURCE_SCHEMA } from './schema';
 import { asNumber, isWhollyKnown, sameValue, type TfObject, type TfValue, UNKNOWN } from './values';
@@ -54,10 +55,9 @@ export function planWebhook(prior: TfObject | null, proposed: TfObject | null, c
   for (const name of ['id', 'webhook_id', 'hmac_secret', 'account_identifier']) planned[name] = prior[name] ?? null;
   const changed = WRITABLE.some((name) => !sameValue(planned[name] ?? null, prior[name] ?? null));
   planned.http_status_code = changed ? UNKNOWN : (prior.http_status_code ?? null);
-  const urlChanges = typeof planned.client_url === 'string' && planned.client_url !== prior.client_url;
-  if (urlChanges && planned.active === false) {
+  if (urlChangeWhileInactive({ clientUrl: prior.client_url, active: prior.active }, { clientUrl: planned.client_url, active: planned.active })) {
     const detail =
-      'The API makes a webhook active again whenever its client_url changes, so this plan could not be applied as written. ' +
+      'The webhook is inactive and would stay so, but the API makes a webhook active again whenever its client_url changes. ' +
       'Set active = true together with the new client_url, or keep the old client_url while the webhook is inactive.';
     return { planned: null, diagnostics: [errorAt('client_url', CLIENT_URL_WHILE_INACTIVE, detail)] };
   }
@@ -120,7 +120,7 @@ export async function applyWebhook(api: WebhookApi, prior: TfObject | null, plan
     }
   }
   try {
-    const updated = await api.update(String(prior.id), inputOf(planned));
+    const updated = await updateWebhook(api, String(prior.id), String(prior.client_url), inputOf(planned));
     return { newState: stateOf(updated, { hmacSecret: prior.hmac_secret ?? null, jobIdsNull }), diagnostics: [] };
   } catch (error) {
     return { newState: prior, diagnostics: diagnosticsOf(error, 'Unable to update webhook') };

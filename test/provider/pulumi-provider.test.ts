@@ -121,6 +121,16 @@ test('check refuses a clientUrl change while active is false, and allows it with
   expect((await provider.check(olds, declared({ clientUrl: 'https://hooks.example.com/b', active: true }))).failures).toEqual([]);
 });
 
+test('check allows moving an active webhook and deactivating it in one change; update ends in exactly that state', async () => {
+  const { id, outs } = await provider.create(declared());
+  const moved = declared({ clientUrl: 'https://hooks.example.com/moved', active: false });
+  expect((await provider.check(outs, moved)).failures).toEqual([]);
+  // The API reactivates on a URL change, so a single PUT would come back active: the update takes two.
+  const updated = (await provider.update(id, outs, moved)).outs as WebhookOutputs;
+  expect(updated).toMatchObject({ clientUrl: 'https://hooks.example.com/moved', active: false });
+  expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toMatchObject({ client_url: 'https://hooks.example.com/moved', active: false });
+});
+
 test('check skips values that are not known yet during a preview', async () => {
   const unknown = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
   expect((await provider.check({}, declared({ clientUrl: unknown }))).failures).toEqual([]);

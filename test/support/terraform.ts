@@ -1,0 +1,116 @@
+// Runs the real `terraform` binary against this project's provider, installed the way users install it
+// (`jobhooks terraform install`), in a temporary working directory. Never skips: no terraform, no pass.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const BIN = resolve(__dirname, '..', '..', 'bin', 'jobhooks.js');
+
+/** The terraform on PATH, or an error that says what is missing and why these tests need it. */
+export function terraformOnPath(path = process.env.PATH ?? ''): string {
+  const found = spawnSync('sh', ['-c', 'command -v terraform'], { env: { PATH: path }, encoding: 'utf8' });
+  const binary = found.stdout.trim();
+  if (found.status !== 0 || binary === '') {
+    throw new Error('terraform is not on PATH. The Terraform provider tests run the real binary (1.11 or later); install it, nothing is skipped.');
+  }
+  return binary;
+}
+
+export interface TerraformResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface TerraformWorkspace {
+  dir: string;
+  /** The environment terraform runs with: the CLI configuration from `jobhooks terraform install`, no telemetry. */
+  env: NodeJS.ProcessEnv;
+  /** The `jobhooks terraform install` output. */
+  installOutput: string;
+  write(file: string, content: string): void;
+  /** Runs terraform asynchronously (the service under test may share this process and must keep serving). */
+  run(args: string[], cwd?: string): Promise<TerraformResult>;
+  /** Runs and fails the test with terraform's own output unless the exit code is the expected one. */
+  must(args: string[], expectedCode?: number, cwd?: string): Promise<TerraformResult>;
+  /** The state's attributes of one resource address (via `terraform show -json`). */
+  attributes(address: string, cwd?: string): Promise<Record<string, unknown> | null>;
+  close(): void;
+}
+
+/** Commands that take -no-color (colour codes would get in the way of matching their output). */
+const COLOURED = new Set(['init', 'plan', 'apply', 'destroy', 'import', 'validate', 'refresh']);
+
+function runProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<TerraformResult> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
+  });
+}
+
+export async function createTerraformWorkspace(env: Record<string, string> = {}): Promise<TerraformWorkspace> {
+  const terraform = terraformOnPath();
+  const dir = mkdtempSync(join(tmpdir(), 'jobhooks-tf-test-'));
+  const install = await runProcess(process.execPath, [BIN, 'terraform', 'install', '--dir', join(dir, 'provider')], dir, process.env);
+  if (install.code !== 0) throw new Error(`jobhooks terraform install failed: ${install.stderr}`);
+  const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(install.stdout)?.[1];
+  if (cliConfig === undefined) throw new Error(`jobhooks terraform install printed no TF_CLI_CONFIG_FILE line: ${install.stdout}`);
+  const workspaceEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    TF_CLI_CONFIG_FILE: cliConfig,
+    CHECKPOINT_DISABLE: '1',
+    TF_IN_AUTOMATION: '1',
+    NO_COLOR: '1',
+    ...env,
+  };
+  const workspace: TerraformWorkspace = {
+    dir,
+    env: workspaceEnv,
+    installOutput: install.stdout,
+    write: (file, content) => writeFileSync(join(dir, file), content),
+    run: (args, cwd = dir) => {
+      const [command = '', ...rest] = args;
+      return runProcess(terraform, [command, ...(COLOURED.has(command) ? ['-no-color'] : []), ...rest], cwd, workspaceEnv);
+    },
+    async must(args, expectedCode = 0, cwd = dir) {
+      const result = await workspace.run(args, cwd);
+      if (result.code !== expectedCode) {
+        throw new Error(`terraform ${args.join(' ')} exited ${result.code}, expected ${expectedCode}\n${result.stdout}\n${result.stderr}`);
+      }
+      return result;
+    },
+    async attributes(address, cwd = dir) {
+      const shown = await workspace.must(['show', '-json'], 0, cwd);
+      const state = JSON.parse(shown.stdout) as { values?: { root_module?: { resources?: Array<{ address: string; values: Record<string, unknown> }> } } };
+      return state.values?.root_module?.resources?.find((resource) => resource.address === address)?.values ?? null;
+    },
+    close: () => rmSync(dir, { recursive: true, force: true }),
+  };
+  return workspace;
+}
+
+/** A provider block and `terraform { required_providers }` for the public provider's address. */
+export function providerBlock(hostUrl: string, token: string, accountId = 1): string {
+  return `terraform {
+  required_providers {
+    dbtcloud = {
+      source  = "dbt-labs/dbtcloud"
+      version = "~> 1.0"
+    }
+  }
+}
+
+provider "dbtcloud" {
+  account_id = ${accountId}
+  token      = ${JSON.stringify(token)}
+  host_url   = ${JSON.stringify(hostUrl)}
+}
+`;
+}

@@ -1,0 +1,182 @@
+// The public provider's own acceptance lifecycle for dbtcloud_webhook, as plain HCL steps run by the real
+// terraform binary through this project's provider against a real service on 127.0.0.1; plus archiving,
+// out-of-band deletion and import. After every apply a second plan must show no changes.
+import { createWebhooksClient } from '../../provider/client';
+import { ingest } from '../support/events';
+import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { createTerraformWorkspace, providerBlock, type TerraformWorkspace } from '../support/terraform';
+import { waitFor } from '../support/wait';
+
+jest.setTimeout(240_000);
+
+const ADDRESS = 'dbtcloud_webhook.test_webhook';
+let harness: Harness;
+let receiver: Receiver;
+let workspace: TerraformWorkspace;
+let hostUrl: string;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  hostUrl = await harness.listen();
+  receiver = await startReceiver(answer(200));
+  workspace = await createTerraformWorkspace();
+});
+afterAll(async () => {
+  workspace?.close();
+  await receiver?.close();
+  await harness?.close();
+});
+
+const api = () => createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+
+function webhookConfig(attributes: string): string {
+  return `${providerBlock(hostUrl, ADMIN_TOKEN)}
+resource "dbtcloud_webhook" "test_webhook" {
+${attributes}
+}
+`;
+}
+
+/** Applies the configuration, then proves a second plan has nothing to do. */
+async function applyAndSettle(attributes: string): Promise<Record<string, unknown>> {
+  workspace.write('main.tf', webhookConfig(attributes));
+  await workspace.must(['apply', '-auto-approve', '-input=false']);
+  await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 0);
+  return (await workspace.attributes(ADDRESS))!;
+}
+
+test('init works offline from the mirror that "jobhooks terraform install" lays out', async () => {
+  expect(workspace.installOutput).toMatch(/^export TF_CLI_CONFIG_FILE=\/.+terraform\.rc$/m);
+  workspace.write('main.tf', webhookConfig('  name = "x"\n  client_url = "https://example.com"\n  event_types = ["job.run.completed"]'));
+  const init = await workspace.must(['init', '-input=false']);
+  expect(init.stdout).toMatch(/Installing dbt-labs\/dbtcloud v1\.12\.0/);
+  expect(init.stdout).toMatch(/Terraform has been successfully initialized/);
+});
+
+test('the acceptance lifecycle: create, modify, refuse a URL change while inactive, reactivate, import, destroy', async () => {
+  // Step 1: name, description, URL, two event types, no jobs.
+  const created = await applyAndSettle(`  name        = "webhook-one"
+  description = "My webhook"
+  client_url  = "https://example.com"
+  event_types = ["job.run.started", "job.run.completed"]`);
+  expect(created).toMatchObject({ name: 'webhook-one', client_url: 'https://example.com', event_types: ['job.run.started', 'job.run.completed'], active: true });
+  expect(created.job_ids ?? []).toEqual([]);
+  expect(created.hmac_secret).toMatch(/\S{16,}/);
+  expect(created.account_identifier).toMatch(/\S+/);
+  const id = created.id as string;
+  expect(id).toMatch(/^wsu_/);
+  expect(await api().get(id)).toMatchObject({ name: 'webhook-one', active: true });
+
+  // Step 2: new name and URL, one event type, one job id, inactive.
+  const modified = await applyAndSettle(`  name        = "webhook-two"
+  description = "My webhook"
+  client_url  = "https://example.com/test"
+  event_types = ["job.run.completed"]
+  job_ids     = [42]
+  active      = false`);
+  expect(modified).toMatchObject({ id, name: 'webhook-two', client_url: 'https://example.com/test', event_types: ['job.run.completed'], job_ids: [42], active: false });
+  expect(modified.hmac_secret).toBe(created.hmac_secret);
+  expect(await api().get(id)).toMatchObject({ name: 'webhook-two', active: false, job_ids: ['42'] });
+
+  // Step 3: a new URL while inactive is refused at plan time, and nothing changes.
+  workspace.write('main.tf', webhookConfig(`  name        = "webhook-two"
+  client_url  = "https://example.com/elsewhere"
+  event_types = ["job.run.completed"]
+  job_ids     = [42]
+  active      = false`));
+  const refused = await workspace.must(['plan', '-input=false'], 1);
+  expect(refused.stderr).toMatch(/Cannot change client_url while active=false/);
+  expect(refused.stderr).toMatch(/client_url\s+=\s+"https:\/\/example\.com\/elsewhere"/);
+  expect((await api().get(id))?.client_url).toBe('https://example.com/test');
+
+  // Step 4: the same change with active = true is an in-place update; the omitted description clears.
+  const reactivated = await applyAndSettle(`  name        = "webhook-two"
+  client_url  = "${receiver.url}/hooks"
+  event_types = ["job.run.completed"]
+  job_ids     = [42]
+  active      = true`);
+  expect(reactivated).toMatchObject({ id, client_url: `${receiver.url}/hooks`, active: true, description: '' });
+  expect(await api().get(id)).toMatchObject({ active: true, archived: false, description: '' });
+
+  // Step 5: import by id gives the same state, the secret aside (it is known from create only).
+  await workspace.must(['state', 'rm', ADDRESS]);
+  const imported = await workspace.must(['import', '-input=false', ADDRESS, id]);
+  expect(imported.stdout).toMatch(/Import successful/);
+  const afterImport = (await workspace.attributes(ADDRESS))!;
+  const { hmac_secret: _before, ...expected } = reactivated;
+  expect(afterImport).toMatchObject({ ...expected, hmac_secret: null });
+  await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 0);
+
+  // Step 6: destroy, then the API answers 404.
+  await workspace.must(['destroy', '-auto-approve', '-input=false']);
+  expect(await api().get(id)).toBeNull();
+});
+
+test('a webhook archived by the service refreshes as active = false, and the next apply reactivates it', async () => {
+  receiver.respondWith(answer(200));
+  const created = await applyAndSettle(`  name        = "archived-later"
+  client_url  = "${receiver.url}/gone"
+  event_types = ["job.run.completed"]`);
+  const id = created.id as string;
+
+  receiver.respondWith(answer(410));
+  await ingest(harness, 'job.run.completed');
+  await waitFor(async () => (await api().get(id))?.archived === true, 'archiving after a 410');
+
+  const drift = await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 2);
+  expect(drift.stdout).toMatch(/~ active\s+= false -> true/);
+  expect(drift.stdout).toMatch(/1 to change/);
+  receiver.respondWith(answer(200));
+  await workspace.must(['apply', '-auto-approve', '-input=false']);
+  expect(await api().get(id)).toMatchObject({ active: true, archived: false });
+  await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 0);
+  await workspace.must(['destroy', '-auto-approve', '-input=false']);
+});
+
+test('a webhook deleted out of band leaves the state on refresh and is created again', async () => {
+  const created = await applyAndSettle(`  name        = "deleted-by-hand"
+  client_url  = "https://example.com/hand"
+  event_types = ["job.run.errored"]
+  job_ids     = [7, 3]`);
+  expect(await api().delete(created.id as string)).toBe(true);
+
+  const plan = await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 2);
+  expect(plan.stdout).toMatch(/will be created/);
+  const again = await applyAndSettle(`  name        = "deleted-by-hand"
+  client_url  = "https://example.com/hand"
+  event_types = ["job.run.errored"]
+  job_ids     = [7, 3]`);
+  expect(again.id).not.toBe(created.id);
+  expect(again.job_ids).toEqual([7, 3]);
+  await workspace.must(['destroy', '-auto-approve', '-input=false']);
+});
+
+test('the data source reads a webhook by id', async () => {
+  const created = await api().create({ name: 'read-me', client_url: 'https://example.com/read', event_types: ['job.run.started'], job_ids: [5] });
+  workspace.write('main.tf', `${providerBlock(hostUrl, ADMIN_TOKEN)}
+data "dbtcloud_webhook" "read" {
+  webhook_id = ${JSON.stringify(created.id)}
+}
+output "read" {
+  value = {
+    id          = data.dbtcloud_webhook.read.id
+    name        = data.dbtcloud_webhook.read.name
+    client_url  = data.dbtcloud_webhook.read.client_url
+    event_types = data.dbtcloud_webhook.read.event_types
+    job_ids     = data.dbtcloud_webhook.read.job_ids
+    active      = data.dbtcloud_webhook.read.active
+  }
+}
+`);
+  await workspace.must(['apply', '-auto-approve', '-input=false']);
+  const output = await workspace.must(['output', '-json', 'read']);
+  expect(JSON.parse(output.stdout)).toEqual({
+    id: created.id,
+    name: 'read-me',
+    client_url: 'https://example.com/read',
+    event_types: ['job.run.started'],
+    job_ids: [5],
+    active: true,
+  });
+});
