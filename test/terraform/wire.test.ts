@@ -1,0 +1,81 @@
+// The provider's pure parts: Terraform values on the wire (unknowns in both encodings, the JSON fallback) and
+// the plan rules, as tables; and the plugin's refusal to run outside Terraform.
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { encode, ExtData, decode } from '@msgpack/msgpack';
+import { decodeDynamic, encodeDynamic, isWhollyKnown, UNKNOWN } from '../../provider/terraform/values';
+import { CLIENT_URL_WHILE_INACTIVE, planWebhook, validateWebhookConfig } from '../../provider/terraform/webhook-resource';
+
+const msgpack = (value: unknown) => ({ msgpack: encode(value) });
+const refined = new ExtData(12, encode(new Map<number, unknown>([[1, false], [2, 'https://']])));
+
+test('any msgpack extension decodes as unknown: plain (code 0) and refined (code 12, refinements ignored)', () => {
+  const decoded = decodeDynamic(msgpack({ name: 'x', client_url: refined, job_ids: [1, new ExtData(0, new Uint8Array([0]))], active: null }));
+  expect(decoded).toEqual({ name: 'x', client_url: UNKNOWN, job_ids: [1, UNKNOWN], active: null });
+  expect(isWhollyKnown(decoded)).toBe(false);
+  expect(isWhollyKnown({ name: 'x', job_ids: [1, 2] })).toBe(true);
+});
+
+test('unknowns are written in the plain form, code 0', () => {
+  const wire = decode(encodeDynamic({ id: UNKNOWN, name: 'x' }).msgpack) as Record<string, unknown>;
+  expect(wire.name).toBe('x');
+  expect(wire.id).toBeInstanceOf(ExtData);
+  expect((wire.id as ExtData).type).toBe(0);
+});
+
+test('JSON is the fallback when msgpack is empty (stored state), and nothing decodes as null', () => {
+  expect(decodeDynamic({ msgpack: new Uint8Array(), json: Buffer.from('{"id":"wsu_1","job_ids":[3]}') })).toEqual({ id: 'wsu_1', job_ids: [3] });
+  expect(decodeDynamic(null)).toBeNull();
+});
+
+test('validation skips what is unknown and reports what is known, at the attribute', () => {
+  expect(validateWebhookConfig({ name: 'x', client_url: UNKNOWN, event_types: ['job.run.completed'], job_ids: [UNKNOWN] })).toEqual([]);
+  const problems = validateWebhookConfig({ name: 'x', client_url: 'not a url', event_types: ['job.run.completed'], job_ids: null });
+  expect(problems).toEqual([expect.objectContaining({ severity: 'ERROR', summary: 'Invalid client_url', attribute: { steps: [{ attribute_name: 'client_url' }] } })]);
+});
+
+const state = {
+  id: 'wsu_1',
+  webhook_id: 'wsu_1',
+  name: 'n',
+  description: '',
+  client_url: 'https://example.com/a',
+  event_types: ['job.run.completed'],
+  job_ids: null,
+  active: true,
+  http_status_code: '200',
+  hmac_secret: 'secret',
+  account_identifier: 'act_1',
+};
+const config = { ...state, id: null, webhook_id: null, http_status_code: null, hmac_secret: null, account_identifier: null };
+
+test.each([
+  ['create: computed values unknown, omitted optionals defaulted', null, { ...config, description: null, active: null }, { ...state, id: UNKNOWN, webhook_id: UNKNOWN, http_status_code: UNKNOWN, hmac_secret: UNKNOWN, account_identifier: UNKNOWN }],
+  ['no change: the prior state, status included', state, config, state],
+  ['a change: ids and secret kept, status unknown', state, { ...config, name: 'm' }, { ...state, name: 'm', http_status_code: UNKNOWN }],
+  ['omitting description plans its default', { ...state, description: 'd' }, { ...config, description: null }, { ...state, http_status_code: UNKNOWN }],
+  ['moving and deactivating an active webhook at once is allowed', state, { ...config, client_url: 'https://example.com/b', active: false }, { ...state, client_url: 'https://example.com/b', active: false, http_status_code: UNKNOWN }],
+  ['reactivating an archived (inactive) webhook with a new URL is allowed', { ...state, active: false }, { ...config, client_url: 'https://example.com/b' }, { ...state, client_url: 'https://example.com/b', http_status_code: UNKNOWN }],
+])('plan: %s', (_name, prior, configured, expected) => {
+  const proposed = { ...configured, ...(prior === null ? {} : { id: prior.id, webhook_id: prior.webhook_id, http_status_code: prior.http_status_code, hmac_secret: prior.hmac_secret, account_identifier: prior.account_identifier }) };
+  expect(planWebhook(prior, proposed, configured)).toEqual({ planned: expected, diagnostics: [] });
+});
+
+test('plan: a new URL for a webhook that is inactive and stays inactive is an error at client_url', () => {
+  const prior = { ...state, active: false };
+  const configured = { ...config, client_url: 'https://example.com/b', active: false };
+  const { diagnostics } = planWebhook(prior, { ...configured, id: 'wsu_1' }, configured);
+  expect(diagnostics).toEqual([expect.objectContaining({ severity: 'ERROR', summary: CLIENT_URL_WHILE_INACTIVE, attribute: { steps: [{ attribute_name: 'client_url' }] } })]);
+});
+
+test('plan: destroy plans null', () => {
+  expect(planWebhook(state, null, null)).toEqual({ planned: null, diagnostics: [] });
+});
+
+test('the plugin refuses to run when not started by Terraform, and says what it is', () => {
+  const plugin = resolve(__dirname, '..', '..', 'dist', 'provider', 'terraform', 'plugin-main.js');
+  const run = spawnSync(process.execPath, [plugin], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
+  expect(run.status).toBe(1);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toMatch(/Terraform starts it.*jobhooks terraform install/);
+});
