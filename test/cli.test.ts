@@ -30,7 +30,7 @@ async function failing(...args: string[]) {
 
 test('--help explains every command', async () => {
   const { stdout } = await jobhooks('--help');
-  for (const command of ['start', 'account create', 'account list', 'token create', 'token list', 'token revoke']) expect(stdout).toContain(command);
+  for (const command of ['start', 'account create', 'account list', 'token create', 'token list', 'token revoke', 'terraform install']) expect(stdout).toContain(command);
   expect(stdout).toContain('Account Admin');
 });
 
@@ -66,6 +66,8 @@ test.each([
   [['token', 'revoke'], /needs a token id/],
   [['account', 'create', '--id', '1', '--bogus', 'x'], /Unknown option '--bogus'/],
   [['frobnicate'], /unknown command "frobnicate"/],
+  [['terraform'], /terraform needs a subcommand: install/],
+  [['terraform', 'install', '--version', 'latest'], /--version must look like 1\.2\.3, not "latest"/],
 ])('jobhooks %j fails with a clear message and a non-zero exit', async (args, message) => {
   const error = await failing(...args);
   expect(error.code).toBeGreaterThan(0);

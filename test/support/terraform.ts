@@ -1,17 +1,24 @@
 // Runs the real `terraform` binary against this project's provider, installed the way users install it
 // (`jobhooks terraform install`), in a temporary working directory. Never skips: no terraform, no pass.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 
 const BIN = resolve(__dirname, '..', '..', 'bin', 'jobhooks.js');
 
 /** The terraform on PATH, or an error that says what is missing and why these tests need it. */
 export function terraformOnPath(path = process.env.PATH ?? ''): string {
-  const found = spawnSync('sh', ['-c', 'command -v terraform'], { env: { PATH: path }, encoding: 'utf8' });
-  const binary = found.stdout.trim();
-  if (found.status !== 0 || binary === '') {
+  const executable = (file: string) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const binary = path.split(delimiter).filter(Boolean).map((dir) => join(dir, 'terraform')).find(executable);
+  if (binary === undefined) {
     throw new Error('terraform is not on PATH. The Terraform provider tests run the real binary (1.11 or later); install it, nothing is skipped.');
   }
   return binary;

@@ -3,6 +3,8 @@
 // terraform init and validate, passes for a valid stack and fails for one with an unknown attribute.
 import { join } from 'node:path';
 import { Testing, TerraformStack } from 'cdktf';
+// Types of the matchers Testing.setupJest() registers (toBeValidTerraform).
+import 'cdktf/lib/testing/adapters/jest';
 import { createWebhooksClient } from '../../provider/client';
 import { DbtcloudProvider, DbtcloudWebhook } from '../../provider/cdktf';
 import { WebhooksStack } from '../../examples/cdktf/main';

@@ -48,7 +48,7 @@ ${webhook(`  name        = "late"
 });
 
 test("an API refusal at apply carries the server's message and status", async () => {
-  const viewer = await harness.token('Job Viewer');
+  const viewer = await harness.token('Read-Only');
   workspace.write('main.tf', `${providerBlock(hostUrl, viewer)}${webhook(`  name        = "not allowed"
   client_url  = "https://example.com/no"
   event_types = ["job.run.completed"]`)}`);

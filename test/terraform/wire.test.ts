@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { encode, ExtData, decode } from '@msgpack/msgpack';
+import { terraformOnPath } from '../support/terraform';
 import { decodeDynamic, encodeDynamic, isWhollyKnown, UNKNOWN } from '../../provider/terraform/values';
 import { CLIENT_URL_WHILE_INACTIVE, planWebhook, validateWebhookConfig } from '../../provider/terraform/webhook-resource';
 
@@ -78,4 +79,8 @@ test('the plugin refuses to run when not started by Terraform, and says what it 
   expect(run.status).toBe(1);
   expect(run.stdout).toBe('');
   expect(run.stderr).toMatch(/Terraform starts it.*jobhooks terraform install/);
+});
+
+test('without terraform on PATH the Terraform tests fail and say why, rather than skip', () => {
+  expect(() => terraformOnPath('/nonexistent')).toThrow(/terraform is not on PATH.*nothing is skipped/);
 });
