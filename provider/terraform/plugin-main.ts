@@ -12,6 +12,8 @@ const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE';
 const MAGIC_COOKIE_VALUE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 const CORE_PROTOCOL_VERSION = 1;
 const APP_PROTOCOL_VERSION = 6;
+/** go-plugin kills a plugin that has not exited 2 s after Shutdown; finish well before that. */
+const SHUTDOWN_GRACE_MS = 1_000;
 
 export async function servePlugin(env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
   if (env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
@@ -29,10 +31,17 @@ export async function servePlugin(env: NodeJS.ProcessEnv = process.env): Promise
   const socketDir = mkdtempSync(join(tmpdir(), 'jobhooks-tf-'));
   const socket = join(socketDir, 'plugin.sock');
   const server = new grpc.Server();
+  // Graceful: the Shutdown call itself is still in flight and must get its answer; force only if stuck.
   const shutdown = () => {
-    server.forceShutdown();
-    rmSync(socketDir, { recursive: true, force: true });
-    process.exit(0);
+    const exit = () => {
+      rmSync(socketDir, { recursive: true, force: true });
+      process.exit(0);
+    };
+    setTimeout(() => {
+      server.forceShutdown();
+      exit();
+    }, SHUTDOWN_GRACE_MS).unref();
+    server.tryShutdown(exit);
   };
   const { provider, controller } = providerHandlers({ env, onShutdown: shutdown });
   const definitions = loadServiceDefinitions();
