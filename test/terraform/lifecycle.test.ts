@@ -134,6 +134,22 @@ test('a webhook archived by the service refreshes as active = false, and the nex
   await workspace.must(['destroy', '-auto-approve', '-input=false']);
 });
 
+test('a change made outside Terraform shows as drift and the next apply puts the declared values back', async () => {
+  const declared = `  name        = "declared-name"
+  client_url  = "https://example.com/drift"
+  event_types = ["job.run.completed"]`;
+  const created = await applyAndSettle(declared);
+  const id = created.id as string;
+  await api().update(id, { name: 'renamed by hand', client_url: 'https://example.com/drift', event_types: ['job.run.completed', 'job.run.errored'] });
+
+  const drift = await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 2);
+  expect(drift.stdout).toMatch(/~ name\s+= "renamed by hand" -> "declared-name"/);
+  expect(drift.stdout).toMatch(/- "job\.run\.errored"/);
+  await applyAndSettle(declared);
+  expect(await api().get(id)).toMatchObject({ name: 'declared-name', event_types: ['job.run.completed'] });
+  await workspace.must(['destroy', '-auto-approve', '-input=false']);
+});
+
 test('a webhook deleted out of band leaves the state on refresh and is created again', async () => {
   const created = await applyAndSettle(`  name        = "deleted-by-hand"
   client_url  = "https://example.com/hand"
