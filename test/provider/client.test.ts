@@ -119,6 +119,30 @@ test('a 5xx that persists fails after the last attempt with the server text', as
 
 });
 
+test('the retry settings the Terraform provider passes: which statuses, the first delay, and a request timeout', async () => {
+  const origin = new URL(hostUrl).origin;
+  const { url, seen } = await startProxy(origin, 2, () => true, { status: 418, forwardFirst: false });
+  const waits: number[] = [];
+  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, retryableStatuses: [418], firstRetryDelayMs: 2000, sleep: async (ms) => void waits.push(ms) });
+  expect((await client.list()).data).toEqual([]);
+  expect(seen).toHaveLength(3);
+  expect(waits[0]!).toBeGreaterThanOrEqual(2000);
+  expect(waits[0]!).toBeLessThan(2500);
+  expect(waits[1]!).toBeGreaterThanOrEqual(4000);
+
+  const silent = createServer(() => {}); // accepts, never answers
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const slow = createWebhooksClient({ hostUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/api`, accountId: 1, token: ADMIN_TOKEN, maxAttempts: 1, timeoutMs: 200 });
+    const started = Date.now();
+    await expect(slow.list()).rejects.toThrow(/List webhooks failed: could not reach/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  } finally {
+    silent.closeAllConnections();
+    silent.close();
+  }
+});
+
 test('a 400 is not retried', async () => {
   const direct = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
   const created = await direct.create(input);

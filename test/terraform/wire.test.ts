@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { encode, ExtData, decode } from '@msgpack/msgpack';
+import { resolveProviderSettings } from '../../provider/terraform/provider-config';
 import { terraformOnPath } from '../support/terraform';
 import { decodeDynamic, encodeDynamic, isWhollyKnown, UNKNOWN } from '../../provider/terraform/values';
 import { CLIENT_URL_WHILE_INACTIVE, planWebhook, validateWebhookConfig } from '../../provider/terraform/webhook-resource';
@@ -83,4 +84,20 @@ test('the plugin refuses to run when not started by Terraform, and says what it 
 
 test('without terraform on PATH the Terraform tests fail and say why, rather than skip', () => {
   expect(() => terraformOnPath('/nonexistent')).toThrow(/terraform is not on PATH.*nothing is skipped/);
+});
+
+test('provider settings: the block wins over DBT_CLOUD_*, and the retry settings reach the client', () => {
+  const env = { DBT_CLOUD_ACCOUNT_ID: '7', DBT_CLOUD_TOKEN: 'from-env', DBT_CLOUD_HOST_URL: 'http://127.0.0.1:1/api' };
+  const configured = resolveProviderSettings(
+    { account_id: 3, token: null, host_url: null, max_retries: 5, retry_interval_seconds: 2, retriable_status_codes: ['429', '503'], timeout_seconds: 30, disable_retry: null, skip_credentials_validation: true },
+    env,
+  );
+  expect(configured.settings).toEqual({
+    client: { hostUrl: 'http://127.0.0.1:1/api', accountId: 3, token: 'from-env', maxAttempts: 6, firstRetryDelayMs: 2000, retryableStatuses: [429, 503], timeoutMs: 30000 },
+    skipCredentialsValidation: true,
+  });
+  expect(resolveProviderSettings({ disable_retry: true }, env).settings?.client.maxAttempts).toBe(1);
+  expect(resolveProviderSettings({ account_id: 1, token: 't' }, {}).settings?.client.hostUrl).toBe('https://cloud.getdbt.com/api');
+  expect(resolveProviderSettings({}, {}).diagnostics.map((d) => d.attribute?.steps[0]?.attribute_name)).toEqual(['account_id', 'token']);
+  expect(resolveProviderSettings({ account_id: UNKNOWN }, env).diagnostics).toEqual([expect.objectContaining({ summary: 'Unknown account_id' })]);
 });
