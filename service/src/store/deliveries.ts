@@ -3,30 +3,24 @@ import type { EventType } from '../contract';
 import type { DispatchState } from '../delivery/archive-policy';
 import type { SqliteDatabase } from './database';
 import { prepareAttemptAppend } from './delivery-log';
+import type { SubscriptionRow } from './subscriptions';
 import type { AttemptResult, ClaimedDelivery, DeliveriesStore, DeliveryRecord, DeliveryState, DueCandidate, LoggedAttempt } from './store';
 
-interface ClaimedRow {
+/** A delivery joined with its event's type and the subscription columns a send needs. */
+type ClaimedRow = {
   id: string;
   event_id: string;
   event_type: EventType;
   subscription_id: string;
   payload: Buffer;
   attempts: number;
-  client_url: string;
-  sealed_secret: string;
-  active: number;
-  archived_at: number | null;
-}
+} & Pick<SubscriptionRow, 'client_url' | 'sealed_secret' | 'active' | 'archived_at'>;
 
-interface DispatchRow {
-  http_status_code: string;
-  dispatched_at: number | null;
-  consecutive_failures: number;
-  failing_since: number | null;
-  last_failure_at: number | null;
-  archived_at: number | null;
-  archived_reason: string | null;
-}
+/** The dispatch columns of a subscription row, as the state query selects them. */
+type DispatchRow = Pick<
+  SubscriptionRow,
+  'http_status_code' | 'dispatched_at' | 'consecutive_failures' | 'failing_since' | 'last_failure_at' | 'archived_at' | 'archived_reason'
+>;
 
 function dispatchStateFromRow(row: DispatchRow): DispatchState {
   return {
