@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { createWebhooksClient, type WebhooksClient } from '../provider/client';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
+import { runOf } from '../test/support/events';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
 
 const QUICK = process.argv.includes('--quick');
@@ -25,15 +26,9 @@ interface Figures {
   [name: string]: number;
 }
 
+/** A completed run, as the tests' fixture describes one, with its own run id. */
 function runEvent(runId: number) {
-  return {
-    event_type: 'job.run.completed',
-    run: {
-      jobId: '42', jobName: 'Nightly models', runId: String(runId), environmentId: '5', environmentName: 'Production',
-      dbtVersion: '1.9.0', projectName: 'Analytics', projectId: '3', runStatus: 'Success', runStatusCode: 10,
-      runStatusMessage: 'None', runReason: 'Scheduled', runStartedAt: '2026-11-21T09:00:00Z', runFinishedAt: '2026-11-21T09:05:00Z',
-    },
-  };
+  return { event_type: 'job.run.completed', run: runOf('job.run.completed', { runId: String(runId) }) };
 }
 
 async function waitUntil(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {

@@ -32,16 +32,13 @@ export async function servePlugin(env: NodeJS.ProcessEnv = process.env): Promise
   const socket = join(socketDir, 'plugin.sock');
   const server = new grpc.Server();
   // Graceful: the Shutdown call itself is still in flight and must get its answer; force only if stuck.
+  // The socket folder goes with the process (see the 'exit' handler below).
   const shutdown = () => {
-    const exit = () => {
-      rmSync(socketDir, { recursive: true, force: true });
-      process.exit(0);
-    };
     setTimeout(() => {
       server.forceShutdown();
-      exit();
+      process.exit(0);
     }, SHUTDOWN_GRACE_MS).unref();
-    server.tryShutdown(exit);
+    server.tryShutdown(() => process.exit(0));
   };
   const { provider, controller } = providerHandlers({ env, onShutdown: shutdown });
   const definitions = loadServiceDefinitions();

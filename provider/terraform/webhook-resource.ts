@@ -151,8 +151,8 @@ export async function readWebhookDataSource(api: WebhookApi, config: TfObject): 
   try {
     const webhook = await api.get(id);
     if (webhook === null) return { state: null, diagnostics: [errorAt('webhook_id', 'Webhook not found', `No webhook ${id} in this account.`)] };
-    const { hmac_secret: _secret, ...state } = stateOf(webhook, { hmacSecret: null, jobIdsNull: false });
-    return { state: conform(WEBHOOK_DATA_SOURCE_SCHEMA, { ...state, webhook_id: id }), diagnostics: [] };
+    // The data source schema has no hmac_secret, so conform leaves it out.
+    return { state: conform(WEBHOOK_DATA_SOURCE_SCHEMA, { ...stateOf(webhook, { hmacSecret: null, jobIdsNull: false }), webhook_id: id }), diagnostics: [] };
   } catch (error) {
     return { state: null, diagnostics: diagnosticsOf(error, 'Unable to read webhook') };
   }

@@ -5,7 +5,7 @@ import { createWebhooksClient } from '../../provider/client';
 import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
-import { createTerraformWorkspace, providerBlock, type TerraformWorkspace } from '../support/terraform';
+import { createTerraformWorkspace, providerBlock, type TerraformResult, type TerraformWorkspace } from '../support/terraform';
 import { waitFor } from '../support/wait';
 
 jest.setTimeout(240_000);
@@ -15,12 +15,16 @@ let harness: Harness;
 let receiver: Receiver;
 let workspace: TerraformWorkspace;
 let hostUrl: string;
+let init: TerraformResult;
 
 beforeAll(async () => {
   harness = await startHarness();
   hostUrl = await harness.listen();
   receiver = await startReceiver(answer(200));
   workspace = await createTerraformWorkspace();
+  // Once for the file, so every test can also run on its own.
+  workspace.write('main.tf', webhookConfig('  name = "x"\n  client_url = "https://example.com"\n  event_types = ["job.run.completed"]'));
+  init = await workspace.must(['init', '-input=false']);
 });
 afterAll(async () => {
   workspace?.close();
@@ -48,8 +52,6 @@ async function applyAndSettle(attributes: string): Promise<Record<string, unknow
 
 test('init works offline from the mirror that "jobhooks terraform install" lays out', async () => {
   expect(workspace.installOutput).toMatch(/^export TF_CLI_CONFIG_FILE=\/.+terraform\.rc$/m);
-  workspace.write('main.tf', webhookConfig('  name = "x"\n  client_url = "https://example.com"\n  event_types = ["job.run.completed"]'));
-  const init = await workspace.must(['init', '-input=false']);
   expect(init.stdout).toMatch(/Installing dbt-labs\/dbtcloud v1\.12\.0/);
   expect(init.stdout).toMatch(/Terraform has been successfully initialized/);
 });
