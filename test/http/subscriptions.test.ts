@@ -250,7 +250,7 @@ describe('accounts (GET /api/v2/accounts/)', () => {
     const response = await h.call('GET', '/api/v2/accounts/', { headers: { 'content-type': 'application/json' } });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
-      data: [{ id: ACCOUNT_ID, name: 'Account 1', plan: 'enterprise', identifier: expect.stringMatching(/^act_/) }],
+      data: [{ id: ACCOUNT_ID, name: 'Account 1', plan: 'enterprise', identifier: expect.stringMatching(/^act_/), permission_set: 'Account Admin' }],
       status: { code: 200 },
     });
   });

@@ -13,8 +13,9 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       response: { 200: dataEnvelope(z.array(AccountView)), ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => {
-      const { account } = principalOf(request);
-      return { data: [{ id: account.id, name: account.name, plan: account.plan, identifier: account.identifier }], status: { code: 200 } };
+      const { account, token } = principalOf(request);
+      const view = { id: account.id, name: account.name, plan: account.plan, identifier: account.identifier, permission_set: token.permissionSet };
+      return { data: [view], status: { code: 200 } };
     },
   });
 };
