@@ -1,4 +1,4 @@
-// Builds the Fastify app (never listens): JSON parsing, error envelope, OpenAPI, access control and routes.
+// Builds the Fastify app (never listens): JSON parsing, error envelope, OpenAPI, access control, routes and the web UI.
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -19,6 +19,7 @@ import { deliveryRoutes } from './routes/deliveries';
 import { eventRoutes } from './routes/events';
 import { operationsRoutes } from './routes/operations';
 import { subscriptionRoutes } from './routes/subscriptions';
+import { defaultUiDirectory, webUiRoutes } from './web-ui';
 
 export interface AppDeps {
   store: Store;
@@ -29,6 +30,8 @@ export interface AppDeps {
   metrics: Registry;
   rateLimiter: RateLimiter;
   logger: FastifyServerOptions['logger'];
+  /** The built web UI; dist/ui of this package unless a test says otherwise. */
+  uiDirectory?: string;
 }
 
 /** Secrets that must never reach a log line, whatever a future log call includes. */
@@ -70,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(subscriptionRoutes, { subscriptions: deps.subscriptions });
   await app.register(eventRoutes, { ingestion: deps.ingestion });
   await app.register(deliveryRoutes, { deliveryLog: deps.deliveryLog });
+  await app.register(webUiRoutes, { directory: deps.uiDirectory ?? defaultUiDirectory() });
   await app.ready();
   return app;
 }

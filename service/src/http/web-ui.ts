@@ -1,0 +1,65 @@
+// Serves the web UI (built from service/src/ui into dist/ui by `npm run build`) at `/`, under a strict CSP.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { sendError } from './error-envelope';
+
+/**
+ * Everything the UI loads comes from this service: no inline script or style, no other origin, no
+ * framing (clickjacking), no plugins. The API token lives in sessionStorage, so script injection is the
+ * threat that matters; the UI builds its DOM with textContent only, and this policy is the second wall.
+ */
+export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+/** dist/ui of the package this file belongs to, whether it runs from source (tests) or from dist. */
+export function defaultUiDirectory(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return join(dir, 'dist', 'ui');
+}
+
+function withSecurityHeaders(reply: FastifyReply): FastifyReply {
+  return reply.headers(UI_SECURITY_HEADERS);
+}
+
+export async function webUiRoutes(app: FastifyInstance, { directory }: { directory: string }): Promise<void> {
+  if (!existsSync(join(directory, 'index.html'))) {
+    // Running from source without a build: say what to do instead of a bare 404.
+    app.get('/', (_request, reply) =>
+      sendError(reply, { status: 503, code: 'ui_not_built', message: 'The web UI is not built: run `npm run build`.' }),
+    );
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root: directory,
+    prefix: '/ui/',
+    // The file list is read once at start: no file-system lookups (or traversal) from request paths.
+    wildcard: false,
+    index: false,
+    setHeaders: (response) => {
+      for (const [name, value] of Object.entries(UI_SECURITY_HEADERS)) response.setHeader(name, value);
+      // Asset names do not change between builds, so browsers revalidate (ETag) rather than cache blindly.
+      response.setHeader('cache-control', 'no-cache');
+    },
+  });
+  app.get('/', { schema: { hide: true } }, (_request, reply) => withSecurityHeaders(reply).header('cache-control', 'no-cache').sendFile('index.html'));
+}

@@ -1,0 +1,143 @@
+// The browser's client of the management API: the same paths and envelopes as every other client, with the
+// signed-in token. Responses are typed by the contract's schemas; failures become one ApiProblem.
+import type { AccountView } from '../contract/account';
+import type { DeliveryAttemptView } from '../contract/delivery';
+import type { ErrorEnvelope, FieldErrors } from '../contract/envelope';
+import type { CreatedSubscription, CreateSubscriptionBody, SubscriptionDetail, SubscriptionSummary, TestResult } from '../contract/subscription';
+
+/** What went wrong with a request, in words a person can act on. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fieldErrors: FieldErrors = {},
+  ) {
+    super(message);
+    this.name = 'ApiProblem';
+  }
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** A webhook as the create and update endpoints take it. */
+export type WebhookFields = Omit<CreateSubscriptionBody, 'id'>;
+
+/**
+ * What the form sends: job ids as typed, so that a wrong entry is named by the API's own validation
+ * rather than by a second copy of it here.
+ */
+export type WebhookDraft = Omit<WebhookFields, 'job_ids'> & { job_ids: Array<number | string> };
+
+interface ListBody<T> {
+  data: T[];
+  extra: { pagination: { total_count: number } };
+}
+
+async function problemOf(response: Response): Promise<ApiProblem> {
+  const text = await response.text();
+  try {
+    const envelope = JSON.parse(text) as ErrorEnvelope;
+    return new ApiProblem(response.status, envelope.status.user_message, envelope.extra?.field_errors ?? {});
+  } catch {
+    return new ApiProblem(response.status, `The service answered ${response.status} ${response.statusText}.`);
+  }
+}
+
+export class Api {
+  constructor(
+    private readonly token: string,
+    private readonly accountId: number = 0,
+  ) {}
+
+  /** The same client for the account the token belongs to. */
+  forAccount(accountId: number): Api {
+    return new Api(this.token, accountId);
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`/api${path}`, {
+        method,
+        headers: {
+          authorization: `Token ${this.token}`,
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ApiProblem(0, 'The service could not be reached. Check that it is running, then try again.');
+    }
+    if (!response.ok) throw await problemOf(response);
+    return (await response.json()) as T;
+  }
+
+  private get webhooks(): string {
+    return `/v3/accounts/${this.accountId}/webhooks`;
+  }
+
+  async accounts(): Promise<AccountView[]> {
+    return (await this.request<{ data: AccountView[] }>('GET', '/v2/accounts/')).data;
+  }
+
+  /** Every webhook of the account: at most 1,000, so at most ten pages of 100. */
+  async allWebhooks(): Promise<SubscriptionDetail[]> {
+    const all: SubscriptionDetail[] = [];
+    for (;;) {
+      const page = await this.request<ListBody<SubscriptionDetail>>('GET', `${this.webhooks}/subscriptions?limit=100&offset=${all.length}`);
+      all.push(...page.data);
+      if (page.data.length === 0 || all.length >= page.extra.pagination.total_count) return all;
+    }
+  }
+
+  async webhook(id: string): Promise<SubscriptionDetail> {
+    return (await this.request<{ data: SubscriptionDetail }>('GET', `${this.webhooks}/subscription/${encodeURIComponent(id)}`)).data;
+  }
+
+  async create(fields: WebhookDraft): Promise<CreatedSubscription> {
+    return (await this.request<{ data: CreatedSubscription }>('POST', `${this.webhooks}/subscriptions`, fields)).data;
+  }
+
+  async update(id: string, fields: WebhookDraft): Promise<SubscriptionSummary> {
+    return (await this.request<{ data: SubscriptionSummary }>('PUT', `${this.webhooks}/subscription/${encodeURIComponent(id)}`, fields)).data;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.request('DELETE', `${this.webhooks}/subscription/${encodeURIComponent(id)}`);
+  }
+
+  async test(id: string): Promise<TestResult> {
+    return (await this.request<{ data: TestResult }>('GET', `${this.webhooks}/subscription/${encodeURIComponent(id)}/test`)).data;
+  }
+
+  async deliveries(id: string, offset: number, limit: number): Promise<Page<DeliveryAttemptView>> {
+    const body = await this.request<ListBody<DeliveryAttemptView>>(
+      'GET',
+      `${this.webhooks}/subscription/${encodeURIComponent(id)}/deliveries?offset=${offset}&limit=${limit}`,
+    );
+    return { items: body.data, total: body.extra.pagination.total_count };
+  }
+
+  async redeliver(id: string, deliveryId: string): Promise<DeliveryAttemptView> {
+    const path = `${this.webhooks}/subscription/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`;
+    return (await this.request<{ data: DeliveryAttemptView }>('POST', path)).data;
+  }
+}
+
+/** The writable fields of a webhook as read, for a PUT that changes only what the caller overrides. */
+export function fieldsOf(webhook: SubscriptionDetail, changes: Partial<WebhookFields> = {}): WebhookFields {
+  return {
+    name: webhook.name,
+    description: webhook.description,
+    client_url: webhook.client_url,
+    event_types: webhook.event_types,
+    job_ids: webhook.job_ids.map(Number),
+    active: webhook.active,
+    ...changes,
+  };
+}

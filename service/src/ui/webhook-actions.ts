@@ -1,0 +1,115 @@
+// The buttons that act on one webhook (list card and details page alike): active switch, reactivate,
+// edit, send test, delete. None is drawn for a token that cannot write.
+import type { SubscriptionDetail } from '../contract/subscription';
+import { fieldsOf } from './api';
+import type { UiContext } from './context';
+import { confirmAction } from './dialogs';
+import { h } from './dom';
+
+/** Runs an action with its button disabled, so a double click cannot send it twice. */
+function busy(button: HTMLButtonElement, action: () => Promise<void>): void {
+  button.disabled = true;
+  action().finally(() => {
+    button.disabled = false;
+  });
+}
+
+function activeSwitch(ctx: UiContext, webhook: SubscriptionDetail, changed: () => void): HTMLButtonElement {
+  const button = h(
+    'button',
+    { type: 'button', role: 'switch', class: 'switch', 'aria-checked': String(webhook.active), 'aria-label': `Active: ${webhook.name}` },
+    webhook.active ? 'Active' : 'Inactive',
+  );
+  button.addEventListener('click', () =>
+    busy(button, async () => {
+      try {
+        await ctx.api.update(webhook.id, fieldsOf(webhook, { active: !webhook.active }));
+        ctx.notify(`${webhook.name} is now ${webhook.active ? 'inactive' : 'active'}.`);
+        changed();
+      } catch (error) {
+        ctx.fail(error);
+      }
+    }),
+  );
+  return button;
+}
+
+function reactivateButton(ctx: UiContext, webhook: SubscriptionDetail, changed: () => void): HTMLButtonElement {
+  const button = h('button', { type: 'button', class: 'primary' }, 'Reactivate');
+  button.addEventListener('click', () =>
+    busy(button, async () => {
+      try {
+        await ctx.api.update(webhook.id, fieldsOf(webhook, { active: true }));
+        ctx.notify(`${webhook.name} is reactivated: new events will be sent to it again.`);
+        changed();
+      } catch (error) {
+        ctx.fail(error);
+      }
+    }),
+  );
+  return button;
+}
+
+function testButton(ctx: UiContext, webhook: SubscriptionDetail, result: HTMLElement): HTMLButtonElement {
+  const button = h('button', { type: 'button' }, 'Send test');
+  button.addEventListener('click', () =>
+    busy(button, async () => {
+      result.textContent = 'Sending a test event…';
+      result.className = 'test-result';
+      try {
+        const outcome = await ctx.api.test(webhook.id);
+        const failed = outcome.verification_error !== null;
+        result.textContent = failed
+          ? `Test failed (HTTP ${outcome.verification_status_code}): ${outcome.verification_error ?? ''}`
+          : `Test delivered: the endpoint answered HTTP ${outcome.verification_status_code}.`;
+        result.className = `test-result ${failed ? 'failure' : 'success'}`;
+      } catch (error) {
+        result.textContent = '';
+        ctx.fail(error);
+      }
+    }),
+  );
+  return button;
+}
+
+function deleteButton(ctx: UiContext, webhook: SubscriptionDetail, deleted: () => void): HTMLButtonElement {
+  const button = h('button', { type: 'button', class: 'danger' }, 'Delete');
+  button.addEventListener('click', () =>
+    busy(button, async () => {
+      const sure = await confirmAction(
+        `Delete ${webhook.name}?`,
+        `No more events will be sent to ${webhook.client_url}, and its delivery log is deleted with it. This cannot be undone.`,
+        'Delete webhook',
+      );
+      if (!sure) return;
+      try {
+        await ctx.api.remove(webhook.id);
+        ctx.notify(`${webhook.name} is deleted.`);
+        deleted();
+      } catch (error) {
+        ctx.fail(error);
+      }
+    }),
+  );
+  return button;
+}
+
+export interface WebhookActionHandlers {
+  changed(): void;
+  deleted(): void;
+}
+
+/** The action bar and the line where a test's result appears. */
+export function webhookActions(ctx: UiContext, webhook: SubscriptionDetail, handlers: WebhookActionHandlers): HTMLElement[] {
+  if (!ctx.canWrite) return [];
+  const result = h('p', { class: 'test-result', role: 'status' });
+  const bar = h(
+    'div',
+    { class: 'actions', role: 'group', 'aria-label': `Actions for ${webhook.name}` },
+    webhook.archived ? reactivateButton(ctx, webhook, handlers.changed) : activeSwitch(ctx, webhook, handlers.changed),
+    h('a', { class: 'button', href: `#/webhooks/${encodeURIComponent(webhook.id)}/edit` }, 'Edit'),
+    testButton(ctx, webhook, result),
+    deleteButton(ctx, webhook, handlers.deleted),
+  );
+  return [bar, result];
+}

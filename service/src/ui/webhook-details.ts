@@ -1,0 +1,33 @@
+// One webhook's page: its facts, its actions and its Recent Deliveries.
+import type { SubscriptionDetail } from '../contract/subscription';
+import type { UiContext } from './context';
+import { renderDeliveries } from './deliveries-view';
+import { h, show } from './dom';
+import { webhookActions } from './webhook-actions';
+import { statusBadge, webhookFacts } from './webhook-card';
+
+/** `deliveriesOffset` keeps the page of the log in view when a redelivery draws the page again. */
+export async function renderWebhookDetails(ctx: UiContext, id: string, deliveriesOffset = 0): Promise<void> {
+  show(ctx.main, h('p', { 'aria-busy': 'true' }, 'Loading the webhook…'));
+  let webhook: SubscriptionDetail;
+  try {
+    webhook = await ctx.api.webhook(id);
+  } catch (error) {
+    show(ctx.main, h('p', {}, h('a', { href: '#/' }, '← All webhooks')));
+    return ctx.fail(error);
+  }
+  const deliveries = h('div', { class: 'deliveries-panel' });
+  show(
+    ctx.main,
+    h('p', {}, h('a', { href: '#/' }, '← All webhooks')),
+    h(
+      'article',
+      { class: `webhook detail ${webhook.archived ? 'is-archived' : ''}`, 'aria-labelledby': 'webhook-title' },
+      h('header', {}, h('h1', { id: 'webhook-title' }, webhook.name), statusBadge(webhook)),
+      webhookFacts(webhook, true),
+      ...webhookActions(ctx, webhook, { changed: () => void renderWebhookDetails(ctx, id), deleted: () => ctx.go('#/') }),
+    ),
+    h('section', { 'aria-labelledby': 'deliveries-title' }, h('h2', { id: 'deliveries-title' }, 'Recent Deliveries'), deliveries),
+  );
+  await renderDeliveries(ctx, webhook, deliveries, deliveriesOffset, (offset) => void renderWebhookDetails(ctx, id, offset));
+}

@@ -1,0 +1,139 @@
+// The create and edit form. Validation is the API's: the form sends what was typed and shows the API's
+// field errors next to the field each concerns, so the rules and their wording exist once, in the contract.
+// (Running the zod schemas here too would add the whole schema library, ~450 kB, to the page.)
+import { EVENT_TYPES } from '../contract/closed-lists';
+import type { FieldErrors } from '../contract/envelope';
+import type { SubscriptionDetail } from '../contract/subscription';
+import { ApiProblem, type WebhookDraft } from './api';
+import { h, uniqueId } from './dom';
+
+const FIELDS = ['name', 'client_url', 'event_types', 'job_ids', 'description', 'active'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** "12, 34" → [12, 34]; an entry that is not digits is kept as text, for the API to name the problem. */
+export function parseJobIds(text: string): Array<number | string> {
+  return text
+    .split(/[\s,]+/)
+    .filter((entry) => entry !== '')
+    .map((entry) => (/^\d{1,16}$/.test(entry) ? Number(entry) : entry));
+}
+
+export interface WebhookFormOptions {
+  existing?: SubscriptionDetail;
+  /** Sends the fields; an ApiProblem it throws is shown on the form. */
+  submit(fields: WebhookDraft): Promise<void>;
+  cancel(): void;
+}
+
+interface FieldView {
+  container: HTMLElement;
+  control: HTMLElement;
+  error: HTMLElement;
+}
+
+function fieldView(label: string, control: HTMLInputElement | HTMLTextAreaElement, hint?: string): FieldView {
+  const error = h('p', { class: 'field-error', id: uniqueId('error'), hidden: true });
+  const hintElement = hint ? h('p', { class: 'hint', id: uniqueId('hint') }, hint) : null;
+  control.id = uniqueId('field');
+  control.setAttribute('aria-describedby', [hintElement?.id, error.id].filter(Boolean).join(' '));
+  const container = h('div', { class: 'field' }, h('label', { for: control.id }, label), hintElement, control, error);
+  return { container, control, error };
+}
+
+function eventTypesView(selected: readonly string[]): FieldView & { boxes: HTMLInputElement[] } {
+  const error = h('p', { class: 'field-error', id: uniqueId('error'), hidden: true });
+  const boxes = EVENT_TYPES.map((eventType) =>
+    h('input', { type: 'checkbox', name: 'event_types', value: eventType, checked: selected.includes(eventType) }),
+  );
+  const container = h(
+    'fieldset',
+    { class: 'field', 'aria-describedby': error.id },
+    h('legend', {}, 'Event types'),
+    ...boxes.map((box) => h('label', { class: 'choice' }, box, ` ${box.value}`)),
+    error,
+  );
+  return { container, control: boxes[0] ?? container, error, boxes };
+}
+
+export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
+  const existing = options.existing;
+  const name = fieldView('Name', h('input', { type: 'text', name: 'name', value: existing?.name ?? '', autocomplete: 'off', required: true }));
+  const clientUrl = fieldView(
+    'Endpoint URL',
+    h('input', { type: 'url', name: 'client_url', value: existing?.client_url ?? '', placeholder: 'https://example.com/hooks', required: true }),
+    existing?.archived ? 'Changing the URL reactivates this archived webhook.' : undefined,
+  );
+  const eventTypes = eventTypesView(existing?.event_types ?? ['job.run.completed']);
+  const jobIds = fieldView(
+    'Job ids',
+    h('input', { type: 'text', name: 'job_ids', value: existing?.job_ids.join(', ') ?? '', inputmode: 'numeric' }),
+    'Comma-separated. Leave empty for all jobs.',
+  );
+  const description = fieldView('Description', h('textarea', { name: 'description', rows: 2 }, existing?.description ?? ''));
+  const activeBox = h('input', { type: 'checkbox', name: 'active', checked: existing ? existing.active : true });
+  const activeError = h('p', { class: 'field-error', id: uniqueId('error'), hidden: true });
+  const active: FieldView = {
+    container: h('div', { class: 'field' }, h('label', { class: 'choice' }, activeBox, ' Active: send events to this endpoint'), activeError),
+    control: activeBox,
+    error: activeError,
+  };
+  const views: Record<Field, FieldView> = { name, client_url: clientUrl, event_types: eventTypes, job_ids: jobIds, description, active };
+  const formError = h('p', { class: 'form-error', role: 'alert', hidden: true });
+  const saveButton = h('button', { type: 'submit', class: 'primary' }, existing ? 'Save changes' : 'Create webhook');
+
+  const form = h(
+    'form',
+    { class: 'webhook-form', novalidate: true, 'aria-label': existing ? `Edit webhook ${existing.name}` : 'New webhook' },
+    h('h2', {}, existing ? `Edit ${existing.name}` : 'New webhook'),
+    formError,
+    ...FIELDS.map((field) => views[field].container),
+    h('div', { class: 'actions' }, saveButton, h('button', { type: 'button', onclick: () => options.cancel() }, 'Cancel')),
+  );
+
+  function showErrors(fieldErrors: FieldErrors, message?: string): void {
+    let first: HTMLElement | null = null;
+    for (const field of FIELDS) {
+      const messages = fieldErrors[field] ?? [];
+      const view = views[field];
+      view.error.textContent = messages.join(' ');
+      view.error.hidden = messages.length === 0;
+      const controls = field === 'event_types' ? eventTypes.boxes : [view.control];
+      for (const control of controls) control.toggleAttribute('aria-invalid', messages.length > 0);
+      if (messages.length > 0 && first === null) first = view.control;
+    }
+    const elsewhere = Object.entries(fieldErrors).filter(([field]) => !(FIELDS as readonly string[]).includes(field));
+    const formMessage = message ?? elsewhere.flatMap(([, messages]) => messages).join(' ');
+    formError.textContent = formMessage;
+    formError.hidden = formMessage === '';
+    (first ?? (formMessage ? formError : null))?.focus();
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const draft: WebhookDraft = {
+      name: (name.control as HTMLInputElement).value,
+      client_url: (clientUrl.control as HTMLInputElement).value.trim(),
+      event_types: EVENT_TYPES.filter((_eventType, index) => eventTypes.boxes[index]?.checked === true),
+      job_ids: parseJobIds((jobIds.control as HTMLInputElement).value),
+      description: (description.control as HTMLTextAreaElement).value,
+      active: activeBox.checked,
+    };
+    showErrors({});
+    saveButton.disabled = true;
+    options
+      .submit(draft)
+      .catch((error: unknown) => {
+        if (error instanceof ApiProblem) {
+          const hasFieldErrors = Object.keys(error.fieldErrors).some((field) => (FIELDS as readonly string[]).includes(field));
+          showErrors(error.fieldErrors, hasFieldErrors ? undefined : error.message);
+        } else {
+          showErrors({}, 'Something went wrong while saving. Try again.');
+        }
+      })
+      .finally(() => {
+        saveButton.disabled = false;
+      });
+  });
+  formError.tabIndex = -1;
+  return form;
+}
