@@ -1,4 +1,4 @@
-// How the UI words times and statuses. Pure functions: the viewer's locale and time zone are passed in.
+// How the UI words times and statuses: pure functions of the API's values.
 import type { SubscriptionDetail } from '../contract/subscription';
 
 /** API timestamps are microseconds since the Unix epoch, as digit strings. */
@@ -6,9 +6,9 @@ export function dateOf(microseconds: string): Date {
   return new Date(Math.floor(Number(microseconds) / 1000));
 }
 
-/** A timestamp in the viewer's local time, e.g. "21/11/2026, 14:03:07". */
-export function localTime(microseconds: string, locale?: string, timeZone?: string): string {
-  return dateOf(microseconds).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'medium', ...(timeZone ? { timeZone } : {}) });
+/** A timestamp in the viewer's locale and time zone, e.g. "Nov 21, 2026, 2:03:07 PM". */
+export function localTime(microseconds: string): string {
+  return dateOf(microseconds).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
 
 export type WebhookState = 'archived' | 'active' | 'inactive';

@@ -14,17 +14,13 @@ function busy(button: HTMLButtonElement, action: () => Promise<void>): void {
   });
 }
 
-function activeSwitch(ctx: UiContext, webhook: SubscriptionDetail, changed: () => void): HTMLButtonElement {
-  const button = h(
-    'button',
-    { type: 'button', role: 'switch', class: 'switch', 'aria-checked': String(webhook.active), 'aria-label': `Active: ${webhook.name}` },
-    webhook.active ? 'Active' : 'Inactive',
-  );
+/** A PUT of the webhook as read with `changes`, then a message and a redraw. */
+function onClickUpdate(ctx: UiContext, button: HTMLButtonElement, webhook: SubscriptionDetail, changes: { active: boolean }, done: string, changed: () => void): HTMLButtonElement {
   button.addEventListener('click', () =>
     busy(button, async () => {
       try {
-        await ctx.api.update(webhook.id, fieldsOf(webhook, { active: !webhook.active }));
-        ctx.notify(`${webhook.name} is now ${webhook.active ? 'inactive' : 'active'}.`);
+        await ctx.api.update(webhook.id, fieldsOf(webhook, changes));
+        ctx.notify(done);
         changed();
       } catch (error) {
         ctx.fail(error);
@@ -34,20 +30,19 @@ function activeSwitch(ctx: UiContext, webhook: SubscriptionDetail, changed: () =
   return button;
 }
 
+function activeSwitch(ctx: UiContext, webhook: SubscriptionDetail, changed: () => void): HTMLButtonElement {
+  const button = h(
+    'button',
+    { type: 'button', role: 'switch', class: 'switch', 'aria-checked': String(webhook.active), 'aria-label': `Active: ${webhook.name}` },
+    webhook.active ? 'Active' : 'Inactive',
+  );
+  return onClickUpdate(ctx, button, webhook, { active: !webhook.active }, `${webhook.name} is now ${webhook.active ? 'inactive' : 'active'}.`, changed);
+}
+
+/** Spec 3.1: `active: true` on an archived webhook reactivates it. */
 function reactivateButton(ctx: UiContext, webhook: SubscriptionDetail, changed: () => void): HTMLButtonElement {
   const button = h('button', { type: 'button', class: 'primary' }, 'Reactivate');
-  button.addEventListener('click', () =>
-    busy(button, async () => {
-      try {
-        await ctx.api.update(webhook.id, fieldsOf(webhook, { active: true }));
-        ctx.notify(`${webhook.name} is reactivated: new events will be sent to it again.`);
-        changed();
-      } catch (error) {
-        ctx.fail(error);
-      }
-    }),
-  );
-  return button;
+  return onClickUpdate(ctx, button, webhook, { active: true }, `${webhook.name} is reactivated: new events will be sent to it again.`, changed);
 }
 
 function testButton(ctx: UiContext, webhook: SubscriptionDetail, result: HTMLElement): HTMLButtonElement {

@@ -2,7 +2,7 @@
 // Archived badge in its place (spec section 3.1).
 import type { SubscriptionDetail } from '../contract/subscription';
 import { h } from './dom';
-import { isSuccessStatus, jobsText, latestStatusText, localTime, stateOf } from './format';
+import { dateOf, isSuccessStatus, jobsText, latestStatusText, localTime, stateOf } from './format';
 
 export function statusBadge(webhook: SubscriptionDetail): HTMLElement {
   if (webhook.archived) return h('span', { class: 'badge archived' }, 'Archived');
@@ -12,7 +12,7 @@ export function statusBadge(webhook: SubscriptionDetail): HTMLElement {
 }
 
 export function timeElement(microseconds: string): HTMLTimeElement {
-  return h('time', { datetime: new Date(Number(microseconds) / 1000).toISOString() }, localTime(microseconds));
+  return h('time', { datetime: dateOf(microseconds).toISOString() }, localTime(microseconds));
 }
 
 function fact(term: string, ...value: (Node | string)[]): HTMLElement[] {
