@@ -1,0 +1,63 @@
+// The cost of a backlog: the service restarted on a database holding N due deliveries (written straight into
+// SQLite, as a long outage of the receivers would leave them), then deliveries per second while it drains,
+// and the service's peak RSS.
+import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import type { BenchReceiver, SignedRequest } from './receiver';
+
+/** One captured delivery per webhook: its path (for the secret) and a body to vary per event. */
+export interface BacklogTemplate {
+  subscriptionId: string;
+  request: SignedRequest;
+}
+
+/** Inserts `count` pending deliveries due now, spread over the templates' webhooks, in one transaction. */
+export function fillBacklog(databasePath: string, templates: BacklogTemplate[], count: number, accountId: number): void {
+  const db = new Database(databasePath);
+  db.pragma('journal_mode = WAL');
+  const nowMicros = Date.now() * 1000;
+  const insertEvent = db.prepare(
+    `INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at) VALUES (?, ?, 'job.run.completed', ?, '42', ?)`,
+  );
+  const insertDelivery = db.prepare(
+    `INSERT INTO deliveries (id, event_id, subscription_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
+     VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?)`,
+  );
+  const bodies = templates.map((template) => JSON.parse(template.request.body.toString('utf8')) as { eventId: string; data: { runId: string } });
+  db.transaction(() => {
+    const events = Math.ceil(count / templates.length);
+    for (let event = 0; event < events; event += 1) {
+      const eventId = `bev_backlog_${event}`;
+      const runId = String(50_000_000 + event);
+      insertEvent.run(eventId, accountId, runId, nowMicros);
+      for (let t = 0; t < templates.length && event * templates.length + t < count; t += 1) {
+        const body = bodies[t]!;
+        body.eventId = eventId;
+        body.data.runId = runId;
+        insertDelivery.run(`bdl_${event}_${t}`, eventId, templates[t]!.subscriptionId, Buffer.from(JSON.stringify(body)), nowMicros, nowMicros, nowMicros);
+      }
+    }
+  })();
+  db.close();
+}
+
+/** The process's peak resident set (VmHWM) in MB, from /proc. */
+export function peakRssMb(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmHWM for process ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+/** Deliveries per second arriving at the receiver over `seconds`, counted from the first arrival. */
+export async function drainRate(receiver: BenchReceiver, seconds: number, timeoutMs = 120_000): Promise<number> {
+  const before = receiver.delivered();
+  const deadline = Date.now() + timeoutMs;
+  while (receiver.delivered() === before) {
+    if (Date.now() > deadline) throw new Error('the backlog did not start draining');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const started = receiver.delivered();
+  const startedAt = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  return (receiver.delivered() - started) / ((performance.now() - startedAt) / 1000);
+}
