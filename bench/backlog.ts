@@ -11,8 +11,11 @@ export interface BacklogTemplate {
   request: SignedRequest;
 }
 
-/** Inserts `count` pending deliveries due now, spread over the templates' webhooks, in one transaction. */
-export function fillBacklog(databasePath: string, templates: BacklogTemplate[], count: number, accountId: number): void {
+/**
+ * Inserts `count` pending deliveries due now, spread over the templates' webhooks, in one transaction.
+ * `label` keeps the events of one fill apart from another's (event ids and run ids are unique).
+ */
+export function fillBacklog(databasePath: string, templates: BacklogTemplate[], count: number, accountId: number, label: number): void {
   const db = new Database(databasePath);
   db.pragma('journal_mode = WAL');
   const nowMicros = Date.now() * 1000;
@@ -27,14 +30,14 @@ export function fillBacklog(databasePath: string, templates: BacklogTemplate[], 
   db.transaction(() => {
     const events = Math.ceil(count / templates.length);
     for (let event = 0; event < events; event += 1) {
-      const eventId = `bev_backlog_${event}`;
-      const runId = String(50_000_000 + event);
+      const eventId = `bev_backlog_${label}_${event}`;
+      const runId = `${label}-${event}`;
       insertEvent.run(eventId, accountId, runId, nowMicros);
       for (let t = 0; t < templates.length && event * templates.length + t < count; t += 1) {
         const body = bodies[t]!;
         body.eventId = eventId;
         body.data.runId = runId;
-        insertDelivery.run(`bdl_${event}_${t}`, eventId, templates[t]!.subscriptionId, Buffer.from(JSON.stringify(body)), nowMicros, nowMicros, nowMicros);
+        insertDelivery.run(`bdl_${label}_${event}_${t}`, eventId, templates[t]!.subscriptionId, Buffer.from(JSON.stringify(body)), nowMicros, nowMicros, nowMicros);
       }
     }
   })();

@@ -148,7 +148,7 @@ function startService(databasePath: string): Promise<ServiceProcess> {
 
 /** Restarts the service on the database with `count` due deliveries added; the rate they drain at, and peak RSS. */
 async function backlogRun(databasePath: string, receiver: BenchReceiver, templates: BacklogTemplate[], count: number) {
-  fillBacklog(databasePath, templates, count, ACCOUNT_ID);
+  fillBacklog(databasePath, templates, count, ACCOUNT_ID, count);
   const service = await startService(databasePath);
   try {
     const perSecond = await drainRate(receiver, SCALE.drainSeconds);
