@@ -23,6 +23,7 @@ function showAlert(message: string): void {
 }
 
 function signOut(message?: string): void {
+  current = null;
   forgetSession();
   show(accountSlot);
   show(alerts);
@@ -110,7 +111,7 @@ function startSession(session: SignedIn): void {
   show(
     accountSlot,
     h('span', { class: 'account-name' }, `${session.account.name} · ${session.account.permission_set ?? 'unknown permissions'}${current.canWrite ? '' : ' (read only)'}`),
-    h('button', { type: 'button', onclick: () => ((current = null), signOut()) }, 'Sign out'),
+    h('button', { type: 'button', onclick: () => signOut() }, 'Sign out'),
   );
   void renderRoute(current);
 }
