@@ -13,7 +13,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const start = () => startServiceProcess({ JOBHOOKS_DB: join(dir, 'jobhooks.db') });
 
-test('the first start creates account 1 and prints an Account Admin token once; SIGTERM exits 0', async () => {
+test('the first start creates account 1, prints an Account Admin token once and serves the web UI; SIGTERM exits 0', async () => {
   const first = await start();
   const token = /^ {2}(jhk_\S+)$/m.exec(first.output())?.[1];
   expect(token).toBeDefined();
@@ -21,6 +21,10 @@ test('the first start creates account 1 and prints an Account Admin token once; 
   const response = await request(`${first.baseUrl}/v3/accounts/1/webhooks/subscriptions`, { headers: { authorization: `Token ${token}` } });
   expect(response.statusCode).toBe(200);
   await response.body.text();
+  // The built service (dist/) finds the built web UI and serves it at /.
+  const page = await request(first.baseUrl.replace(/\/api$/, '/'));
+  expect(page.statusCode).toBe(200);
+  expect(await page.body.text()).toContain('<script type="module" src="/ui/app.js">');
   expect(await first.signal('SIGTERM')).toBe(0);
 
   const second = await start();

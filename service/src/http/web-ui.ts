@@ -26,15 +26,17 @@ export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-opener-policy': 'same-origin',
 };
 
-/** dist/ui of the package this file belongs to, whether it runs from source (tests) or from dist. */
+/**
+ * The package's dist/ui, whether this file runs from source (tests) or from dist/service/src/http: the
+ * nearest folder above with dist/ui/index.html. (Looking for package.json instead would stop at dist/,
+ * where tsc copies it.)
+ */
 export function defaultUiDirectory(): string {
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'dist', 'ui');
+    if (existsSync(join(candidate, 'index.html'))) return candidate;
+    if (dirname(dir) === dir) return join(__dirname, 'ui-not-built');
   }
-  return join(dir, 'dist', 'ui');
 }
 
 function withSecurityHeaders(reply: FastifyReply): FastifyReply {
