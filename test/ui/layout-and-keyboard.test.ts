@@ -87,7 +87,7 @@ test('sign in, create a webhook and cancel a delete with the keyboard alone', as
 
   await tabTo(view.page, 'New webhook');
   await view.page.keyboard.press('Enter');
-  await view.page.getByLabel('Name').waitFor();
+  await view.page.getByLabel('Name', { exact: true }).waitFor();
   // Focus moved to the form's heading; the next Tab is the first field.
   await view.page.keyboard.press('Tab');
   expect(await view.page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe('name');

@@ -21,14 +21,14 @@ async function listWebhooks(): Promise<Array<{ id: string; name: string; active:
 }
 
 async function fillForm(view: UiPage, fields: { name?: string; url?: string; jobIds?: string }): Promise<void> {
-  if (fields.name !== undefined) await view.page.getByLabel('Name').fill(fields.name);
+  if (fields.name !== undefined) await view.page.getByLabel('Name', { exact: true }).fill(fields.name);
   if (fields.url !== undefined) await view.page.getByLabel('Endpoint URL').fill(fields.url);
   if (fields.jobIds !== undefined) await view.page.getByLabel('Job ids').fill(fields.jobIds);
 }
 
 /** The text of the error shown for a field, found through the field's aria-describedby. */
 async function errorOf(view: UiPage, label: string): Promise<string> {
-  return view.page.getByLabel(label).evaluate((field) => {
+  return view.page.getByLabel(label, { exact: true }).evaluate((field) => {
     const ids = (field.getAttribute('aria-describedby') ?? '').split(' ');
     return ids.map((id) => document.getElementById(id)).filter((node) => node?.classList.contains('field-error')).map((node) => node?.textContent).join('');
   });
@@ -48,7 +48,7 @@ test('create shows the API’s validation messages at their fields and creates n
   expect(await errorOf(view, 'Job ids')).toBe('job ids must be numbers');
   const eventTypesError = await view.page.locator('fieldset .field-error').textContent();
   expect(eventTypesError).toBe('event_types needs at least one event type');
-  expect(await view.page.getByLabel('Name').getAttribute('aria-invalid')).not.toBeNull();
+  expect(await view.page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).not.toBeNull();
   // Focus goes to the first field in error, so a keyboard user lands on it.
   expect(await view.page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe('name');
   await view.screenshot('create-validation');
