@@ -1,6 +1,6 @@
 // Archived webhooks in real Chromium: the Archived badge in place of the status, the warning banner, its
 // dismissal for the browser session, and reactivation.
-import { ACCOUNT_ID, ADMIN_TOKEN } from '../support/harness';
+import { ADMIN_TOKEN, createWebhook, subscriptionPath } from '../support/harness';
 import { signIn, startUiHarness, type UiHarness } from '../support/browser';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -20,16 +20,13 @@ afterAll(async () => {
   await ui.close();
 });
 
-async function createWebhook(name: string, path: string, jobId: number): Promise<string> {
-  const response = await ui.h.call('POST', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`, {
-    body: { name, client_url: `${receiver.url}${path}`, event_types: ['job.run.completed'], job_ids: [jobId] },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().data.id as string;
+async function hookAt(name: string, path: string, jobId: number): Promise<string> {
+  const created = await createWebhook(ui.h, { name, client_url: `${receiver.url}${path}`, event_types: ['job.run.completed'], job_ids: [jobId] });
+  return created.id;
 }
 
 async function isArchived(id: string): Promise<boolean> {
-  return (await ui.h.call('GET', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscription/${id}`)).json().data.archived as boolean;
+  return (await ui.h.call('GET', subscriptionPath(id))).json().data.archived as boolean;
 }
 
 async function archive(id: string, jobId: number): Promise<void> {
@@ -38,8 +35,8 @@ async function archive(id: string, jobId: number): Promise<void> {
 }
 
 test('an archived webhook shows the badge and the banner; the banner stays dismissed until another is archived; reactivate', async () => {
-  const healthy = await createWebhook('Healthy', '/ok', 1);
-  const first = await archive_(await createWebhook('Retired endpoint', '/gone/1', 2), 2);
+  const healthy = await hookAt('Healthy', '/ok', 1);
+  const first = await archive_(await hookAt('Retired endpoint', '/gone/1', 2), 2);
   const view = await ui.open();
   await signIn(view, ADMIN_TOKEN);
 
@@ -60,7 +57,7 @@ test('an archived webhook shows the badge and the banner; the banner stays dismi
   await expect(banner.count()).resolves.toBe(0);
 
   // Another webhook archived in the same session brings the banner back, naming both.
-  const second = await archive_(await createWebhook('Old CRM', '/gone/2', 3), 3);
+  const second = await archive_(await hookAt('Old CRM', '/gone/2', 3), 3);
   await view.page.getByRole('button', { name: 'Refresh' }).click();
   await view.page.locator(`[data-webhook-id="${second}"] .badge`).getByText('Archived').waitFor();
   await expect(banner.textContent()).resolves.toContain('2 webhooks are archived');
@@ -77,7 +74,7 @@ test('an archived webhook shows the badge and the banner; the banner stays dismi
 });
 
 test('a new tab (a new browser session) shows the banner again, and changing the URL reactivates', async () => {
-  const archived = await archive_(await createWebhook('Moved endpoint', '/gone/3', 4), 4);
+  const archived = await archive_(await hookAt('Moved endpoint', '/gone/3', 4), 4);
   const view = await ui.open();
   await signIn(view, ADMIN_TOKEN);
   await view.page.getByRole('region', { name: 'Archived webhooks' }).waitFor();
@@ -91,6 +88,7 @@ test('a new tab (a new browser session) shows the banner again, and changing the
   await view.page.getByRole('switch', { name: 'Active: Moved endpoint' }).waitFor();
   expect(await isArchived(archived)).toBe(false);
   expect(await view.page.locator('article .badge').first().textContent()).not.toBe('Archived');
+  await view.screenshot('reactivated-by-new-url');
 });
 
 async function archive_(id: string, jobId: number): Promise<string> {

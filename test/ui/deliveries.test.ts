@@ -1,6 +1,6 @@
 // Recent Deliveries in real Chromium: posted job-run events show as succeeded and failed attempts, a failed
 // delivery can be sent again, and the list pages.
-import { ACCOUNT_ID, ADMIN_TOKEN } from '../support/harness';
+import { ADMIN_TOKEN, createWebhook, subscriptionPath } from '../support/harness';
 import { signIn, startUiHarness, type UiHarness } from '../support/browser';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -24,21 +24,19 @@ afterAll(async () => {
   await ui.close();
 });
 
-async function createWebhook(name: string, path: string): Promise<string> {
-  const response = await ui.h.call('POST', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`, {
-    body: { name, client_url: `${receiver.url}${path}`, event_types: ['job.run.completed'], job_ids: [Number(path.length)] },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().data.id as string;
+/** A webhook on the receiver at `path`, for job-run events of job `path.length` only. */
+async function hookAt(name: string, path: string): Promise<string> {
+  const created = await createWebhook(ui.h, { name, client_url: `${receiver.url}${path}`, event_types: ['job.run.completed'], job_ids: [path.length] });
+  return created.id;
 }
 
 async function attempts(id: string): Promise<Array<{ success: boolean; http_status_code: string }>> {
-  return (await ui.h.call('GET', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscription/${id}/deliveries?limit=100`)).json().data;
+  return (await ui.h.call('GET', `${subscriptionPath(id)}/deliveries?limit=100`)).json().data;
 }
 
 test('deliveries show with their outcome, and a failed one is redelivered from the page', async () => {
   failing = true;
-  const broken = await createWebhook('Broken endpoint', '/broken');
+  const broken = await hookAt('Broken endpoint', '/broken');
   await ingest(ui.h, 'job.run.completed', { jobId: String('/broken'.length), runId: '501' });
   await waitFor(async () => (await attempts(broken)).length === 6, 'the first attempt and five retries');
 
@@ -77,7 +75,7 @@ test('deliveries show with their outcome, and a failed one is redelivered from t
 });
 
 test('a successful delivery shows as succeeded, and the list pages by 20, newest first', async () => {
-  const healthy = await createWebhook('Healthy endpoint', '/healthy');
+  const healthy = await hookAt('Healthy endpoint', '/healthy');
   for (let run = 1; run <= 23; run += 1) await ingest(ui.h, 'job.run.completed', { jobId: String('/healthy'.length), runId: String(9000 + run) });
   await waitFor(async () => (await attempts(healthy)).length === 23, '23 deliveries');
 

@@ -1,6 +1,6 @@
 // The UI at 375 px wide and from the keyboard alone, in real Chromium.
 import type { Page } from 'playwright-core';
-import { ACCOUNT_ID, ADMIN_TOKEN } from '../support/harness';
+import { ADMIN_TOKEN, createWebhook, subscriptionPath, subscriptionsPath } from '../support/harness';
 import { signIn, startUiHarness, type UiHarness } from '../support/browser';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -16,13 +16,6 @@ afterAll(async () => {
   await receiver.close();
   await ui.close();
 });
-
-async function createWebhook(name: string, path: string): Promise<string> {
-  const response = await ui.h.call('POST', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`, {
-    body: { name, client_url: `${receiver.url}${path}`, event_types: ['job.run.completed', 'job.run.errored'], job_ids: [11] },
-  });
-  return response.json().data.id as string;
-}
 
 /** Controls without an accessible name: a label, aria-label(ledby), or text of their own. */
 function unnamedControls(page: Page): Promise<string[]> {
@@ -42,9 +35,14 @@ function overflowsWidth(page: Page): Promise<boolean> {
 }
 
 test('at 375 px wide nothing overflows the page, and every control has a name', async () => {
-  const long = await createWebhook('A webhook with a rather long name for a small screen', `/${'deeply/nested/'.repeat(6)}endpoint?with=query&and=more`);
+  const { id: long } = await createWebhook(ui.h, {
+    name: 'A webhook with a rather long name for a small screen',
+    client_url: `${receiver.url}/${'deeply/nested/'.repeat(6)}endpoint?with=query&and=more`,
+    event_types: ['job.run.completed', 'job.run.errored'],
+    job_ids: [11],
+  });
   await ingest(ui.h, 'job.run.completed', { jobId: '11', runId: '7001' });
-  await waitFor(async () => (await ui.h.call('GET', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscription/${long}`)).json().data.dispatched_at !== undefined, 'a dispatch');
+  await waitFor(async () => (await ui.h.call('GET', subscriptionPath(long))).json().data.dispatched_at !== undefined, 'a dispatch');
 
   const phone = await ui.open({ width: 375, height: 812 });
   expect(await unnamedControls(phone.page)).toEqual([]);
@@ -109,7 +107,7 @@ test('sign in, create a webhook and cancel a delete with the keyboard alone', as
   expect(await view.page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
   await view.page.keyboard.press('Escape');
   await confirm.waitFor({ state: 'detached' });
-  const names = ((await ui.h.call('GET', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions?limit=100`)).json().data as Array<{ name: string }>).map((webhook) => webhook.name);
+  const names = ((await ui.h.call('GET', `${subscriptionsPath()}?limit=100`)).json().data as Array<{ name: string }>).map((webhook) => webhook.name);
   expect(names).toContain('Typed by keyboard');
   await view.screenshot('keyboard');
 });

@@ -1,5 +1,5 @@
 // Sign-in, sign-out and what a token may see, in real Chromium against a real service.
-import { ACCOUNT_ID, ADMIN_TOKEN } from '../support/harness';
+import { ADMIN_TOKEN, createWebhook } from '../support/harness';
 import { signIn, startUiHarness, type UiHarness } from '../support/browser';
 
 let ui: UiHarness;
@@ -7,14 +7,6 @@ beforeAll(async () => {
   ui = await startUiHarness();
 });
 afterAll(async () => ui.close());
-
-async function createWebhook(name: string): Promise<string> {
-  const response = await ui.h.call('POST', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`, {
-    body: { name, client_url: 'https://example.com/hooks', event_types: ['job.run.completed'] },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().data.id as string;
-}
 
 test('the page is served by the service under a strict CSP, and loads nothing from elsewhere', async () => {
   const response = await fetch(`${ui.origin}/`);
@@ -59,7 +51,7 @@ test('a wrong token is refused with a message; the right one opens the Webhooks 
 });
 
 test('a read-only token sees the webhooks but no control that would change them', async () => {
-  const id = await createWebhook('Read-only view');
+  const { id } = await createWebhook(ui.h, { name: 'Read-only view' });
   const readOnly = await ui.h.token('Read-Only');
   const view = await ui.open();
   await signIn(view, readOnly);

@@ -1,6 +1,6 @@
 // Creating, testing, editing, switching off and deleting webhooks in real Chromium, against a real
 // service and a real receiver on 127.0.0.1.
-import { ACCOUNT_ID, ADMIN_TOKEN } from '../support/harness';
+import { ACCOUNT_ID, ADMIN_TOKEN, createWebhook, subscriptionPath, subscriptionsPath } from '../support/harness';
 import { signIn, startUiHarness, type UiHarness, type UiPage } from '../support/browser';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 async function listWebhooks(): Promise<Array<{ id: string; name: string; active: boolean; job_ids: string[] }>> {
-  return (await ui.h.call('GET', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions?limit=100`)).json().data;
+  return (await ui.h.call('GET', `${subscriptionsPath()}?limit=100`)).json().data;
 }
 
 async function fillForm(view: UiPage, fields: { name?: string; url?: string; jobIds?: string }): Promise<void> {
@@ -94,10 +94,7 @@ test('create shows the signing secret once, and it is the secret that signs deli
 
 test('a failing test send shows the endpoint’s answer', async () => {
   const failing = await startReceiver(answer(503, 'down for maintenance'));
-  const response = await ui.h.call('POST', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`, {
-    body: { name: 'Flaky', client_url: `${failing.url}/`, event_types: ['job.run.completed'] },
-  });
-  const id = response.json().data.id as string;
+  const { id } = await createWebhook(ui.h, { name: 'Flaky', client_url: `${failing.url}/`, event_types: ['job.run.completed'] });
   const view = await ui.open();
   await signIn(view, ADMIN_TOKEN);
   await view.page.goto(`${ui.origin}/#/webhooks/${id}`);
@@ -105,14 +102,11 @@ test('a failing test send shows the endpoint’s answer', async () => {
   await view.page.getByText(/Test failed \(HTTP 503\)/).waitFor();
   await view.screenshot('send-test-failed');
   await failing.close();
-  await ui.h.call('DELETE', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscription/${id}`);
+  await ui.h.call('DELETE', subscriptionPath(id));
 });
 
 test('edit changes the webhook, the switch turns it off and on, and delete asks first', async () => {
-  const response = await ui.h.call('POST', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`, {
-    body: { name: 'Finance', client_url: `${receiver.url}/finance`, event_types: ['job.run.completed'] },
-  });
-  const id = response.json().data.id as string;
+  const { id } = await createWebhook(ui.h, { name: 'Finance', client_url: `${receiver.url}/finance`, event_types: ['job.run.completed'] });
   const view = await ui.open();
   await signIn(view, ADMIN_TOKEN);
   const card = view.page.locator(`[data-webhook-id="${id}"]`);
@@ -158,10 +152,7 @@ test('refusals only the server can decide show at the field (a private address) 
     await view.page.locator('.field-error:not([hidden])').waitFor();
     expect(await errorOf(view, 'Endpoint URL')).toBe('client_url must not point at a private, loopback, link-local or otherwise non-public address');
 
-    const first = await strict.h.call('POST', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`, {
-      body: { name: 'First', client_url: 'https://example.com/first', event_types: ['job.run.completed'] },
-    });
-    expect(first.statusCode).toBe(201);
+    await createWebhook(strict.h, { name: 'First', client_url: 'https://example.com/first', event_types: ['job.run.completed'] });
     await fillForm(view, { url: 'https://example.com/second' });
     await view.page.getByRole('button', { name: 'Create webhook' }).click();
     const formError = view.page.locator('form .form-error');
