@@ -20,6 +20,10 @@ test('/ and the assets carry the CSP; a path outside the built files is a 404 in
   const style = await h.call('GET', '/ui/app.css', { token: null });
   expect(style.statusCode).toBe(200);
   expect(style.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  expect(page.headers['cache-control']).toBe('no-cache');
+  expect(style.headers['cache-control']).toBe('no-cache');
+  // The API is not the UI: its responses do not carry the page's headers.
+  expect((await h.call('GET', '/healthz', { token: null })).headers['content-security-policy']).toBeUndefined();
   const traversal = await h.call('GET', '/ui/..%2f..%2fpackage.json', { token: null });
   expect(traversal.statusCode).toBe(404);
   expect(traversal.json().status.is_success).toBe(false);

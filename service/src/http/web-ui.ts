@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { sendError } from './error-envelope';
 
 /**
@@ -39,10 +39,6 @@ export function defaultUiDirectory(): string {
   }
 }
 
-function withSecurityHeaders(reply: FastifyReply): FastifyReply {
-  return reply.headers(UI_SECURITY_HEADERS);
-}
-
 export async function webUiRoutes(app: FastifyInstance, { directory }: { directory: string }): Promise<void> {
   if (!existsSync(join(directory, 'index.html'))) {
     // Running from source without a build: say what to do instead of a bare 404.
@@ -51,17 +47,19 @@ export async function webUiRoutes(app: FastifyInstance, { directory }: { directo
     );
     return;
   }
+  // This plugin is encapsulated: the hook covers the page and the assets, not the API.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.headers(UI_SECURITY_HEADERS);
+    // Asset names do not change between builds, so browsers revalidate (ETag) rather than cache blindly.
+    reply.header('cache-control', 'no-cache');
+  });
   await app.register(fastifyStatic, {
     root: directory,
     prefix: '/ui/',
     // The file list is read once at start: no file-system lookups (or traversal) from request paths.
     wildcard: false,
     index: false,
-    setHeaders: (response) => {
-      for (const [name, value] of Object.entries(UI_SECURITY_HEADERS)) response.setHeader(name, value);
-      // Asset names do not change between builds, so browsers revalidate (ETag) rather than cache blindly.
-      response.setHeader('cache-control', 'no-cache');
-    },
+    cacheControl: false,
   });
-  app.get('/', { schema: { hide: true } }, (_request, reply) => withSecurityHeaders(reply).header('cache-control', 'no-cache').sendFile('index.html'));
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.sendFile('index.html'));
 }
