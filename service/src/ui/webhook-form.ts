@@ -78,7 +78,7 @@ export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
     error: activeError,
   };
   const views: Record<Field, FieldView> = { name, client_url: clientUrl, event_types: eventTypes, job_ids: jobIds, description, active };
-  const formError = h('p', { class: 'form-error', role: 'alert', hidden: true });
+  const formError = h('p', { class: 'form-error', role: 'alert', tabindex: -1, hidden: true });
   const saveButton = h('button', { type: 'submit', class: 'primary' }, existing ? 'Save changes' : 'Create webhook');
 
   const form = h(
@@ -134,6 +134,5 @@ export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
         saveButton.disabled = false;
       });
   });
-  formError.tabIndex = -1;
   return form;
 }
