@@ -17,6 +17,8 @@ import { runOf } from '../test/support/events';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
 
 const QUICK = process.argv.includes('--quick');
+/** `--profile=DIR`: each service process writes a V8 CPU profile there (summarise with bench/profile-summary.ts). */
+const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
 const SCALE = QUICK
   ? { subscribers: 10, events: 500, latencyRate: 1000, latencySeconds: 3, apiSeconds: 2, backlog: 100_000, baselineBacklog: 10_000, drainSeconds: 2 }
   : { subscribers: 10, events: 5000, latencyRate: 1000, latencySeconds: 10, apiSeconds: 5, backlog: 1_000_000, baselineBacklog: 50_000, drainSeconds: 5 };
@@ -133,7 +135,8 @@ async function latency(service: ServiceProcess, receiver: BenchReceiver, client:
 
 const ACCOUNT_ID = 1;
 
-function startService(databasePath: string): Promise<ServiceProcess> {
+function startService(databasePath: string, label: string): Promise<ServiceProcess> {
+  const profiling = PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=service-${label}.cpuprofile`];
   return startServiceProcess({
     JOBHOOKS_DB: databasePath,
     JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: String(ACCOUNT_ID),
@@ -143,13 +146,13 @@ function startService(databasePath: string): Promise<ServiceProcess> {
     // benchmark makes far more than the 1,000 webhooks an account may have.
     JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000000',
     JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '100000000',
-  });
+  }, profiling);
 }
 
 /** Restarts the service on the database with `count` due deliveries added; the rate they drain at, and peak RSS. */
 async function backlogRun(databasePath: string, receiver: BenchReceiver, templates: BacklogTemplate[], count: number) {
   fillBacklog(databasePath, templates, count, ACCOUNT_ID, count);
-  const service = await startService(databasePath);
+  const service = await startService(databasePath, `backlog-${count}`);
   try {
     const perSecond = await drainRate(receiver, SCALE.drainSeconds);
     return { perSecond, rssMb: peakRssMb(service.child.pid!) };
@@ -171,7 +174,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'jobhooks-bench-'));
   const databasePath = join(dir, 'bench.db');
   const receiver = await startBenchReceiver();
-  let service: ServiceProcess | null = await startService(databasePath);
+  let service: ServiceProcess | null = await startService(databasePath, 'deliveries-and-api');
   try {
     const client = createWebhooksClient({ hostUrl: service.baseUrl, accountId: ACCOUNT_ID, token: TOKEN });
     const throughput = await deliveryThroughput(service, receiver, client);

@@ -14,9 +14,12 @@ export interface ServiceProcess {
   signal(signal: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the service on a free port and resolves once it has printed its start-up message (database line last). */
-export function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [BIN, 'start'], {
+/**
+ * Starts the service on a free port and resolves once it has printed its start-up message (database line last).
+ * `nodeFlags` go to node itself, e.g. the benchmark's `--cpu-prof`.
+ */
+export function startServiceProcess(env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...nodeFlags, BIN, 'start'], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
