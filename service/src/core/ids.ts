@@ -16,11 +16,18 @@ export interface IdGenerator {
   next(kind: IdKind): string;
 }
 
+/** A ULID's random part: 16 base-32 characters, one byte drawn for each. */
+const RANDOM_CHARACTERS = 16;
+
 export function createIdGenerator(clock: Clock, random: RandomBytes): IdGenerator {
-  // ulid wants a PRNG returning [0, 1); feed it from the injected byte source.
-  const prng = () => random(1)[0]! / 256;
   return {
-    next: (kind) => ID_PREFIXES[kind] + ulid(Math.floor(nowMicros(clock) / 1000), prng),
+    next: (kind) => {
+      // ulid wants a PRNG returning [0, 1); feed it one draw of bytes from the injected source per id.
+      const bytes = random(RANDOM_CHARACTERS);
+      let used = 0;
+      const prng = () => bytes[used++ % RANDOM_CHARACTERS]! / 256;
+      return ID_PREFIXES[kind] + ulid(Math.floor(nowMicros(clock) / 1000), prng);
+    },
   };
 }
 
