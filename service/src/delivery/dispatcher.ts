@@ -64,6 +64,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let stopping = false;
   let pumping: Promise<void> | null = null;
   let wakeAgain = false;
+  let wakeQueued = false;
   let timer: NodeJS.Timeout | null = null;
 
   const inFlight = () => running.size;
@@ -83,7 +84,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const now = nowMicros(clock);
     const current = room();
     return store.deliveries.claimDue(
-      { owner, now, leaseUntil: now + limits.leaseMicros, candidates: current.total * 2, excludeSubscriptionIds: saturatedSubscriptions(current) },
+      {
+        owner,
+        now,
+        leaseUntil: now + limits.leaseMicros,
+        perSubscription: Math.min(current.perSubscription, current.total),
+        excludeSubscriptionIds: saturatedSubscriptions(current),
+      },
       (candidates) => chooseClaims(candidates, current),
     );
   }
@@ -176,8 +183,21 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     timer.unref();
   }
 
+  /**
+   * Claims once for all the wake-ups of one event-loop turn (every finished attempt and every ingestion
+   * wakes the dispatcher), so a busy dispatcher claims in batches instead of once per attempt.
+   */
   function wake(): void {
-    if (!started || stopping) return;
+    if (!started || stopping || wakeQueued) return;
+    wakeQueued = true;
+    setImmediate(() => {
+      wakeQueued = false;
+      pumpNow();
+    });
+  }
+
+  function pumpNow(): void {
+    if (stopping) return;
     if (pumping !== null) {
       wakeAgain = true;
       return;

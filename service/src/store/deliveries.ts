@@ -4,7 +4,7 @@ import type { DispatchState } from '../delivery/archive-policy';
 import type { SqliteDatabase } from './database';
 import { prepareAttemptAppend } from './delivery-log';
 import type { SubscriptionRow } from './subscriptions';
-import type { AttemptResult, ClaimedDelivery, DeliveriesStore, DeliveryRecord, DeliveryState, DueCandidate, LoggedAttempt } from './store';
+import type { AttemptResult, ClaimedDelivery, ClaimRequest, DeliveriesStore, DeliveryRecord, DeliveryState, DueCandidate, LoggedAttempt } from './store';
 
 /** A delivery joined with its event's type and the subscription columns a send needs. */
 type ClaimedRow = {
@@ -36,14 +36,23 @@ function dispatchStateFromRow(row: DispatchRow): DispatchState {
 
 const MICROS_PER_MILLI = 1000;
 
+type DueRow = DueCandidate & { nextAttemptAt: number };
+
+/** The claim's statements, named so a test can check SQLite answers them from an index, not a scan. */
+export const CLAIM_QUERIES = {
+  nextPendingSubscription: `SELECT subscription_id AS subscriptionId FROM deliveries
+      WHERE state = 'pending' AND subscription_id > ? ORDER BY subscription_id LIMIT 1`,
+  dueOfSubscription: `SELECT id, subscription_id AS subscriptionId, next_attempt_at AS nextAttemptAt FROM deliveries
+      WHERE state = 'pending' AND subscription_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
+} as const;
+
 export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
-  // Ordered by the partial index deliveries_due, so a claim stays cheap however large the backlog.
-  const dueCandidates = db.prepare<{ now: number; limit: number; excluded: string }, { id: string; subscriptionId: string }>(
-    `SELECT id, subscription_id AS subscriptionId FROM deliveries
-      WHERE state = 'pending' AND next_attempt_at <= @now
-        AND subscription_id NOT IN (SELECT value FROM json_each(@excluded))
-      ORDER BY next_attempt_at LIMIT @limit`,
-  );
+  // A claim looks at each subscription with pending deliveries through the partial index
+  // deliveries_pending_by_subscription: one seek to find the next subscription, one range read of its oldest due
+  // rows. Its cost grows with the number of such subscriptions and log(backlog), never with the backlog itself:
+  // a busy webhook's thousands of due rows are not read while it has no room.
+  const nextPendingSubscription = db.prepare<[string], { subscriptionId: string }>(CLAIM_QUERIES.nextPendingSubscription);
+  const dueOfSubscription = db.prepare<[string, number, number], DueRow>(CLAIM_QUERIES.dueOfSubscription);
   // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again.
   const lease = db.prepare(
     `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseUntil, next_attempt_at = @leaseUntil
@@ -92,9 +101,20 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     `SELECT count(*) AS n FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?`,
   );
 
+  /** The oldest due deliveries of every subscription that has room, oldest first over all of them. */
+  function dueCandidates(request: ClaimRequest): DueCandidate[] {
+    const excluded = new Set(request.excludeSubscriptionIds);
+    const rows: DueRow[] = [];
+    for (let after = nextPendingSubscription.get(''); after; after = nextPendingSubscription.get(after.subscriptionId)) {
+      if (excluded.has(after.subscriptionId)) continue;
+      rows.push(...dueOfSubscription.all(after.subscriptionId, request.now, request.perSubscription));
+    }
+    return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt).map(({ id, subscriptionId }) => ({ id, subscriptionId }));
+  }
+
   const claimInTransaction = db.transaction(
-    (request: Parameters<DeliveriesStore['claimDue']>[0], choose: (candidates: DueCandidate[]) => DueCandidate[]) => {
-      const candidates = dueCandidates.all({ now: request.now, limit: request.candidates, excluded: JSON.stringify(request.excludeSubscriptionIds) });
+    (request: ClaimRequest, choose: (candidates: DueCandidate[]) => DueCandidate[]) => {
+      const candidates = dueCandidates(request);
       const result: ClaimedDelivery[] = [];
       for (const { id } of choose(candidates)) {
         if (lease.run({ id, owner: request.owner, leaseUntil: request.leaseUntil }).changes !== 1) continue;

@@ -124,4 +124,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_by_age ON events(created_at);
     `,
   },
+  {
+    version: 3,
+    description: 'pending deliveries indexed by subscription, for claims that do not grow with the backlog',
+    sql: `
+      -- A claim reads each subscription's oldest due deliveries. deliveries_due, ordered by time alone, made a
+      -- claim read every due row of a webhook with no room left; it goes, because every index is one more page
+      -- written by each ingestion, lease and result.
+      CREATE INDEX deliveries_pending_by_subscription ON deliveries(subscription_id, next_attempt_at) WHERE state = 'pending';
+      DROP INDEX deliveries_due;
+    `,
+  },
 ];

@@ -159,8 +159,8 @@ export interface ClaimRequest {
   now: number;
   /** The lease ends here: if no result is recorded by then, the delivery is due again. */
   leaseUntil: number;
-  /** How many due deliveries to consider, oldest first. */
-  candidates: number;
+  /** How many due deliveries to consider per subscription, oldest first. */
+  perSubscription: number;
   /** Subscriptions that have no room for another attempt now. */
   excludeSubscriptionIds: readonly string[];
 }
@@ -211,7 +211,7 @@ export interface AttemptResult {
 }
 
 export interface DeliveriesStore {
-  /** Leases due deliveries chosen by `choose` among the oldest due candidates, in one transaction. */
+  /** Leases due deliveries chosen by `choose` among each subscription's oldest due ones, in one transaction. */
   claimDue(request: ClaimRequest, choose: (candidates: DueCandidate[]) => DueCandidate[]): Promise<ClaimedDelivery[]>;
   /**
    * For each result, in one transaction: appends the log row, moves the delivery on (only if the lease

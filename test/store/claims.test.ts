@@ -1,0 +1,101 @@
+// Claiming due deliveries from SQLite: each webhook's oldest due ones, never a webhook without room, from an
+// index rather than a scan of the backlog.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chooseClaims } from '../../service/src/delivery/claim-choice';
+import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
+import { CLAIM_QUERIES, createDeliveriesStore } from '../../service/src/store/deliveries';
+import type { ClaimRequest } from '../../service/src/store/store';
+
+let dir: string;
+let db: SqliteDatabase;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'jobhooks-claims-'));
+  db = openDatabase(join(dir, 'claims.db'));
+  db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'A', 'enterprise', 0)").run();
+  db.prepare("INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at) VALUES ('wev_1', 1, 'job.run.completed', '1', '1', 0)").run();
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function addWebhook(id: string): void {
+  db.prepare(
+    `INSERT INTO subscriptions (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret, created_at, updated_at)
+     VALUES (?, 1, ?, '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', 1, 'v1:x', 0, 0)`,
+  ).run(id, id);
+}
+
+/** `count` deliveries to `webhook`, due at `dueAt`, `dueAt + 1`, ... */
+function addDue(webhook: string, count: number, dueAt: number): void {
+  const insert = db.prepare(
+    `INSERT INTO deliveries (id, event_id, subscription_id, state, payload, next_attempt_at, created_at, updated_at)
+     VALUES (?, 'wev_1', ?, 'pending', x'7b7d', ?, 0, 0)`,
+  );
+  db.transaction(() => {
+    for (let i = 0; i < count; i += 1) insert.run(`${webhook}_${dueAt + i}`, webhook, dueAt + i);
+  })();
+}
+
+const NOW = 1_000_000;
+const request = (overrides: Partial<ClaimRequest> = {}): ClaimRequest => ({
+  owner: 'test',
+  now: NOW,
+  leaseUntil: NOW + 60_000_000,
+  perSubscription: 16,
+  excludeSubscriptionIds: [],
+  ...overrides,
+});
+const room = (total: number, inFlight: Array<[string, number]> = []) => ({ total, perSubscription: 16, inFlight: new Map(inFlight) });
+
+/** Parameters for each claim statement; the type makes a new statement need its entry here. */
+const CLAIM_PARAMETERS: Record<keyof typeof CLAIM_QUERIES, unknown[]> = {
+  nextPendingSubscription: ['wsu_a'],
+  dueOfSubscription: ['wsu_a', NOW, 16],
+};
+
+test('every claim statement is answered from the pending-by-webhook index, never by scanning deliveries', () => {
+  const plans = Object.entries(CLAIM_PARAMETERS).map(([name, parameters]) =>
+    db
+      .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${CLAIM_QUERIES[name as keyof typeof CLAIM_QUERIES]}`)
+      .all(...parameters)
+      .map((row) => row.detail)
+      .join('; '),
+  );
+  expect(plans).toHaveLength(Object.keys(CLAIM_QUERIES).length);
+  for (const plan of plans) {
+    expect(plan).toMatch(/SEARCH deliveries USING (COVERING )?INDEX deliveries_pending_by_subscription/);
+    expect(plan).not.toMatch(/SCAN deliveries/);
+  }
+});
+
+test("a webhook with no room left does not hold back another's newer deliveries, however many it has due", async () => {
+  addWebhook('wsu_busy');
+  addWebhook('wsu_idle');
+  addDue('wsu_busy', 5000, 1);
+  addDue('wsu_idle', 3, 100_000);
+  const store = createDeliveriesStore(db);
+  const current = room(256, [['wsu_busy', 16]]);
+  const claimed = await store.claimDue(request({ excludeSubscriptionIds: ['wsu_busy'] }), (candidates) => chooseClaims(candidates, current));
+  expect(claimed.map((delivery) => delivery.id)).toEqual(['wsu_idle_100000', 'wsu_idle_100001', 'wsu_idle_100002']);
+});
+
+test('oldest first over all webhooks, at most perSubscription from each, nothing not yet due, and a lease keeps it from the next claim', async () => {
+  addWebhook('wsu_a');
+  addWebhook('wsu_b');
+  addDue('wsu_a', 20, 10);
+  addDue('wsu_b', 2, 15);
+  addDue('wsu_b', 1, NOW + 1);
+  const store = createDeliveriesStore(db);
+  const seen: string[][] = [];
+  const claimed = await store.claimDue(request({ perSubscription: 4 }), (candidates) => {
+    seen.push(candidates.map((candidate) => candidate.id));
+    return chooseClaims(candidates, room(5));
+  });
+  expect(seen).toEqual([['wsu_a_10', 'wsu_a_11', 'wsu_a_12', 'wsu_a_13', 'wsu_b_15', 'wsu_b_16']]);
+  expect(claimed.map((delivery) => delivery.id)).toEqual(['wsu_a_10', 'wsu_a_11', 'wsu_a_12', 'wsu_a_13', 'wsu_b_15']);
+  const again = await store.claimDue(request({ perSubscription: 4 }), (candidates) => chooseClaims(candidates, room(256)));
+  expect(again.map((delivery) => delivery.id)).toEqual(['wsu_a_14', 'wsu_a_15', 'wsu_a_16', 'wsu_b_16', 'wsu_a_17']);
+});
