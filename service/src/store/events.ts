@@ -1,5 +1,7 @@
-// SQLite access to job-run events: recording an event and its fan-out to deliveries in one transaction.
+// SQLite access to job-run events: recording an event and its fan-out to deliveries in one transaction, shared
+// with the other events taken in at the same moment (group commit).
 import type { SqliteDatabase } from './database';
+import { createGroupCommit } from './group-commit';
 import type { EventRecord, EventsStore, IngestOutcome, NewDelivery, SubscriptionRecord } from './store';
 import { SELECT_SUBSCRIPTION, subscriptionFromRow, type SubscriptionRow } from './subscriptions';
 
@@ -17,7 +19,8 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
      VALUES (@id, @eventId, @subscriptionId, @state, @payload, 0, @nextAttemptAt, @createdAt, @createdAt)`,
   );
 
-  const recordInTransaction = db.transaction(
+  const recordInTransaction = createGroupCommit(
+    db,
     (event: EventRecord, fanOut: (subscriptions: SubscriptionRecord[]) => NewDelivery[]): IngestOutcome => {
       const previous = findEvent.get(event.accountId, event.runId, event.eventType);
       if (previous) return { kind: 'duplicate', eventId: previous.id };
@@ -41,7 +44,7 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
   );
 
   return {
-    // IMMEDIATE: the duplicate check and the insert must see every committed ingestion of the same run.
-    record: async (event, fanOut) => recordInTransaction.immediate(event, fanOut),
+    // Events taken in together are committed together; the duplicate check sees every event recorded before.
+    record: (event, fanOut) => recordInTransaction(event, fanOut),
   };
 }

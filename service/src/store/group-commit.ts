@@ -1,0 +1,45 @@
+// Group commit: the writes asked for in one event-loop turn share one transaction. Concurrent ingestions then
+// pay for one commit, and write each index page they all touch once, instead of once each. A write's promise
+// settles only after its transaction committed, so an acknowledged write is as durable as before.
+import type { SqliteDatabase } from './database';
+
+interface Queued<A extends unknown[], R> {
+  args: A;
+  resolve: (result: R) => void;
+  reject: (error: unknown) => void;
+}
+
+export function createGroupCommit<A extends unknown[], R>(db: SqliteDatabase, write: (...args: A) => R): (...args: A) => Promise<R> {
+  let queue: Array<Queued<A, R>> = [];
+  const together = db.transaction((batch: Array<Queued<A, R>>) => batch.map((queued) => write(...queued.args)));
+  const alone = db.transaction((args: A) => write(...args));
+
+  function settleAlone(queued: Queued<A, R>): void {
+    try {
+      queued.resolve(alone.immediate(queued.args));
+    } catch (error) {
+      queued.reject(error);
+    }
+  }
+
+  function flush(): void {
+    const batch = queue;
+    queue = [];
+    let results: R[];
+    try {
+      // IMMEDIATE: each write's reads (a duplicate check, say) see every committed write before it.
+      results = together.immediate(batch);
+    } catch {
+      // One write failed and took the batch back with it: each is written on its own, so only that one fails.
+      for (const queued of batch) settleAlone(queued);
+      return;
+    }
+    batch.forEach((queued, i) => queued.resolve(results[i]!));
+  }
+
+  return (...args) =>
+    new Promise<R>((resolve, reject) => {
+      if (queue.length === 0) setImmediate(flush);
+      queue.push({ args, resolve, reject });
+    });
+}
