@@ -49,6 +49,9 @@ export interface Dispatcher {
   inFlight(): number;
 }
 
+/** Decrypted webhook secrets kept at most; past that the cache starts over (one decryption per webhook again). */
+const OPENED_SECRETS_KEPT = 10_000;
+
 /** A uniform number in [0, 1) from the injected random source. */
 function fraction(random: RandomBytes): number {
   return random(4).readUInt32BE(0) / 2 ** 32;
@@ -57,6 +60,7 @@ function fraction(random: RandomBytes): number {
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { store, clock, limits, owner } = deps;
   const inFlightBySubscription = new Map<string, number>();
+  const openedSecrets = new Map<string, string>();
   const running = new Set<Promise<void>>();
   let results: AttemptResult[] = [];
   let flushing: Promise<void> | null = null;
@@ -95,11 +99,22 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     );
   }
 
+  /** Each webhook's secret is decrypted once, not once per attempt; keyed by the sealed form, so a new secret misses. */
+  function secretOf(sealed: string): string {
+    let secret = openedSecrets.get(sealed);
+    if (secret === undefined) {
+      if (openedSecrets.size >= OPENED_SECRETS_KEPT) openedSecrets.clear();
+      secret = deps.secretBox.open(sealed);
+      openedSecrets.set(sealed, secret);
+    }
+    return secret;
+  }
+
   // Stage 2: an archived or deactivated webhook gets no request; the others get the signed fixed bytes.
   function prepare(delivery: ClaimedDelivery) {
     if (!delivery.active || delivery.archived) return null;
     const attempt = delivery.attempts + 1;
-    const secret = deps.secretBox.open(delivery.sealedSecret);
+    const secret = secretOf(delivery.sealedSecret);
     return { attempt, request: signedRequest({ url: delivery.clientUrl, body: delivery.payload, secret, eventId: delivery.eventId, attempt }) };
   }
 

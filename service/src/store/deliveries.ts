@@ -36,6 +36,8 @@ function dispatchStateFromRow(row: DispatchRow): DispatchState {
 
 const MICROS_PER_MILLI = 1000;
 
+type NextDispatchState = (current: DispatchState, facts: AttemptResult['facts']) => DispatchState;
+
 type DueRow = DueCandidate & { nextAttemptAt: number };
 
 /** The claim's statements, named so a test can check SQLite answers them from an index, not a scan. */
@@ -136,11 +138,22 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     },
   );
 
-  function recordOne(result: AttemptResult, next: (current: DispatchState, facts: AttemptResult['facts']) => DispatchState): LoggedAttempt | null {
-    const currentRow = dispatchStateOf.get(result.log.subscriptionId);
-    // The webhook was deleted while the attempt ran; its deliveries and log went with it.
-    if (!currentRow) return null;
+  /** A webhook's dispatch state through one batch of results: read once, folded over each, written once. */
+  interface FoldedState {
+    after: DispatchState;
+    /** When an attempt of this batch archived the webhook. */
+    archivedAt: number | null;
+  }
+
+  function recordOne(result: AttemptResult, next: NextDispatchState, states: Map<string, FoldedState | null>): LoggedAttempt | null {
     const { log } = result;
+    if (!states.has(log.subscriptionId)) {
+      const row = dispatchStateOf.get(log.subscriptionId);
+      states.set(log.subscriptionId, row ? { after: dispatchStateFromRow(row), archivedAt: null } : null);
+    }
+    const state = states.get(log.subscriptionId);
+    // The webhook was deleted while the attempt ran; its deliveries and log went with it.
+    if (!state) return null;
     const id = appendAttempt(log)!; // the webhook exists: read above, in this transaction
     const now = log.requestedAt + log.durationMs * MICROS_PER_MILLI;
     if (result.leaseOwner !== null) {
@@ -155,20 +168,30 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
         now,
       });
     } else {
-      const state = result.delivery.state === 'unchanged' ? null : result.delivery.state;
-      moveFinished.run({ id: log.deliveryId, state, attempt: log.attempt, now });
+      const deliveryState = result.delivery.state === 'unchanged' ? null : result.delivery.state;
+      moveFinished.run({ id: log.deliveryId, state: deliveryState, attempt: log.attempt, now });
     }
-    const current = dispatchStateFromRow(currentRow);
-    const updated = next(current, result.facts);
-    setDispatchState.run({ ...updated, id: log.subscriptionId });
-    if (current.archivedAt === null && updated.archivedAt !== null) skipPendingOf.run(now, log.subscriptionId);
+    const after = next(state.after, result.facts);
+    if (state.after.archivedAt === null && after.archivedAt !== null) state.archivedAt = now;
+    state.after = after;
     return { ...log, id };
   }
 
-  const recordInTransaction = db.transaction(
-    (results: readonly AttemptResult[], next: (current: DispatchState, facts: AttemptResult['facts']) => DispatchState) =>
-      results.map((result) => recordOne(result, next)),
-  );
+  /** Writes each webhook's new dispatch state; one archived by this batch gets no more attempts. */
+  function writeStates(states: Map<string, FoldedState | null>): void {
+    for (const [subscriptionId, state] of states) {
+      if (!state) continue;
+      setDispatchState.run({ ...state.after, id: subscriptionId });
+      if (state.archivedAt !== null) skipPendingOf.run(state.archivedAt, subscriptionId);
+    }
+  }
+
+  const recordInTransaction = db.transaction((results: readonly AttemptResult[], next: NextDispatchState) => {
+    const states = new Map<string, FoldedState | null>();
+    const logged = results.map((result) => recordOne(result, next, states));
+    writeStates(states);
+    return logged;
+  });
 
   const skipInTransaction = db.transaction((ids: readonly string[], owner: string, now: number) => {
     for (const id of ids) skipLeased.run(now, id, owner);
