@@ -13,12 +13,12 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const NEXT: Migration = { version: MIGRATIONS.length + 1, description: 'a later build adds a column', sql: "ALTER TABLE accounts ADD COLUMN region TEXT NOT NULL DEFAULT 'eu'" };
 
-test('a fresh database gets every migration, WAL mode, foreign keys, a 64 MiB page cache and in-memory temp storage', () => {
+test('a fresh database gets every migration, WAL mode, foreign keys, a 32 MiB page cache and in-memory temp storage', () => {
   const db = openDatabase(join(dir, 'a.db'));
   expect(schemaVersion(db)).toBe(MIGRATIONS.at(-1)!.version);
   expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
   expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
-  expect(db.pragma('cache_size', { simple: true })).toBe(-64 * 1024);
+  expect(db.pragma('cache_size', { simple: true })).toBe(-32 * 1024);
   expect(db.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
   expect(tables).toEqual(expect.arrayContaining(['accounts', 'api_tokens', 'subscriptions', 'events', 'deliveries', 'delivery_attempts', 'idempotency_keys']));
