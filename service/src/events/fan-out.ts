@@ -2,7 +2,7 @@
 import type { EventType, RunDetails } from '../contract';
 import type { IdGenerator } from '../core/ids';
 import type { NewDelivery, SubscriptionRecord } from '../store/store';
-import { buildPayload } from './payload';
+import { payloadsFor } from './payload';
 
 /** Subscribed to the event type, and to the job (an empty job list means every job). */
 export function wantsEvent(subscription: SubscriptionRecord, eventType: EventType, jobId: string): boolean {
@@ -23,6 +23,13 @@ export interface FanOutInput {
  * nothing; an archived one gets a `skipped` delivery, so the log shows what it missed.
  */
 export function planDeliveries(subscriptions: readonly SubscriptionRecord[], input: FanOutInput): NewDelivery[] {
+  const payloadFor = payloadsFor({
+    accountId: input.accountId,
+    eventId: input.eventId,
+    eventType: input.eventType,
+    occurredAtNanos: input.occurredAtNanos,
+    run: input.run,
+  });
   return subscriptions
     .filter((subscription) => wantsEvent(subscription, input.eventType, input.run.jobId))
     .filter((subscription) => subscription.active || subscription.archivedAt !== null)
@@ -30,14 +37,6 @@ export function planDeliveries(subscriptions: readonly SubscriptionRecord[], inp
       id: input.ids.next('delivery'),
       subscriptionId: subscription.id,
       state: subscription.archivedAt === null ? 'pending' : 'skipped',
-      payload: buildPayload({
-        accountId: input.accountId,
-        webhookId: subscription.id,
-        webhookName: subscription.name,
-        eventId: input.eventId,
-        eventType: input.eventType,
-        occurredAtNanos: input.occurredAtNanos,
-        run: input.run,
-      }),
+      payload: payloadFor({ id: subscription.id, name: subscription.name }),
     }));
 }

@@ -29,17 +29,33 @@ function runDataFor(eventType: EventType, run: RunDetails): RunDetails {
   return common;
 }
 
-export function buildPayload(input: PayloadInput): Buffer {
-  const payload: DeliveryPayload = {
+/** The payload's fields in the order they are sent; `webhookId` and `webhookName` differ per webhook. */
+type PayloadField = keyof DeliveryPayload;
+const FIELD_ORDER: readonly PayloadField[] = ['accountId', 'webhookId', 'eventId', 'timestamp', 'eventType', 'webhookName', 'data'];
+
+/**
+ * The payload bytes for each webhook an event goes to. The event's own fields (its run data above all) are
+ * serialized once per event rather than once per webhook; each field is JSON.stringify'd in FIELD_ORDER,
+ * so the bytes equal JSON.stringify of the whole payload object.
+ */
+export function payloadsFor(input: Omit<PayloadInput, 'webhookId' | 'webhookName'>): (webhook: { id: string; name: string }) => Buffer {
+  const shared: Omit<DeliveryPayload, 'webhookId' | 'webhookName'> = {
     accountId: input.accountId,
-    webhookId: input.webhookId,
     eventId: input.eventId,
     timestamp: isoTimestampNanos(input.occurredAtNanos),
     eventType: input.eventType,
-    webhookName: input.webhookName,
     data: { ...runDataFor(input.eventType, input.run), ...(input.test ? { test: true as const } : {}) },
   };
-  return Buffer.from(JSON.stringify(payload), 'utf8');
+  const serialized = new Map<PayloadField, string>(Object.entries(shared).map(([key, value]) => [key as PayloadField, JSON.stringify(value)]));
+  return (webhook) => {
+    serialized.set('webhookId', JSON.stringify(webhook.id));
+    serialized.set('webhookName', JSON.stringify(webhook.name));
+    return Buffer.from(`{${FIELD_ORDER.map((field) => `"${field}":${serialized.get(field)!}`).join(',')}}`, 'utf8');
+  };
+}
+
+export function buildPayload(input: PayloadInput): Buffer {
+  return payloadsFor(input)({ id: input.webhookId, name: input.webhookName });
 }
 
 /** The run that the test endpoint reports: a successful completed run, marked `test` in the payload. */
