@@ -51,8 +51,11 @@ export function peakRssMb(pid: number): number {
   return Number(match[1]) / 1024;
 }
 
-/** Deliveries per second arriving at the receiver over `seconds`, counted from the first arrival. */
-export async function drainRate(receiver: BenchReceiver, seconds: number, timeoutMs = 120_000): Promise<number> {
+/**
+ * Deliveries per second arriving at the receiver over `seconds`, counted from the first arrival. A backlog of
+ * `size` that runs out before the window ends would understate the rate, so that fails the run.
+ */
+export async function drainRate(receiver: BenchReceiver, seconds: number, size: number, timeoutMs = 120_000): Promise<number> {
   const before = receiver.delivered();
   const deadline = Date.now() + timeoutMs;
   while (receiver.delivered() === before) {
@@ -62,5 +65,7 @@ export async function drainRate(receiver: BenchReceiver, seconds: number, timeou
   const started = receiver.delivered();
   const startedAt = performance.now();
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  return (receiver.delivered() - started) / ((performance.now() - startedAt) / 1000);
+  const drained = receiver.delivered() - started;
+  if (receiver.delivered() - before >= size) throw new Error(`the ${size}-delivery backlog ran out within the ${seconds} s window`);
+  return drained / ((performance.now() - startedAt) / 1000);
 }

@@ -20,8 +20,8 @@ const QUICK = process.argv.includes('--quick');
 /** `--profile=DIR`: each service process writes a V8 CPU profile there (summarise with bench/profile-summary.ts). */
 const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
 const SCALE = QUICK
-  ? { subscribers: 10, events: 500, latencyRate: 1000, latencySeconds: 3, apiSeconds: 2, backlog: 100_000, baselineBacklog: 10_000, drainSeconds: 2 }
-  : { subscribers: 10, events: 5000, latencyRate: 1000, latencySeconds: 10, apiSeconds: 5, backlog: 1_000_000, baselineBacklog: 50_000, drainSeconds: 5 };
+  ? { subscribers: 10, events: 500, latencyRate: 1000, latencySeconds: 3, apiSeconds: 2, backlog: 100_000, baselineBacklog: 30_000, drainSeconds: 2 }
+  : { subscribers: 10, events: 5000, latencyRate: 1000, latencySeconds: 10, apiSeconds: 5, backlog: 1_000_000, baselineBacklog: 150_000, drainSeconds: 10 };
 const INGEST_CONCURRENCY = 64;
 /** The dispatcher's default total concurrency; the ceiling uses the same. */
 const DELIVERY_CONCURRENCY = 256;
@@ -154,7 +154,7 @@ async function backlogRun(databasePath: string, receiver: BenchReceiver, templat
   fillBacklog(databasePath, templates, count, ACCOUNT_ID, count);
   const service = await startService(databasePath, `backlog-${count}`);
   try {
-    const perSecond = await drainRate(receiver, SCALE.drainSeconds);
+    const perSecond = await drainRate(receiver, SCALE.drainSeconds, count);
     return { perSecond, rssMb: peakRssMb(service.child.pid!) };
   } finally {
     await service.signal('SIGTERM');
