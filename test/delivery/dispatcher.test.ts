@@ -1,7 +1,7 @@
 // The dispatcher's own work per attempt, on a real SQLite store with a stand-in sender: what it does once per
-// webhook rather than once per attempt.
+// webhook or once per delivery rather than once per attempt.
 import { join } from 'node:path';
-import { createSystemClock } from '../../service/src/core/clock';
+import { type Clock, createSystemClock } from '../../service/src/core/clock';
 import { cryptoRandomBytes } from '../../service/src/core/random';
 import { createDispatcher } from '../../service/src/delivery/dispatcher';
 import type { OutgoingDelivery, SendOutcome } from '../../service/src/delivery/sender';
@@ -19,29 +19,39 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-test("a webhook's secret is decrypted once for all its attempts, and every attempt is still signed with it", async () => {
-  const hook = await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook', event_types: ['job.run.completed'], job_ids: [] });
-  for (let run = 1; run <= 20; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
-  const box = createSecretBox(loadSecretKey({ envValue: undefined, keyFile: join(h.dir, 'secret.key'), random: cryptoRandomBytes }), cryptoRandomBytes);
-  let opened = 0;
-  const sent: OutgoingDelivery[] = [];
-  const send = async (request: OutgoingDelivery): Promise<SendOutcome> => {
-    sent.push(request);
-    return { kind: 'response', status: 200, durationMs: 1, bodyExcerpt: '', retryAfter: null };
-  };
-  const dispatcher = createDispatcher({
+function secretBoxOf(harness: Harness) {
+  return createSecretBox(loadSecretKey({ envValue: undefined, keyFile: join(harness.dir, 'secret.key'), random: cryptoRandomBytes }), cryptoRandomBytes);
+}
+
+const answer = (status: number): SendOutcome => ({ kind: 'response', status, durationMs: 1, bodyExcerpt: '', retryAfter: null });
+
+/** A dispatcher on the harness's store that sends with `send` and opens secrets with `open`. */
+function watchedDispatcher(send: (request: OutgoingDelivery) => Promise<SendOutcome>, open: (sealed: string) => string, clock: Clock = createSystemClock()) {
+  return createDispatcher({
     store: h.service.store,
-    clock: createSystemClock(),
+    clock,
     send,
     random: cryptoRandomBytes,
-    secretBox: { seal: box.seal, open: (sealed) => ((opened += 1), box.open(sealed)) },
+    secretBox: { seal: secretBoxOf(h).seal, open },
     owner: 'test',
-    retryDelaysSeconds: [1],
+    retryDelaysSeconds: [60],
     limits: { maxInFlight: 4, maxInFlightPerEndpoint: 4, leaseMicros: 60_000_000, pollIntervalMs: 10 },
     onError: (error) => {
       throw error;
     },
   });
+}
+
+test("a webhook's secret is decrypted once for all its attempts, and every attempt is still signed with it", async () => {
+  const hook = await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook', event_types: ['job.run.completed'], job_ids: [] });
+  for (let run = 1; run <= 20; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
+  const box = secretBoxOf(h);
+  let opened = 0;
+  const sent: OutgoingDelivery[] = [];
+  const dispatcher = watchedDispatcher(
+    async (request) => (sent.push(request), answer(200)),
+    (sealed) => ((opened += 1), box.open(sealed)),
+  );
   dispatcher.start();
   try {
     await waitFor(() => sent.length === 20, '20 attempts');
@@ -50,4 +60,42 @@ test("a webhook's secret is decrypted once for all its attempts, and every attem
   }
   expect(opened).toBe(1);
   for (const request of sent) expect(isGenuine(hook.hmac_secret, request.body, request.headers.authorization!)).toBe(true);
+});
+
+test('a retry sends the signature its first attempt computed and stored: after a restart it needs no secret at all', async () => {
+  const hook = await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook', event_types: ['job.run.completed'], job_ids: [] });
+  await ingest(h, 'job.run.completed', { runId: '1' });
+  const box = secretBoxOf(h);
+  const sent: OutgoingDelivery[] = [];
+  const failing = watchedDispatcher(async (request) => (sent.push(request), answer(500)), (sealed) => box.open(sealed));
+  failing.start();
+  try {
+    await waitFor(() => sent.length === 1, 'the first attempt');
+  } finally {
+    await failing.stop(1000);
+  }
+  const [first] = sent;
+  expect(isGenuine(hook.hmac_secret, first!.body, first!.headers.authorization!)).toBe(true);
+
+  // As if the service restarted, after the retry delay, with a secret it can no longer open: only a stored
+  // signature lets the retry go out.
+  const system = createSystemClock();
+  const twoMinutesLater: Clock = { nowNanos: () => system.nowNanos() + 120n * 1_000_000_000n };
+  const cannotOpen = watchedDispatcher(
+    async (request) => (sent.push(request), answer(200)),
+    () => {
+      throw new Error('the retry must not sign again');
+    },
+    twoMinutesLater,
+  );
+  cannotOpen.start();
+  try {
+    await waitFor(() => sent.length === 2, 'the retry');
+  } finally {
+    await cannotOpen.stop(1000);
+  }
+  const retry = sent[1]!;
+  expect(retry.headers['x-jobhooks-attempt']).toBe('2');
+  expect(retry.body.equals(first!.body)).toBe(true);
+  expect(retry.headers.authorization).toBe(first!.headers.authorization);
 });

@@ -9,6 +9,7 @@ import { findSubscription } from '../subscriptions/find-subscription';
 import { nextDispatchState } from './archive-policy';
 import { attemptLogEntry } from './attempt-log-entry';
 import { signedRequest } from './outgoing-request';
+import { signPayload } from './signer';
 import { verdictOf } from './retry-policy';
 import type { Send } from './sender';
 
@@ -62,11 +63,10 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       throw new ConflictError('This webhook is archived or inactive: set "active": true with PUT, then redeliver.');
     }
     const attempt = delivery.attempts + 1;
-    const secret = deps.secretBox.open(subscription.sealedSecret);
+    // A delivery that was retried kept its signature; one that was not is signed now, the same way.
+    const signature = delivery.signature ?? signPayload(deps.secretBox.open(subscription.sealedSecret), delivery.payload);
     const requestedAt = nowMicros(clock);
-    const outcome = await deps.send(
-      signedRequest({ url: subscription.clientUrl, body: delivery.payload, secret, eventId: delivery.eventId, attempt }),
-    );
+    const outcome = await deps.send(signedRequest({ url: subscription.clientUrl, body: delivery.payload, signature, eventId: delivery.eventId, attempt }));
     const log = attemptLogEntry(
       { deliveryId: delivery.id, subscriptionId: subscription.id, eventId: delivery.eventId, eventType: delivery.eventType, attempt },
       outcome,

@@ -1,5 +1,6 @@
 // The delivery worker. Each delivery goes through four stages: claim (lease due rows), prepare (sign the
-// fixed payload bytes), send, record (log row, delivery and webhook state in one transaction).
+// fixed payload bytes, once per delivery: a retry reuses the stored signature), send, record (log row,
+// delivery and webhook state in one transaction).
 import { type Clock, nowMicros } from '../core/clock';
 import type { RandomBytes } from '../core/random';
 import type { SecretBox } from '../security/secret-box';
@@ -8,6 +9,7 @@ import { nextDispatchState } from './archive-policy';
 import { attemptLogEntry } from './attempt-log-entry';
 import { chooseClaims, type ClaimRoom, saturatedSubscriptions } from './claim-choice';
 import { signedRequest } from './outgoing-request';
+import { signPayload } from './signer';
 import { planNextStep, verdictOf } from './retry-policy';
 import type { Send, SendOutcome } from './sender';
 
@@ -114,17 +116,18 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   function prepare(delivery: ClaimedDelivery) {
     if (!delivery.active || delivery.archived) return null;
     const attempt = delivery.attempts + 1;
-    const secret = secretOf(delivery.sealedSecret);
-    return { attempt, request: signedRequest({ url: delivery.clientUrl, body: delivery.payload, secret, eventId: delivery.eventId, attempt }) };
+    const signature = delivery.signature ?? signPayload(secretOf(delivery.sealedSecret), delivery.payload);
+    return { attempt, signature, request: signedRequest({ url: delivery.clientUrl, body: delivery.payload, signature, eventId: delivery.eventId, attempt }) };
   }
 
   // Stage 4 (planning): what the outcome means for the delivery and, through the archive rules, the webhook.
-  function resultOf(delivery: ClaimedDelivery, attempt: number, requestedAt: number, outcome: SendOutcome): AttemptResult {
+  function resultOf(delivery: ClaimedDelivery, sent: { attempt: number; signature: string }, requestedAt: number, outcome: SendOutcome): AttemptResult {
+    const { attempt, signature } = sent;
     const finishedAt = nowMicros(clock);
     const step = planNextStep({ outcome, attempt, delaysSeconds: deps.retryDelaysSeconds, jitter: fraction(deps.random), nowMillis: finishedAt / 1000 });
     const change: DeliveryChange =
       step.kind === 'retry'
-        ? { state: 'pending', nextAttemptAt: finishedAt + step.delayMicros }
+        ? { state: 'pending', nextAttemptAt: finishedAt + step.delayMicros, signature }
         : { state: step.kind === 'succeeded' ? 'succeeded' : 'failed' };
     const log = attemptLogEntry(
       { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, eventId: delivery.eventId, eventType: delivery.eventType, attempt },
@@ -166,7 +169,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       // Stage 3.
       const outcome = await deps.send(prepared.request);
       deps.observer?.attemptFinished(outcome);
-      results.push(resultOf(delivery, prepared.attempt, requestedAt, outcome));
+      results.push(resultOf(delivery, prepared, requestedAt, outcome));
       await flush();
     } catch (error) {
       deps.onError(error, 'deliver');

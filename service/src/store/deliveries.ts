@@ -14,6 +14,7 @@ type ClaimedRow = {
   subscription_id: string;
   payload: Buffer;
   attempts: number;
+  signature: string | null;
 } & Pick<SubscriptionRow, 'client_url' | 'sealed_secret' | 'active' | 'archived_at'>;
 
 /** The dispatch columns of a subscription row, as the state query selects them. */
@@ -61,7 +62,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
       WHERE id = @id AND state = 'pending'`,
   );
   const claimed = db.prepare<[string], ClaimedRow>(
-    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, d.attempts,
+    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, d.attempts, d.signature,
             s.client_url, s.sealed_secret, s.active, s.archived_at
        FROM deliveries d JOIN events e ON e.id = d.event_id JOIN subscriptions s ON s.id = d.subscription_id
       WHERE d.id = ?`,
@@ -69,7 +70,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   const appendAttempt = prepareAttemptAppend(db);
   const moveLeased = db.prepare(
     `UPDATE deliveries SET state = @state, attempts = @attempt, next_attempt_at = @nextAttemptAt,
-                           lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
+                           signature = coalesce(@signature, signature), lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
       WHERE id = @id AND state = 'pending' AND lease_owner = @owner`,
   );
   // A manual redelivery touches only a finished delivery, so it cannot race the dispatcher.
@@ -95,8 +96,8 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
       WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
   );
-  const getDelivery = db.prepare<[string, string], Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'subscription_id' | 'payload' | 'attempts'> & { state: DeliveryState }>(
-    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, d.attempts, d.state
+  const getDelivery = db.prepare<[string, string], Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'subscription_id' | 'payload' | 'attempts' | 'signature'> & { state: DeliveryState }>(
+    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, d.attempts, d.signature, d.state
        FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.subscription_id = ? AND d.id = ?`,
   );
   const countDue = db.prepare<[number], { n: number }>(
@@ -130,6 +131,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
           attempts: row.attempts,
           clientUrl: row.client_url,
           sealedSecret: row.sealed_secret,
+          signature: row.signature,
           active: row.active === 1,
           archived: row.archived_at !== null,
         });
@@ -165,6 +167,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
         state: change.state,
         attempt: log.attempt,
         nextAttemptAt: change.state === 'pending' ? change.nextAttemptAt : null,
+        signature: change.state === 'pending' ? change.signature : null,
         now,
       });
     } else {
@@ -214,6 +217,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
         state: row.state,
         payload: row.payload,
         attempts: row.attempts,
+        signature: row.signature,
       };
     },
     countDue: async (now) => countDue.get(now)!.n,

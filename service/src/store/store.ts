@@ -150,6 +150,8 @@ export interface ClaimedDelivery {
   attempts: number;
   clientUrl: string;
   sealedSecret: string;
+  /** The signature an earlier attempt computed; null until an attempt has failed and left it to retry. */
+  signature: string | null;
   active: boolean;
   archived: boolean;
 }
@@ -173,6 +175,7 @@ export interface DeliveryRecord {
   state: DeliveryState;
   payload: Buffer;
   attempts: number;
+  signature: string | null;
 }
 
 /** One row of the delivery log. */
@@ -197,7 +200,8 @@ export interface LoggedAttempt extends AttemptLogEntry {
 
 /** What an attempt does to its delivery row. */
 export type DeliveryChange =
-  | { state: 'pending'; nextAttemptAt: number }
+  /** `signature` is the one this attempt sent; the retry sends it again instead of signing anew. */
+  | { state: 'pending'; nextAttemptAt: number; signature: string }
   | { state: 'succeeded' | 'failed' }
   /** A manual redelivery that failed leaves the delivery as it was. */
   | { state: 'unchanged' };

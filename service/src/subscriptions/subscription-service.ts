@@ -7,6 +7,7 @@ import type { IdGenerator } from '../core/ids';
 import { attemptLogEntry } from '../delivery/attempt-log-entry';
 import type { RandomBytes } from '../core/random';
 import { signedRequest } from '../delivery/outgoing-request';
+import { signPayload } from '../delivery/signer';
 import type { Send } from '../delivery/sender';
 import { buildPayload, sampleCompletedRun } from '../events/payload';
 import { refusalForHost } from '../security/address-policy';
@@ -151,7 +152,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     });
     const requestedAt = nowMicros(clock);
     const outcome = await deps.send(
-      signedRequest({ url: record.clientUrl, body, secret: secretBox.open(record.sealedSecret), eventId, attempt: 1 }),
+      signedRequest({ url: record.clientUrl, body, signature: signPayload(secretBox.open(record.sealedSecret), body), eventId, attempt: 1 }),
     );
     // Logged like any attempt, but it changes neither the webhook's status nor its failure record.
     const entry = attemptLogEntry(
