@@ -1,7 +1,7 @@
 // Builds the Fastify app (never listens): JSON parsing, error envelope, OpenAPI, access control, routes and the web UI.
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AccountService } from '../accounts/account-service';
 import type { RateLimiter } from '../accounts/rate-limit-policy';
 import { LIMITS } from '../contract';
@@ -14,6 +14,7 @@ import type { SubscriptionService } from '../subscriptions/subscription-service'
 import { accessControlPlugin } from './access-control';
 import { frameworkErrorHandler, registerErrorEnvelope } from './error-envelope';
 import { registerJsonBodyParser } from './json-body';
+import { responseSerializerCompiler } from './response-serializer';
 import { accountRoutes } from './routes/accounts';
 import { deliveryRoutes } from './routes/deliveries';
 import { eventRoutes } from './routes/events';
@@ -53,7 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializerCompiler);
   registerJsonBodyParser(app, LIMITS.bodyMaxBytes);
   registerErrorEnvelope(app);
 
