@@ -2,7 +2,7 @@
 import type { PermissionSet } from '../contract';
 import { accountFromRow } from './accounts';
 import type { SqliteDatabase } from './database';
-import type { ApiTokenRecord, ApiTokensStore } from './store';
+import type { AccountRecord, ApiTokenRecord, ApiTokensStore } from './store';
 
 interface ApiTokenRow {
   id: string;
@@ -24,12 +24,25 @@ function tokenFromRow(row: ApiTokenRow): ApiTokenRecord {
   };
 }
 
+type TokenPrincipal = { token: ApiTokenRecord; account: AccountRecord };
+
+type PrincipalRow = ApiTokenRow & { a_identifier: string; a_name: string; a_plan: string; a_created_at: number };
+
+/** Kept principals at most; past that the cache starts over. */
+const PRINCIPALS_KEPT = 1000;
+
+/** Frozen, because one object now answers many requests. */
+function principalFromRow(row: PrincipalRow): TokenPrincipal {
+  const account = accountFromRow({ id: row.account_id, identifier: row.a_identifier, name: row.a_name, plan: row.a_plan, created_at: row.a_created_at });
+  return Object.freeze({ token: Object.freeze(tokenFromRow(row)), account: Object.freeze(account) });
+}
+
 export function createApiTokensStore(db: SqliteDatabase): ApiTokensStore {
   const insert = db.prepare(
     `INSERT INTO api_tokens (id, account_id, name, permission_set, token_hash, created_at)
      VALUES (@id, @accountId, @name, @permissionSet, @tokenHash, @createdAt)`,
   );
-  const findActive = db.prepare<[string], ApiTokenRow & { a_identifier: string; a_name: string; a_plan: string; a_created_at: number }>(
+  const findActive = db.prepare<[string], PrincipalRow>(
     `SELECT t.id, t.account_id, t.name, t.permission_set, t.created_at, t.revoked_at,
             a.identifier AS a_identifier, a.name AS a_name, a.plan AS a_plan, a.created_at AS a_created_at
        FROM api_tokens t JOIN accounts a ON a.id = t.account_id
@@ -39,25 +52,45 @@ export function createApiTokensStore(db: SqliteDatabase): ApiTokensStore {
     'SELECT id, account_id, name, permission_set, created_at, revoked_at FROM api_tokens WHERE account_id = ? ORDER BY created_at, id',
   );
   const revoke = db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+
+  // Every API request authenticates, and its token and account rarely change, so found principals are kept.
+  // They can only stop being valid by a revocation: this store's own revoke clears them, and one made by
+  // another connection (the `jobhooks token revoke` command, another process) changes PRAGMA data_version,
+  // which SQLite bumps on every commit of another connection, and that clears them too. So a revoked token is
+  // refused from the very next request, as without the cache. (Accounts are never updated or deleted.)
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  const principals = new Map<string, TokenPrincipal>();
+  let principalsVersion = -1;
+  function principalsStillValid(): Map<string, TokenPrincipal> {
+    const version = dataVersion.get()!;
+    if (version !== principalsVersion) {
+      principals.clear();
+      principalsVersion = version;
+    }
+    return principals;
+  }
+
   return {
     insert: async (token, tokenHash) => {
       insert.run({ ...token, tokenHash });
     },
     findActiveByHash: async (tokenHash) => {
-      const row = findActive.get(tokenHash);
-      if (!row) return null;
-      return {
-        token: tokenFromRow(row),
-        account: accountFromRow({
-          id: row.account_id,
-          identifier: row.a_identifier,
-          name: row.a_name,
-          plan: row.a_plan,
-          created_at: row.a_created_at,
-        }),
-      };
+      const kept = principalsStillValid();
+      let found = kept.get(tokenHash);
+      if (found === undefined) {
+        const row = findActive.get(tokenHash);
+        // Only tokens that exist are kept: a flood of wrong tokens cannot fill the memory or push out real ones.
+        if (!row) return null;
+        found = principalFromRow(row);
+        if (kept.size >= PRINCIPALS_KEPT) kept.clear();
+        kept.set(tokenHash, found);
+      }
+      return found;
     },
     listForAccount: async (accountId) => listForAccount.all(accountId).map(tokenFromRow),
-    revoke: async (id, revokedAt) => revoke.run(revokedAt, id).changes === 1,
+    revoke: async (id, revokedAt) => {
+      principals.clear();
+      return revoke.run(revokedAt, id).changes === 1;
+    },
   };
 }
