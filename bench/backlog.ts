@@ -12,32 +12,34 @@ export interface BacklogTemplate {
 }
 
 /**
- * Inserts `count` pending deliveries due now, spread over the templates' webhooks, in one transaction.
- * `label` keeps the events of one fill apart from another's (event ids and run ids are unique).
+ * Inserts `count` pending deliveries due now, spread over the templates' webhooks, in one transaction, in the
+ * layout ingestion writes: each event holds the run data all its webhooks share (the first template's, with its
+ * own run id), each delivery only its head. `label` keeps the events of one fill apart from another's.
  */
 export function fillBacklog(databasePath: string, templates: BacklogTemplate[], count: number, accountId: number, label: number): void {
   const db = new Database(databasePath);
   db.pragma('journal_mode = WAL');
   const nowMicros = Date.now() * 1000;
   const insertEvent = db.prepare(
-    `INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at) VALUES (?, ?, 'job.run.completed', ?, '42', ?)`,
+    `INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at, payload_tail)
+     VALUES (?, ?, 'job.run.completed', ?, '42', ?, ?)`,
   );
   const insertDelivery = db.prepare(
     `INSERT INTO deliveries (id, event_id, subscription_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?)`,
   );
   const bodies = templates.map((template) => JSON.parse(template.request.body.toString('utf8')) as { eventId: string; data: { runId: string } });
+  // "data" is the payload's last field: a head is the body without it, ending in `,"data":`.
+  const headOf = ({ data: _data, ...head }: { eventId: string; data: unknown }) => Buffer.from(`${JSON.stringify(head).slice(0, -1)},"data":`);
   db.transaction(() => {
     const events = Math.ceil(count / templates.length);
     for (let event = 0; event < events; event += 1) {
       const eventId = `bev_backlog_${label}_${event}`;
       const runId = `${label}-${event}`;
-      insertEvent.run(eventId, accountId, runId, nowMicros);
+      insertEvent.run(eventId, accountId, runId, nowMicros, Buffer.from(`${JSON.stringify({ ...bodies[0]!.data, runId })}}`));
       for (let t = 0; t < templates.length && event * templates.length + t < count; t += 1) {
-        const body = bodies[t]!;
-        body.eventId = eventId;
-        body.data.runId = runId;
-        insertDelivery.run(`bdl_${label}_${event}_${t}`, eventId, templates[t]!.subscriptionId, Buffer.from(JSON.stringify(body)), nowMicros, nowMicros, nowMicros);
+        const head = headOf({ ...bodies[t]!, eventId });
+        insertDelivery.run(`bdl_${label}_${event}_${t}`, eventId, templates[t]!.subscriptionId, head, nowMicros, nowMicros, nowMicros);
       }
     }
   })();

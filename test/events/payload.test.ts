@@ -1,7 +1,7 @@
 // Payload bytes: built once per event for all its webhooks, and byte-for-byte what serializing the whole
 // payload object gives (spec 2.2 field order), whatever the names contain.
 import { DeliveryPayload, EVENT_TYPES, type RunDetails } from '../../service/src/contract';
-import { isoTimestampNanos, payloadsFor } from '../../service/src/events/payload';
+import { isoTimestampNanos, payloadPartsFor, payloadsFor } from '../../service/src/events/payload';
 import { runOf } from '../support/events';
 
 const OCCURRED = 1_675_735_768_491_774_123n;
@@ -38,4 +38,17 @@ test('the test flag goes into data, and one builder gives each webhook its own i
   expect(first.data.test).toBe(true);
   expect([first.webhookId, first.webhookName, second.webhookId, second.webhookName]).toEqual(['wsu_1', 'One', 'wsu_2', 'Two']);
   expect(first.data).toEqual(second.data);
+});
+
+test("an event's payload splits into a head per webhook and one tail every webhook shares, which together are the whole bytes", () => {
+  const run = runOf('job.run.errored', {}) as RunDetails;
+  const input = { accountId: 3, eventId: 'wev_s', eventType: 'job.run.errored' as const, occurredAtNanos: OCCURRED, run };
+  const parts = payloadPartsFor(input);
+  for (const webhook of [{ id: 'wsu_1', name: 'One' }, { id: 'wsu_2', name: 'Two "quoted"' }]) {
+    const head = parts.headFor(webhook);
+    expect(Buffer.concat([head, parts.tail]).equals(payloadsFor(input)(webhook))).toBe(true);
+    expect(head.toString('utf8').endsWith(',"data":')).toBe(true);
+    expect(head.toString('utf8')).not.toContain(run.runId);
+  }
+  expect(parts.tail.toString('utf8')).toBe(`${JSON.stringify(JSON.parse(payloadsFor(input)({ id: 'x', name: 'y' }).toString('utf8')).data)}}`);
 });

@@ -1,8 +1,8 @@
 // Which subscriptions an event goes to (spec section 6 rule 2), and the delivery each one gets.
 import type { EventType, RunDetails } from '../contract';
 import type { IdGenerator } from '../core/ids';
-import type { NewDelivery, SubscriptionRecord } from '../store/store';
-import { payloadsFor } from './payload';
+import type { PlannedDeliveries, SubscriptionRecord } from '../store/store';
+import { payloadPartsFor } from './payload';
 
 /** Subscribed to the event type, and to the job (an empty job list means every job). */
 export function wantsEvent(subscription: SubscriptionRecord, eventType: EventType, jobId: string): boolean {
@@ -19,24 +19,26 @@ export interface FanOutInput {
 }
 
 /**
- * One delivery per interested subscription, with its payload bytes fixed now. An inactive webhook gets
- * nothing; an archived one gets a `skipped` delivery, so the log shows what it missed.
+ * One delivery per interested subscription, with its payload bytes fixed now: the part every webhook shares
+ * once, and each delivery's own head. An inactive webhook gets nothing; an archived one gets a `skipped`
+ * delivery, so the log shows what it missed.
  */
-export function planDeliveries(subscriptions: readonly SubscriptionRecord[], input: FanOutInput): NewDelivery[] {
-  const payloadFor = payloadsFor({
+export function planDeliveries(subscriptions: readonly SubscriptionRecord[], input: FanOutInput): PlannedDeliveries {
+  const payload = payloadPartsFor({
     accountId: input.accountId,
     eventId: input.eventId,
     eventType: input.eventType,
     occurredAtNanos: input.occurredAtNanos,
     run: input.run,
   });
-  return subscriptions
+  const deliveries = subscriptions
     .filter((subscription) => wantsEvent(subscription, input.eventType, input.run.jobId))
     .filter((subscription) => subscription.active || subscription.archivedAt !== null)
     .map((subscription) => ({
       id: input.ids.next('delivery'),
       subscriptionId: subscription.id,
-      state: subscription.archivedAt === null ? 'pending' : 'skipped',
-      payload: payloadFor({ id: subscription.id, name: subscription.name }),
+      state: subscription.archivedAt === null ? ('pending' as const) : ('skipped' as const),
+      payloadHead: payload.headFor({ id: subscription.id, name: subscription.name }),
     }));
+  return { payloadTail: payload.tail, deliveries };
 }

@@ -29,29 +29,45 @@ function runDataFor(eventType: EventType, run: RunDetails): RunDetails {
   return common;
 }
 
-/** The payload's fields in the order they are sent; `webhookId` and `webhookName` differ per webhook. */
-type PayloadField = keyof DeliveryPayload;
-const FIELD_ORDER: readonly PayloadField[] = ['accountId', 'webhookId', 'eventId', 'timestamp', 'eventType', 'webhookName', 'data'];
+/** The fields before `data`, in the order they are sent (spec 2.2); `webhookId` and `webhookName` differ per webhook. */
+type HeadField = Exclude<keyof DeliveryPayload, 'data'>;
+const HEAD_ORDER: readonly HeadField[] = ['accountId', 'webhookId', 'eventId', 'timestamp', 'eventType', 'webhookName'];
 
 /**
- * The payload bytes for each webhook an event goes to. The event's own fields (its run data above all) are
- * serialized once per event rather than once per webhook; each field is JSON.stringify'd in FIELD_ORDER,
- * so the bytes equal JSON.stringify of the whole payload object.
+ * An event's payload bytes in two parts, whose concatenation is JSON.stringify of the whole payload object.
+ * `data` is the last field, so everything from its value on is the same for every webhook of the event: the
+ * store keeps that tail once per event, and each delivery keeps only its head.
  */
+export interface PayloadParts {
+  /** The `data` value and the closing brace, shared by every webhook of the event. */
+  tail: Buffer;
+  /** `{` and the fields before `data`, ending in `"data":`. */
+  headFor(webhook: { id: string; name: string }): Buffer;
+}
+
+/** The event's own fields (its run data above all) are serialized once per event, not once per webhook. */
+export function payloadPartsFor(input: Omit<PayloadInput, 'webhookId' | 'webhookName'>): PayloadParts {
+  const serialized = new Map<HeadField, string>([
+    ['accountId', JSON.stringify(input.accountId)],
+    ['eventId', JSON.stringify(input.eventId)],
+    ['timestamp', JSON.stringify(isoTimestampNanos(input.occurredAtNanos))],
+    ['eventType', JSON.stringify(input.eventType)],
+  ]);
+  const data: DeliveryPayload['data'] = { ...runDataFor(input.eventType, input.run), ...(input.test ? { test: true as const } : {}) };
+  return {
+    tail: Buffer.from(`${JSON.stringify(data)}}`, 'utf8'),
+    headFor: (webhook) => {
+      serialized.set('webhookId', JSON.stringify(webhook.id));
+      serialized.set('webhookName', JSON.stringify(webhook.name));
+      return Buffer.from(`{${HEAD_ORDER.map((field) => `"${field}":${serialized.get(field)!}`).join(',')},"data":`, 'utf8');
+    },
+  };
+}
+
+/** The whole payload bytes for each webhook an event goes to. */
 export function payloadsFor(input: Omit<PayloadInput, 'webhookId' | 'webhookName'>): (webhook: { id: string; name: string }) => Buffer {
-  const shared: Omit<DeliveryPayload, 'webhookId' | 'webhookName'> = {
-    accountId: input.accountId,
-    eventId: input.eventId,
-    timestamp: isoTimestampNanos(input.occurredAtNanos),
-    eventType: input.eventType,
-    data: { ...runDataFor(input.eventType, input.run), ...(input.test ? { test: true as const } : {}) },
-  };
-  const serialized = new Map<PayloadField, string>(Object.entries(shared).map(([key, value]) => [key as PayloadField, JSON.stringify(value)]));
-  return (webhook) => {
-    serialized.set('webhookId', JSON.stringify(webhook.id));
-    serialized.set('webhookName', JSON.stringify(webhook.name));
-    return Buffer.from(`{${FIELD_ORDER.map((field) => `"${field}":${serialized.get(field)!}`).join(',')}}`, 'utf8');
-  };
+  const parts = payloadPartsFor(input);
+  return (webhook) => Buffer.concat([parts.headFor(webhook), parts.tail]);
 }
 
 export function buildPayload(input: PayloadInput): Buffer {

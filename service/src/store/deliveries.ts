@@ -13,6 +13,7 @@ type ClaimedRow = {
   event_type: EventType;
   subscription_id: string;
   payload: Buffer;
+  payload_tail: Buffer | null;
   attempts: number;
   signature: string | null;
 } & Pick<SubscriptionRow, 'client_url' | 'sealed_secret' | 'active' | 'archived_at'>;
@@ -36,6 +37,11 @@ function dispatchStateFromRow(row: DispatchRow): DispatchState {
 }
 
 const MICROS_PER_MILLI = 1000;
+
+/** The bytes a delivery sends: its own head, then its event's shared tail (migration 5); whole in older rows. */
+function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Buffer {
+  return row.payload_tail === null ? row.payload : Buffer.concat([row.payload, row.payload_tail]);
+}
 
 type NextDispatchState = (current: DispatchState, facts: AttemptResult['facts']) => DispatchState;
 
@@ -62,7 +68,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
       WHERE id = @id AND state = 'pending'`,
   );
   const claimed = db.prepare<[string], ClaimedRow>(
-    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, d.attempts, d.signature,
+    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, e.payload_tail, d.attempts, d.signature,
             s.client_url, s.sealed_secret, s.active, s.archived_at
        FROM deliveries d JOIN events e ON e.id = d.event_id JOIN subscriptions s ON s.id = d.subscription_id
       WHERE d.id = ?`,
@@ -96,8 +102,8 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
       WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
   );
-  const getDelivery = db.prepare<[string, string], Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'subscription_id' | 'payload' | 'attempts' | 'signature'> & { state: DeliveryState }>(
-    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, d.attempts, d.signature, d.state
+  const getDelivery = db.prepare<[string, string], Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'subscription_id' | 'payload' | 'payload_tail' | 'attempts' | 'signature'> & { state: DeliveryState }>(
+    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, e.payload_tail, d.attempts, d.signature, d.state
        FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.subscription_id = ? AND d.id = ?`,
   );
   const countDue = db.prepare<[number], { n: number }>(
@@ -127,7 +133,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
           eventId: row.event_id,
           eventType: row.event_type,
           subscriptionId: row.subscription_id,
-          payload: row.payload,
+          payload: payloadBytes(row),
           attempts: row.attempts,
           clientUrl: row.client_url,
           sealedSecret: row.sealed_secret,
@@ -215,7 +221,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
         eventType: row.event_type,
         subscriptionId: row.subscription_id,
         state: row.state,
-        payload: row.payload,
+        payload: payloadBytes(row),
         attempts: row.attempts,
         signature: row.signature,
       };

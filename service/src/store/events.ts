@@ -2,7 +2,7 @@
 // with the other events taken in at the same moment (group commit).
 import type { SqliteDatabase } from './database';
 import { createGroupCommit } from './group-commit';
-import type { EventRecord, EventsStore, IngestOutcome, NewDelivery, SubscriptionRecord } from './store';
+import type { EventRecord, EventsStore, IngestOutcome, PlannedDeliveries, SubscriptionRecord } from './store';
 import { SELECT_SUBSCRIPTION, subscriptionFromRow, type SubscriptionRow } from './subscriptions';
 
 export function createEventsStore(db: SqliteDatabase): EventsStore {
@@ -10,8 +10,8 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
     'SELECT id FROM events WHERE account_id = ? AND run_id = ? AND event_type = ?',
   );
   const insertEvent = db.prepare(
-    `INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at)
-     VALUES (@id, @accountId, @eventType, @runId, @jobId, @createdAt)`,
+    `INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at, payload_tail)
+     VALUES (@id, @accountId, @eventType, @runId, @jobId, @createdAt, @payloadTail)`,
   );
   const subscriptionsOf = db.prepare<[number], SubscriptionRow>(`${SELECT_SUBSCRIPTION} WHERE s.account_id = ? ORDER BY s.created_at, s.id`);
   const insertDelivery = db.prepare(
@@ -21,19 +21,20 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
 
   const recordInTransaction = createGroupCommit(
     db,
-    (event: EventRecord, fanOut: (subscriptions: SubscriptionRecord[]) => NewDelivery[]): IngestOutcome => {
+    (event: EventRecord, fanOut: (subscriptions: SubscriptionRecord[]) => PlannedDeliveries): IngestOutcome => {
       const previous = findEvent.get(event.accountId, event.runId, event.eventType);
       if (previous) return { kind: 'duplicate', eventId: previous.id };
-      insertEvent.run(event);
+      const planned = fanOut(subscriptionsOf.all(event.accountId).map(subscriptionFromRow));
+      insertEvent.run({ ...event, payloadTail: planned.payloadTail });
       const counts = { queued: 0, skipped: 0 };
-      for (const delivery of fanOut(subscriptionsOf.all(event.accountId).map(subscriptionFromRow))) {
+      for (const delivery of planned.deliveries) {
         const pending = delivery.state === 'pending';
         insertDelivery.run({
           id: delivery.id,
           eventId: event.id,
           subscriptionId: delivery.subscriptionId,
           state: delivery.state,
-          payload: delivery.payload,
+          payload: delivery.payloadHead,
           nextAttemptAt: pending ? event.createdAt : null,
           createdAt: event.createdAt,
         });

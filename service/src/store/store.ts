@@ -113,12 +113,20 @@ export interface EventRecord {
 
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
 
-/** One event x subscription, with the exact payload bytes every attempt will send. */
+/**
+ * One event x subscription. The exact bytes every attempt will send are its `payloadHead` followed by the
+ * event's `payloadTail` (events/payload.ts), so the run data all webhooks share is stored once per event.
+ */
 export interface NewDelivery {
   id: string;
   subscriptionId: string;
   state: 'pending' | 'skipped';
-  payload: Buffer;
+  payloadHead: Buffer;
+}
+
+export interface PlannedDeliveries {
+  payloadTail: Buffer;
+  deliveries: NewDelivery[];
 }
 
 export type IngestOutcome =
@@ -131,7 +139,7 @@ export interface EventsStore {
    * transaction, unless an event of the same run and type was recorded before. The first attempt of
    * each pending delivery is due at once.
    */
-  record(event: EventRecord, fanOut: (subscriptions: SubscriptionRecord[]) => NewDelivery[]): Promise<IngestOutcome>;
+  record(event: EventRecord, fanOut: (subscriptions: SubscriptionRecord[]) => PlannedDeliveries): Promise<IngestOutcome>;
 }
 
 export interface DueCandidate {
