@@ -64,3 +64,14 @@ test('a delivery stored before the split (whole bytes, an event without a tail) 
   expect(claimed!.id).toBe('wdl_old');
   expect(claimed!.payload.equals(whole)).toBe(true);
 });
+
+test('an event no webhook wants is kept without a payload (only to recognise a duplicate)', async () => {
+  const { event_id, deliveries } = await ingest(h, 'job.run.started', { runId: 'nobody-listens' });
+  expect(deliveries).toBe(0);
+  const db = new Database(h.dbPath, { readonly: true });
+  try {
+    expect(db.prepare<[string], { payload_tail: Buffer | null }>('SELECT payload_tail FROM events WHERE id = ?').get(event_id)!.payload_tail).toBeNull();
+  } finally {
+    db.close();
+  }
+});

@@ -9,9 +9,9 @@ import { findSubscription } from '../subscriptions/find-subscription';
 import { nextDispatchState } from './archive-policy';
 import { attemptLogEntry } from './attempt-log-entry';
 import { signedRequest } from './outgoing-request';
-import { signPayload } from './signer';
 import { verdictOf } from './retry-policy';
 import type { Send } from './sender';
+import { signPayload } from './signer';
 
 export function toAttemptView(entry: LoggedAttempt): DeliveryAttemptView {
   return {

@@ -9,9 +9,9 @@ import { nextDispatchState } from './archive-policy';
 import { attemptLogEntry } from './attempt-log-entry';
 import { chooseClaims, type ClaimRoom, saturatedSubscriptions } from './claim-choice';
 import { signedRequest } from './outgoing-request';
-import { signPayload } from './signer';
 import { planNextStep, verdictOf } from './retry-policy';
 import type { Send, SendOutcome } from './sender';
+import { signPayload } from './signer';
 
 export interface DispatcherLimits {
   /** Requests in flight at once, over all endpoints. */

@@ -25,7 +25,8 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
       const previous = findEvent.get(event.accountId, event.runId, event.eventType);
       if (previous) return { kind: 'duplicate', eventId: previous.id };
       const planned = fanOut(subscriptionsOf.all(event.accountId).map(subscriptionFromRow));
-      insertEvent.run({ ...event, payloadTail: planned.payloadTail });
+      // An event no webhook wants is kept only to detect duplicates; it needs no payload.
+      insertEvent.run({ ...event, payloadTail: planned.deliveries.length > 0 ? planned.payloadTail : null });
       const counts = { queued: 0, skipped: 0 };
       for (const delivery of planned.deliveries) {
         const pending = delivery.state === 'pending';
