@@ -11,7 +11,7 @@ import { attemptLogEntry } from './attempt-log-entry';
 import { signedRequest } from './outgoing-request';
 import { verdictOf } from './retry-policy';
 import type { Send } from './sender';
-import { signPayload } from './signer';
+import { signatureOf } from './signer';
 
 export function toAttemptView(entry: LoggedAttempt): DeliveryAttemptView {
   return {
@@ -63,8 +63,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       throw new ConflictError('This webhook is archived or inactive: set "active": true with PUT, then redeliver.');
     }
     const attempt = delivery.attempts + 1;
-    // A delivery that was retried kept its signature; one that was not is signed now, the same way.
-    const signature = delivery.signature ?? signPayload(deps.secretBox.open(subscription.sealedSecret), delivery.payload);
+    const signature = signatureOf(delivery, () => deps.secretBox.open(subscription.sealedSecret));
     const requestedAt = nowMicros(clock);
     const outcome = await deps.send(signedRequest({ url: subscription.clientUrl, body: delivery.payload, signature, eventId: delivery.eventId, attempt }));
     const log = attemptLogEntry(

@@ -11,7 +11,7 @@ import { chooseClaims, type ClaimRoom, saturatedSubscriptions } from './claim-ch
 import { signedRequest } from './outgoing-request';
 import { planNextStep, verdictOf } from './retry-policy';
 import type { Send, SendOutcome } from './sender';
-import { signPayload } from './signer';
+import { signatureOf } from './signer';
 
 export interface DispatcherLimits {
   /** Requests in flight at once, over all endpoints. */
@@ -116,7 +116,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   function prepare(delivery: ClaimedDelivery) {
     if (!delivery.active || delivery.archived) return null;
     const attempt = delivery.attempts + 1;
-    const signature = delivery.signature ?? signPayload(secretOf(delivery.sealedSecret), delivery.payload);
+    const signature = signatureOf(delivery, () => secretOf(delivery.sealedSecret));
     return { attempt, signature, request: signedRequest({ url: delivery.clientUrl, body: delivery.payload, signature, eventId: delivery.eventId, attempt }) };
   }
 
