@@ -9,12 +9,28 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Git-ignored (test-output/): every UI test leaves a picture of where it ended. */
 export const SCREENSHOT_DIR = join(__dirname, '..', '..', 'test-output', 'screenshots');
 
-export async function launchChromium(): Promise<Browser> {
+/** How long a teardown waits for Chromium to close gracefully before it kills the process. */
+const BROWSER_CLOSE_GRACE_MS = 5_000;
+
+/**
+ * A Chromium process and a connection to it. Launched as a server so its process can be killed: Chromium
+ * now and then never answers a close (a CI run hung 30 s in `browser.close()`), and a test teardown must
+ * not wait on it.
+ */
+export interface LaunchedChromium {
+  browser: Browser;
+  pid: number;
+  /** Closes gracefully within a few seconds, then kills the process; resolves once it has exited. */
+  close(): Promise<void>;
+}
+
+export async function launchChromium(): Promise<LaunchedChromium> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium is not at ${CHROMIUM_PATH}: install Debian's chromium package (bash .ci/run does) or set CHROMIUM_PATH.`);
   }
-  return chromium.launch({
+  const server = await chromium.launchServer({
     executablePath: CHROMIUM_PATH,
+    host: '127.0.0.1',
     // As root in a container Chromium needs --no-sandbox; the network flags stop it calling Google's
     // hosts, which this machine's closed network refuses.
     args: [
@@ -27,6 +43,38 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+  const browser = await chromium.connect(server.wsEndpoint()).catch(async (error: unknown) => {
+    await server.kill();
+    throw error;
+  });
+  return {
+    browser,
+    pid: server.process().pid ?? -1,
+    close: async () => {
+      const closed = await settlesWithin(BROWSER_CLOSE_GRACE_MS, server.close());
+      if (!closed) {
+        process.stderr.write(`Chromium did not close within ${BROWSER_CLOSE_GRACE_MS} ms; killing it.\n`);
+        await server.kill();
+      }
+    },
+  };
+}
+
+/** True when the promise settles (either way) within `ms`; false when it is still pending then. */
+async function settlesWithin(ms: number, promise: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = promise.then(
+    () => true as const,
+    () => true as const,
+  );
+  try {
+    return await Promise.race([settled, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface UiPage {
@@ -85,10 +133,11 @@ export interface UiHarness {
 export async function startUiHarness(options: HarnessOptions = {}): Promise<UiHarness> {
   const h = await startHarness(options);
   const origin = (await h.listen()).replace(/\/api$/, '');
-  const browser = await launchChromium().catch(async (error: unknown) => {
+  const chromiumProcess = await launchChromium().catch(async (error: unknown) => {
     await h.close();
     throw error;
   });
+  const { browser } = chromiumProcess;
   const opened: UiPage[] = [];
   return {
     h,
@@ -99,10 +148,17 @@ export async function startUiHarness(options: HarnessOptions = {}): Promise<UiHa
       opened.push(ui);
       return ui;
     },
+    // Each step is bounded or always ends, so the service is closed even when Chromium hangs.
     close: async () => {
-      await Promise.all(opened.map((ui) => ui.context.close()));
-      await browser.close();
-      await h.close();
+      try {
+        await settlesWithin(
+          BROWSER_CLOSE_GRACE_MS,
+          Promise.all(opened.map((ui) => ui.context.close())),
+        );
+        await chromiumProcess.close();
+      } finally {
+        await h.close();
+      }
     },
   };
 }
