@@ -12,6 +12,7 @@ import { createDeliveryLogService } from './delivery/delivery-log-service';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher';
 import { createRetentionJob, type RetentionJob } from './delivery/log-retention';
 import { ATTEMPT_TIMEOUT_MS, createHttpSender, type HttpSender } from './delivery/sender';
+import { createThreadedSender } from './delivery/sender-thread';
 import { createIngestionService } from './events/ingestion-service';
 import { createMetrics } from './observability/metrics';
 import type { LookupAll } from './delivery/guarded-lookup';
@@ -54,13 +55,16 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     random,
   });
   const store = createSqliteStore(config.databasePath);
-  const sender: HttpSender = createHttpSender({
+  const senderOptions = {
     allowPrivateUrls: config.allowPrivateUrls,
-    resolve: overrides.resolve,
     // The dispatcher caps requests per webhook; a per-origin socket cap equal to that would let a slow
     // webhook block the sockets of other webhooks on the same host, so the pool may grow to the total cap.
     connectionsPerOrigin: config.delivery.maxInFlight,
-  });
+  };
+  // Requests go out from a worker thread, so sending uses the second core. A test that injects a resolver
+  // cannot pass it to a thread, and sends from this one.
+  const sender: HttpSender =
+    overrides.resolve !== undefined ? createHttpSender({ ...senderOptions, resolve: overrides.resolve }) : createThreadedSender(senderOptions);
   try {
     const accounts = createAccountService({ store, clock, ids, random });
     if (config.bootstrap) await accounts.ensureBootstrapToken(config.bootstrap.accountId, config.bootstrap.token);

@@ -1,0 +1,35 @@
+// The sender thread's entry point (see sender-thread.ts): sends each request it is given with an HttpSender,
+// and answers with the outcomes that finished in one turn of its event loop, in one message.
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { createHttpSender, type HttpSenderOptions, type SendOutcome } from './sender';
+import type { SenderThreadReply, SenderThreadRequest } from './sender-thread-messages';
+
+function serve(port: MessagePort, options: HttpSenderOptions): void {
+  const sender = createHttpSender(options);
+  let finished: SenderThreadReply['outcomes'] = [];
+
+  function reply(id: number, outcome: SendOutcome): void {
+    if (finished.length === 0) {
+      setImmediate(() => {
+        port.postMessage({ outcomes: finished } satisfies SenderThreadReply);
+        finished = [];
+      });
+    }
+    finished.push({ id, outcome });
+  }
+
+  port.on('message', (message: SenderThreadRequest) => {
+    if (message.kind === 'close') {
+      // Lets the requests in flight finish (each within its own time limit), then ends the thread.
+      void sender.close().finally(() => port.close());
+      return;
+    }
+    for (const { id, url, body, headers } of message.requests) {
+      const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+      void sender.send({ url, body: bytes, headers }).then((outcome) => reply(id, outcome));
+    }
+  });
+}
+
+if (parentPort === null) throw new Error('sender-worker runs only as a worker thread (see sender-thread.ts)');
+serve(parentPort, workerData as HttpSenderOptions);

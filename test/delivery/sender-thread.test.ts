@@ -1,0 +1,79 @@
+// The sender thread: requests cross to a worker thread and their outcomes come back, each to its own caller;
+// a thread that dies fails its sends (the service's fault, not the endpoint's) and the next send starts a new one.
+import { createThreadedSender, type ThreadedSender } from '../../service/src/delivery/sender-thread';
+import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait';
+
+let receiver: Receiver;
+let sender: ThreadedSender | null = null;
+beforeEach(async () => {
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  await sender?.close();
+  sender = null;
+  await receiver.close();
+});
+
+test('a request sent from the thread arrives byte for byte, and its outcome comes back', async () => {
+  receiver.respondWith(answer(429, 'slow down', { 'retry-after': '7' }));
+  sender = createThreadedSender({ allowPrivateUrls: true });
+  // A view into a larger buffer: only its own bytes are sent.
+  const slab = Buffer.from('xxxx{"event":"job.run.completed"}yyyy');
+  const body = slab.subarray(4, slab.length - 4);
+  const outcome = await sender.send({ url: `${receiver.url}/hook`, body, headers: { 'content-type': 'application/json', authorization: 'sig' } });
+  expect(outcome).toMatchObject({ kind: 'response', status: 429, bodyExcerpt: 'slow down', retryAfter: '7' });
+  expect(receiver.requests).toHaveLength(1);
+  expect(receiver.requests[0]!.body.toString()).toBe('{"event":"job.run.completed"}');
+  expect(receiver.requests[0]!.headers.authorization).toBe('sig');
+});
+
+test('many requests made at once each get their own outcome', async () => {
+  receiver.respondWith((request, response) => response.writeHead(Number(request.url.split('/')[1])).end(request.url));
+  sender = createThreadedSender({ allowPrivateUrls: true });
+  const statuses = [200, 201, 400, 404, 410, 500, 503];
+  const paths = Array.from({ length: 300 }, (_, i) => `/${statuses[i % statuses.length]}/${i}`);
+  const outcomes = await Promise.all(paths.map((path) => sender!.send({ url: `${receiver.url}${path}`, body: Buffer.from('{}'), headers: {} })));
+  outcomes.forEach((outcome, i) => {
+    expect(outcome).toMatchObject({ kind: 'response', status: statuses[i % statuses.length], bodyExcerpt: paths[i] });
+  });
+});
+
+test('the options reach the thread: a private address is refused there, and the time limit applies', async () => {
+  sender = createThreadedSender({ allowPrivateUrls: false });
+  await expect(sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} })).resolves.toMatchObject({
+    kind: 'no_response',
+    error: '127.0.0.1 is not a public address',
+  });
+  await sender.close();
+
+  receiver.respondWith((_request, response) => setTimeout(() => response.writeHead(200).end(), 600));
+  sender = createThreadedSender({ allowPrivateUrls: true, timeoutMs: 200 });
+  await expect(sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} })).resolves.toMatchObject({
+    kind: 'no_response',
+    error: 'No complete response within 0.2 s',
+  });
+});
+
+test('when the thread dies, its sends in flight fail instead of hanging, and the next send starts a new thread', async () => {
+  receiver.respondWith(() => undefined); // never answers
+  sender = createThreadedSender({ allowPrivateUrls: true });
+  const inFlight = sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} });
+  await waitFor(() => receiver.requests.length === 1, 'the request to arrive');
+  await sender.terminateThread();
+  await expect(inFlight).rejects.toThrow(/The sender thread stopped/);
+
+  receiver.respondWith(answer(200, 'back'));
+  await expect(sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} })).resolves.toMatchObject({ status: 200, bodyExcerpt: 'back' });
+});
+
+test('close waits for requests in flight, then nothing more is sent', async () => {
+  receiver.respondWith((_request, response) => setTimeout(() => response.writeHead(204).end(), 200));
+  sender = createThreadedSender({ allowPrivateUrls: true });
+  const inFlight = sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} });
+  await waitFor(() => receiver.requests.length === 1, 'the request to arrive');
+  await sender.close();
+  await expect(inFlight).resolves.toMatchObject({ kind: 'response', status: 204 });
+  await expect(sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} })).rejects.toThrow('The sender is closed');
+  expect(receiver.requests).toHaveLength(1);
+});
