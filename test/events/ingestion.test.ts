@@ -177,3 +177,21 @@ test('an archived webhook gets a skipped delivery and no request', async () => {
   expect(receiver.requests).toHaveLength(1);
 });
 
+
+test("events taken in together fan out alike; a webhook added or changed after their transaction is seen by the next", async () => {
+  // The events of one transaction read their account's webhooks once; the next transaction must read them again.
+  await h.service.dispatcher.stop(0);
+  const first = await hook('/first', { event_types: ['job.run.completed'], job_ids: [] });
+  const together = await Promise.all([1, 2, 3].map((runId) => ingest(h, 'job.run.completed', { runId: String(runId) })));
+  expect(together.map((event) => event.deliveries)).toEqual([1, 1, 1]);
+
+  await hook('/second', { event_types: ['job.run.completed'], job_ids: [] });
+  expect((await ingest(h, 'job.run.completed', { runId: '4' })).deliveries).toBe(2);
+
+  const update = await h.call('PUT', subscriptionPath(first.id), {
+    body: { name: first.name, client_url: first.client_url, event_types: ['job.run.started'], job_ids: [], active: true },
+  });
+  expect(update.statusCode).toBe(200);
+  const next = await Promise.all([5, 6].map((runId) => ingest(h, 'job.run.completed', { runId: String(runId) })));
+  expect(next.map((event) => event.deliveries)).toEqual([1, 1]);
+});

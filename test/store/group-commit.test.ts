@@ -63,3 +63,23 @@ test('a write sees the writes queued before it in the same batch, and is committ
   expect(await second).toBe('duplicate');
   expect(await write('x')).toBe('duplicate');
 });
+
+test('beginTransaction runs once before the writes of each transaction, and again for each write retried alone', async () => {
+  const log: string[] = [];
+  const insert = db.prepare('INSERT INTO names (name) VALUES (?)');
+  const write = createGroupCommit(
+    db,
+    (name: string) => {
+      log.push(name);
+      if (name === 'bad') throw new Error('a write that fails');
+      insert.run(name);
+    },
+    () => log.push('begin'),
+  );
+  await Promise.all([write('a'), write('b')]);
+  expect(log).toEqual(['begin', 'a', 'b']);
+
+  log.length = 0;
+  await Promise.allSettled([write('c'), write('bad')]);
+  expect(log).toEqual(['begin', 'c', 'bad', 'begin', 'c', 'begin', 'bad']);
+});

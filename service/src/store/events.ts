@@ -19,12 +19,24 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
      VALUES (@id, @eventId, @subscriptionId, @state, @payload, 0, @nextAttemptAt, @createdAt, @createdAt)`,
   );
 
+  // The events of one transaction are mostly one account's: its webhooks are read once per transaction, not
+  // once per event. Nothing changes them inside the transaction, and the next one reads them afresh.
+  let subscriptionsRead = new Map<number, SubscriptionRecord[]>();
+  function subscriptionsOfAccount(accountId: number): SubscriptionRecord[] {
+    let subscriptions = subscriptionsRead.get(accountId);
+    if (subscriptions === undefined) {
+      subscriptions = subscriptionsOf.all(accountId).map(subscriptionFromRow);
+      subscriptionsRead.set(accountId, subscriptions);
+    }
+    return subscriptions;
+  }
+
   const recordInTransaction = createGroupCommit(
     db,
     (event: EventRecord, fanOut: (subscriptions: SubscriptionRecord[]) => PlannedDeliveries): IngestOutcome => {
       const previous = findEvent.get(event.accountId, event.runId, event.eventType);
       if (previous) return { kind: 'duplicate', eventId: previous.id };
-      const planned = fanOut(subscriptionsOf.all(event.accountId).map(subscriptionFromRow));
+      const planned = fanOut(subscriptionsOfAccount(event.accountId));
       // An event no webhook wants is kept only to detect duplicates; it needs no payload.
       insertEvent.run({ ...event, payloadTail: planned.deliveries.length > 0 ? planned.payloadTail : null });
       const counts = { queued: 0, skipped: 0 };
@@ -42,6 +54,9 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
         counts[pending ? 'queued' : 'skipped'] += 1;
       }
       return { kind: 'recorded', ...counts };
+    },
+    () => {
+      subscriptionsRead = new Map();
     },
   );
 

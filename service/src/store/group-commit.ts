@@ -9,10 +9,24 @@ interface Queued<A extends unknown[], R> {
   reject: (error: unknown) => void;
 }
 
-export function createGroupCommit<A extends unknown[], R>(db: SqliteDatabase, write: (...args: A) => R): (...args: A) => Promise<R> {
+/**
+ * `beginTransaction` runs at the start of each transaction, before its writes: a write may keep what it read
+ * for the others of the same transaction (nothing else writes in between), and forget it here.
+ */
+export function createGroupCommit<A extends unknown[], R>(
+  db: SqliteDatabase,
+  write: (...args: A) => R,
+  beginTransaction: () => void = () => undefined,
+): (...args: A) => Promise<R> {
   let queue: Array<Queued<A, R>> = [];
-  const together = db.transaction((batch: Array<Queued<A, R>>) => batch.map((queued) => write(...queued.args)));
-  const alone = db.transaction((args: A) => write(...args));
+  const together = db.transaction((batch: Array<Queued<A, R>>) => {
+    beginTransaction();
+    return batch.map((queued) => write(...queued.args));
+  });
+  const alone = db.transaction((args: A) => {
+    beginTransaction();
+    return write(...args);
+  });
 
   function settleAlone(queued: Queued<A, R>): void {
     try {
