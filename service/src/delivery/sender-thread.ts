@@ -14,6 +14,13 @@ export interface ThreadedSender extends HttpSender {
   terminateThread(): Promise<void>;
 }
 
+/**
+ * The thread holds little at once (the requests in flight), and V8's default young generation (up to 48 MB per
+ * isolate) is mostly garbage waiting to be swept. Capped, the service's peak RSS with a million-delivery backlog
+ * went from 320 MB to 264 MB in npm run bench, at the same delivery rate.
+ */
+const THREAD_YOUNG_GENERATION_MB = 4;
+
 /** How long close waits for the thread to finish its requests (each ends within its own limit) before stopping it. */
 const CLOSE_GRACE_MS = ATTEMPT_TIMEOUT_MS + 1_000;
 
@@ -27,6 +34,7 @@ function spawnWorker(options: SenderThreadOptions): Worker {
   const fromSource = extname(__filename) === '.ts';
   return new Worker(join(__dirname, `sender-worker${fromSource ? '.ts' : '.js'}`), {
     workerData: options,
+    resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
     execArgv: fromSource ? ['--require', 'tsx/cjs'] : [],
   });
 }
