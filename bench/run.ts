@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 import { createWebhooksClient, type WebhooksClient } from '../provider/client';
+import { loadConfig } from '../service/src/config';
 import { apiThroughput } from './api-throughput';
 import { type BacklogTemplate, drainRate, fillBacklog, peakRssMb } from './backlog';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
@@ -19,12 +20,20 @@ import { startServiceProcess, type ServiceProcess } from '../test/support/servic
 const QUICK = process.argv.includes('--quick');
 /** `--profile=DIR`: each service process writes a V8 CPU profile there (summarise with bench/profile-summary.ts). */
 const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
+/**
+ * The dispatcher's default limits: 256 requests in flight, 16 per webhook. The throughput run uses as many
+ * webhooks as it takes for the per-webhook limit not to bind (256 / 16 = 16), so the service and its ceiling
+ * (an undici loop at 256) run the same number of requests at once.
+ */
+const DISPATCH_LIMITS = loadConfig({}).delivery;
+const DELIVERY_CONCURRENCY = DISPATCH_LIMITS.maxInFlight;
+const THROUGHPUT_WEBHOOKS = Math.ceil(DISPATCH_LIMITS.maxInFlight / DISPATCH_LIMITS.maxInFlightPerEndpoint);
 const SCALE = QUICK
-  ? { subscribers: 10, events: 500, latencyRate: 1000, latencySeconds: 3, apiSeconds: 2, backlog: 100_000, baselineBacklog: 30_000, drainSeconds: 2 }
-  : { subscribers: 10, events: 5000, latencyRate: 1000, latencySeconds: 10, apiSeconds: 5, backlog: 1_000_000, baselineBacklog: 150_000, drainSeconds: 10 };
+  ? { subscribers: THROUGHPUT_WEBHOOKS, deliveries: 5_000, latencyRate: 1000, latencySeconds: 3, apiSeconds: 2, backlog: 100_000, baselineBacklog: 30_000, drainSeconds: 2 }
+  : { subscribers: THROUGHPUT_WEBHOOKS, deliveries: 50_000, latencyRate: 1000, latencySeconds: 10, apiSeconds: 5, backlog: 1_000_000, baselineBacklog: 150_000, drainSeconds: 10 };
+/** Events posted in the throughput run: enough for about SCALE.deliveries deliveries over its webhooks. */
+const EVENTS = Math.ceil(SCALE.deliveries / SCALE.subscribers);
 const INGEST_CONCURRENCY = 64;
-/** The dispatcher's default total concurrency; the ceiling uses the same. */
-const DELIVERY_CONCURRENCY = 256;
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 
 interface Figures {
@@ -80,10 +89,10 @@ async function deliveryThroughput(
 ): Promise<{ perSecond: number; deliveries: number; subscriptionIds: string[] }> {
   const subscriptionIds = await createSubscribers(client, receiver, SCALE.subscribers, 'throughput');
   const pool = new Pool(new URL(service.baseUrl).origin, { connections: INGEST_CONCURRENCY });
-  const expected = SCALE.events * SCALE.subscribers;
+  const expected = EVENTS * SCALE.subscribers;
   receiver.capture = true;
   const started = performance.now();
-  await ingest(pool, '/api/v3/accounts/1/webhooks/events', Array.from({ length: SCALE.events }, (_, i) => i + 1), INGEST_CONCURRENCY);
+  await ingest(pool, '/api/v3/accounts/1/webhooks/events', Array.from({ length: EVENTS }, (_, i) => i + 1), INGEST_CONCURRENCY);
   await waitUntil(() => receiver.delivered() >= expected, `${expected} deliveries`, 600_000);
   const seconds = (performance.now() - started) / 1000;
   receiver.capture = false;
@@ -228,7 +237,7 @@ async function main(): Promise<void> {
     };
     process.stdout.write(
       [
-        `jobhooks bench${QUICK ? ' --quick' : ''}: ${SCALE.events} events x ${SCALE.subscribers} subscribers; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s`,
+        `jobhooks bench${QUICK ? ' --quick' : ''}: ${EVENTS} events x ${SCALE.subscribers} subscribers; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s`,
         `  delivery, end to end (durable)       ${figures.delivery_per_s} deliveries/s`,
         `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}`,
         `  latency accepted -> received         p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`,
