@@ -3,13 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { startServiceProcess } from './support/service-process';
+import { startServiceProcess, stopServiceProcesses } from './support/service-process';
 
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'jobhooks-start-'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await stopServiceProcesses();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const start = () => startServiceProcess({ JOBHOOKS_DB: join(dir, 'jobhooks.db') });
 
@@ -30,4 +33,11 @@ test('the first start creates account 1, prints an Account Admin token once and 
   const second = await start();
   expect(second.output()).not.toMatch(/jhk_/);
   expect(await second.signal('SIGTERM')).toBe(0);
+});
+
+test('a service a test left running is killed by stopServiceProcesses, so jest does not wait on it', async () => {
+  const left = await start();
+  expect(left.child.exitCode).toBeNull();
+  await stopServiceProcesses();
+  expect(left.child.signalCode).toBe('SIGKILL');
 });

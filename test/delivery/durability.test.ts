@@ -8,7 +8,7 @@ import { Pool, request } from 'undici';
 import { ADMIN_TOKEN } from '../support/harness';
 import { runOf } from '../support/events';
 import { type Receiver, startReceiver } from '../support/receiver';
-import { type ServiceProcess, startServiceProcess } from '../support/service-process';
+import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '../support/service-process';
 import { isGenuine } from '../support/signature';
 import { waitFor } from '../support/wait';
 
@@ -24,7 +24,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'jobhooks-durability-'));
 });
 afterEach(async () => {
-  if (service !== null && service.child.exitCode === null) await service.signal('SIGKILL');
+  await stopServiceProcesses();
   service = null;
   await Promise.all(receivers.map((r) => r.close()));
   receivers = [];

@@ -14,6 +14,29 @@ export interface ServiceProcess {
   signal(signal: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Children started and not yet exited. */
+const running = new Set<ChildProcess>();
+
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/**
+ * Kills (SIGKILL) every service process a test started and did not stop, and waits for each to exit. A test
+ * that fails before its own SIGTERM would otherwise leave the process running, and jest waiting on its pipes.
+ */
+export async function stopServiceProcesses(): Promise<void> {
+  const left = [...running].filter((child) => !hasExited(child));
+  running.clear();
+  await Promise.all(
+    left.map(
+      (child) =>
+        new Promise<void>((resolveExit) => {
+          child.once('exit', () => resolveExit());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
 /**
  * Starts the service on a free port and resolves once it has printed its start-up message (database line last).
  * `nodeFlags` go to node itself, e.g. the benchmark's `--cpu-prof`.
@@ -23,6 +46,8 @@ export function startServiceProcess(env: Record<string, string>, nodeFlags: read
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
   return new Promise((resolveStart, reject) => {
