@@ -23,6 +23,21 @@ test('a response that takes longer than the limit is a failure even if it is a 2
   }
 });
 
+test('a body that stops arriving after the headers is a failure at the limit, not a hang', async () => {
+  receiver.respondWith((_req, res) => {
+    res.writeHead(200, { 'content-length': '100' });
+    res.write('only part of it');
+  });
+  const sender = createHttpSender({ allowPrivateUrls: true, timeoutMs: 200 });
+  try {
+    const outcome = await sender.send(delivery(receiver.url));
+    expect(outcome).toMatchObject({ kind: 'no_response', error: 'No complete response within 0.2 s' });
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(195);
+  } finally {
+    await sender.close();
+  }
+});
+
 test('a name that resolves to a private address is refused at send time, and nothing is sent', async () => {
   const port = new URL(receiver.url).port;
   const sender = createHttpSender({ allowPrivateUrls: false, resolve: async () => [{ address: '127.0.0.1', family: 4 }] });

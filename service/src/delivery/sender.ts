@@ -1,5 +1,6 @@
 // Posts one signed delivery over a keep-alive pool and reports what happened as a tagged outcome.
 import { lookup as dnsLookup } from 'node:dns/promises';
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { literalAddress, isPublicAddress } from '../security/address-policy';
 import { createGuardedLookup, type LookupAll } from './guarded-lookup';
@@ -36,15 +37,37 @@ export interface HttpSenderOptions {
 
 const defaultResolve: LookupAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
-async function readExcerpt(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= RESPONSE_EXCERPT_BYTES) break;
-  }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+/**
+ * The first 4 KiB of a response body; the rest is left unread and the stream destroyed. Plain 'data' events:
+ * an async iterator over the stream cost about a quarter of a request's CPU in a microbenchmark.
+ */
+function readExcerpt(body: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = () => {
+      // The error listener stays: a destroyed stream that still reported an error must not crash the process.
+      body.off('data', onData).off('end', finish);
+      // Destroying an unfinished body frees its socket instead of leaving the rest to arrive.
+      if (!body.readableEnded) body.destroy();
+      resolve(Buffer.concat(chunks, size).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'));
+    };
+    const fail = (error: Error) => {
+      body.off('data', onData).off('end', finish);
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_EXCERPT_BYTES) finish();
+    };
+    body.on('data', onData).once('end', finish).once('error', fail);
+  });
+}
+
+/** The reason an attempt is aborted at its time limit; describeFailure names it. */
+class AttemptTimeoutError extends Error {
+  override name = 'TimeoutError';
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {
@@ -71,23 +94,25 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
   async function send(delivery: OutgoingDelivery): Promise<SendOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    let timer: NodeJS.Timeout | undefined;
     try {
       // A literal address never reaches the lookup hook, so it is judged here.
       const literal = literalAddress(new URL(delivery.url).hostname);
       if (literal !== null && !options.allowPrivateUrls && !isPublicAddress(literal)) {
         return { kind: 'no_response', error: `${literal} is not a public address`, durationMs: elapsed() };
       }
-      const signal = AbortSignal.timeout(timeoutMs);
+      // One limit for the whole attempt (connect, send, headers, body). A plain timer and controller: a
+      // microbenchmark put AbortSignal.timeout at about a fifth of a request's CPU.
+      const controller = new AbortController();
+      timer = setTimeout(() => controller.abort(new AttemptTimeoutError()), timeoutMs);
       const response = await request(delivery.url, {
         method: 'POST',
         dispatcher: agent,
         headers: delivery.headers,
         body: delivery.body,
-        signal,
+        signal: controller.signal,
       });
       const bodyExcerpt = await readExcerpt(response.body);
-      // Leave the rest unread; destroying frees the socket's share of the timeout for the next attempt.
-      response.body.destroy();
       const retryAfter = response.headers['retry-after'];
       return {
         kind: 'response',
@@ -98,6 +123,8 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
       };
     } catch (error) {
       return { kind: 'no_response', error: describeFailure(error, timeoutMs), durationMs: elapsed() };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
