@@ -99,3 +99,54 @@ test('a retry sends the signature its first attempt computed and stored: after a
   expect(retry.body.equals(first!.body)).toBe(true);
   expect(retry.headers.authorization).toBe(first!.headers.authorization);
 });
+
+test("a request's slot is free for the next request as soon as the endpoint answers, before the result is written", async () => {
+  await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook', event_types: ['job.run.completed'], job_ids: [] });
+  await ingest(h, 'job.run.completed', { runId: '1' });
+  await ingest(h, 'job.run.completed', { runId: '2' });
+  const store = h.service.store;
+  // Writing results waits until the test lets it.
+  let letWrite: () => void = () => undefined;
+  const writing = new Promise<void>((resolve) => {
+    letWrite = resolve;
+  });
+  let written = 0;
+  const heldStore = {
+    ...store,
+    deliveries: {
+      ...store.deliveries,
+      recordAttempts: async (...args: Parameters<typeof store.deliveries.recordAttempts>) => {
+        await writing;
+        const logged = await store.deliveries.recordAttempts(...args);
+        written += logged.length;
+        return logged;
+      },
+    },
+  };
+  const sent: OutgoingDelivery[] = [];
+  const box = secretBoxOf(h);
+  const dispatcher = createDispatcher({
+    store: heldStore,
+    clock: createSystemClock(),
+    send: async (request) => (sent.push(request), answer(200)),
+    random: cryptoRandomBytes,
+    secretBox: { seal: box.seal, open: box.open },
+    owner: 'test',
+    retryDelaysSeconds: [60],
+    // One request at a time: the second can only start once the first one's slot is free.
+    limits: { maxInFlight: 1, maxInFlightPerEndpoint: 1, leaseMicros: 60_000_000, pollIntervalMs: 10 },
+    onError: (error) => {
+      throw error;
+    },
+  });
+  dispatcher.start();
+  try {
+    await waitFor(() => sent.length === 2, 'the second request while the first result is not yet written', 3000);
+    expect(written).toBe(0);
+    letWrite();
+    await waitFor(() => written === 2, 'both results written');
+  } finally {
+    letWrite();
+    await dispatcher.stop(1000);
+  }
+});

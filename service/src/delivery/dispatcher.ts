@@ -48,6 +48,7 @@ export interface Dispatcher {
   wake(): void;
   /** Stops claiming, waits up to `graceMs` for requests in flight, and records their results. */
   stop(graceMs: number): Promise<void>;
+  /** Requests in flight now. */
   inFlight(): number;
 }
 
@@ -61,8 +62,11 @@ function fraction(random: RandomBytes): number {
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { store, clock, limits, owner } = deps;
+  /** Requests in flight, in all and per webhook: what the limits bound. */
+  let sending = 0;
   const inFlightBySubscription = new Map<string, number>();
   const openedSecrets = new Map<string, string>();
+  /** Deliveries being worked on, from claim until their result is written: what stop waits for. */
   const running = new Set<Promise<void>>();
   let results: AttemptResult[] = [];
   let flushing: Promise<void> | null = null;
@@ -73,10 +77,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let wakeQueued = false;
   let timer: NodeJS.Timeout | null = null;
 
-  const inFlight = () => running.size;
-
   function room(): ClaimRoom {
-    return { total: limits.maxInFlight - inFlight(), perSubscription: limits.maxInFlightPerEndpoint, inFlight: inFlightBySubscription };
+    return { total: limits.maxInFlight - sending, perSubscription: limits.maxInFlightPerEndpoint, inFlight: inFlightBySubscription };
   }
 
   function countSubscription(id: string, delta: number): void {
@@ -158,7 +160,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     return flushing;
   }
 
-  async function deliver(delivery: ClaimedDelivery): Promise<void> {
+  /** `requestEnded` frees the delivery's slot under the limits; it is called once its request is over. */
+  async function deliver(delivery: ClaimedDelivery, requestEnded: () => void): Promise<void> {
     try {
       const prepared = prepare(delivery);
       if (prepared === null) {
@@ -168,6 +171,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       const requestedAt = nowMicros(clock);
       // Stage 3.
       const outcome = await deps.send(prepared.request);
+      // The endpoint has answered: its slot can take the next request while this result waits to be written
+      // (the delivery stays leased until then, so no claim can take it again).
+      requestEnded();
       deps.observer?.attemptFinished(outcome);
       results.push(resultOf(delivery, prepared, requestedAt, outcome));
       await flush();
@@ -177,11 +183,19 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   function launch(delivery: ClaimedDelivery): void {
+    sending += 1;
     countSubscription(delivery.subscriptionId, 1);
-    const task: Promise<void> = deliver(delivery).finally(() => {
-      running.delete(task);
+    let ended = false;
+    const requestEnded = () => {
+      if (ended) return;
+      ended = true;
+      sending -= 1;
       countSubscription(delivery.subscriptionId, -1);
       wake();
+    };
+    const task: Promise<void> = deliver(delivery, requestEnded).finally(() => {
+      running.delete(task);
+      requestEnded();
     });
     running.add(task);
   }
@@ -239,7 +253,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       wake();
     },
     wake,
-    inFlight,
+    inFlight: () => sending,
     async stop(graceMs) {
       stopping = true;
       if (timer !== null) clearTimeout(timer);
