@@ -15,9 +15,9 @@ export interface ThreadedSender extends HttpSender {
 }
 
 /**
- * The thread holds little at once (the requests in flight), and V8's default young generation (up to 48 MB per
+ * The thread holds little at once (the requests in flight), and V8's default young generation (tens of MB per
  * isolate) is mostly garbage waiting to be swept. Capped, the service's peak RSS with a million-delivery backlog
- * went from 320 MB to 264 MB in npm run bench, at the same delivery rate.
+ * went from 320 MB to 264-282 MB in npm run bench runs, at the same delivery rate.
  */
 const THREAD_YOUNG_GENERATION_MB = 4;
 
