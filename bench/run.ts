@@ -21,11 +21,12 @@ const QUICK = process.argv.includes('--quick');
 /** `--profile=DIR`: each service process writes a V8 CPU profile there (summarise with bench/profile-summary.ts). */
 const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
 /**
- * The dispatcher's default limits: 256 requests in flight, 16 per webhook. The throughput run uses as many
+ * The dispatcher limits the service will run with: by default 256 requests in flight, 16 per webhook (the
+ * service process inherits this environment, so the bench reads the same). The throughput run uses as many
  * webhooks as it takes for the per-webhook limit not to bind (256 / 16 = 16), so the service and its ceiling
  * (an undici loop at 256) run the same number of requests at once.
  */
-const DISPATCH_LIMITS = loadConfig({}).delivery;
+const DISPATCH_LIMITS = loadConfig(process.env).delivery;
 const DELIVERY_CONCURRENCY = DISPATCH_LIMITS.maxInFlight;
 const THROUGHPUT_WEBHOOKS = Math.ceil(DISPATCH_LIMITS.maxInFlight / DISPATCH_LIMITS.maxInFlightPerEndpoint);
 const SCALE = QUICK
