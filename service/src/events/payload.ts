@@ -29,10 +29,6 @@ function runDataFor(eventType: EventType, run: RunDetails): RunDetails {
   return common;
 }
 
-/** The fields before `data`, in the order they are sent (spec 2.2); `webhookId` and `webhookName` differ per webhook. */
-type HeadField = Exclude<keyof DeliveryPayload, 'data'>;
-const HEAD_ORDER: readonly HeadField[] = ['accountId', 'webhookId', 'eventId', 'timestamp', 'eventType', 'webhookName'];
-
 /**
  * An event's payload bytes in two parts, whose concatenation is JSON.stringify of the whole payload object.
  * `data` is the last field, so everything from its value on is the same for every webhook of the event: the
@@ -45,22 +41,21 @@ export interface PayloadParts {
   headFor(webhook: { id: string; name: string }): Buffer;
 }
 
-/** The event's own fields (its run data above all) are serialized once per event, not once per webhook. */
+/**
+ * The event's own fields (its run data above all) are serialized once per event, not once per webhook. The head
+ * keeps spec 2.2's field order (accountId, webhookId, eventId, timestamp, eventType, webhookName, data); only
+ * webhookId and webhookName differ per webhook, so the text around them is built once.
+ */
 export function payloadPartsFor(input: Omit<PayloadInput, 'webhookId' | 'webhookName'>): PayloadParts {
-  const serialized = new Map<HeadField, string>([
-    ['accountId', JSON.stringify(input.accountId)],
-    ['eventId', JSON.stringify(input.eventId)],
-    ['timestamp', JSON.stringify(isoTimestampNanos(input.occurredAtNanos))],
-    ['eventType', JSON.stringify(input.eventType)],
-  ]);
+  const beforeWebhookId = `{"accountId":${JSON.stringify(input.accountId)},"webhookId":`;
+  const beforeWebhookName =
+    `,"eventId":${JSON.stringify(input.eventId)},"timestamp":${JSON.stringify(isoTimestampNanos(input.occurredAtNanos))}` +
+    `,"eventType":${JSON.stringify(input.eventType)},"webhookName":`;
   const data: DeliveryPayload['data'] = { ...runDataFor(input.eventType, input.run), ...(input.test ? { test: true as const } : {}) };
   return {
     tail: Buffer.from(`${JSON.stringify(data)}}`, 'utf8'),
-    headFor: (webhook) => {
-      serialized.set('webhookId', JSON.stringify(webhook.id));
-      serialized.set('webhookName', JSON.stringify(webhook.name));
-      return Buffer.from(`{${HEAD_ORDER.map((field) => `"${field}":${serialized.get(field)!}`).join(',')},"data":`, 'utf8');
-    },
+    headFor: (webhook) =>
+      Buffer.from(`${beforeWebhookId}${JSON.stringify(webhook.id)}${beforeWebhookName}${JSON.stringify(webhook.name)},"data":`, 'utf8'),
   };
 }
 
