@@ -6,6 +6,7 @@ import { cryptoRandomBytes } from '../../service/src/core/random';
 import { createDispatcher } from '../../service/src/delivery/dispatcher';
 import type { OutgoingDelivery, SendOutcome } from '../../service/src/delivery/sender';
 import { createSecretBox, loadSecretKey } from '../../service/src/security/secret-box';
+import type { Store } from '../../service/src/store/store';
 import { createWebhook, type Harness, startHarness } from '../support/harness';
 import { ingest } from '../support/events';
 import { isGenuine } from '../support/signature';
@@ -25,17 +26,23 @@ function secretBoxOf(harness: Harness) {
 
 const answer = (status: number): SendOutcome => ({ kind: 'response', status, durationMs: 1, bodyExcerpt: '', retryAfter: null });
 
-/** A dispatcher on the harness's store that sends with `send` and opens secrets with `open`. */
-function watchedDispatcher(send: (request: OutgoingDelivery) => Promise<SendOutcome>, open: (sealed: string) => string, clock: Clock = createSystemClock()) {
+/** A dispatcher on the harness's store (or `options.store`) that sends with `send` and opens secrets with `open`. */
+function watchedDispatcher(
+  send: (request: OutgoingDelivery) => Promise<SendOutcome>,
+  open: (sealed: string) => string,
+  clock: Clock = createSystemClock(),
+  options: { store?: Store; maxInFlight?: number } = {},
+) {
+  const maxInFlight = options.maxInFlight ?? 4;
   return createDispatcher({
-    store: h.service.store,
+    store: options.store ?? h.service.store,
     clock,
     send,
     random: cryptoRandomBytes,
     secretBox: { seal: secretBoxOf(h).seal, open },
     owner: 'test',
     retryDelaysSeconds: [60],
-    limits: { maxInFlight: 4, maxInFlightPerEndpoint: 4, leaseMicros: 60_000_000, pollIntervalMs: 10 },
+    limits: { maxInFlight, maxInFlightPerEndpoint: maxInFlight, leaseMicros: 60_000_000, pollIntervalMs: 10 },
     onError: (error) => {
       throw error;
     },
@@ -125,19 +132,10 @@ test("a request's slot is free for the next request as soon as the endpoint answ
   };
   const sent: OutgoingDelivery[] = [];
   const box = secretBoxOf(h);
-  const dispatcher = createDispatcher({
+  // One request at a time: the second can only start once the first one's slot is free.
+  const dispatcher = watchedDispatcher(async (request) => (sent.push(request), answer(200)), (sealed) => box.open(sealed), createSystemClock(), {
     store: heldStore,
-    clock: createSystemClock(),
-    send: async (request) => (sent.push(request), answer(200)),
-    random: cryptoRandomBytes,
-    secretBox: { seal: box.seal, open: box.open },
-    owner: 'test',
-    retryDelaysSeconds: [60],
-    // One request at a time: the second can only start once the first one's slot is free.
-    limits: { maxInFlight: 1, maxInFlightPerEndpoint: 1, leaseMicros: 60_000_000, pollIntervalMs: 10 },
-    onError: (error) => {
-      throw error;
-    },
+    maxInFlight: 1,
   });
   dispatcher.start();
   try {
