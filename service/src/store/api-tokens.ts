@@ -2,6 +2,7 @@
 import type { PermissionSet } from '../contract';
 import { accountFromRow } from './accounts';
 import type { SqliteDatabase } from './database';
+import { watchOtherConnections } from './other-connections';
 import type { AccountRecord, ApiTokenRecord, ApiTokensStore } from './store';
 
 interface ApiTokenRow {
@@ -55,18 +56,13 @@ export function createApiTokensStore(db: SqliteDatabase): ApiTokensStore {
 
   // Every API request authenticates, and its token and account rarely change, so found principals are kept.
   // They can only stop being valid by a revocation: this store's own revoke clears them, and one made by
-  // another connection (the `jobhooks token revoke` command, another process) changes PRAGMA data_version,
-  // which SQLite bumps on every commit of another connection, and that clears them too. So a revoked token is
-  // refused from the very next request, as without the cache. (Accounts are never updated or deleted.)
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  // another connection (the `jobhooks token revoke` command, another process) is seen by the check of other
+  // connections' commits on every lookup, and that clears them too. So a revoked token is refused from the
+  // very next request, as without the cache. (Accounts are never updated or deleted.)
+  const otherConnectionsCommitted = watchOtherConnections(db);
   const principals = new Map<string, TokenPrincipal>();
-  let principalsVersion = -1;
   function principalsStillValid(): Map<string, TokenPrincipal> {
-    const version = dataVersion.get()!;
-    if (version !== principalsVersion) {
-      principals.clear();
-      principalsVersion = version;
-    }
+    if (otherConnectionsCommitted()) principals.clear();
     return principals;
   }
 
