@@ -1,0 +1,107 @@
+// Webhooks read by id are kept in memory, and no write, by this connection or another, leaves one stale.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
+import { createSubscriptionCache } from '../../service/src/store/subscription-cache';
+import { createSubscriptionsStore } from '../../service/src/store/subscriptions';
+import type { SubscriptionRecord, SubscriptionsStore } from '../../service/src/store/store';
+
+let dir: string;
+let db: SqliteDatabase;
+let store: SubscriptionsStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'jobhooks-subscription-cache-'));
+  db = openDatabase(join(dir, 'cache.db'));
+  db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'A', 'enterprise', 0)").run();
+  db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (2, 'act_2', 'B', 'enterprise', 0)").run();
+  db.prepare(
+    `INSERT INTO subscriptions (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret, created_at, updated_at)
+     VALUES ('wsu_a', 1, 'before', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', 1, 'v1:x', 0, 0)`,
+  ).run();
+  store = createSubscriptionsStore(db);
+});
+afterEach(() => {
+  if (db.open) db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const nameOf = async (accountId = 1) => (await store.get(accountId, 'wsu_a'))?.name ?? null;
+
+test('a webhook read again is answered from memory, not from SQLite', () => {
+  const cache = createSubscriptionCache(db);
+  const record = { id: 'wsu_a', accountId: 1, name: 'kept' } as SubscriptionRecord;
+  const read = jest.fn(() => record);
+  expect(cache.get(1, 'wsu_a', read)?.name).toBe('kept');
+  expect(cache.get(1, 'wsu_a', read)?.name).toBe('kept');
+  expect(read).toHaveBeenCalledTimes(1);
+});
+
+test('an id that does not exist is read each time, so unknown ids cannot fill the memory', () => {
+  const cache = createSubscriptionCache(db);
+  const read = jest.fn(() => null);
+  expect(cache.get(1, 'wsu_none', read)).toBeNull();
+  expect(cache.get(1, 'wsu_none', read)).toBeNull();
+  expect(read).toHaveBeenCalledTimes(2);
+});
+
+test('any UPDATE of this connection is seen by the next read, whatever statement made it', async () => {
+  expect(await nameOf()).toBe('before');
+  // Not through the store: the dispatcher's result writes and any future write path are statements like this.
+  db.prepare("UPDATE subscriptions SET name = 'after', http_status_code = '500' WHERE id = 'wsu_a'").run();
+  const record = await store.get(1, 'wsu_a');
+  expect(record).toMatchObject({ name: 'after', httpStatusCode: '500' });
+});
+
+test('a delete is seen by the next read', async () => {
+  expect(await nameOf()).toBe('before');
+  expect(await store.delete(1, 'wsu_a')).toBe(true);
+  expect(await store.get(1, 'wsu_a')).toBeNull();
+});
+
+test('a commit of another connection (another process on the same file) is seen by the next read', async () => {
+  expect(await nameOf()).toBe('before');
+  const other = openDatabase(join(dir, 'cache.db'));
+  try {
+    other.prepare("UPDATE subscriptions SET name = 'changed elsewhere' WHERE id = 'wsu_a'").run();
+  } finally {
+    other.close();
+  }
+  expect(await nameOf()).toBe('changed elsewhere');
+});
+
+test('a change rolled back is not kept, even when it was read inside its transaction', async () => {
+  expect(await nameOf()).toBe('before');
+  let readInside: Promise<string | null> = Promise.resolve(null);
+  const rolledBack = db.transaction(() => {
+    db.prepare("UPDATE subscriptions SET name = 'uncommitted' WHERE id = 'wsu_a'").run();
+    readInside = nameOf();
+    throw new Error('roll back');
+  });
+  expect(() => rolledBack()).toThrow('roll back');
+  expect(await readInside).toBe('uncommitted');
+  expect(await nameOf()).toBe('before');
+});
+
+test("another account's webhook is not found, also once it is in memory", async () => {
+  expect(await nameOf(1)).toBe('before');
+  expect(await nameOf(2)).toBeNull();
+});
+
+test('a kept webhook cannot be changed by the caller it was handed to', async () => {
+  const record = (await store.get(1, 'wsu_a'))!;
+  expect(() => {
+    (record as { name: string }).name = 'mutated';
+  }).toThrow(TypeError);
+  expect(() => record.eventTypes.push('job.run.started')).toThrow(TypeError);
+  expect(await nameOf()).toBe('before');
+});
+
+test('two caches on one connection are each kept up to date', async () => {
+  const second = createSubscriptionsStore(db);
+  expect(await nameOf()).toBe('before');
+  expect((await second.get(1, 'wsu_a'))?.name).toBe('before');
+  db.prepare("UPDATE subscriptions SET name = 'after' WHERE id = 'wsu_a'").run();
+  expect(await nameOf()).toBe('after');
+  expect((await second.get(1, 'wsu_a'))?.name).toBe('after');
+});
