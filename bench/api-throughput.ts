@@ -20,8 +20,16 @@ interface Target {
 }
 
 const CONNECTIONS = 32;
+/**
+ * Each server gets this long under the same load before it is measured. The first second of a run is the
+ * slowest for both (connections opening, the route's code not yet optimised by V8), and it weighs more on the
+ * slower server: measured, GET ran at about a third of its later rate in its first second, the bare route at
+ * about two thirds.
+ */
+const WARM_UP_SECONDS = 1;
 
 async function requestsPerSecond(url: string, options: Partial<autocannon.Options>, seconds: number): Promise<number> {
+  await autocannon({ url, connections: CONNECTIONS, duration: WARM_UP_SECONDS, ...options });
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, ...options });
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0) throw new Error(`${url}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors})`);
