@@ -1,24 +1,17 @@
 // Claiming due deliveries from SQLite: each webhook's oldest due ones, never a webhook without room, from an
 // index rather than a scan of the backlog.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chooseClaims } from '../../service/src/delivery/claim-choice';
-import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
+import type { SqliteDatabase } from '../../service/src/store/database';
 import { CLAIM_QUERIES, createDeliveriesStore } from '../../service/src/store/deliveries';
 import type { ClaimRequest } from '../../service/src/store/store';
+import { useTempDatabase } from '../support/temp-database';
 
-let dir: string;
+const temp = useTempDatabase('claims');
 let db: SqliteDatabase;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'jobhooks-claims-'));
-  db = openDatabase(join(dir, 'claims.db'));
+  db = temp.db;
   db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'A', 'enterprise', 0)").run();
   db.prepare("INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at) VALUES ('wev_1', 1, 'job.run.completed', '1', '1', 0)").run();
-});
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 function addWebhook(id: string): void {

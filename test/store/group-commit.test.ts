@@ -1,23 +1,16 @@
 // Group commit: writes asked for in one event-loop turn share a transaction, see each other in order, and a
 // failing write fails alone.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
+import type { SqliteDatabase } from '../../service/src/store/database';
 import { createGroupCommit } from '../../service/src/store/group-commit';
+import { useTempDatabase } from '../support/temp-database';
 
-let dir: string;
-let path: string;
+const temp = useTempDatabase('group-commit', [{ version: 1, description: 'a table', sql: 'CREATE TABLE names (name TEXT PRIMARY KEY) STRICT' }]);
 let db: SqliteDatabase;
+let path: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'jobhooks-group-commit-'));
-  path = join(dir, 'g.db');
-  db = openDatabase(path, [{ version: 1, description: 'a table', sql: 'CREATE TABLE names (name TEXT PRIMARY KEY) STRICT' }]);
-});
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
+  db = temp.db;
+  path = temp.path;
 });
 
 /** What another connection sees committed. */

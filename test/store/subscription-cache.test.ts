@@ -1,18 +1,15 @@
 // Webhooks read by id are kept in memory, and no write, by this connection or another, leaves one stale.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
 import { createSubscriptionCache } from '../../service/src/store/subscription-cache';
 import { createSubscriptionsStore } from '../../service/src/store/subscriptions';
 import type { SubscriptionRecord, SubscriptionsStore } from '../../service/src/store/store';
+import { useTempDatabase } from '../support/temp-database';
 
-let dir: string;
+const temp = useTempDatabase('subscription-cache');
 let db: SqliteDatabase;
 let store: SubscriptionsStore;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'jobhooks-subscription-cache-'));
-  db = openDatabase(join(dir, 'cache.db'));
+  db = temp.db;
   db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'A', 'enterprise', 0)").run();
   db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (2, 'act_2', 'B', 'enterprise', 0)").run();
   db.prepare(
@@ -20,10 +17,6 @@ beforeEach(() => {
      VALUES ('wsu_a', 1, 'before', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', 1, 'v1:x', 0, 0)`,
   ).run();
   store = createSubscriptionsStore(db);
-});
-afterEach(() => {
-  if (db.open) db.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const nameOf = async (accountId = 1) => (await store.get(accountId, 'wsu_a'))?.name ?? null;
@@ -61,7 +54,7 @@ test('a delete is seen by the next read', async () => {
 
 test('a commit of another connection (another process on the same file) is seen by the next read', async () => {
   expect(await nameOf()).toBe('before');
-  const other = openDatabase(join(dir, 'cache.db'));
+  const other = openDatabase(temp.path);
   try {
     other.prepare("UPDATE subscriptions SET name = 'changed elsewhere' WHERE id = 'wsu_a'").run();
   } finally {

@@ -1,0 +1,29 @@
+// A fresh SQLite file for each test, opened as the service opens it, and deleted after the test.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
+import type { Migration } from '../../service/src/store/migrations';
+
+export interface TempDatabase {
+  /** The open connection of the current test. */
+  readonly db: SqliteDatabase;
+  /** Its file, for a second connection. */
+  readonly path: string;
+}
+
+/** Registers the beforeEach/afterEach pair; call it at the top of a test file, before its own hooks. */
+export function useTempDatabase(name: string, migrations?: readonly Migration[]): TempDatabase {
+  let dir = '';
+  const current = {} as { db: SqliteDatabase; path: string };
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), `jobhooks-${name}-`));
+    current.path = join(dir, `${name}.db`);
+    current.db = openDatabase(current.path, migrations);
+  });
+  afterEach(() => {
+    if (current.db.open) current.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return current;
+}
