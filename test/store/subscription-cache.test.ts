@@ -22,19 +22,19 @@ beforeEach(() => {
 const nameOf = async (accountId = 1) => (await store.get(accountId, 'wsu_a'))?.name ?? null;
 
 test('a webhook read again is answered from memory, not from SQLite', () => {
-  const cache = createSubscriptionCache(db);
   const record = { id: 'wsu_a', accountId: 1, name: 'kept' } as SubscriptionRecord;
   const read = jest.fn(() => record);
-  expect(cache.get(1, 'wsu_a', read)?.name).toBe('kept');
-  expect(cache.get(1, 'wsu_a', read)?.name).toBe('kept');
+  const cache = createSubscriptionCache(db, read);
+  expect(cache.get(1, 'wsu_a')?.name).toBe('kept');
+  expect(cache.get(1, 'wsu_a')?.name).toBe('kept');
   expect(read).toHaveBeenCalledTimes(1);
 });
 
 test('an id that does not exist is read each time, so unknown ids cannot fill the memory', () => {
-  const cache = createSubscriptionCache(db);
   const read = jest.fn(() => null);
-  expect(cache.get(1, 'wsu_none', read)).toBeNull();
-  expect(cache.get(1, 'wsu_none', read)).toBeNull();
+  const cache = createSubscriptionCache(db, read);
+  expect(cache.get(1, 'wsu_none')).toBeNull();
+  expect(cache.get(1, 'wsu_none')).toBeNull();
   expect(read).toHaveBeenCalledTimes(2);
 });
 

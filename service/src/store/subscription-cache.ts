@@ -19,9 +19,12 @@ const RECORDS_KEPT = 1000;
 /** TEMP objects are per connection; a number per cache keeps two caches on one connection apart. */
 let cachesMade = 0;
 
+/** Reads one webhook of an account from SQLite; null when there is none. */
+export type ReadSubscription = (accountId: number, id: string) => SubscriptionRecord | null;
+
 export interface SubscriptionCache {
-  /** The webhook `id` of `accountId`, from memory if unchanged since `read` last returned it. */
-  get(accountId: number, id: string, read: () => SubscriptionRecord | null): SubscriptionRecord | null;
+  /** The webhook `id` of `accountId`, from memory if unchanged since it was last read. */
+  get(accountId: number, id: string): SubscriptionRecord | null;
 }
 
 /** Frozen, because one object now answers many callers. */
@@ -29,7 +32,7 @@ function frozen(record: SubscriptionRecord): SubscriptionRecord {
   return Object.freeze({ ...record, eventTypes: Object.freeze(record.eventTypes), jobIds: Object.freeze(record.jobIds) }) as SubscriptionRecord;
 }
 
-export function createSubscriptionCache(db: SqliteDatabase): SubscriptionCache {
+export function createSubscriptionCache(db: SqliteDatabase, read: ReadSubscription): SubscriptionCache {
   const records = new Map<string, SubscriptionRecord>();
   const otherConnectionsCommitted = watchOtherConnections(db);
 
@@ -48,12 +51,12 @@ export function createSubscriptionCache(db: SqliteDatabase): SubscriptionCache {
   `);
 
   return {
-    get: (accountId, id, read) => {
-      if (db.inTransaction) return read();
+    get: (accountId, id) => {
+      if (db.inTransaction) return read(accountId, id);
       if (otherConnectionsCommitted()) records.clear();
       let record = records.get(id);
       if (record === undefined) {
-        const found = read();
+        const found = read(accountId, id);
         // Only webhooks that exist are kept: unknown ids cannot fill the memory.
         if (found === null) return null;
         record = frozen(found);

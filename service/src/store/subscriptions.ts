@@ -82,7 +82,10 @@ export function createSubscriptionsStore(db: SqliteDatabase): SubscriptionsStore
              @failingSince, @lastFailureAt, @archivedAt, @archivedReason)`,
   );
   const get = db.prepare<[number, string], SubscriptionRow>(`${SELECT_SUBSCRIPTION} WHERE s.account_id = ? AND s.id = ?`);
-  const cache = createSubscriptionCache(db);
+  const cache = createSubscriptionCache(db, (accountId, id) => {
+    const row = get.get(accountId, id);
+    return row ? subscriptionFromRow(row) : null;
+  });
   const page = db.prepare<[number, number, number], SubscriptionRow>(
     `${SELECT_SUBSCRIPTION} WHERE s.account_id = ? ORDER BY s.created_at, s.id LIMIT ? OFFSET ?`,
   );
@@ -141,11 +144,7 @@ export function createSubscriptionsStore(db: SqliteDatabase): SubscriptionsStore
   return {
     // IMMEDIATE takes the write lock first, so the count and key checks see every committed create.
     create: async (record, options) => createInTransaction.immediate(record, options.maxPerAccount, options.idempotency),
-    get: async (accountId, id) =>
-      cache.get(accountId, id, () => {
-        const row = get.get(accountId, id);
-        return row ? subscriptionFromRow(row) : null;
-      }),
+    get: async (accountId, id) => cache.get(accountId, id),
     list: async (accountId, { offset, limit }) => ({
       items: page.all(accountId, limit, offset).map(subscriptionFromRow),
       total: countForAccount.get(accountId)!.n,
