@@ -1,6 +1,7 @@
 // The delivery worker. Each delivery goes through four stages: claim (lease due rows), prepare (sign the
 // fixed payload bytes, once per delivery: a retry reuses the stored signature), send, record (log row,
 // delivery and webhook state in one transaction).
+import { BoundedMap } from '../core/bounded-map';
 import { type Clock, nowMicros } from '../core/clock';
 import type { RandomBytes } from '../core/random';
 import type { SecretBox } from '../security/secret-box';
@@ -65,7 +66,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   /** Requests in flight, in all and per webhook: what the limits bound. */
   let sending = 0;
   const inFlightBySubscription = new Map<string, number>();
-  const openedSecrets = new Map<string, string>();
+  const openedSecrets = new BoundedMap<string, string>(OPENED_SECRETS_KEPT);
   /** Deliveries being worked on, from claim until their result is written: what stop waits for. */
   const running = new Set<Promise<void>>();
   let results: AttemptResult[] = [];
@@ -107,7 +108,6 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   function secretOf(sealed: string): string {
     let secret = openedSecrets.get(sealed);
     if (secret === undefined) {
-      if (openedSecrets.size >= OPENED_SECRETS_KEPT) openedSecrets.clear();
       secret = deps.secretBox.open(sealed);
       openedSecrets.set(sealed, secret);
     }

@@ -1,5 +1,6 @@
 // SQLite access to API tokens, which are stored only as hashes.
 import type { PermissionSet } from '../contract';
+import { BoundedMap } from '../core/bounded-map';
 import { accountFromRow } from './accounts';
 import type { SqliteDatabase } from './database';
 import { watchOtherConnections } from './other-connections';
@@ -60,7 +61,7 @@ export function createApiTokensStore(db: SqliteDatabase): ApiTokensStore {
   // connections' commits on every lookup, and that clears them too. So a revoked token is refused from the
   // very next request, as without the cache. (Accounts are never updated or deleted.)
   const otherConnectionsCommitted = watchOtherConnections(db);
-  const principals = new Map<string, TokenPrincipal>();
+  const principals = new BoundedMap<string, TokenPrincipal>(PRINCIPALS_KEPT);
   function principalsStillValid(): Map<string, TokenPrincipal> {
     if (otherConnectionsCommitted()) principals.clear();
     return principals;
@@ -78,7 +79,6 @@ export function createApiTokensStore(db: SqliteDatabase): ApiTokensStore {
         // Only tokens that exist are kept: a flood of wrong tokens cannot fill the memory or push out real ones.
         if (!row) return null;
         found = principalFromRow(row);
-        if (kept.size >= PRINCIPALS_KEPT) kept.clear();
         kept.set(tokenHash, found);
       }
       return found;

@@ -9,6 +9,7 @@
 //   lookup, and any commit of theirs empties the cache;
 // - uncommitted rows: inside a transaction the cache is neither read nor filled, so a rolled-back change
 //   cannot be kept.
+import { BoundedMap } from '../core/bounded-map';
 import type { SqliteDatabase } from './database';
 import { watchOtherConnections } from './other-connections';
 import type { SubscriptionRecord } from './store';
@@ -33,7 +34,7 @@ function frozen(record: SubscriptionRecord): SubscriptionRecord {
 }
 
 export function createSubscriptionCache(db: SqliteDatabase, read: ReadSubscription): SubscriptionCache {
-  const records = new Map<string, SubscriptionRecord>();
+  const records = new BoundedMap<string, SubscriptionRecord>(RECORDS_KEPT);
   const otherConnectionsCommitted = watchOtherConnections(db);
 
   const forget = `jobhooks_forget_subscription_${(cachesMade += 1)}`;
@@ -60,7 +61,6 @@ export function createSubscriptionCache(db: SqliteDatabase, read: ReadSubscripti
         // Only webhooks that exist are kept: unknown ids cannot fill the memory.
         if (found === null) return null;
         record = frozen(found);
-        if (records.size >= RECORDS_KEPT) records.clear();
         records.set(id, record);
       }
       // Ids are unique across accounts; another account's webhook is not found, as in SQL.
