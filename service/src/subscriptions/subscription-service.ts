@@ -67,6 +67,18 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
 
   const find = (accountId: number, webhookId: string) => findSubscription(store, accountId, webhookId);
 
+  // The store answers with one frozen record until the webhook changes (subscription-cache.ts); its view is made
+  // once per record too, so the HTTP layer gets the same object back and can keep the JSON it wrote for it.
+  const details = new WeakMap<SubscriptionRecord, Readonly<SubscriptionDetail>>();
+  function detailOf(record: SubscriptionRecord): Readonly<SubscriptionDetail> {
+    let detail = details.get(record);
+    if (detail === undefined) {
+      detail = Object.freeze(toDetail(record));
+      details.set(record, detail);
+    }
+    return detail;
+  }
+
   async function replay(account: AccountRecord, outcome: { requestHash: string; subscriptionId: string }, requestHash: string) {
     if (outcome.requestHash !== requestHash) {
       throw new ConflictError('This Idempotency-Key was already used with a different request body.');
@@ -170,7 +182,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     update,
     remove,
     test,
-    get: async (accountId: number, webhookId: string): Promise<SubscriptionDetail> => toDetail(await find(accountId, webhookId)),
+    get: async (accountId: number, webhookId: string): Promise<Readonly<SubscriptionDetail>> => detailOf(await find(accountId, webhookId)),
     list: async (accountId: number, page: { offset: number; limit: number }) => {
       const { items, total } = await store.subscriptions.list(accountId, page);
       return { items: items.map(toDetail), total };

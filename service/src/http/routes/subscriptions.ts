@@ -19,6 +19,7 @@ import {
 } from '../../contract';
 import type { SubscriptionService } from '../../subscriptions/subscription-service';
 import { principalOf } from '../access-control';
+import { okEnvelopeOf } from '../frozen-body';
 
 const COLLECTION = '/api/v3/accounts/:account_id/webhooks/subscriptions';
 const SINGLE = '/api/v3/accounts/:account_id/webhooks/subscription/:webhook_id';
@@ -70,10 +71,8 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{ subscriptions: Subscrip
       params: WebhookPathParams,
       response: { 200: dataEnvelope(SubscriptionDetail), ...COMMON_ERROR_RESPONSES },
     },
-    handler: async (request) => ({
-      data: await subscriptions.get(principalOf(request).account.id, request.params.webhook_id),
-      status: { code: 200 },
-    }),
+    // The same webhook, unchanged, is the same frozen body: its JSON is written once (response-serializer.ts).
+    handler: async (request) => okEnvelopeOf(await subscriptions.get(principalOf(request).account.id, request.params.webhook_id)),
   });
 
   app.put(SINGLE, {
