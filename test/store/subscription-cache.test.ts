@@ -1,5 +1,6 @@
-// Webhooks read by id are kept in memory, and no write, by this connection or another, leaves one stale.
+// Webhooks read by id are kept in memory, and no write leaves one stale: this connection's at once, another's from 1 ms on.
 import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
+import { LOOK_REUSE_MS, observeOtherConnections } from '../../service/src/store/other-connections';
 import { createSubscriptionCache } from '../../service/src/store/subscription-cache';
 import { createSubscriptionsStore } from '../../service/src/store/subscriptions';
 import type { SubscriptionRecord, SubscriptionsStore } from '../../service/src/store/store';
@@ -52,15 +53,18 @@ test('a delete is seen by the next read', async () => {
   expect(await store.get(1, 'wsu_a')).toBeNull();
 });
 
-test('a commit of another connection (another process on the same file) is seen by the next read', async () => {
-  expect(await nameOf()).toBe('before');
+test('a commit of another connection (another process on the same file) is seen by the next read 1 ms after it', async () => {
+  let nowMs = 0;
+  const watched = createSubscriptionsStore(db, observeOtherConnections(db, () => nowMs));
+  expect((await watched.get(1, 'wsu_a'))?.name).toBe('before');
   const other = openDatabase(temp.path);
   try {
     other.prepare("UPDATE subscriptions SET name = 'changed elsewhere' WHERE id = 'wsu_a'").run();
   } finally {
     other.close();
   }
-  expect(await nameOf()).toBe('changed elsewhere');
+  nowMs += LOOK_REUSE_MS;
+  expect((await watched.get(1, 'wsu_a'))?.name).toBe('changed elsewhere');
 });
 
 test('a change rolled back is not kept, even when it was read inside its transaction', async () => {

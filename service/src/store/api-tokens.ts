@@ -3,7 +3,7 @@ import type { PermissionSet } from '../contract';
 import { BoundedMap } from '../core/bounded-map';
 import { accountFromRow } from './accounts';
 import type { SqliteDatabase } from './database';
-import { watchOtherConnections } from './other-connections';
+import { observeOtherConnections, type OtherConnections } from './other-connections';
 import type { AccountRecord, ApiTokenRecord, ApiTokensStore } from './store';
 
 interface ApiTokenRow {
@@ -39,7 +39,7 @@ function principalFromRow(row: PrincipalRow): TokenPrincipal {
   return Object.freeze({ token: Object.freeze(tokenFromRow(row)), account: Object.freeze(account) });
 }
 
-export function createApiTokensStore(db: SqliteDatabase): ApiTokensStore {
+export function createApiTokensStore(db: SqliteDatabase, otherConnections: OtherConnections = observeOtherConnections(db)): ApiTokensStore {
   const insert = db.prepare(
     `INSERT INTO api_tokens (id, account_id, name, permission_set, token_hash, created_at)
      VALUES (@id, @accountId, @name, @permissionSet, @tokenHash, @createdAt)`,
@@ -56,11 +56,11 @@ export function createApiTokensStore(db: SqliteDatabase): ApiTokensStore {
   const revoke = db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
 
   // Every API request authenticates, and its token and account rarely change, so found principals are kept.
-  // They can only stop being valid by a revocation: this store's own revoke clears them, and one made by
-  // another connection (the `jobhooks token revoke` command, another process) is seen by the check of other
-  // connections' commits on every lookup, and that clears them too. So a revoked token is refused from the
-  // very next request, as without the cache. (Accounts are never updated or deleted.)
-  const otherConnectionsCommitted = watchOtherConnections(db);
+  // They can only stop being valid by a revocation: this store's own revoke clears them at once, and one made
+  // by another connection (the `jobhooks token revoke` command, another process) is seen by the check of other
+  // connections' commits on every lookup, at most 1 ms late (other-connections.ts), and that clears them too.
+  // (Accounts are never updated or deleted.)
+  const otherConnectionsCommitted = otherConnections.newCheck();
   const principals = new BoundedMap<string, TokenPrincipal>(PRINCIPALS_KEPT);
   function principalsStillValid(): Map<string, TokenPrincipal> {
     if (otherConnectionsCommitted()) principals.clear();

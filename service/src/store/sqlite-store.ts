@@ -5,16 +5,21 @@ import { openDatabase } from './database';
 import { createDeliveriesStore } from './deliveries';
 import { createDeliveryLogStore } from './delivery-log';
 import { createEventsStore } from './events';
+import { observeOtherConnections } from './other-connections';
 import type { Store } from './store';
 import { createSubscriptionsStore } from './subscriptions';
 
-export function createSqliteStore(path: string): Store {
+/** `monotonicNow` times how long a look at other connections' commits serves (tests pass their own). */
+export function createSqliteStore(path: string, monotonicNow?: () => number): Store {
   const db = openDatabase(path);
   const ping = db.prepare('SELECT 1');
+  // One look at other connections' commits serves both caches, so a request that authenticates and then
+  // reads its webhook pays for it once.
+  const otherConnections = observeOtherConnections(db, monotonicNow);
   return {
     accounts: createAccountsStore(db),
-    apiTokens: createApiTokensStore(db),
-    subscriptions: createSubscriptionsStore(db),
+    apiTokens: createApiTokensStore(db, otherConnections),
+    subscriptions: createSubscriptionsStore(db, otherConnections),
     events: createEventsStore(db),
     deliveries: createDeliveriesStore(db),
     deliveryLog: createDeliveryLogStore(db),

@@ -1,17 +1,17 @@
 // Webhooks read by id are kept in memory until something changes them, so reading one (GET, and the lookup
 // before every update, delete, test and delivery-log request) costs a map lookup instead of a SQLite read.
 //
-// Why it cannot serve a stale webhook:
+// Why it does not serve a stale webhook:
 // - this connection's writes: TEMP triggers on `subscriptions` (and `accounts`, whose identifier a record
 //   carries) call back into this cache for every row an UPDATE or DELETE touches, whatever statement made it,
 //   so no write path can forget to invalidate, a future one included;
-// - other connections' writes (another process on the same file): PRAGMA data_version is read on every
-//   lookup, and any commit of theirs empties the cache;
+// - other connections' writes (another process on the same file): every lookup checks PRAGMA data_version (a
+//   read of it serves for 1 ms, other-connections.ts), and any commit of theirs empties the cache;
 // - uncommitted rows: inside a transaction the cache is neither read nor filled, so a rolled-back change
 //   cannot be kept.
 import { BoundedMap } from '../core/bounded-map';
 import type { SqliteDatabase } from './database';
-import { watchOtherConnections } from './other-connections';
+import { observeOtherConnections, type OtherConnections } from './other-connections';
 import type { SubscriptionRecord } from './store';
 
 /** Kept webhooks at most (one account's maximum); past that the cache starts over. */
@@ -33,9 +33,13 @@ function frozen(record: SubscriptionRecord): SubscriptionRecord {
   return Object.freeze({ ...record, eventTypes: Object.freeze(record.eventTypes), jobIds: Object.freeze(record.jobIds) }) as SubscriptionRecord;
 }
 
-export function createSubscriptionCache(db: SqliteDatabase, read: ReadSubscription): SubscriptionCache {
+export function createSubscriptionCache(
+  db: SqliteDatabase,
+  read: ReadSubscription,
+  otherConnections: OtherConnections = observeOtherConnections(db),
+): SubscriptionCache {
   const records = new BoundedMap<string, SubscriptionRecord>(RECORDS_KEPT);
-  const otherConnectionsCommitted = watchOtherConnections(db);
+  const otherConnectionsCommitted = otherConnections.newCheck();
 
   const forget = `jobhooks_forget_subscription_${(cachesMade += 1)}`;
   // Called with a webhook id, or with NULL for "all of them".

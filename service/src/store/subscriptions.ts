@@ -1,6 +1,7 @@
 // SQLite access to webhook subscriptions and the idempotency keys of their creation.
 import type { EventType } from '../contract';
 import type { SqliteDatabase } from './database';
+import { observeOtherConnections, type OtherConnections } from './other-connections';
 import { createSubscriptionCache } from './subscription-cache';
 import type { CreateSubscriptionOutcome, SubscriptionChange, SubscriptionRecord, SubscriptionsStore } from './store';
 
@@ -72,7 +73,7 @@ export const SELECT_SUBSCRIPTION = `
   SELECT s.*, a.identifier AS account_identifier
     FROM subscriptions s JOIN accounts a ON a.id = s.account_id`;
 
-export function createSubscriptionsStore(db: SqliteDatabase): SubscriptionsStore {
+export function createSubscriptionsStore(db: SqliteDatabase, otherConnections: OtherConnections = observeOtherConnections(db)): SubscriptionsStore {
   const insert = db.prepare(
     `INSERT INTO subscriptions (id, account_id, name, description, client_url, event_types, job_ids, active,
                                 sealed_secret, created_at, updated_at, http_status_code, consecutive_failures,
@@ -85,7 +86,7 @@ export function createSubscriptionsStore(db: SqliteDatabase): SubscriptionsStore
   const cache = createSubscriptionCache(db, (accountId, id) => {
     const row = get.get(accountId, id);
     return row ? subscriptionFromRow(row) : null;
-  });
+  }, otherConnections);
   const page = db.prepare<[number, number, number], SubscriptionRow>(
     `${SELECT_SUBSCRIPTION} WHERE s.account_id = ? ORDER BY s.created_at, s.id LIMIT ? OFFSET ?`,
   );
