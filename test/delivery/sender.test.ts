@@ -1,6 +1,7 @@
-// The sender: the whole-attempt time limit, and the send-time DNS check that pins the connection to the checked address.
+// The sender: what an attempt reports, the whole-attempt time limit, and the send-time DNS check that pins the
+// connection to the checked address.
 import { createHttpSender, type HttpSenderOptions, type SendOutcome } from '../../service/src/delivery/sender';
-import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { answer, closedPortUrl, type Receiver, startReceiver } from '../support/receiver';
 
 let receiver: Receiver;
 beforeEach(async () => {
@@ -59,4 +60,44 @@ test('the response body excerpt is capped at 4 KiB', async () => {
   receiver.respondWith(answer(200, 'x'.repeat(10_000)));
   const outcome = await sendOnce({ allowPrivateUrls: true }, receiver.url);
   expect(outcome.kind === 'response' && outcome.bodyExcerpt.length).toBe(4096);
+});
+
+test('a body longer than 4 KiB that never ends is answered at 4 KiB, not at the time limit', async () => {
+  receiver.respondWith((_req, res) => {
+    res.writeHead(503, { 'retry-after': '120' });
+    res.write('y'.repeat(5000));
+  });
+  const outcome = await sendOnce({ allowPrivateUrls: true, timeoutMs: 5_000 }, receiver.url);
+  expect(outcome).toMatchObject({ kind: 'response', status: 503, retryAfter: '120', bodyExcerpt: 'y'.repeat(4096) });
+  expect(outcome.durationMs).toBeLessThan(2_000);
+});
+
+test('the status, the Retry-After header and the whole of a short body are reported; the request carries the bytes and headers given', async () => {
+  receiver.respondWith(answer(429, 'slow down', { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' }));
+  const outcome = await sendOnce({ allowPrivateUrls: true }, `${receiver.url}/hook?source=test`);
+  expect(outcome).toMatchObject({ kind: 'response', status: 429, bodyExcerpt: 'slow down', retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT' });
+  expect(receiver.requests[0]).toMatchObject({ method: 'POST', url: '/hook?source=test', body: Buffer.from('{}') });
+  expect(receiver.requests[0]!.headers['content-type']).toBe('application/json');
+});
+
+test('a refused connection is a failure that says so', async () => {
+  const outcome = await sendOnce({ allowPrivateUrls: true }, await closedPortUrl());
+  expect(outcome).toMatchObject({ kind: 'no_response', error: 'Connection refused' });
+});
+
+test('a request still waiting for a connection at its limit is a failure then, and is never sent', async () => {
+  receiver.respondWith(() => undefined); // every request holds the only connection until its limit
+  const sender = createHttpSender({ allowPrivateUrls: true, timeoutMs: 300, connectionsPerOrigin: 1 });
+  try {
+    const first = sender.send(delivery(`${receiver.url}/first`));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Both wait for the connection; at 300 ms the second gets it, and the third is still waiting at its limit.
+    const [second, third] = await Promise.all([sender.send(delivery(`${receiver.url}/second`)), sender.send(delivery(`${receiver.url}/third`))]);
+    for (const outcome of [await first, second, third]) expect(outcome).toMatchObject({ kind: 'no_response', error: 'No complete response within 0.3 s' });
+    expect(third.durationMs).toBeLessThan(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(receiver.requests.map((request) => request.url)).toEqual(['/first', '/second']);
+  } finally {
+    await sender.close();
+  }
 });

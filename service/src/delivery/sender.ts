@@ -1,7 +1,6 @@
 // Posts one signed delivery over a keep-alive pool and reports what happened as a tagged outcome.
 import { lookup as dnsLookup } from 'node:dns/promises';
-import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { literalAddress, isPublicAddress } from '../security/address-policy';
 import { createGuardedLookup, type LookupAll } from './guarded-lookup';
 
@@ -37,37 +36,80 @@ export interface HttpSenderOptions {
 
 const defaultResolve: LookupAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
-/**
- * The first 4 KiB of a response body; the rest is left unread and the stream destroyed. Plain 'data' events:
- * an async iterator over the stream cost about a quarter of a request's CPU in a microbenchmark.
- */
-function readExcerpt(body: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = () => {
-      // The error listener stays: a destroyed stream that still reported an error must not crash the process.
-      body.off('data', onData).off('end', finish);
-      // Destroying an unfinished body frees its socket instead of leaving the rest to arrive.
-      if (!body.readableEnded) body.destroy();
-      resolve(Buffer.concat(chunks, size).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'));
-    };
-    const fail = (error: Error) => {
-      body.off('data', onData).off('end', finish);
-      reject(error);
-    };
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= RESPONSE_EXCERPT_BYTES) finish();
-    };
-    body.on('data', onData).once('end', finish).once('error', fail);
-  });
-}
-
 /** The reason an attempt is aborted at its time limit; describeFailure names it. */
 class AttemptTimeoutError extends Error {
   override name = 'TimeoutError';
+}
+
+interface Answer {
+  status: number;
+  bodyExcerpt: string;
+  retryAfter: string | null;
+}
+
+/**
+ * POSTs through undici's low-level `dispatch` with a handler rather than `request()`, which wraps every
+ * response body in a stream and every stage in a promise: in a microbenchmark (256 requests in flight to a
+ * local server) the sender's CPU per request went from about 55-75 us to about 25 us, and the sender thread
+ * is a third of a core while the service delivers at full speed.
+ *
+ * One timer bounds the whole attempt (waiting for a connection, connecting, sending, headers, body). The
+ * first 4 KiB of the body are kept; once they are in, the attempt is answered and the rest is not awaited.
+ */
+function post(agent: Agent, url: URL, delivery: OutgoingDelivery, timeoutMs: number): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let status = 0;
+    let retryAfter: string | null = null;
+    let controller: Dispatcher.DispatchController | null = null;
+    let settled = false;
+
+    const timer = setTimeout(() => end(new AttemptTimeoutError()), timeoutMs);
+    /** Settles once; a body left unread or an attempt over its limit is aborted, which frees or closes its socket. */
+    function end(error: Error | null): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error !== null) reject(error);
+      else resolve({ status, retryAfter, bodyExcerpt: Buffer.concat(chunks, size).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') });
+      controller?.abort(error ?? new Error('The response excerpt is complete'));
+    }
+
+    try {
+      agent.dispatch(
+        { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: delivery.headers, body: delivery.body },
+        {
+          onRequestStart(started) {
+            controller = started;
+            // The limit passed while the request waited for a connection: it is not sent.
+            if (settled) started.abort(new AttemptTimeoutError());
+          },
+          onResponseStart(_controller, statusCode, headers) {
+            status = statusCode;
+            const value = headers['retry-after'];
+            retryAfter = typeof value === 'string' ? value : null;
+          },
+          onResponseData(_controller, chunk) {
+            if (settled) return;
+            chunks.push(chunk);
+            size += chunk.length;
+            if (size >= RESPONSE_EXCERPT_BYTES) end(null);
+          },
+          onResponseEnd() {
+            controller = null;
+            end(null);
+          },
+          onResponseError(_controller, error) {
+            controller = null;
+            end(error);
+          },
+        },
+      );
+    } catch (error) {
+      end(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {
@@ -94,37 +136,17 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
   async function send(delivery: OutgoingDelivery): Promise<SendOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    let timer: NodeJS.Timeout | undefined;
     try {
+      const url = new URL(delivery.url);
       // A literal address never reaches the lookup hook, so it is judged here.
-      const literal = literalAddress(new URL(delivery.url).hostname);
+      const literal = literalAddress(url.hostname);
       if (literal !== null && !options.allowPrivateUrls && !isPublicAddress(literal)) {
         return { kind: 'no_response', error: `${literal} is not a public address`, durationMs: elapsed() };
       }
-      // One limit for the whole attempt (connect, send, headers, body). A plain timer and controller: a
-      // microbenchmark put AbortSignal.timeout at about a fifth of a request's CPU.
-      const controller = new AbortController();
-      timer = setTimeout(() => controller.abort(new AttemptTimeoutError()), timeoutMs);
-      const response = await request(delivery.url, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: delivery.headers,
-        body: delivery.body,
-        signal: controller.signal,
-      });
-      const bodyExcerpt = await readExcerpt(response.body);
-      const retryAfter = response.headers['retry-after'];
-      return {
-        kind: 'response',
-        status: response.statusCode,
-        durationMs: elapsed(),
-        bodyExcerpt,
-        retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
-      };
+      const answer = await post(agent, url, delivery, timeoutMs);
+      return { kind: 'response', ...answer, durationMs: elapsed() };
     } catch (error) {
       return { kind: 'no_response', error: describeFailure(error, timeoutMs), durationMs: elapsed() };
-    } finally {
-      clearTimeout(timer);
     }
   }
 
