@@ -2,7 +2,7 @@
 import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
 import { LOOK_REUSE_MS, observeOtherConnections } from '../../service/src/store/other-connections';
 import { createSqliteStore } from '../../service/src/store/sqlite-store';
-import { useTempDatabase } from '../support/temp-database';
+import { insertAccountWithWebhook, useTempDatabase } from '../support/temp-database';
 
 const temp = useTempDatabase('other-connections');
 let db: SqliteDatabase;
@@ -64,12 +64,8 @@ test('checks share each read, and each keeps its own last look', () => {
 });
 
 test('the service store reads other connections\' commits once for its token and webhook caches alike', async () => {
-  db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'A', 'enterprise', 0)").run();
+  insertAccountWithWebhook(db, 1);
   db.prepare("INSERT INTO api_tokens (id, account_id, name, permission_set, token_hash, created_at) VALUES ('tok_1', 1, 't', 'Account Admin', 'hash', 0)").run();
-  db.prepare(
-    `INSERT INTO subscriptions (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret, created_at, updated_at)
-     VALUES ('wsu_a', 1, 'before', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', 1, 'v1:x', 0, 0)`,
-  ).run();
   const store = createSqliteStore(temp.path, () => nowMs);
   try {
     const nameOf = async () => (await store.subscriptions.get(1, 'wsu_a'))?.name;

@@ -4,19 +4,15 @@ import { LOOK_REUSE_MS, observeOtherConnections } from '../../service/src/store/
 import { createSubscriptionCache } from '../../service/src/store/subscription-cache';
 import { createSubscriptionsStore } from '../../service/src/store/subscriptions';
 import type { SubscriptionRecord, SubscriptionsStore } from '../../service/src/store/store';
-import { useTempDatabase } from '../support/temp-database';
+import { insertAccountWithWebhook, useTempDatabase } from '../support/temp-database';
 
 const temp = useTempDatabase('subscription-cache');
 let db: SqliteDatabase;
 let store: SubscriptionsStore;
 beforeEach(() => {
   db = temp.db;
-  db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'A', 'enterprise', 0)").run();
+  insertAccountWithWebhook(db, 1);
   db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (2, 'act_2', 'B', 'enterprise', 0)").run();
-  db.prepare(
-    `INSERT INTO subscriptions (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret, created_at, updated_at)
-     VALUES ('wsu_a', 1, 'before', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', 1, 'v1:x', 0, 0)`,
-  ).run();
   store = createSubscriptionsStore(db);
 });
 
