@@ -3,7 +3,7 @@ import type { PermissionSet } from '../contract';
 import { BoundedMap } from '../core/bounded-map';
 import { accountFromRow } from './accounts';
 import type { SqliteDatabase } from './database';
-import { observeOtherConnections, type OtherConnections } from './other-connections';
+import type { OtherConnections } from './other-connections';
 import type { AccountRecord, ApiTokenRecord, ApiTokensStore } from './store';
 
 interface ApiTokenRow {
@@ -39,7 +39,7 @@ function principalFromRow(row: PrincipalRow): TokenPrincipal {
   return Object.freeze({ token: Object.freeze(tokenFromRow(row)), account: Object.freeze(account) });
 }
 
-export function createApiTokensStore(db: SqliteDatabase, otherConnections: OtherConnections = observeOtherConnections(db)): ApiTokensStore {
+export function createApiTokensStore(db: SqliteDatabase, otherConnections: OtherConnections): ApiTokensStore {
   const insert = db.prepare(
     `INSERT INTO api_tokens (id, account_id, name, permission_set, token_hash, created_at)
      VALUES (@id, @accountId, @name, @permissionSet, @tokenHash, @createdAt)`,
