@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
-import { createWebhooksClient, type WebhooksClient } from '../provider/client';
+import { createWebhooksClient, type WebhooksClient } from '@jobhooks/client';
 import { loadConfig } from '../service/src/config';
 import { apiThroughput } from './api-throughput';
 import { type BacklogTemplate, drainRate, fillBacklog, peakRssMb } from './backlog';

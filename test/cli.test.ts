@@ -8,7 +8,7 @@ import { loadConfig } from '../service/src/config';
 import { createService, type Service } from '../service/src/wiring';
 
 const run = promisify(execFile);
-const BIN = resolve(__dirname, '..', 'bin', 'jobhooks.js');
+const BIN = resolve(__dirname, '..', 'service', 'bin', 'jobhooks.js');
 
 let dir: string;
 let env: NodeJS.ProcessEnv;

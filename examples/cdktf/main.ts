@@ -2,7 +2,7 @@
 // `cdktf synth` writes cdktf.out/stacks/webhooks/cdk.tf.json; the connection comes from the DBT_CLOUD_* variables.
 import { App, TerraformOutput, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
-import { DbtcloudProvider, DbtcloudWebhook } from '../../provider/cdktf';
+import { DbtcloudProvider, DbtcloudWebhook } from '@jobhooks/cdktf';
 
 export class WebhooksStack extends TerraformStack {
   constructor(scope: Construct, id: string) {

@@ -4,7 +4,7 @@
 //   pulumi config set --secret jobhooks:token jhk_...
 // (or DBT_CLOUD_HOST_URL, DBT_CLOUD_ACCOUNT_ID, DBT_CLOUD_TOKEN).
 import * as pulumi from '@pulumi/pulumi';
-import { Webhook } from '../../provider/pulumi';
+import { Webhook } from '@jobhooks/pulumi';
 
 // Every completed run of every job, to the data platform's run tracker.
 export const allRuns = new Webhook('all-completed-runs', {

@@ -1,5 +1,5 @@
 // The retry schedule, jitter and Retry-After rules of design section 2, as tables over the pure policy.
-import { parseRetryAfterSeconds } from '../../service/src/core/retry-after';
+import { parseRetryAfterSeconds } from '@jobhooks/client/contract';
 import {
   DEFAULT_RETRY_DELAYS_SECONDS,
   planNextStep,

@@ -1,5 +1,5 @@
 // Tokens see only their own account, read-only permission sets cannot write, revoked tokens and other plans are refused.
-import { PERMISSION_SETS, WRITE_PERMISSION_SETS } from '../../service/src/contract';
+import { PERMISSION_SETS, WRITE_PERMISSION_SETS } from '@jobhooks/client/contract';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { createWebhook, type Harness, startHarness, subscriptionPath, subscriptionsPath, validCreateBody } from '../support/harness';
 

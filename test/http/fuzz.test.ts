@@ -1,7 +1,7 @@
 // Property: whatever arrives (bodies, paths, headers), the service never answers 5xx, never crashes,
 // and a 4xx changes nothing in the database.
 import fc from 'fast-check';
-import { EVENT_TYPES } from '../../service/src/contract';
+import { EVENT_TYPES } from '@jobhooks/client/contract';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { ADMIN_TOKEN, createWebhook, type Harness, startHarness, validCreateBody } from '../support/harness';
 

@@ -1,7 +1,7 @@
 // The response serializer: what leaves the service is exactly what the route's zod schema allows.
 import { isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { dataEnvelope, SubscriptionDetail } from '../../service/src/contract';
+import { dataEnvelope, SubscriptionDetail } from '@jobhooks/client/contract';
 import { frozenBody } from '../../service/src/http/frozen-body';
 import { responseSerializerCompiler } from '../../service/src/http/response-serializer';
 import { ACCOUNT_ID, createWebhook, type Harness, startHarness } from '../support/harness';

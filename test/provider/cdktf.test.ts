@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Testing, TerraformStack, TerraformVariable } from 'cdktf';
 import { WebhooksStack } from '../../examples/cdktf/main';
-import { DbtcloudProvider, DbtcloudWebhook } from '../../provider/cdktf';
+import { DbtcloudProvider, DbtcloudWebhook } from '@jobhooks/cdktf';
 
 /** The parts of a synthesized stack these tests read. */
 interface SynthesizedStack {
@@ -24,7 +24,7 @@ function synthesizedExample() {
 
 test('the example stack declares the provider from dbt-labs/dbtcloud and three webhooks with the public attribute names', () => {
   const { json } = synthesizedExample();
-  expect(json.terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud' } });
+  expect(json.terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' } });
   expect(json.provider).toEqual({ dbtcloud: [{}] });
   expect(json.resource.dbtcloud_webhook).toEqual({
     all_completed_runs: {
@@ -82,6 +82,12 @@ test('the provider construct writes the public provider configuration', () => {
   ]);
 });
 
+test('the stack requires the provider at a version the installed one satisfies, unless the app names another', () => {
+  const stack = new TerraformStack(Testing.app(), 's');
+  new DbtcloudProvider(stack, 'dbtcloud', { versionConstraint: '>= 1.3, < 2.0' });
+  expect(JSON.parse(Testing.synth(stack)).terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud', version: '>= 1.3, < 2.0' } });
+});
+
 describe('synth-time validation', () => {
   const build = (config: Partial<ConstructorParameters<typeof DbtcloudWebhook>[2]>) => () => {
     const stack = new TerraformStack(Testing.app(), 's');
@@ -136,7 +142,7 @@ test('`npx cdktf synth` in examples/cdktf writes the stack offline', () => {
       key === '//' ? undefined : value,
     ) as SynthesizedStack;
     expect(written.resource).toEqual(synthesizedExample().json.resource);
-    expect(written.terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud' } });
+    expect(written.terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' } });
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

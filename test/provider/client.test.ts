@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { ApiError, createWebhooksClient } from '../../provider/client';
+import { ApiError, createWebhooksClient } from '@jobhooks/client';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { closedPortUrl } from '../support/receiver';
 

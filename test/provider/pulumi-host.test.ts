@@ -6,8 +6,8 @@ import * as pulumi from '@pulumi/pulumi';
 import * as providerRpc from '@pulumi/pulumi/proto/provider_grpc_pb';
 import * as providerProto from '@pulumi/pulumi/proto/provider_pb';
 import { Struct } from 'google-protobuf/google/protobuf/struct_pb';
-import { providerModulePath, serializableProvider } from '../../provider/pulumi/webhook';
-import { createWebhooksClient } from '../../provider/client';
+import { serializableProvider } from '../../provider/pulumi/src/webhook';
+import { createWebhooksClient } from '@jobhooks/client';
 import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { answer, startReceiver } from '../support/receiver';
@@ -24,7 +24,7 @@ let serialized: string;
 
 beforeAll(async () => {
   // As pulumi.dynamic.Resource does it: the provider object is built here and the host gets `() => provider`.
-  const provider = serializableProvider(providerModulePath());
+  const provider = serializableProvider();
   serialized = (await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true })).text;
 });
 

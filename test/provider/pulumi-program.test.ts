@@ -2,7 +2,7 @@
 // provider, exactly as the provider host would, and applies it to a live service.
 import Module from 'node:module';
 import * as pulumi from '@pulumi/pulumi';
-import { createWebhooksClient } from '../../provider/client';
+import { createWebhooksClient } from '@jobhooks/client';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 
 let h: Harness;
@@ -81,5 +81,5 @@ test('the example program creates its three webhooks through its own serialized 
   expect(Object.values(secrets).every((secret) => /^[0-9a-f]{64}$/.test(secret))).toBe(true);
   // The exported secrets are secret in the program, and every Webhook asks the engine to keep hmacSecret secret.
   expect(await pulumi.isSecret(program.hmacSecrets)).toBe(true);
-  expect(secretOutputs).toEqual([['hmacSecret'], ['hmacSecret'], ['hmacSecret']]);
+  expect(secretOutputs).toEqual([['hmacSecret', 'connection'], ['hmacSecret', 'connection'], ['hmacSecret', 'connection']]);
 });

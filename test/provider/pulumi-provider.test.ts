@@ -1,8 +1,8 @@
 // The Pulumi dynamic provider's methods called directly, as the engine would, against a real service.
 import type * as pulumi from '@pulumi/pulumi';
-import { createWebhooksClient } from '../../provider/client';
-import { resolveConnection } from '../../provider/pulumi/connection';
-import { createWebhookProvider, type WebhookInputs, type WebhookOutputs } from '../../provider/pulumi/webhook-provider';
+import { createWebhooksClient } from '@jobhooks/client';
+import { resolveConnection } from '../../provider/pulumi/src/connection';
+import { createWebhookProvider, type WebhookInputs, type WebhookOutputs } from '../../provider/pulumi/src/webhook-provider';
 import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -154,8 +154,45 @@ describe('connection', () => {
   test('names every missing setting and both ways to give it', async () => {
     const unconfigured = createWebhookProvider({}) as Required<pulumi.dynamic.ResourceProvider>;
     await expect(unconfigured.create(declared())).rejects.toThrow(
-      'The jobhooks provider is not configured: set jobhooks:baseUrl (or DBT_CLOUD_HOST_URL), jobhooks:accountId (or DBT_CLOUD_ACCOUNT_ID), jobhooks:token (or DBT_CLOUD_TOKEN).',
+      'The jobhooks provider is not configured: set jobhooks:baseUrl or dbtcloud:hostUrl (or DBT_CLOUD_HOST_URL), jobhooks:accountId or dbtcloud:accountId (or DBT_CLOUD_ACCOUNT_ID), jobhooks:token or dbtcloud:token (or DBT_CLOUD_TOKEN), or give the resource a connection.',
     );
+  });
+
+  test("reads pulumi-dbtcloud's config names, and jobhooks' own first when both are set", () => {
+    const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
+    const dbtcloud = { 'dbtcloud:hostUrl': 'http://dbt/api', 'dbtcloud:accountId': '7', 'dbtcloud:token': 'dbt-token' };
+    expect(resolveConnection(config(dbtcloud), {})).toEqual({ hostUrl: 'http://dbt/api', accountId: 7, token: 'dbt-token' });
+    expect(resolveConnection(config({ ...dbtcloud, 'jobhooks:accountId': '8' }), {})).toEqual({ hostUrl: 'http://dbt/api', accountId: 8, token: 'dbt-token' });
+  });
+
+  test('a resource with its own connection lives in that account, and the stack config is not needed for it', async () => {
+    const otherToken = await h.token('Account Admin', 2);
+    const unconfigured = createWebhookProvider({}) as Required<pulumi.dynamic.ResourceProvider>;
+    await unconfigured.configure({ config: { get: () => undefined, require: () => '' } });
+    const connection = { hostUrl, accountId: 2, token: otherToken };
+    const inputs = declared({ connection });
+    expect((await unconfigured.check({}, inputs)).failures).toEqual([]);
+    const { id, outs } = await unconfigured.create(inputs);
+    expect(outs).toMatchObject({ connection });
+    const account2 = createWebhooksClient({ hostUrl, accountId: 2, token: otherToken });
+    expect(await account2.get(id)).toMatchObject({ name: 'data-team' });
+    expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toBeNull();
+
+    expect((await unconfigured.read(id, outs)).id).toBe(id);
+    const diffToAccount1 = await unconfigured.diff(id, outs as WebhookOutputs, declared({ connection: { ...connection, accountId: 1, token: ADMIN_TOKEN } }));
+    expect(diffToAccount1).toMatchObject({ changes: true, replaces: ['connection'] });
+    const newToken = await unconfigured.diff(id, outs as WebhookOutputs, declared({ connection: { ...connection, token: ADMIN_TOKEN } }));
+    expect(newToken).toMatchObject({ changes: true, replaces: [] });
+
+    await unconfigured.delete(id, outs);
+    expect(await account2.get(id)).toBeNull();
+  });
+
+  test('an incomplete connection is a check failure on that property', async () => {
+    const { failures } = await provider.check({}, declared({ connection: { hostUrl, accountId: 0, token: '' } }));
+    expect(failures).toEqual([{ property: 'connection', reason: 'connection needs token' }]);
+    const badAccount = await provider.check({}, declared({ connection: { hostUrl, accountId: -1, token: 't' } }));
+    expect(badAccount.failures).toEqual([{ property: 'connection', reason: 'connection.accountId must be a positive whole number, not "-1"' }]);
   });
 
   test('refuses an account id that is not a number', () => {

@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 
-const BIN = resolve(__dirname, '..', '..', 'bin', 'jobhooks.js');
+const BIN = resolve(__dirname, '..', '..', 'service', 'bin', 'jobhooks.js');
 
 export interface ServiceProcess {
   child: ChildProcess;

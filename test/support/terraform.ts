@@ -1,11 +1,11 @@
 // Runs the real `terraform` binary against this project's provider, installed the way users install it
 // (`jobhooks terraform install`), in a temporary working directory. Never skips: no terraform, no pass.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 
-const BIN = resolve(__dirname, '..', '..', 'bin', 'jobhooks.js');
+const BIN = resolve(__dirname, '..', '..', 'service', 'bin', 'jobhooks.js');
 
 /** The terraform on PATH, or an error that says what is missing and why these tests need it. */
 export function terraformOnPath(path = process.env.PATH ?? ''): string {
@@ -64,6 +64,9 @@ function runProcess(command: string, args: string[], cwd: string, env: NodeJS.Pr
 export async function createTerraformWorkspace(env: Record<string, string> = {}): Promise<TerraformWorkspace> {
   const terraform = terraformOnPath();
   const dir = mkdtempSync(join(tmpdir(), 'jobhooks-tf-test-'));
+  // The provider's launcher loads @jobhooks/terraform-provider from the Node project around the configuration
+  // or the mirror, as in a user's repository: make this folder such a project (rm -r removes only the link).
+  symlinkSync(resolve(__dirname, '..', '..', 'node_modules'), join(dir, 'node_modules'));
   const install = await runProcess(process.execPath, [BIN, 'terraform', 'install', '--dir', join(dir, 'provider')], dir, process.env);
   if (install.code !== 0) throw new Error(`jobhooks terraform install failed: ${install.stderr}`);
   const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(install.stdout)?.[1];

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Testing, TerraformStack } from 'cdktf';
 // Types of the matchers Testing.setupJest() registers (toBeValidTerraform).
 import 'cdktf/lib/testing/adapters/jest';
-import { createWebhooksClient } from '../../provider/client';
-import { DbtcloudProvider, DbtcloudWebhook } from '../../provider/cdktf';
+import { createWebhooksClient } from '@jobhooks/client';
+import { DbtcloudProvider, DbtcloudWebhook } from '@jobhooks/cdktf';
 import { WebhooksStack } from '../../examples/cdktf/main';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { createTerraformWorkspace, type TerraformWorkspace } from '../support/terraform';

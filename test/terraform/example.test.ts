@@ -2,7 +2,7 @@
 // offline, apply, a second plan with nothing to do, and destroy, against a real service.
 import { copyFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createWebhooksClient } from '../../provider/client';
+import { createWebhooksClient } from '@jobhooks/client';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { createTerraformWorkspace, type TerraformWorkspace } from '../support/terraform';
 

@@ -1,7 +1,7 @@
 // The public provider's own acceptance lifecycle for dbtcloud_webhook, as plain HCL steps run by the real
 // terraform binary through this project's provider against a real service on 127.0.0.1; plus archiving,
 // out-of-band deletion and import. After every apply a second plan must show no changes.
-import { createWebhooksClient } from '../../provider/client';
+import { createWebhooksClient } from '@jobhooks/client';
 import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { answer, type Receiver, startReceiver } from '../support/receiver';

@@ -4,10 +4,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { createServerCertificate, type ServerCertificate } from '../../provider/terraform/certificate';
-import { loadServiceDefinitions } from '../../provider/terraform/provider-server';
+import { createServerCertificate, type ServerCertificate } from '../../provider/terraform/src/certificate';
+import { loadServiceDefinitions } from '../../provider/terraform/src/provider-server';
 
-const PLUGIN = resolve(__dirname, '..', '..', 'dist', 'provider', 'terraform', 'plugin-main.js');
+const PLUGIN = resolve(__dirname, '..', '..', 'provider', 'terraform', 'dist', 'plugin-main.js');
 const COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 
 let terraformSide: ServerCertificate;

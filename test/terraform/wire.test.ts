@@ -3,10 +3,10 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { encode, ExtData, decode } from '@msgpack/msgpack';
-import { resolveProviderSettings } from '../../provider/terraform/provider-config';
+import { resolveProviderSettings } from '../../provider/terraform/src/provider-config';
 import { terraformOnPath } from '../support/terraform';
-import { decodeDynamic, encodeDynamic, isWhollyKnown, UNKNOWN } from '../../provider/terraform/values';
-import { CLIENT_URL_WHILE_INACTIVE, planWebhook, validateWebhookConfig } from '../../provider/terraform/webhook-resource';
+import { decodeDynamic, encodeDynamic, isWhollyKnown, UNKNOWN } from '../../provider/terraform/src/values';
+import { CLIENT_URL_WHILE_INACTIVE, planWebhook, validateWebhookConfig } from '../../provider/terraform/src/webhook-resource';
 
 const msgpack = (value: unknown) => ({ msgpack: encode(value) });
 const refined = new ExtData(12, encode(new Map<number, unknown>([[1, false], [2, 'https://']])));
@@ -75,11 +75,11 @@ test('plan: destroy plans null', () => {
 });
 
 test('the plugin refuses to run when not started by Terraform, and says what it is', () => {
-  const plugin = resolve(__dirname, '..', '..', 'dist', 'provider', 'terraform', 'plugin-main.js');
+  const plugin = resolve(__dirname, '..', '..', 'provider', 'terraform', 'dist', 'plugin-main.js');
   const run = spawnSync(process.execPath, [plugin], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
   expect(run.status).toBe(1);
   expect(run.stdout).toBe('');
-  expect(run.stderr).toMatch(/Terraform starts it.*jobhooks terraform install/);
+  expect(run.stderr).toMatch(/Terraform starts it.*npx jobhooks-terraform-provider install/);
 });
 
 test('without terraform on PATH the Terraform tests fail and say why, rather than skip', () => {

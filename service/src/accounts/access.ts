@@ -4,7 +4,7 @@ import {
   type PermissionSet,
   WEBHOOK_PLANS,
   WRITE_PERMISSION_SETS,
-} from '../contract';
+} from '@jobhooks/client/contract';
 import { ForbiddenError, NotFoundError } from '../core/errors';
 import type { AccountRecord, ApiTokenRecord } from '../store/store';
 

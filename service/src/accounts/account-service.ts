@@ -1,5 +1,5 @@
 // Accounts and API tokens: creation for operators, authentication for every API request.
-import type { PermissionSet, Plan } from '../contract';
+import type { PermissionSet, Plan } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError, UnauthenticatedError } from '../core/errors';
 import type { IdGenerator } from '../core/ids';

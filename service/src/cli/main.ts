@@ -3,12 +3,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAccountService } from '../accounts/account-service';
 import { loadConfig } from '../config';
-import { PERMISSION_SETS, PermissionSet, PLANS, Plan } from '../contract';
+import { PERMISSION_SETS, PermissionSet, PLANS, Plan } from '@jobhooks/client/contract';
 import { createSystemClock } from '../core/clock';
 import { ConfigurationError, JobhooksError } from '../core/errors';
 import { createIdGenerator } from '../core/ids';
 import { cryptoRandomBytes } from '../core/random';
-import { installTerraformProvider } from '../../../provider/terraform/install';
 import { startServer } from '../main';
 import { createSqliteStore } from '../store/sqlite-store';
 
@@ -28,6 +27,7 @@ Commands:
                               Install the Terraform provider (as dbt-labs/dbtcloud, version 1.12.0 by
                               default) into a local mirror in D (default ./.jobhooks/terraform) and print
                               the TF_CLI_CONFIG_FILE setting that makes "terraform init" use it offline.
+                              Needs the package @jobhooks/terraform-provider beside this one.
 
 The account and token commands work on the database named by JOBHOOKS_DB (default ./data/jobhooks.db), also while
 the service runs. Run "jobhooks <command> --help" for a command's options.
@@ -119,23 +119,27 @@ async function tokenCommand(sub: string | undefined, args: string[]): Promise<vo
   throw new UsageError('token needs a subcommand: create, list or revoke');
 }
 
-function terraformCommand(sub: string | undefined, args: string[]): void {
+/** The part of @jobhooks/terraform-provider this command uses; the package is optional, so it is loaded on demand. */
+interface TerraformProviderPackage {
+  runInstallCommand(args: string[]): { code: number; stdout: string; stderr: string };
+}
+
+/** `jobhooks terraform install` runs the installer of @jobhooks/terraform-provider, when it is installed. */
+function terraformCommand(sub: string | undefined, args: string[]): number {
   if (sub !== 'install') throw new UsageError('terraform needs a subcommand: install');
-  const { values } = parse(args, ['dir', 'version']);
-  let installation;
+  let provider: TerraformProviderPackage;
   try {
-    installation = installTerraformProvider({ dir: values.dir ?? join('.jobhooks', 'terraform'), version: values.version });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+    const path = require.resolve('@jobhooks/terraform-provider', { paths: [process.cwd(), __dirname] });
+    provider = require(path) as TerraformProviderPackage;
+  } catch {
+    throw new ConfigurationError(
+      'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it with "npm install --save-dev @jobhooks/terraform-provider", then run this again (or "npx jobhooks-terraform-provider install").',
+    );
   }
-  process.stdout.write(
-    [
-      `Installed the jobhooks Terraform provider as dbt-labs/dbtcloud ${installation.version} in ${installation.mirrorDir}.`,
-      'Point Terraform at it (then "terraform init" works offline):',
-      `export TF_CLI_CONFIG_FILE=${installation.cliConfigFile}`,
-      '',
-    ].join('\n'),
-  );
+  const result = provider.runInstallCommand(args);
+  process.stdout.write(result.stdout);
+  if (result.stderr) process.stderr.write(`jobhooks: ${result.stderr}`);
+  return result.code;
 }
 
 export async function runCli(argv: string[]): Promise<number> {
@@ -151,7 +155,7 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     if (command === 'account') await accountCommand(sub, rest);
     else if (command === 'token') await tokenCommand(sub, rest);
-    else if (command === 'terraform') terraformCommand(sub, rest);
+    else if (command === 'terraform') return terraformCommand(sub, rest);
     else throw new UsageError(`unknown command "${command}"`);
     return 0;
   } catch (error) {

@@ -1,5 +1,5 @@
 // The one error hierarchy of the service: each class has a stable code, an HTTP status and a message a user can act on.
-import type { FieldErrors } from '../contract';
+import type { FieldErrors } from '@jobhooks/client/contract';
 
 export abstract class JobhooksError extends Error {
   abstract readonly code: string;

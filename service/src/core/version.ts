@@ -1,4 +1,4 @@
 // The running build's version, for the User-Agent of deliveries and the OpenAPI document.
-import packageJson from '../../../package.json';
+import { packageVersion } from './package-files';
 
-export const VERSION: string = packageJson.version;
+export const VERSION: string = packageVersion();

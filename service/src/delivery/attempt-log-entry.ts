@@ -1,5 +1,5 @@
 // Turns the outcome of one send into its delivery-log row, the same way for deliveries, redeliveries and tests.
-import type { EventType } from '../contract';
+import type { EventType } from '@jobhooks/client/contract';
 import type { AttemptLogEntry } from '../store/store';
 import { errorTextOf, statusCodeOf, verdictOf } from './retry-policy';
 import type { SendOutcome } from './sender';

@@ -1,5 +1,5 @@
 // The delivery log as users see it: the attempts of one webhook, newest first, and a manual redelivery.
-import type { DeliveryAttemptView } from '../contract';
+import type { DeliveryAttemptView } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { isIdOf } from '../core/ids';

@@ -1,5 +1,5 @@
 // When a failed delivery is tried again (design section 2, "Retries"): pure functions over named constants.
-import { parseRetryAfterSeconds } from '../core/retry-after';
+import { parseRetryAfterSeconds } from '@jobhooks/client/contract';
 import type { SendOutcome } from './sender';
 
 /** Spec section 6 rule 4: each event is retried five times after its first attempt. */

@@ -1,5 +1,5 @@
 // Which subscriptions an event goes to (spec section 6 rule 2), and the delivery each one gets.
-import type { EventType, RunDetails } from '../contract';
+import type { EventType, RunDetails } from '@jobhooks/client/contract';
 import type { IdGenerator } from '../core/ids';
 import type { PlannedDeliveries, SubscriptionRecord } from '../store/store';
 import { payloadPartsFor } from './payload';

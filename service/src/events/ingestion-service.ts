@@ -1,6 +1,6 @@
 // Takes in job-run events (the route's schema has validated them): records the event and its deliveries in
 // one transaction, and wakes the dispatcher.
-import type { IngestedEvent, IngestEventBody } from '../contract';
+import type { IngestedEvent, IngestEventBody } from '@jobhooks/client/contract';
 import { type Clock, nanosToMicros } from '../core/clock';
 import type { IdGenerator } from '../core/ids';
 import type { AccountRecord, Store } from '../store/store';

@@ -1,5 +1,5 @@
 // Builds the exact bytes of a delivery payload: fixed once, then signed and sent unchanged on every attempt.
-import type { DeliveryPayload, EventType, RunDetails } from '../contract';
+import type { DeliveryPayload, EventType, RunDetails } from '@jobhooks/client/contract';
 
 const NANOS_PER_SECOND = 1_000_000_000n;
 const NANOS_PER_MILLI = 1_000_000n;

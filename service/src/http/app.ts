@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AccountService } from '../accounts/account-service';
 import type { RateLimiter } from '../accounts/rate-limit-policy';
-import { LIMITS } from '../contract';
+import { LIMITS } from '@jobhooks/client/contract';
 import { VERSION } from '../core/version';
 import type { Registry } from 'prom-client';
 import type { DeliveryLogService } from '../delivery/delivery-log-service';

@@ -1,7 +1,7 @@
 // Maps every error to the error envelope of design section 2, by stable code, and keeps server errors generic.
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { ErrorEnvelope, FieldErrors } from '../contract';
+import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract';
 import { describeFieldErrors, JobhooksError } from '../core/errors';
 
 interface EnvelopeSpec {

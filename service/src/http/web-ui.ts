@@ -1,8 +1,9 @@
-// Serves the web UI (built from service/src/ui into dist/ui by `npm run build`) at `/`, under a strict CSP.
+// Serves the web UI (built from src/ui into dist/ui by `npm run build`) at `/`, under a strict CSP.
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { BUILT_UI_DIRECTORY } from '../core/package-files';
 import { sendError } from './error-envelope';
 
 /**
@@ -26,17 +27,9 @@ export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-opener-policy': 'same-origin',
 };
 
-/**
- * The package's dist/ui, whether this file runs from source (tests) or from dist/service/src/http: the
- * nearest folder above with dist/ui/index.html. (Looking for package.json instead would stop at dist/,
- * where tsc copies it.)
- */
+/** The package's built UI (dist/ui), the same path from source and from dist/. */
 export function defaultUiDirectory(): string {
-  for (let dir = __dirname; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'dist', 'ui');
-    if (existsSync(join(candidate, 'index.html'))) return candidate;
-    if (dirname(dir) === dir) return join(__dirname, 'ui-not-built');
-  }
+  return BUILT_UI_DIRECTORY;
 }
 
 export async function webUiRoutes(app: FastifyInstance, { directory }: { directory: string }): Promise<void> {

@@ -1,5 +1,5 @@
 // SQLite access to accounts.
-import type { Plan } from '../contract';
+import type { Plan } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
 import type { AccountRecord, AccountsStore } from './store';
 

@@ -1,5 +1,5 @@
 // SQLite access to API tokens, which are stored only as hashes.
-import type { PermissionSet } from '../contract';
+import type { PermissionSet } from '@jobhooks/client/contract';
 import { BoundedMap } from '../core/bounded-map';
 import { accountFromRow } from './accounts';
 import type { SqliteDatabase } from './database';

@@ -1,5 +1,5 @@
 // SQLite access to deliveries: leasing due ones to a dispatcher and recording each attempt's result.
-import type { EventType } from '../contract';
+import type { EventType } from '@jobhooks/client/contract';
 import type { DispatchState } from '../delivery/archive-policy';
 import type { SqliteDatabase } from './database';
 import { prepareAttemptAppend } from './delivery-log';

@@ -1,5 +1,5 @@
 // SQLite access to the delivery log: every attempt, newest first, purged after the retention period.
-import type { EventType } from '../contract';
+import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
 import type { AttemptLogEntry, DeliveryLogStore, LoggedAttempt } from './store';
 

@@ -1,6 +1,6 @@
 // The storage interface the rest of the service programs against. Methods return promises so a
 // PostgreSQL store can implement it later; SQL stays behind it, in this folder.
-import type { EventType, PermissionSet, Plan } from '../contract';
+import type { EventType, PermissionSet, Plan } from '@jobhooks/client/contract';
 import type { AttemptFacts, DispatchState } from '../delivery/archive-policy';
 
 export interface AccountRecord {

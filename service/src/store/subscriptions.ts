@@ -1,5 +1,5 @@
 // SQLite access to webhook subscriptions and the idempotency keys of their creation.
-import type { EventType } from '../contract';
+import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
 import { createSubscriptionCache } from './subscription-cache';

@@ -1,6 +1,6 @@
 // The webhook subscription use cases behind the management API: create, read, list, update, delete, test.
 import { createHash } from 'node:crypto';
-import { LIMITS, type CreatedSubscription, type SubscriptionDetail, type SubscriptionInput, type SubscriptionSummary, type TestResult } from '../contract';
+import { LIMITS, type CreatedSubscription, type SubscriptionDetail, type SubscriptionInput, type SubscriptionSummary, type TestResult } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import type { IdGenerator } from '../core/ids';

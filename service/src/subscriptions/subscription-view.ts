@@ -1,5 +1,5 @@
 // Maps a stored subscription to the response shapes of spec section 4 (types of section 2.1).
-import type { CreatedSubscription, SubscriptionDetail, SubscriptionSummary } from '../contract';
+import type { CreatedSubscription, SubscriptionDetail, SubscriptionSummary } from '@jobhooks/client/contract';
 import type { SubscriptionRecord } from '../store/store';
 
 export function toSummary(record: SubscriptionRecord): SubscriptionSummary {

@@ -1,9 +1,9 @@
 // The browser's client of the management API: the same paths and envelopes as every other client, with the
 // signed-in token. Responses are typed by the contract's schemas; failures become one ApiProblem.
-import type { AccountView } from '../contract/account';
-import type { DeliveryAttemptView } from '../contract/delivery';
-import type { ErrorEnvelope, FieldErrors } from '../contract/envelope';
-import type { CreatedSubscription, CreateSubscriptionBody, SubscriptionDetail, SubscriptionSummary, TestResult } from '../contract/subscription';
+import type { AccountView } from '@jobhooks/client/contract/account';
+import type { DeliveryAttemptView } from '@jobhooks/client/contract/delivery';
+import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract/envelope';
+import type { CreatedSubscription, CreateSubscriptionBody, SubscriptionDetail, SubscriptionSummary, TestResult } from '@jobhooks/client/contract/subscription';
 
 /** What went wrong with a request, in words a person can act on. */
 export class ApiProblem extends Error {

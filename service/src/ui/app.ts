@@ -1,5 +1,5 @@
 // The web UI's entry: the page shell (header, messages), sign-in and sign-out, and the routes.
-import { WRITE_PERMISSION_SETS } from '../contract/closed-lists';
+import { WRITE_PERMISSION_SETS } from '@jobhooks/client/contract/closed-lists';
 import { Api, ApiProblem, type WebhookDraft } from './api';
 import type { UiContext } from './context';
 import { showSecretOnce } from './dialogs';

@@ -1,5 +1,5 @@
 // What every view is given: the signed-in API client, what the token may do, and the page's shared regions.
-import type { AccountView } from '../contract/account';
+import type { AccountView } from '@jobhooks/client/contract/account';
 import type { Api } from './api';
 
 export interface UiContext {

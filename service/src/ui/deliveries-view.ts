@@ -1,7 +1,7 @@
 // Recent Deliveries of one webhook (the API keeps 7 days): one row per attempt, newest first, paged,
 // with Redeliver on failed ones.
-import type { DeliveryAttemptView } from '../contract/delivery';
-import type { SubscriptionDetail } from '../contract/subscription';
+import type { DeliveryAttemptView } from '@jobhooks/client/contract/delivery';
+import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
 import type { UiContext } from './context';
 import { h, show } from './dom';
 import { timeElement } from './webhook-card';

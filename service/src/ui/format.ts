@@ -1,5 +1,5 @@
 // How the UI words times and statuses: pure functions of the API's values.
-import type { SubscriptionDetail } from '../contract/subscription';
+import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
 
 /** API timestamps are microseconds since the Unix epoch, as digit strings. */
 export function dateOf(microseconds: string): Date {

@@ -1,5 +1,5 @@
 // What the UI keeps between page loads: only in sessionStorage, so closing the tab forgets the token.
-import type { SubscriptionDetail } from '../contract/subscription';
+import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
 
 const TOKEN_KEY = 'jobhooks.token';
 const BANNER_KEY = 'jobhooks.archivedBannerDismissedFor';

@@ -1,5 +1,5 @@
 // Sign-in: paste an API token. It is checked against the API before it is kept (in sessionStorage only).
-import type { AccountView } from '../contract/account';
+import type { AccountView } from '@jobhooks/client/contract/account';
 import { Api, ApiProblem } from './api';
 import { h, show, uniqueId } from './dom';
 

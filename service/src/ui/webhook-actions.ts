@@ -1,6 +1,6 @@
 // The buttons that act on one webhook (list card and details page alike): active switch, reactivate,
 // edit, send test, delete. None is drawn for a token that cannot write.
-import type { SubscriptionDetail } from '../contract/subscription';
+import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
 import { fieldsOf } from './api';
 import type { UiContext } from './context';
 import { confirmAction } from './dialogs';

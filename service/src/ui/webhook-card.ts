@@ -1,6 +1,6 @@
 // One webhook's facts: name, endpoint, event types, jobs, state, and its latest HTTP status or the
 // Archived badge in its place (spec section 3.1).
-import type { SubscriptionDetail } from '../contract/subscription';
+import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
 import { h } from './dom';
 import { dateOf, isSuccessStatus, jobsText, latestStatusText, localTime, stateOf } from './format';
 

@@ -1,5 +1,5 @@
 // One webhook's page: its facts, its actions and its Recent Deliveries.
-import type { SubscriptionDetail } from '../contract/subscription';
+import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
 import type { UiContext } from './context';
 import { renderDeliveries } from './deliveries-view';
 import { h, show } from './dom';

@@ -1,9 +1,9 @@
 // The create and edit form. Validation is the API's: the form sends what was typed and shows the API's
 // field errors next to the field each concerns, so the rules and their wording exist once, in the contract.
 // (Running the zod schemas here too would add the whole schema library, ~450 kB, to the page.)
-import { EVENT_TYPES } from '../contract/closed-lists';
-import type { FieldErrors } from '../contract/envelope';
-import type { SubscriptionDetail } from '../contract/subscription';
+import { EVENT_TYPES } from '@jobhooks/client/contract/closed-lists';
+import type { FieldErrors } from '@jobhooks/client/contract/envelope';
+import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
 import { ApiProblem, type WebhookDraft } from './api';
 import { h, uniqueId } from './dom';
 

@@ -1,5 +1,5 @@
 // The Webhooks page: every webhook of the account, and the warning banner while any is archived.
-import type { SubscriptionDetail } from '../contract/subscription';
+import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
 import type { UiContext } from './context';
 import { h, show, uniqueId } from './dom';
 import { archivedBannerVisible, dismissBannerFor, dismissedArchivings } from './session';

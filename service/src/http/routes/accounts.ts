@@ -1,7 +1,7 @@
 // GET /api/v2/accounts/: the accounts the token can see. The Terraform provider checks its account id here at start.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AccountView, COMMON_ERROR_RESPONSES, dataEnvelope } from '../../contract';
+import { AccountView, COMMON_ERROR_RESPONSES, dataEnvelope } from '@jobhooks/client/contract';
 import { principalOf } from '../access-control';
 
 export const accountRoutes: FastifyPluginAsyncZod = async (app) => {

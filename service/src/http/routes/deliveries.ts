@@ -10,7 +10,7 @@ import {
   pagedList,
   PageQuery,
   WebhookPathParams,
-} from '../../contract';
+} from '@jobhooks/client/contract';
 import type { DeliveryLogService } from '../../delivery/delivery-log-service';
 import { principalOf } from '../access-control';
 

@@ -1,6 +1,6 @@
 // POST /api/v3/accounts/{account_id}/webhooks/events: takes in one job-run event (design section 2).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AccountPathParams, COMMON_ERROR_RESPONSES, dataEnvelope, IngestedEvent, IngestEventBody } from '../../contract';
+import { AccountPathParams, COMMON_ERROR_RESPONSES, dataEnvelope, IngestedEvent, IngestEventBody } from '@jobhooks/client/contract';
 import type { IngestionService } from '../../events/ingestion-service';
 import { principalOf } from '../access-control';
 

@@ -16,7 +16,7 @@ import {
   TestResult,
   UpdateSubscriptionBody,
   WebhookPathParams,
-} from '../../contract';
+} from '@jobhooks/client/contract';
 import type { SubscriptionService } from '../../subscriptions/subscription-service';
 import { principalOf } from '../access-control';
 import { okEnvelopeOf } from '../frozen-body';

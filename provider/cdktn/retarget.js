@@ -1,0 +1,26 @@
+// After `tsc -b`: the compiled constructs import `cdktf`; this package is for CDK Terrain, so point each of
+// those imports at `cdktn`. Fails the build when an import it expects is not there, rather than shipping one.
+'use strict';
+const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+const dist = join(__dirname, 'dist');
+const IMPORT = /(require\(|from )(["'])cdktf(\/[^"']*)?\2/g;
+const CDKTN = /(require\(|from )(["'])cdktn\2/;
+let rewritten = 0;
+for (const file of readdirSync(dist)) {
+  if (!/\.(js|d\.ts)$/.test(file)) continue;
+  const path = join(dist, file);
+  const text = readFileSync(path, 'utf8');
+  const next = text.replace(IMPORT, (_match, head, quote, rest) => `${head}${quote}cdktn${rest ?? ''}${quote}`);
+  if (next !== text) {
+    rewritten += 1;
+    writeFileSync(path, next);
+  }
+}
+for (const file of ['webhook.js', 'provider.js', 'webhook.d.ts', 'provider.d.ts']) {
+  if (!CDKTN.test(readFileSync(join(dist, file), 'utf8'))) {
+    throw new Error(`retarget: dist/${file} does not import cdktn after the rewrite; the build output changed shape.`);
+  }
+}
+process.stdout.write(`retarget: rewrote ${rewritten} files; dist/ imports cdktn\n`);

@@ -1,0 +1,178 @@
+// A typed client of the webhooks management API, built on the service's own zod schemas; the Pulumi provider,
+// the CDKTF tooling and the examples all use it. Retries what is safe to retry and never duplicates a create.
+import { randomUUID } from 'node:crypto';
+import { request } from 'undici';
+import { z } from 'zod';
+import {
+  AccountView,
+  CreatedSubscription,
+  CreateSubscriptionBody,
+  dataEnvelope,
+  DeletedSubscription,
+  ErrorEnvelope,
+  listEnvelope,
+  SubscriptionDetail,
+  SubscriptionSummary,
+  TestResult,
+  UpdateSubscriptionBody,
+} from './contract';
+import { parseRetryAfterSeconds } from './contract/retry-after';
+
+/** The writable fields of a webhook as a caller writes them (job ids as numbers, optional fields optional). */
+export type WebhookInput = z.input<typeof CreateSubscriptionBody>;
+
+export interface ClientOptions {
+  /** The API base URL as the public providers take it, ending in `/api` (e.g. `http://127.0.0.1:8080/api`). */
+  hostUrl: string;
+  accountId: number;
+  token: string;
+  /** Attempts per request, the first included. */
+  maxAttempts?: number;
+  /** The longest wait between attempts, including a server's Retry-After. */
+  maxRetryDelayMs?: number;
+  /** The first backoff delay, doubling after each retry (a server's Retry-After takes precedence). */
+  firstRetryDelayMs?: number;
+  /** Statuses to retry instead of the default 408, 429, 500, 502, 503, 504. */
+  retryableStatuses?: readonly number[];
+  /** A limit for each request's headers and body, in ms (undici's defaults otherwise). */
+  timeoutMs?: number;
+  /** Injected so tests can see the waits without waiting. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Statuses worth another try: the request may not have been processed, or the server asked to wait. */
+const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+const DEFAULT_MAX_ATTEMPTS = 4;
+const FIRST_RETRY_DELAY_MS = 500;
+/** The API's rate-limit cooldown is 300 s; waiting it out beats failing a long `pulumi up`. */
+const DEFAULT_MAX_RETRY_DELAY_MS = 300_000;
+
+/** A refusal by the API, with its status and the server's own message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly userMessage: string,
+    readonly developerMessage: string | null,
+    readonly fieldErrors: Record<string, string[]>,
+    readonly operation: string,
+  ) {
+    super(`${operation} failed with HTTP ${status}: ${userMessage}`);
+    this.name = 'ApiError';
+  }
+}
+
+function retryAfterMs(header: string | string[] | undefined): number | null {
+  const seconds = parseRetryAfterSeconds((Array.isArray(header) ? header[0] : header) ?? null, Date.now());
+  return seconds === null ? null : seconds * 1000;
+}
+
+function backoffMs(attempt: number, firstDelayMs: number): number {
+  const base = firstDelayMs * 2 ** (attempt - 1);
+  return base + Math.random() * base * 0.25;
+}
+
+function apiErrorFrom(status: number, text: string, operation: string): ApiError {
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's error page, say): report the start of it.
+  }
+  const parsed = ErrorEnvelope.safeParse(json);
+  if (parsed.success) {
+    const { status: s } = parsed.data;
+    return new ApiError(status, s.user_message, s.developer_message, parsed.data.extra?.field_errors ?? {}, operation);
+  }
+  return new ApiError(status, text.slice(0, 200) || `HTTP ${status}`, null, {}, operation);
+}
+
+export type WebhooksClient = ReturnType<typeof createWebhooksClient>;
+
+export function createWebhooksClient(options: ClientOptions) {
+  const base = options.hostUrl.replace(/\/+$/, '');
+  const webhooks = `${base}/v3/accounts/${options.accountId}/webhooks`;
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const maxDelay = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const retryable = new Set(options.retryableStatuses ?? RETRYABLE_STATUSES);
+  const firstDelayMs = options.firstRetryDelayMs ?? FIRST_RETRY_DELAY_MS;
+  const timeouts = options.timeoutMs === undefined ? {} : { headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs };
+
+  /** Sends one request, retrying 408/429/5xx and connection failures; resolves with the status and text. */
+  async function send(method: string, url: string, operation: string, body?: unknown, headers: Record<string, string> = {}) {
+    for (let attempt = 1; ; attempt += 1) {
+      let waitMs: number;
+      try {
+        const response = await request(url, {
+          method: method as 'GET',
+          headers: {
+            authorization: `Token ${options.token}`,
+            accept: 'application/json',
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...headers,
+          },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          ...timeouts,
+        });
+        const text = await response.body.text();
+        if (!retryable.has(response.statusCode) || attempt >= maxAttempts) return { status: response.statusCode, text };
+        waitMs = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, firstDelayMs);
+      } catch (error) {
+        if (attempt >= maxAttempts) throw new Error(`${operation} failed: could not reach ${base} (${(error as Error).message})`);
+        waitMs = backoffMs(attempt, firstDelayMs);
+      }
+      await sleep(Math.min(waitMs, maxDelay));
+    }
+  }
+
+  /** Sends and parses a success with `schema`; any other status becomes an ApiError. */
+  async function call<T extends z.ZodType>(schema: T, expected: number, method: string, url: string, operation: string, body?: unknown, headers?: Record<string, string>) {
+    const { status, text } = await send(method, url, operation, body, headers);
+    if (status !== expected) throw apiErrorFrom(status, text, operation);
+    return schema.parse(JSON.parse(text)) as z.output<T>;
+  }
+
+  const single = (id: string) => `${webhooks}/subscription/${encodeURIComponent(id)}`;
+
+  return {
+    /** Creates a webhook. One Idempotency-Key per call, reused by its retries, so a retried create never duplicates. */
+    async create(input: WebhookInput): Promise<CreatedSubscription> {
+      const body = CreateSubscriptionBody.parse(input);
+      const envelope = await call(dataEnvelope(CreatedSubscription), 201, 'POST', `${webhooks}/subscriptions`, 'Create webhook', body, {
+        'idempotency-key': randomUUID(),
+      });
+      return envelope.data;
+    },
+    /** The webhook, or null when it does not exist (deleted, or never existed). */
+    async get(id: string): Promise<SubscriptionDetail | null> {
+      const { status, text } = await send('GET', single(id), `Read webhook ${id}`);
+      if (status === 404) return null;
+      if (status !== 200) throw apiErrorFrom(status, text, `Read webhook ${id}`);
+      return dataEnvelope(SubscriptionDetail).parse(JSON.parse(text)).data;
+    },
+    /** Full replacement: an omitted optional field takes its default. */
+    async update(id: string, input: WebhookInput): Promise<SubscriptionSummary> {
+      const body = UpdateSubscriptionBody.parse(input);
+      return (await call(dataEnvelope(SubscriptionSummary), 200, 'PUT', single(id), `Update webhook ${id}`, body)).data;
+    },
+    /** True when deleted now, false when it was already gone. */
+    async delete(id: string): Promise<boolean> {
+      const { status, text } = await send('DELETE', single(id), `Delete webhook ${id}`);
+      if (status === 404) return false;
+      if (status !== 200) throw apiErrorFrom(status, text, `Delete webhook ${id}`);
+      DeletedSubscription.parse(JSON.parse(text));
+      return true;
+    },
+    async test(id: string): Promise<TestResult> {
+      return (await call(dataEnvelope(TestResult), 200, 'GET', `${single(id)}/test`, `Test webhook ${id}`)).data;
+    },
+    async list(page: { offset?: number; limit?: number } = {}) {
+      const query = new URLSearchParams({ offset: String(page.offset ?? 0), limit: String(page.limit ?? 100) });
+      return call(listEnvelope(SubscriptionDetail), 200, 'GET', `${webhooks}/subscriptions?${query}`, 'List webhooks');
+    },
+    /** The accounts the token can see; the public Terraform provider checks its account id here first. */
+    async accounts(): Promise<AccountView[]> {
+      return (await call(dataEnvelope(z.array(AccountView)), 200, 'GET', `${base}/v2/accounts/`, 'List accounts')).data;
+    },
+  };
+}

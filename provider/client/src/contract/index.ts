@@ -1,0 +1,11 @@
+// The contract: every request and response shape of the API, shared by the service, the client and the IaC tools.
+export * from './vocabulary';
+export * from './limits';
+export * from './client-url';
+export * from './envelope';
+export * from './paging';
+export * from './subscription';
+export * from './account';
+export * from './event';
+export * from './delivery';
+export * from './retry-after';

@@ -1,0 +1,29 @@
+// How the IaC tools change a webhook's URL, shared by the Pulumi provider and the Terraform provider.
+// The API makes a webhook active (and un-archived) whenever its client_url changes (design section 1).
+import type { WebhookInput, WebhooksClient } from './client';
+import type { SubscriptionSummary } from './contract';
+
+interface UrlAndActive {
+  clientUrl?: unknown;
+  active?: unknown;
+}
+
+/**
+ * A new URL for a webhook that is inactive and stays inactive: refused at plan time by both tools, as the
+ * public Terraform provider does, because the API would reactivate it. (Deactivating and moving an active
+ * webhook in one change is fine: see updateWebhook.)
+ */
+export function urlChangeWhileInactive(prior: UrlAndActive, next: UrlAndActive): boolean {
+  return typeof next.clientUrl === 'string' && next.clientUrl !== prior.clientUrl && prior.active === false && next.active === false;
+}
+
+/**
+ * A full-replacement update that ends in exactly the state asked for. Moving the URL and deactivating in the
+ * same change takes two requests: the first (with the new URL) reactivates, the second deactivates.
+ */
+export async function updateWebhook(api: Pick<WebhooksClient, 'update'>, id: string, currentUrl: string, input: WebhookInput): Promise<SubscriptionSummary> {
+  if (input.client_url !== currentUrl && input.active === false) {
+    await api.update(id, { ...input, active: true });
+  }
+  return api.update(id, input);
+}

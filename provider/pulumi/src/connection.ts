@@ -1,0 +1,44 @@
+// Where the Pulumi provider finds the API: a resource's own `connection`, else the stack config (`jobhooks:*` or
+// pulumi-dbtcloud's `dbtcloud:*` names), else the public providers' environment variables.
+export interface Connection {
+  hostUrl: string;
+  accountId: number;
+  token: string;
+}
+
+/** A stack configuration as Pulumi's dynamic-provider host hands it over. */
+export interface ConfigSource {
+  get(key: string): string | undefined;
+}
+
+/** Each setting's config keys in the order they are read, then its environment variable. */
+const SOURCES = {
+  hostUrl: { config: ['jobhooks:baseUrl', 'dbtcloud:hostUrl'], env: 'DBT_CLOUD_HOST_URL' },
+  accountId: { config: ['jobhooks:accountId', 'dbtcloud:accountId'], env: 'DBT_CLOUD_ACCOUNT_ID' },
+  token: { config: ['jobhooks:token', 'dbtcloud:token'], env: 'DBT_CLOUD_TOKEN' },
+} as const;
+type Setting = keyof typeof SOURCES;
+const SETTINGS = Object.keys(SOURCES) as Setting[];
+
+/** The connection, or an error that names every missing setting and the ways to give it. */
+export function resolveConnection(config: ConfigSource | undefined, env: NodeJS.ProcessEnv): Connection {
+  const value = (name: Setting) =>
+    SOURCES[name].config.map((key) => config?.get(key)).find((found) => found) || env[SOURCES[name].env] || undefined;
+  const missing = SETTINGS.filter((name) => value(name) === undefined);
+  if (missing.length > 0) {
+    const how = missing.map((name) => `${SOURCES[name].config.join(' or ')} (or ${SOURCES[name].env})`).join(', ');
+    throw new Error(
+      `The jobhooks provider is not configured: set ${how}, or give the resource a connection. Example: pulumi config set --secret jobhooks:token <token>`,
+    );
+  }
+  return checkedConnection({ hostUrl: value('hostUrl')!, accountId: value('accountId')!, token: value('token')! }, 'jobhooks:accountId');
+}
+
+/** A connection given as values (a resource's `connection`, or the config's strings) with its account id checked. */
+export function checkedConnection(given: { hostUrl: string; accountId: number | string; token: string }, accountIdName: string): Connection {
+  const accountId = Number(given.accountId);
+  if (!Number.isSafeInteger(accountId) || accountId <= 0) {
+    throw new Error(`${accountIdName} must be a positive whole number, not "${given.accountId}"`);
+  }
+  return { hostUrl: given.hostUrl, accountId, token: given.token };
+}

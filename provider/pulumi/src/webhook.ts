@@ -1,0 +1,84 @@
+// The `Webhook` resource for Pulumi programs: same inputs and outputs as the public pulumi-dbtcloud `Webhook`,
+// so a program can move between them by changing an import.
+import * as pulumi from '@pulumi/pulumi';
+import type { WebhookConnection } from './webhook-provider';
+
+export interface WebhookArgs {
+  /** Defaults to the resource's name. */
+  name?: pulumi.Input<string>;
+  clientUrl: pulumi.Input<string>;
+  eventTypes: pulumi.Input<pulumi.Input<string>[]>;
+  description?: pulumi.Input<string>;
+  /** Empty (the default) means every job. */
+  jobIds?: pulumi.Input<pulumi.Input<number>[]>;
+  active?: pulumi.Input<boolean>;
+  /** Take over an existing webhook by id (`pulumi import` does not work for dynamic providers). */
+  adoptWebhookId?: pulumi.Input<string>;
+  /**
+   * This webhook's own API and account, for a program that manages more than one; the stack config's
+   * (`jobhooks:*` or `dbtcloud:*`) when omitted. Kept in the state as a secret, since it holds a token.
+   */
+  connection?: pulumi.Input<WebhookConnection>;
+}
+
+/**
+ * The module the provider host loads, by package name. The state keeps the serialized provider, so a name
+ * (resolved where the program's node_modules are) keeps a stack working after the project moves or
+ * reinstalls, where a file path would not.
+ */
+export const PROVIDER_MODULE = '@jobhooks/pulumi/provider';
+
+/**
+ * The provider as Pulumi serializes it: only a module name and a loader are captured. Capturing the client or
+ * the schemas directly would make Pulumi serialize them by value, which breaks on native handles and classes.
+ */
+export function serializableProvider(moduleName: string = PROVIDER_MODULE): pulumi.dynamic.ResourceProvider {
+  // No state of its own: Pulumi copies captured variables into each serialized function.
+  const load = () =>
+    (require(moduleName) as { sharedWebhookProvider: () => pulumi.dynamic.ResourceProvider }).sharedWebhookProvider() as Required<pulumi.dynamic.ResourceProvider>;
+  return {
+    configure: (request) => load().configure(request),
+    check: (olds, news) => load().check(olds, news),
+    diff: (id, olds, news) => load().diff(id, olds, news),
+    create: (inputs) => load().create(inputs),
+    read: (id, props) => load().read(id, props),
+    update: (id, olds, news) => load().update(id, olds, news),
+    delete: (id, props) => load().delete(id, props),
+  };
+}
+
+export class Webhook extends pulumi.dynamic.Resource {
+  declare readonly name: pulumi.Output<string>;
+  declare readonly clientUrl: pulumi.Output<string>;
+  declare readonly eventTypes: pulumi.Output<string[]>;
+  declare readonly description: pulumi.Output<string>;
+  declare readonly jobIds: pulumi.Output<number[]>;
+  declare readonly active: pulumi.Output<boolean>;
+  declare readonly webhookId: pulumi.Output<string>;
+  /** A secret: known only when this stack created the webhook (the API shows it once). */
+  declare readonly hmacSecret: pulumi.Output<string>;
+  declare readonly httpStatusCode: pulumi.Output<string>;
+  declare readonly accountIdentifier: pulumi.Output<string>;
+  declare readonly archived: pulumi.Output<boolean>;
+
+  constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      serializableProvider(),
+      name,
+      {
+        ...args,
+        name: args.name ?? name,
+        ...(args.connection === undefined ? {} : { connection: pulumi.secret(args.connection) }),
+        webhookId: undefined,
+        hmacSecret: undefined,
+        httpStatusCode: undefined,
+        accountIdentifier: undefined,
+        archived: undefined,
+      },
+      // Server-made values are marked secret here: returning pulumi.secret() from create fails.
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), 'hmacSecret', 'connection'] },
+      'jobhooks',
+      'Webhook',
+    );
+  }
+}

@@ -1,0 +1,32 @@
+// The `install` command line, shared by `jobhooks-terraform-provider install` and `jobhooks terraform install`.
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { installTerraformProvider } from './install';
+
+export const INSTALL_USAGE = `install [--dir D] [--version V]
+    Install the Terraform provider (as dbt-labs/dbtcloud, version 1.12.0 by default) into a local mirror in D
+    (default ./.jobhooks/terraform) and print the TF_CLI_CONFIG_FILE setting that makes "terraform init" use it
+    offline.`;
+
+/** What the command prints, or the one-sentence reason it refused; exit code 0, or 2 for a usage error. */
+export interface CommandResult {
+  code: 0 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+export function runInstallCommand(args: string[]): CommandResult {
+  try {
+    const { values } = parseArgs({ args, options: { dir: { type: 'string' }, version: { type: 'string' } }, strict: true });
+    const installation = installTerraformProvider({ dir: values.dir ?? join('.jobhooks', 'terraform'), version: values.version });
+    const stdout = [
+      `Installed the jobhooks Terraform provider as dbt-labs/dbtcloud ${installation.version} in ${installation.mirrorDir}.`,
+      'Point Terraform at it (then "terraform init" works offline):',
+      `export TF_CLI_CONFIG_FILE=${installation.cliConfigFile}`,
+      '',
+    ].join('\n');
+    return { code: 0, stdout, stderr: '' };
+  } catch (error) {
+    return { code: 2, stdout: '', stderr: `${(error as Error).message}\n` };
+  }
+}

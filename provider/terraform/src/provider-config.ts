@@ -1,0 +1,96 @@
+// The provider block (or DBT_CLOUD_* variables) to a configured API client, the way the public provider
+// reads it: configuration first, environment second; then, unless skip_credentials_validation, a check
+// that the token can see the account (GET /api/v2/accounts/), so a wrong token fails at plan, not mid-apply.
+import { createWebhooksClient, type ClientOptions, type WebhooksClient } from '@jobhooks/client';
+import { type Diagnostic, diagnosticsOf, errorAt } from './diagnostics';
+import { conform, PROVIDER_SCHEMA } from './schema';
+import { asNumber, type TfObject, type TfValue, Unknown } from './values';
+
+const DEFAULT_HOST_URL = 'https://cloud.getdbt.com/api';
+const DEFAULT_MAX_RETRIES = 3;
+
+export interface ProviderSettings {
+  client: ClientOptions;
+  skipCredentialsValidation: boolean;
+}
+
+const ENV = { account_id: 'DBT_CLOUD_ACCOUNT_ID', token: 'DBT_CLOUD_TOKEN', host_url: 'DBT_CLOUD_HOST_URL' } as const;
+
+function known(config: TfObject, name: string): TfValue {
+  return config[name] ?? null;
+}
+
+/** Problems of the values given in the block itself (validation runs before any variable is known). */
+export function validateProviderConfig(value: TfValue): Diagnostic[] {
+  const config = conform(PROVIDER_SCHEMA, value);
+  if (config === null) return [];
+  const problems: Diagnostic[] = [];
+  const accountId = known(config, 'account_id');
+  if (accountId !== null && !(accountId instanceof Unknown)) {
+    const id = asNumber(accountId);
+    if (id === null || !Number.isSafeInteger(id) || id <= 0) problems.push(errorAt('account_id', 'Invalid account_id', 'account_id must be a positive whole number.'));
+  }
+  const hostUrl = known(config, 'host_url');
+  if (typeof hostUrl === 'string' && !URL.canParse(hostUrl)) {
+    problems.push(errorAt('host_url', 'Invalid host_url', `"${hostUrl}" is not a URL; use the API base URL ending in /api.`));
+  }
+  return problems;
+}
+
+/** The settings, or diagnostics naming each missing or unknown setting and how to give it. */
+export function resolveProviderSettings(value: TfValue, env: NodeJS.ProcessEnv): { settings: ProviderSettings | null; diagnostics: Diagnostic[] } {
+  const config = conform(PROVIDER_SCHEMA, value) ?? conform(PROVIDER_SCHEMA, {})!;
+  const diagnostics: Diagnostic[] = [];
+  for (const name of ['account_id', 'token', 'host_url'] as const) {
+    if (config[name] instanceof Unknown) {
+      diagnostics.push(errorAt(name, `Unknown ${name}`, `${name} depends on a value known only after apply; the provider needs it to plan.`));
+    }
+  }
+  if (diagnostics.length > 0) return { settings: null, diagnostics };
+
+  const accountId = asNumber(known(config, 'account_id')) ?? (env[ENV.account_id] ? Number(env[ENV.account_id]) : null);
+  const token = (known(config, 'token') as string | null) ?? env[ENV.token] ?? '';
+  const hostUrl = (known(config, 'host_url') as string | null) ?? (env[ENV.host_url] || DEFAULT_HOST_URL);
+  if (accountId === null || !Number.isSafeInteger(accountId) || accountId <= 0) {
+    diagnostics.push(errorAt('account_id', 'Missing dbt Cloud account identifier', `Set account_id in the provider block or ${ENV.account_id} to a positive whole number.`));
+  }
+  if (token === '') diagnostics.push(errorAt('token', 'Missing dbt Cloud token', `Set token in the provider block or ${ENV.token}.`));
+  if (diagnostics.length > 0) return { settings: null, diagnostics };
+
+  const disableRetry = known(config, 'disable_retry') === true;
+  const maxRetries = asNumber(known(config, 'max_retries')) ?? DEFAULT_MAX_RETRIES;
+  const interval = asNumber(known(config, 'retry_interval_seconds'));
+  const timeout = asNumber(known(config, 'timeout_seconds'));
+  const statuses = known(config, 'retriable_status_codes');
+  return {
+    settings: {
+      client: {
+        hostUrl,
+        accountId: accountId!,
+        token,
+        maxAttempts: disableRetry ? 1 : Math.max(0, maxRetries) + 1,
+        ...(interval !== null ? { firstRetryDelayMs: interval * 1000 } : {}),
+        ...(timeout !== null ? { timeoutMs: timeout * 1000 } : {}),
+        ...(Array.isArray(statuses) ? { retryableStatuses: statuses.map((status) => Number(status)) } : {}),
+      },
+      skipCredentialsValidation: known(config, 'skip_credentials_validation') === true,
+    },
+    diagnostics: [],
+  };
+}
+
+/** A client for the settings, after checking (unless skipped) that the token sees the account. */
+export async function connect(settings: ProviderSettings): Promise<{ client: WebhooksClient | null; diagnostics: Diagnostic[] }> {
+  const client = createWebhooksClient(settings.client);
+  if (settings.skipCredentialsValidation) return { client, diagnostics: [] };
+  try {
+    const accounts = await client.accounts();
+    if (!accounts.some((account) => Number(account.id) === settings.client.accountId)) {
+      const detail = `The token does not give access to account ${settings.client.accountId} at ${settings.client.hostUrl}.`;
+      return { client: null, diagnostics: [errorAt('account_id', 'Account not accessible', detail)] };
+    }
+    return { client, diagnostics: [] };
+  } catch (error) {
+    return { client: null, diagnostics: diagnosticsOf(error, `Unable to connect to ${settings.client.hostUrl}`) };
+  }
+}

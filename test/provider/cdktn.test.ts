@@ -1,0 +1,44 @@
+// @jobhooks/cdktn is the CDKTF constructs' source built against CDK Terrain: inside a cdktn app it synthesizes
+// the same stack as @jobhooks/cdktf does in a cdktf app, and it loads cdktn, never cdktf.
+import { execFileSync } from 'node:child_process';
+import { Testing as CdktfTesting, TerraformStack as CdktfStack } from 'cdktf';
+import { Testing, TerraformOutput, TerraformStack } from 'cdktn';
+import * as cdktf from '@jobhooks/cdktf';
+import * as cdktn from '@jobhooks/cdktn';
+
+const WEBHOOK = { name: 'Errored runs', clientUrl: 'https://pager.example.com/v1/dbt', eventTypes: ['job.run.errored'], jobIds: [101] };
+
+function cdktnStack() {
+  const stack = new TerraformStack(Testing.app(), 'webhooks');
+  new cdktn.DbtcloudProvider(stack, 'dbtcloud', {});
+  const hook = new cdktn.DbtcloudWebhook(stack, 'errored_runs', WEBHOOK);
+  new TerraformOutput(stack, 'secret', { value: hook.hmacSecret, sensitive: true });
+  return JSON.parse(Testing.synth(stack)) as Record<string, Record<string, unknown>>;
+}
+
+test('inside a cdktn app the constructs synthesize the provider with its version and the webhook', () => {
+  const json = cdktnStack();
+  expect(json.terraform!.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' } });
+  expect(json.resource).toEqual({
+    dbtcloud_webhook: {
+      errored_runs: { name: 'Errored runs', client_url: 'https://pager.example.com/v1/dbt', event_types: ['job.run.errored'], job_ids: [101] },
+    },
+  });
+  expect(json.output).toEqual({ secret: { value: '${dbtcloud_webhook.errored_runs.hmac_secret}', sensitive: true } });
+});
+
+test('the cdktn and cdktf builds synthesize the same resources', () => {
+  const stack = new CdktfStack(CdktfTesting.app(), 'webhooks');
+  new cdktf.DbtcloudProvider(stack, 'dbtcloud', {});
+  new cdktf.DbtcloudWebhook(stack, 'errored_runs', WEBHOOK);
+  const fromCdktf = JSON.parse(CdktfTesting.synth(stack)) as Record<string, unknown>;
+  const fromCdktn = cdktnStack();
+  expect(fromCdktn.resource).toEqual(fromCdktf.resource);
+  expect(fromCdktn.terraform!.required_providers).toEqual((fromCdktf.terraform as Record<string, unknown>).required_providers);
+});
+
+test('the cdktn build loads cdktn and not cdktf', () => {
+  // In a plain Node process (jest keeps its own module registry): what does requiring the package load?
+  const script = "require('@jobhooks/cdktn'); const ids = Object.keys(require.cache); console.log(JSON.stringify(['cdktn', 'cdktf'].map((lib) => ids.some((id) => id.includes('/node_modules/' + lib + '/')))));";
+  expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).toEqual([true, false]);
+});
