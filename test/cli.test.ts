@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { loadTerraformProviderPackage } from '../service/src/cli/main';
 import { loadConfig } from '../service/src/config';
 import { createService, type Service } from '../service/src/wiring';
 
@@ -78,4 +79,19 @@ test('creating an account that exists is refused', async () => {
   await jobhooks('account', 'create', '--id', '7');
   const error = await failing('account', 'create', '--id', '7');
   expect(error.stderr).toMatch(/Account 7 already exists/);
+});
+
+describe('jobhooks terraform install', () => {
+  test('runs the installer of @jobhooks/terraform-provider and prints its TF_CLI_CONFIG_FILE line', async () => {
+    const { stdout } = await jobhooks('terraform', 'install', '--dir', join(dir, 'tf'));
+    expect(stdout).toContain(`export TF_CLI_CONFIG_FILE=${join(dir, 'tf', 'terraform.rc')}`);
+  });
+
+  test('without @jobhooks/terraform-provider installed, says which package to add', () => {
+    // Searched only from a folder with no node_modules above it: the package cannot be found there.
+    expect(() => loadTerraformProviderPackage([dir])).toThrow(
+      'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it with "npm install --save-dev @jobhooks/terraform-provider"',
+    );
+    expect(loadTerraformProviderPackage([__dirname]).runInstallCommand).toBeInstanceOf(Function);
+  });
 });

@@ -19,6 +19,21 @@ const running = new Set<ChildProcess>();
 
 const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
+/** Children started through a wrapper (npx) lead a process group of their own, so a signal reaches the service too. */
+const groupLeaders = new WeakSet<ChildProcess>();
+
+function sendSignal(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (groupLeaders.has(child) && child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, signal);
+      return;
+    } catch {
+      // The group is gone already; fall through to the child itself.
+    }
+  }
+  child.kill(signal);
+}
+
 /**
  * Kills (SIGKILL) every service process a test started and did not stop, and waits for each to exit. A test
  * that fails before its own SIGTERM would otherwise leave the process running, and jest waiting on its pipes.
@@ -31,21 +46,37 @@ export async function stopServiceProcesses(): Promise<void> {
       (child) =>
         new Promise<void>((resolveExit) => {
           child.once('exit', () => resolveExit());
-          child.kill('SIGKILL');
+          sendSignal(child, 'SIGKILL');
         }),
     ),
   );
+}
+
+/** How to start it when not this checkout's `node service/bin/jobhooks.js start` (an installed package, say). */
+export interface StartCommand {
+  command: string;
+  args: readonly string[];
+  cwd?: string;
 }
 
 /**
  * Starts the service on a free port and resolves once it has printed its start-up message (database line last).
  * `nodeFlags` go to node itself, e.g. the benchmark's `--cpu-prof`.
  */
-export function startServiceProcess(env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [...nodeFlags, BIN, 'start'], {
+export function startServiceProcess(
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = [],
+  start?: StartCommand,
+): Promise<ServiceProcess> {
+  const { command, args, cwd } = start ?? { command: process.execPath, args: [...nodeFlags, BIN, 'start'] };
+  const child = spawn(command, args, {
+    cwd,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A wrapper's child would outlive a signal to the wrapper alone (and hold the pipes open).
+    detached: start !== undefined,
   });
+  if (start !== undefined) groupLeaders.add(child);
   running.add(child);
   child.once('exit', () => running.delete(child));
   let output = '';
@@ -60,7 +91,7 @@ export function startServiceProcess(env: Record<string, string>, nodeFlags: read
           output: () => output,
           baseUrl: match[1]!,
           signal: (signal) => {
-            child.kill(signal);
+            sendSignal(child, signal);
             return exited;
           },
         });

@@ -1,7 +1,14 @@
 // The `Webhook` resource for Pulumi programs: same inputs and outputs as the public pulumi-dbtcloud `Webhook`,
 // so a program can move between them by changing an import.
 import * as pulumi from '@pulumi/pulumi';
-import type { WebhookConnection } from './webhook-provider';
+
+/** A resource's own API connection; each part may come from another output (a secret config value, say). */
+export interface WebhookConnectionArgs {
+  /** The API base URL, ending in /api. */
+  hostUrl: pulumi.Input<string>;
+  accountId: pulumi.Input<number>;
+  token: pulumi.Input<string>;
+}
 
 export interface WebhookArgs {
   /** Defaults to the resource's name. */
@@ -18,7 +25,7 @@ export interface WebhookArgs {
    * This webhook's own API and account, for a program that manages more than one; the stack config's
    * (`jobhooks:*` or `dbtcloud:*`) when omitted. Kept in the state as a secret, since it holds a token.
    */
-  connection?: pulumi.Input<WebhookConnection>;
+  connection?: pulumi.Input<WebhookConnectionArgs>;
 }
 
 /**

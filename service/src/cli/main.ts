@@ -120,23 +120,30 @@ async function tokenCommand(sub: string | undefined, args: string[]): Promise<vo
 }
 
 /** The part of @jobhooks/terraform-provider this command uses; the package is optional, so it is loaded on demand. */
-interface TerraformProviderPackage {
+export interface TerraformProviderPackage {
   runInstallCommand(args: string[]): { code: number; stdout: string; stderr: string };
 }
 
-/** `jobhooks terraform install` runs the installer of @jobhooks/terraform-provider, when it is installed. */
-function terraformCommand(sub: string | undefined, args: string[]): number {
-  if (sub !== 'install') throw new UsageError('terraform needs a subcommand: install');
-  let provider: TerraformProviderPackage;
+/**
+ * @jobhooks/terraform-provider as installed beside this package or in the project of the working directory, or
+ * an error that says which package to add.
+ */
+export function loadTerraformProviderPackage(searchFrom: readonly string[] = [process.cwd(), __dirname]): TerraformProviderPackage {
+  let path: string;
   try {
-    const path = require.resolve('@jobhooks/terraform-provider', { paths: [process.cwd(), __dirname] });
-    provider = require(path) as TerraformProviderPackage;
+    path = require.resolve('@jobhooks/terraform-provider', { paths: [...searchFrom] });
   } catch {
     throw new ConfigurationError(
       'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it with "npm install --save-dev @jobhooks/terraform-provider", then run this again (or "npx jobhooks-terraform-provider install").',
     );
   }
-  const result = provider.runInstallCommand(args);
+  return require(path) as TerraformProviderPackage;
+}
+
+/** `jobhooks terraform install` runs the installer of @jobhooks/terraform-provider. */
+function terraformCommand(sub: string | undefined, args: string[]): number {
+  if (sub !== 'install') throw new UsageError('terraform needs a subcommand: install');
+  const result = loadTerraformProviderPackage().runInstallCommand(args);
   process.stdout.write(result.stdout);
   if (result.stderr) process.stderr.write(`jobhooks: ${result.stderr}`);
   return result.code;

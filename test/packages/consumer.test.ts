@@ -1,0 +1,276 @@
+// The packages as a user gets them: `npm pack` of every workspace, installed from the tarballs into a project
+// outside this checkout (with its own @pulumi/pulumi, cdktf, cdktn and constructs), and each tool used there:
+// the service started with `npx jobhooks start`, a Pulumi program run by Pulumi's own language runtime and
+// dynamic-provider host, a cdktf app deployed with `cdktf deploy`, a cdktn app synthesized, and an HCL
+// configuration applied with the installed Terraform provider. Nothing may point back into the checkout.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { createWebhooksClient } from '@jobhooks/client';
+import { type PulumiRunResult, runPulumiProgram, type StackState } from '../support/pulumi-engine';
+import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '../support/service-process';
+import { terraformOnPath } from '../support/terraform';
+
+jest.setTimeout(600_000);
+
+const run = promisify(execFile);
+const CHECKOUT = resolve(__dirname, '..', '..');
+const ADMIN_TOKEN = 'consumer-admin-token-0123456789';
+/** The checkout's cdktf-cli: a command-line tool, not a library of the app (the app's own cdktf is installed). */
+const CDKTF_CLI = join(CHECKOUT, 'node_modules', '.bin', 'cdktf');
+/** A loopback endpoint nothing listens on: no event is posted in this test, so nothing is ever sent to it. */
+const ENDPOINT = 'http://127.0.0.1:9/hooks';
+
+let root: string;
+let tarballs: string;
+let project: string;
+let service: ServiceProcess;
+let hostUrl: string;
+let account2Token: string;
+
+/** Runs a command with the environment of a user's shell (no jest or ts-jest variables needed). */
+async function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
+  try {
+    return await run(command, args, { cwd, env: { ...process.env, CHECKPOINT_DISABLE: '1', ...env }, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const failed = error as Error & { stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`);
+  }
+}
+
+const write = (file: string, text: string) => {
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(file, text);
+};
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'jobhooks-consumer-'));
+  project = join(root, 'infrastructure');
+  tarballs = join(root, 'tarballs');
+  mkdirSync(tarballs);
+  await sh('npm', ['pack', '--workspaces', '--pack-destination', tarballs, '--silent'], CHECKOUT);
+  write(
+    join(project, 'package.json'),
+    JSON.stringify({
+      name: 'infrastructure',
+      private: true,
+      dependencies: {
+        jobhooks: tarball('jobhooks'),
+        '@jobhooks/client': tarball('jobhooks-client'),
+        '@jobhooks/pulumi': tarball('jobhooks-pulumi'),
+        '@jobhooks/cdktf': tarball('jobhooks-cdktf'),
+        '@jobhooks/cdktn': tarball('jobhooks-cdktn'),
+        '@jobhooks/terraform-provider': tarball('jobhooks-terraform-provider'),
+        '@pulumi/pulumi': '~3.248.0',
+        cdktf: '0.21.0',
+        cdktn: '0.24.0',
+        constructs: '~10.7.0',
+      },
+    }),
+  );
+  // The registry's packages come from npm's cache, which the checkout's own `npm ci` filled.
+  await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], project);
+
+  service = await startServiceProcess(
+    { JOBHOOKS_DB: join(root, 'data', 'jobhooks.db'), JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1', JOBHOOKS_BOOTSTRAP_TOKEN: ADMIN_TOKEN, JOBHOOKS_ALLOW_PRIVATE_URLS: '1' },
+    [],
+    { command: 'npx', args: ['--no-install', 'jobhooks', 'start'], cwd: project },
+  );
+  hostUrl = service.baseUrl;
+  const cli = (args: string[]) => sh('npx', ['--no-install', 'jobhooks', ...args], project, { JOBHOOKS_DB: join(root, 'data', 'jobhooks.db') });
+  await cli(['account', 'create', '--id', '2', '--name', 'Second team']);
+  account2Token = (await cli(['token', 'create', '--account', '2', '--permission', 'Account Admin'])).stdout.trim();
+});
+
+afterAll(async () => {
+  await stopServiceProcesses();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+const tarball = (name: string) => `file:${join(tarballs, `${name}-0.1.0.tgz`)}`;
+const api = (accountId = 1, token = ADMIN_TOKEN) => createWebhooksClient({ hostUrl, accountId, token });
+
+test('the jobhooks package, installed without its dev dependencies, serves the API and the web UI', async () => {
+  expect((await fetch(`${hostUrl.replace(/\/api$/, '')}/healthz`)).status).toBe(200);
+  const page = await fetch(`${hostUrl.replace(/\/api$/, '')}/`);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('<script');
+  expect((await api().accounts()).map((account) => account.id)).toEqual([1]);
+
+  const installed = JSON.parse(readFileSync(join(project, 'node_modules', 'jobhooks', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const runtime = Object.keys(installed.dependencies);
+  for (const unused of ['@pulumi/pulumi', 'cdktf', 'constructs', '@grpc/grpc-js', 'typescript', 'tsx']) expect(runtime).not.toContain(unused);
+});
+
+describe('Pulumi', () => {
+  const PROGRAM = `// A platform team's program: one webhook through the stack's dbtcloud:* config, one in a second account.
+const pulumi = require('@pulumi/pulumi');
+const { Webhook } = require('@jobhooks/pulumi');
+
+const config = new pulumi.Config('infrastructure');
+if (!config.getBoolean('empty')) {
+  const team = new Webhook('team', {
+    clientUrl: '${ENDPOINT}/team',
+    eventTypes: ['job.run.completed'],
+    description: config.get('description') || '',
+  });
+  const other = new Webhook('second-account', {
+    name: 'Second team errors',
+    clientUrl: '${ENDPOINT}/second',
+    eventTypes: ['job.run.errored'],
+    connection: { hostUrl: config.require('secondHostUrl'), accountId: 2, token: config.requireSecret('secondToken') },
+  });
+  exports.teamId = team.webhookId;
+  exports.secondId = other.webhookId;
+}
+`;
+  const config = (extra: Record<string, string>) => ({
+    'dbtcloud:hostUrl': hostUrl,
+    'dbtcloud:accountId': '1',
+    'dbtcloud:token': ADMIN_TOKEN,
+    'infrastructure:secondHostUrl': hostUrl,
+    'infrastructure:secondToken': account2Token,
+    ...extra,
+  });
+  const up = (dir: string, previous: StackState | undefined, extra: Record<string, string> = {}): Promise<PulumiRunResult> =>
+    runPulumiProgram({
+      projectDir: dir,
+      main: 'index.js',
+      project: 'infrastructure',
+      stack: 'prod',
+      config: config(extra),
+      secretConfigKeys: ['dbtcloud:token', 'infrastructure:secondToken'],
+      previous,
+      timeoutMs: 120_000,
+    });
+  const opsByName = (result: PulumiRunResult) => Object.fromEntries(result.steps.map((step) => [step.urn.split('::').pop(), step.op]));
+
+  test('creates, updates after the project moved, and deletes, with a state that names no file path', async () => {
+    // A Pulumi project of its own, as `pulumi new` makes one: its package.json, its node_modules.
+    const pulumiDir = join(root, 'pulumi-webhooks');
+    write(
+      join(pulumiDir, 'package.json'),
+      JSON.stringify({ name: 'pulumi-webhooks', private: true, dependencies: { '@jobhooks/client': tarball('jobhooks-client'), '@jobhooks/pulumi': tarball('jobhooks-pulumi'), '@pulumi/pulumi': '~3.248.0' } }),
+    );
+    write(join(pulumiDir, 'index.js'), PROGRAM);
+    await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], pulumiDir);
+
+    const created = await up(pulumiDir, undefined);
+    expect(opsByName(created)).toMatchObject({ team: 'create', 'second-account': 'create' });
+    const teamId = created.stackOutputs.teamId as string;
+    const secondId = created.stackOutputs.secondId as string;
+    expect(await api().get(teamId)).toMatchObject({ name: 'team', event_types: ['job.run.completed'] });
+    expect(await api(2, account2Token).get(secondId)).toMatchObject({ name: 'Second team errors' });
+    expect(await api().get(secondId)).toBeNull();
+
+    const state = JSON.stringify(created.state);
+    expect(state).toContain('@jobhooks/pulumi/provider');
+    for (const path of [CHECKOUT, root, 'node_modules', '.js"']) expect(state).not.toContain(path);
+    const second = created.state.resources.find((resource) => resource.urn.endsWith('::second-account'))!;
+    expect(JSON.stringify(second.inputs.connection)).toContain('1b47061264138c4ac30d75fd1eb44270'); // Pulumi's secret marker
+
+    // The project moves (a new clone, a CI runner's workspace): the state from the old place still works.
+    const moved = join(root, 'moved', 'pulumi-webhooks');
+    mkdirSync(join(moved, '..'));
+    renameSync(pulumiDir, moved);
+    const updated = await up(moved, created.state, { 'infrastructure:description': 'runs of every job' });
+    expect(opsByName(updated)).toMatchObject({ team: 'update', 'second-account': 'same' });
+    expect(await api().get(teamId)).toMatchObject({ description: 'runs of every job' });
+
+    const emptied = await up(moved, updated.state, { 'infrastructure:empty': 'true' });
+    expect(opsByName(emptied)).toMatchObject({ team: 'delete', 'second-account': 'delete' });
+    expect(await api().get(teamId)).toBeNull();
+    expect(await api(2, account2Token).get(secondId)).toBeNull();
+  });
+});
+
+describe('CDKTF, CDK Terrain and Terraform', () => {
+  const app = (library: 'cdktf' | 'cdktn') => `const { App, TerraformOutput, TerraformStack } = require('${library}');
+const { DbtcloudProvider, DbtcloudWebhook } = require('@jobhooks/${library}');
+
+const app = new App();
+const stack = new TerraformStack(app, 'webhooks');
+new DbtcloudProvider(stack, 'dbtcloud', {});
+const hook = new DbtcloudWebhook(stack, 'errored_runs', { name: 'Errored runs (${library})', clientUrl: '${ENDPOINT}/${library}', eventTypes: ['job.run.errored'] });
+new TerraformOutput(stack, 'webhook_id', { value: hook.webhookId });
+app.synth();
+`;
+  const connection = () => ({ DBT_CLOUD_HOST_URL: hostUrl, DBT_CLOUD_ACCOUNT_ID: '1', DBT_CLOUD_TOKEN: ADMIN_TOKEN, CI: '1' });
+  const lockedHash = (dir: string) => /"(h1:[^"]+)"/.exec(readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8'))?.[1];
+  let cdktfHash: string | undefined;
+
+  beforeAll(() => terraformOnPath());
+
+  test('`cdktf deploy --skip-provider-lock` applies a cdktf app offline, as the README says, and `cdktf destroy` removes it', async () => {
+    const install = await sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install'], project);
+    const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(install.stdout)![1]!;
+    expect(cliConfig).toBe(join(project, '.jobhooks', 'terraform', 'terraform.rc'));
+    const dir = join(project, 'cdktf');
+    write(join(dir, 'main.js'), app('cdktf'));
+    write(join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js', projectId: 'infrastructure', sendCrashReports: 'false' }));
+    const env = { ...connection(), TF_CLI_CONFIG_FILE: cliConfig };
+
+    await sh(CDKTF_CLI, ['deploy', '--auto-approve', '--skip-provider-lock', '--outputs-file', 'outputs.json'], dir, env);
+    const webhookId = (JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }).webhooks.webhook_id;
+    expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktf)' });
+
+    const stackDir = join(dir, 'cdktf.out', 'stacks', 'webhooks');
+    const lock = readFileSync(join(stackDir, '.terraform.lock.hcl'), 'utf8');
+    expect(lock).toContain('provider "registry.terraform.io/dbt-labs/dbtcloud"');
+    expect(lock).toContain('version     = "1.12.0"');
+    expect(lock).toContain('constraints = "~> 1.12"');
+    cdktfHash = lockedHash(stackDir);
+    expect(cdktfHash).toMatch(/^h1:/);
+
+    // With the lock file in place, the plain command works too.
+    await sh(CDKTF_CLI, ['deploy', '--auto-approve'], dir, env);
+    await sh(CDKTF_CLI, ['destroy', '--auto-approve'], dir, env);
+    expect(await api().get(webhookId)).toBeNull();
+  });
+
+  test('a cdktn app synthesizes the provider with its version and the webhook', async () => {
+    const dir = join(project, 'cdktn');
+    write(join(dir, 'main.js'), app('cdktn'));
+    await sh(process.execPath, ['main.js'], dir);
+    const synthesized = JSON.parse(readFileSync(join(dir, 'cdktf.out', 'stacks', 'webhooks', 'cdk.tf.json'), 'utf8')) as {
+      terraform: { required_providers: unknown };
+      resource: { dbtcloud_webhook: Record<string, { name: string }> };
+    };
+    expect(synthesized.terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' } });
+    expect(synthesized.resource.dbtcloud_webhook.errored_runs!.name).toBe('Errored runs (cdktn)');
+  });
+
+  test('`npx jobhooks terraform install` (with the provider package beside it) sets up an HCL configuration, whose lock file matches', async () => {
+    // Another folder than the cdktf run's mirror: the launcher names no path, so the checksum is the same.
+    const install = await sh('npx', ['--no-install', 'jobhooks', 'terraform', 'install', '--dir', join(root, 'elsewhere')], project);
+    const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(install.stdout)![1]!;
+    const dir = join(project, 'hcl');
+    write(
+      join(dir, 'main.tf'),
+      `terraform {
+  required_providers {
+    dbtcloud = { source = "dbt-labs/dbtcloud", version = "~> 1.12" }
+  }
+}
+
+resource "dbtcloud_webhook" "errored_runs" {
+  name        = "Errored runs (HCL)"
+  client_url  = "${ENDPOINT}/hcl"
+  event_types = ["job.run.errored"]
+}
+
+output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
+`,
+    );
+    const env = { ...connection(), TF_CLI_CONFIG_FILE: cliConfig };
+    await sh('terraform', ['init', '-input=false', '-no-color'], dir, env);
+    await sh('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], dir, env);
+    const webhookId = (await sh('terraform', ['output', '-raw', 'webhook_id'], dir, env)).stdout.trim();
+    expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (HCL)' });
+    expect(lockedHash(dir)).toBe(cdktfHash);
+    await sh('terraform', ['destroy', '-auto-approve', '-input=false', '-no-color'], dir, env);
+    expect(await api().get(webhookId)).toBeNull();
+  });
+});
