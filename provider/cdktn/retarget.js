@@ -5,7 +5,8 @@ const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const dist = join(__dirname, 'dist');
-const IMPORT = /(require\(|from )(["'])cdktf(\/[^"']*)?\2/g;
+/** Every way compiled code names a module: require("x"), from "x", import("x") (in declarations). */
+const IMPORT = /(require\(|from |import\()(["'])cdktf(\/[^"']*)?\2/g;
 const CDKTN = /(require\(|from )(["'])cdktn\2/;
 let rewritten = 0;
 for (const file of readdirSync(dist)) {
@@ -16,6 +17,11 @@ for (const file of readdirSync(dist)) {
   if (next !== text) {
     rewritten += 1;
     writeFileSync(path, next);
+  }
+}
+for (const file of readdirSync(dist).filter((name) => /\.(js|d\.ts)$/.test(name))) {
+  if (new RegExp(IMPORT.source).test(readFileSync(join(dist, file), 'utf8'))) {
+    throw new Error(`retarget: dist/${file} still imports cdktf after the rewrite.`);
   }
 }
 for (const file of ['webhook.js', 'provider.js', 'webhook.d.ts', 'provider.d.ts']) {

@@ -1,10 +1,10 @@
-// The packages as a user gets them: `npm pack` of every workspace, installed from the tarballs into a project
-// outside this checkout (with its own @pulumi/pulumi, cdktf, cdktn and constructs), and each tool used there:
-// the service started with `npx jobhooks start`, a Pulumi program run by Pulumi's own language runtime and
-// dynamic-provider host, a cdktf app deployed with `cdktf deploy`, a cdktn app synthesized, and an HCL
-// configuration applied with the installed Terraform provider. Nothing may point back into the checkout.
+// The packages as a user gets them: `npm pack` of every workspace, installed from the tarballs outside this
+// checkout, and each tool used there. The service alone in a folder of its own (`npx jobhooks start`); an
+// infrastructure repository with its own @pulumi/pulumi, cdktf, cdktf-cli, cdktn and constructs, where a cdktf app
+// is deployed with `cdktf deploy`, a cdktn app synthesized and an HCL configuration applied; and a Pulumi project
+// run by Pulumi's own language runtime and dynamic-provider host. Nothing may point back into the checkout.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,13 +18,12 @@ jest.setTimeout(600_000);
 const run = promisify(execFile);
 const CHECKOUT = resolve(__dirname, '..', '..');
 const ADMIN_TOKEN = 'consumer-admin-token-0123456789';
-/** The checkout's cdktf-cli: a command-line tool, not a library of the app (the app's own cdktf is installed). */
-const CDKTF_CLI = join(CHECKOUT, 'node_modules', '.bin', 'cdktf');
 /** A loopback endpoint nothing listens on: no event is posted in this test, so nothing is ever sent to it. */
 const ENDPOINT = 'http://127.0.0.1:9/hooks';
 
 let root: string;
 let tarballs: string;
+let serviceDir: string;
 let project: string;
 let service: ServiceProcess;
 let hostUrl: string;
@@ -45,43 +44,51 @@ const write = (file: string, text: string) => {
   writeFileSync(file, text);
 };
 
+/** `npm install` in a project, its registry packages from npm's cache, which the checkout's own `npm ci` filled. */
+const npmInstall = (dir: string) => sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], dir);
+
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'jobhooks-consumer-'));
-  project = join(root, 'infrastructure');
   tarballs = join(root, 'tarballs');
   mkdirSync(tarballs);
-  await sh('npm', ['pack', '--workspaces', '--pack-destination', tarballs, '--silent'], CHECKOUT);
+  // `npm test` has just built every package (prepack would build them again): pack what is built.
+  await sh('npm', ['pack', '--workspaces', '--ignore-scripts', '--pack-destination', tarballs, '--silent'], CHECKOUT);
+
+  // The service on its own, as an operator installs it: nothing else in the folder to lend it a dependency.
+  serviceDir = join(root, 'jobhooks-service');
+  write(join(serviceDir, 'package.json'), JSON.stringify({ name: 'jobhooks-service', private: true, dependencies: { jobhooks: tarball('jobhooks'), '@jobhooks/client': tarball('jobhooks-client') } }));
+  await npmInstall(serviceDir);
+  const dbPath = join(root, 'data', 'jobhooks.db');
+  service = await startServiceProcess(
+    { JOBHOOKS_DB: dbPath, JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1', JOBHOOKS_BOOTSTRAP_TOKEN: ADMIN_TOKEN, JOBHOOKS_ALLOW_PRIVATE_URLS: '1' },
+    [],
+    { command: 'npx', args: ['--no-install', 'jobhooks', 'start'], cwd: serviceDir },
+  );
+  hostUrl = service.baseUrl;
+  const cli = (args: string[]) => sh('npx', ['--no-install', 'jobhooks', ...args], serviceDir, { JOBHOOKS_DB: dbPath });
+  await cli(['account', 'create', '--id', '2', '--name', 'Second team']);
+  account2Token = (await cli(['token', 'create', '--account', '2', '--permission', 'Account Admin'])).stdout.trim();
+
+  // A platform team's infrastructure repository.
+  project = join(root, 'infrastructure');
   write(
     join(project, 'package.json'),
     JSON.stringify({
       name: 'infrastructure',
       private: true,
       dependencies: {
-        jobhooks: tarball('jobhooks'),
         '@jobhooks/client': tarball('jobhooks-client'),
-        '@jobhooks/pulumi': tarball('jobhooks-pulumi'),
         '@jobhooks/cdktf': tarball('jobhooks-cdktf'),
         '@jobhooks/cdktn': tarball('jobhooks-cdktn'),
         '@jobhooks/terraform-provider': tarball('jobhooks-terraform-provider'),
-        '@pulumi/pulumi': '~3.248.0',
         cdktf: '0.21.0',
+        'cdktf-cli': '0.21.0',
         cdktn: '0.24.0',
         constructs: '~10.7.0',
       },
     }),
   );
-  // The registry's packages come from npm's cache, which the checkout's own `npm ci` filled.
-  await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], project);
-
-  service = await startServiceProcess(
-    { JOBHOOKS_DB: join(root, 'data', 'jobhooks.db'), JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1', JOBHOOKS_BOOTSTRAP_TOKEN: ADMIN_TOKEN, JOBHOOKS_ALLOW_PRIVATE_URLS: '1' },
-    [],
-    { command: 'npx', args: ['--no-install', 'jobhooks', 'start'], cwd: project },
-  );
-  hostUrl = service.baseUrl;
-  const cli = (args: string[]) => sh('npx', ['--no-install', 'jobhooks', ...args], project, { JOBHOOKS_DB: join(root, 'data', 'jobhooks.db') });
-  await cli(['account', 'create', '--id', '2', '--name', 'Second team']);
-  account2Token = (await cli(['token', 'create', '--account', '2', '--permission', 'Account Admin'])).stdout.trim();
+  await npmInstall(project);
 });
 
 afterAll(async () => {
@@ -92,16 +99,24 @@ afterAll(async () => {
 const tarball = (name: string) => `file:${join(tarballs, `${name}-0.1.0.tgz`)}`;
 const api = (accountId = 1, token = ADMIN_TOKEN) => createWebhooksClient({ hostUrl, accountId, token });
 
-test('the jobhooks package, installed without its dev dependencies, serves the API and the web UI', async () => {
-  expect((await fetch(`${hostUrl.replace(/\/api$/, '')}/healthz`)).status).toBe(200);
-  const page = await fetch(`${hostUrl.replace(/\/api$/, '')}/`);
-  expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<script');
+test('the jobhooks package, installed alone from its tarball, serves the API and the web UI', async () => {
+  const origin = hostUrl.replace(/\/api$/, '');
+  expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+  const page = await (await fetch(`${origin}/`)).text();
+  const script = /<script[^>]+src="([^"]+)"/.exec(page)?.[1];
+  expect(script).toBeDefined();
+  const asset = await fetch(new URL(script!, `${origin}/`));
+  expect(asset.status).toBe(200);
+  expect((await asset.text()).length).toBeGreaterThan(1_000);
   expect((await api().accounts()).map((account) => account.id)).toEqual([1]);
 
-  const installed = JSON.parse(readFileSync(join(project, 'node_modules', 'jobhooks', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  const runtime = Object.keys(installed.dependencies);
-  for (const unused of ['@pulumi/pulumi', 'cdktf', 'constructs', '@grpc/grpc-js', 'typescript', 'tsx']) expect(runtime).not.toContain(unused);
+  const installed = readdirSync(join(serviceDir, 'node_modules'));
+  for (const unused of ['@pulumi', 'cdktf', 'constructs', '@grpc', 'typescript', 'tsx', 'jest']) expect(installed).not.toContain(unused);
+});
+
+test('`npx jobhooks terraform install` without @jobhooks/terraform-provider says which package to add', async () => {
+  const failed = await sh('npx', ['--no-install', 'jobhooks', 'terraform', 'install'], serviceDir).catch((error: Error) => error);
+  expect(String(failed)).toContain('jobhooks terraform install needs the package @jobhooks/terraform-provider: add it with "npm install --save-dev @jobhooks/terraform-provider"');
 });
 
 describe('Pulumi', () => {
@@ -155,7 +170,7 @@ if (!config.getBoolean('empty')) {
       JSON.stringify({ name: 'pulumi-webhooks', private: true, dependencies: { '@jobhooks/client': tarball('jobhooks-client'), '@jobhooks/pulumi': tarball('jobhooks-pulumi'), '@pulumi/pulumi': '~3.248.0' } }),
     );
     write(join(pulumiDir, 'index.js'), PROGRAM);
-    await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], pulumiDir);
+    await npmInstall(pulumiDir);
 
     const created = await up(pulumiDir, undefined);
     expect(opsByName(created)).toMatchObject({ team: 'create', 'second-account': 'create' });
@@ -199,11 +214,10 @@ app.synth();
 `;
   const connection = () => ({ DBT_CLOUD_HOST_URL: hostUrl, DBT_CLOUD_ACCOUNT_ID: '1', DBT_CLOUD_TOKEN: ADMIN_TOKEN, CI: '1' });
   const lockedHash = (dir: string) => /"(h1:[^"]+)"/.exec(readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8'))?.[1];
-  let cdktfHash: string | undefined;
 
   beforeAll(() => terraformOnPath());
 
-  test('`cdktf deploy --skip-provider-lock` applies a cdktf app offline, as the README says, and `cdktf destroy` removes it', async () => {
+  test('`npx cdktf deploy --skip-provider-lock` applies a cdktf app offline, as the README says, and `cdktf destroy` removes it', async () => {
     const install = await sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install'], project);
     const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(install.stdout)![1]!;
     expect(cliConfig).toBe(join(project, '.jobhooks', 'terraform', 'terraform.rc'));
@@ -212,7 +226,8 @@ app.synth();
     write(join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js', projectId: 'infrastructure', sendCrashReports: 'false' }));
     const env = { ...connection(), TF_CLI_CONFIG_FILE: cliConfig };
 
-    await sh(CDKTF_CLI, ['deploy', '--auto-approve', '--skip-provider-lock', '--outputs-file', 'outputs.json'], dir, env);
+    const cdktf = (args: string[]) => sh('npx', ['--no-install', 'cdktf', ...args], dir, env);
+    await cdktf(['deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json']);
     const webhookId = (JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }).webhooks.webhook_id;
     expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktf)' });
 
@@ -221,12 +236,12 @@ app.synth();
     expect(lock).toContain('provider "registry.terraform.io/dbt-labs/dbtcloud"');
     expect(lock).toContain('version     = "1.12.0"');
     expect(lock).toContain('constraints = "~> 1.12"');
-    cdktfHash = lockedHash(stackDir);
-    expect(cdktfHash).toMatch(/^h1:/);
+    expect(lockedHash(stackDir)).toMatch(/^h1:/);
 
     // With the lock file in place, the plain command works too.
-    await sh(CDKTF_CLI, ['deploy', '--auto-approve'], dir, env);
-    await sh(CDKTF_CLI, ['destroy', '--auto-approve'], dir, env);
+    await cdktf(['deploy', '--auto-approve']);
+    expect(readFileSync(join(dir, 'terraform.webhooks.tfstate'), 'utf8')).not.toMatch(new RegExp(`${CHECKOUT}|${root}`));
+    await cdktf(['destroy', '--auto-approve']);
     expect(await api().get(webhookId)).toBeNull();
   });
 
@@ -242,14 +257,8 @@ app.synth();
     expect(synthesized.resource.dbtcloud_webhook.errored_runs!.name).toBe('Errored runs (cdktn)');
   });
 
-  test('`npx jobhooks terraform install` (with the provider package beside it) sets up an HCL configuration, whose lock file matches', async () => {
-    // Another folder than the cdktf run's mirror: the launcher names no path, so the checksum is the same.
-    const install = await sh('npx', ['--no-install', 'jobhooks', 'terraform', 'install', '--dir', join(root, 'elsewhere')], project);
-    const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(install.stdout)![1]!;
-    const dir = join(project, 'hcl');
-    write(
-      join(dir, 'main.tf'),
-      `terraform {
+  test('an HCL configuration outside the project applies with a mirror inside it, and the lock file is the same from any mirror', async () => {
+    const hcl = `terraform {
   required_providers {
     dbtcloud = { source = "dbt-labs/dbtcloud", version = "~> 1.12" }
   }
@@ -262,15 +271,27 @@ resource "dbtcloud_webhook" "errored_runs" {
 }
 
 output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
-`,
-    );
-    const env = { ...connection(), TF_CLI_CONFIG_FILE: cliConfig };
-    await sh('terraform', ['init', '-input=false', '-no-color'], dir, env);
-    await sh('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], dir, env);
-    const webhookId = (await sh('terraform', ['output', '-raw', 'webhook_id'], dir, env)).stdout.trim();
+`;
+    const install = async (dir: string) =>
+      /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec((await sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install', '--dir', dir], project)).stdout)![1]!;
+    // Outside any Node project: the launcher finds the package around the mirror, which is inside the project.
+    const outside = join(root, 'terraform-outside');
+    write(join(outside, 'main.tf'), hcl);
+    const env = { ...connection(), TF_CLI_CONFIG_FILE: await install(join(project, '.jobhooks', 'hcl')) };
+    await sh('terraform', ['init', '-input=false', '-no-color'], outside, env);
+    await sh('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], outside, env);
+    const webhookId = (await sh('terraform', ['output', '-raw', 'webhook_id'], outside, env)).stdout.trim();
     expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (HCL)' });
-    expect(lockedHash(dir)).toBe(cdktfHash);
-    await sh('terraform', ['destroy', '-auto-approve', '-input=false', '-no-color'], dir, env);
+    expect(readFileSync(join(outside, 'terraform.tfstate'), 'utf8')).not.toMatch(new RegExp(`${CHECKOUT}|${root}`));
+    await sh('terraform', ['destroy', '-auto-approve', '-input=false', '-no-color'], outside, env);
     expect(await api().get(webhookId)).toBeNull();
+
+    // Inside the project with a mirror elsewhere: found around the working directory, with the same checksum.
+    const inside = join(project, 'terraform');
+    write(join(inside, 'main.tf'), hcl);
+    await sh('terraform', ['init', '-input=false', '-no-color'], inside, { ...connection(), TF_CLI_CONFIG_FILE: await install(join(root, 'elsewhere')) });
+    await sh('terraform', ['validate', '-no-color'], inside, { ...connection(), TF_CLI_CONFIG_FILE: join(root, 'elsewhere', 'terraform.rc') });
+    expect(lockedHash(inside)).toMatch(/^h1:/);
+    expect(lockedHash(inside)).toBe(lockedHash(outside));
   });
 });

@@ -36,6 +36,8 @@ export interface TerraformWorkspace {
   env: NodeJS.ProcessEnv;
   /** The `jobhooks terraform install` output. */
   installOutput: string;
+  /** Runs `jobhooks terraform install` again into the same folder, with more options (another --source, say). */
+  install(args: string[]): Promise<TerraformResult>;
   write(file: string, content: string): void;
   /** Runs terraform asynchronously (the service under test may share this process and must keep serving). */
   run(args: string[], cwd?: string): Promise<TerraformResult>;
@@ -67,7 +69,8 @@ export async function createTerraformWorkspace(env: Record<string, string> = {})
   // The provider's launcher loads @jobhooks/terraform-provider from the Node project around the configuration
   // or the mirror, as in a user's repository: make this folder such a project (rm -r removes only the link).
   symlinkSync(resolve(__dirname, '..', '..', 'node_modules'), join(dir, 'node_modules'));
-  const install = await runProcess(process.execPath, [BIN, 'terraform', 'install', '--dir', join(dir, 'provider')], dir, process.env);
+  const installInto = (args: string[]) => runProcess(process.execPath, [BIN, 'terraform', 'install', '--dir', join(dir, 'provider'), ...args], dir, process.env);
+  const install = await installInto([]);
   if (install.code !== 0) throw new Error(`jobhooks terraform install failed: ${install.stderr}`);
   const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(install.stdout)?.[1];
   if (cliConfig === undefined) throw new Error(`jobhooks terraform install printed no TF_CLI_CONFIG_FILE line: ${install.stdout}`);
@@ -84,6 +87,7 @@ export async function createTerraformWorkspace(env: Record<string, string> = {})
     dir,
     env: workspaceEnv,
     installOutput: install.stdout,
+    install: installInto,
     write: (file, content) => writeFileSync(join(dir, file), content),
     run: (args, cwd = dir) => {
       const [command = '', ...rest] = args;

@@ -1,6 +1,7 @@
 // The `jobhooks` command line: start the service, and manage accounts and API tokens on its database.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DBTCLOUD_PROVIDER_VERSION } from '@jobhooks/client';
 import { createAccountService } from '../accounts/account-service';
 import { loadConfig } from '../config';
 import { PERMISSION_SETS, PermissionSet, PLANS, Plan } from '@jobhooks/client/contract';
@@ -23,11 +24,12 @@ Commands:
                               Permission sets: ${PERMISSION_SETS.join(', ')}.
   token list --account N      List an account's tokens (never the tokens themselves).
   token revoke <token id>     Revoke a token; requests with it are refused from then on.
-  terraform install [--dir D] [--version V]
-                              Install the Terraform provider (as dbt-labs/dbtcloud, version 1.12.0 by
+  terraform install [--dir D] [--version V] [--source S]
+                              Install the Terraform provider (as dbt-labs/dbtcloud, version ${DBTCLOUD_PROVIDER_VERSION} by
                               default) into a local mirror in D (default ./.jobhooks/terraform) and print
                               the TF_CLI_CONFIG_FILE setting that makes "terraform init" use it offline.
-                              Needs the package @jobhooks/terraform-provider beside this one.
+                              --source serves it under another address (say jobhooks/dbtcloud) beside
+                              the public provider. Needs the package @jobhooks/terraform-provider.
 
 The account and token commands work on the database named by JOBHOOKS_DB (default ./data/jobhooks.db), also while
 the service runs. Run "jobhooks <command> --help" for a command's options.
