@@ -152,9 +152,10 @@ function startService(databasePath: string, label: string): Promise<ServiceProce
     JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: String(ACCOUNT_ID),
     JOBHOOKS_BOOTSTRAP_TOKEN: TOKEN,
     JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
-    // The API's per-token limit (design: 5,000/min) would throttle the load itself, and the create
-    // benchmark makes far more than the 1,000 webhooks an account may have.
+    // The API's per-account limits (5,000 requests and 60,000 events a minute) would throttle the load
+    // itself, and the create benchmark makes far more than the 1,000 webhooks an account may have.
     JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000000',
+    JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
     JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '100000000',
   }, profiling);
 }

@@ -26,6 +26,7 @@ const EnvSchema = z
     JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: positiveInt.optional(),
     JOBHOOKS_BOOTSTRAP_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
     JOBHOOKS_RATE_LIMIT_PER_MINUTE: positiveInt.default(5000),
+    JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: positiveInt.default(60_000),
     JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: positiveInt.default(1000),
     JOBHOOKS_ALLOW_PRIVATE_URLS: flag.default(false),
     JOBHOOKS_RETRY_SCHEDULE: retrySchedule.optional(),
@@ -47,6 +48,7 @@ export interface Config {
   secretKey: string | undefined;
   bootstrap: { accountId: number; token: string } | null;
   rateLimitPerMinute: number;
+  ingestRateLimitPerMinute: number;
   maxSubscriptionsPerAccount: number;
   allowPrivateUrls: boolean;
   retryDelaysSeconds: readonly number[];
@@ -73,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         ? { accountId: e.JOBHOOKS_BOOTSTRAP_ACCOUNT_ID, token: e.JOBHOOKS_BOOTSTRAP_TOKEN }
         : null,
     rateLimitPerMinute: e.JOBHOOKS_RATE_LIMIT_PER_MINUTE,
+    ingestRateLimitPerMinute: e.JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE,
     maxSubscriptionsPerAccount: e.JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT,
     allowPrivateUrls: e.JOBHOOKS_ALLOW_PRIVATE_URLS,
     retryDelaysSeconds: e.JOBHOOKS_RETRY_SCHEDULE ?? DEFAULT_RETRY_DELAYS_SECONDS,

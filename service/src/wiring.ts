@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createAccountService, type AccountService } from './accounts/account-service';
-import { createRateLimiter } from './accounts/rate-limit-policy';
+import { createRateLimiter, RATE_COOLDOWN_MS } from './accounts/rate-limit-policy';
 import type { Config } from './config';
 import { type Clock, createSystemClock } from './core/clock';
 import { createIdGenerator } from './core/ids';
@@ -88,7 +88,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       ingestion: createIngestionService({ store, clock, ids, onQueued: () => dispatcher?.wake() }),
       deliveryLog: createDeliveryLogService({ store, clock, secretBox, send: sender.send }),
       metrics: metrics.registry,
-      rateLimiter: createRateLimiter(clock, config.rateLimitPerMinute),
+      rateLimiter: createRateLimiter(clock, {
+        management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },
+        ingestion: { limitPerMinute: config.ingestRateLimitPerMinute, cooldownMs: 0 },
+      }),
       logger: overrides.logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS },
     });
     const running: Dispatcher = createDispatcher({

@@ -54,3 +54,44 @@ test('health checks and the OpenAPI document are not rate limited', async () => 
   expect((await h.call('GET', '/healthz', { token: null })).statusCode).toBe(200);
   expect((await h.call('GET', '/api/openapi.json', { token: null })).statusCode).toBe(200);
 });
+
+describe('budgets', () => {
+  const event = (runId: number) => ({
+    event_type: 'job.run.started',
+    run: {
+      jobId: '42', jobName: 'Nightly', runId: String(runId), environmentId: '5', environmentName: 'Prod', dbtVersion: '1.9.0',
+      projectName: 'Analytics', projectId: '3', runStatus: 'Running', runStatusCode: 3, runStatusMessage: 'None',
+      runReason: 'Scheduled', runStartedAt: '2026-11-21T09:00:00Z',
+    },
+  });
+  const ingest = (token: string, runId: number) => h.call('POST', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/events`, { token, body: event(runId) });
+
+  test("a flood of management requests does not lock out the job runner's events", async () => {
+    const runner = await h.token('Job Runner');
+    const readOnly = await h.token('Read-Only');
+    for (let i = 0; i < 6; i += 1) await list(readOnly);
+    expect((await list()).statusCode).toBe(429);
+    expect((await ingest(runner, 1)).statusCode).toBe(202);
+  });
+
+  test('a flood of events does not lock out the admins, and over its own limit waits only for the minute', async () => {
+    await h.close();
+    h = await startHarness({ clock, env: { JOBHOOKS_RATE_LIMIT_PER_MINUTE: '5', JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '3' } });
+    const runner = await h.token('Job Runner');
+    for (let run = 1; run <= 3; run += 1) expect((await ingest(runner, run)).statusCode).toBe(202);
+    const refused = await ingest(runner, 4);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect((await list()).statusCode).toBe(200);
+    clock.advanceMillis(60_000);
+    expect((await ingest(runner, 5)).statusCode).toBe(202);
+  });
+
+  test('answers the server fails (5xx) are not counted', async () => {
+    // A store that cannot read: every list is a 500, and none of them spends the budget.
+    const failing = jest.spyOn(h.service.store.subscriptions, 'list').mockRejectedValue(new Error('disk I/O error'));
+    for (let i = 0; i < 8; i += 1) expect((await list()).statusCode).toBe(500);
+    failing.mockRestore();
+    for (let i = 0; i < 5; i += 1) expect((await list()).statusCode).toBe(200);
+  });
+});

@@ -1,9 +1,20 @@
-// The administrative API rate limit of spec section 8 as pure functions: a per-minute window and a 5-minute cooldown.
+// The per-account rate limits as pure functions: a per-minute window per budget, with the management API's
+// five-minute cooldown. Management requests and ingested events have separate budgets, so a flood of one
+// never locks out the other.
 import type { Clock } from '../core/clock';
 
 export const RATE_WINDOW_MS = 60_000;
-/** Spec 8 rule 2: once the limit is exceeded, every request is refused for five minutes. */
+/** Once the management limit is exceeded, every management request of the account is refused for five minutes. */
 export const RATE_COOLDOWN_MS = 5 * 60_000;
+
+/** Which budget a request spends: the job scheduler's events, or everything else of the API. */
+export type RateBudgetName = 'management' | 'ingestion';
+
+export interface RateBudget {
+  limitPerMinute: number;
+  /** How long the account is refused after going over; 0 means until its window ends. */
+  cooldownMs: number;
+}
 
 export interface RateState {
   windowStartMs: number;
@@ -15,7 +26,7 @@ export type RateDecision =
   | { allowed: true; remaining: number; state: RateState }
   | { allowed: false; retryAfterSeconds: number; state: RateState };
 
-export function admitRequest(previous: RateState | undefined, nowMs: number, limitPerMinute: number): RateDecision {
+export function admitRequest(previous: RateState | undefined, nowMs: number, budget: RateBudget): RateDecision {
   if (previous?.blockedUntilMs != null && nowMs < previous.blockedUntilMs) {
     return { allowed: false, retryAfterSeconds: Math.ceil((previous.blockedUntilMs - nowMs) / 1000), state: previous };
   }
@@ -23,29 +34,48 @@ export function admitRequest(previous: RateState | undefined, nowMs: number, lim
   const state: RateState = windowOpen
     ? { ...previous, count: previous.count + 1 }
     : { windowStartMs: nowMs, count: 1, blockedUntilMs: null };
-  if (state.count > limitPerMinute) {
-    const blocked = { ...state, blockedUntilMs: nowMs + RATE_COOLDOWN_MS };
-    return { allowed: false, retryAfterSeconds: RATE_COOLDOWN_MS / 1000, state: blocked };
+  if (state.count > budget.limitPerMinute) {
+    const blockedUntilMs = budget.cooldownMs > 0 ? nowMs + budget.cooldownMs : state.windowStartMs + RATE_WINDOW_MS;
+    return { allowed: false, retryAfterSeconds: Math.ceil((blockedUntilMs - nowMs) / 1000), state: { ...state, blockedUntilMs } };
   }
-  return { allowed: true, remaining: limitPerMinute - state.count, state };
+  return { allowed: true, remaining: budget.limitPerMinute - state.count, state };
+}
+
+/** Takes back one admitted request (the server failed it), if its window is still the current one. */
+export function refundRequest(state: RateState | undefined, admittedInWindowStartMs: number): RateState | undefined {
+  if (state === undefined || state.windowStartMs !== admittedInWindowStartMs || state.blockedUntilMs !== null) return state;
+  return { ...state, count: Math.max(0, state.count - 1) };
+}
+
+/** What an admitted request needs to be refunded later. */
+export interface Admission {
+  accountId: number;
+  budget: RateBudgetName;
+  windowStartMs: number;
 }
 
 export interface RateLimiter {
-  admit(accountId: number): RateDecision;
+  admit(accountId: number, budget: RateBudgetName): RateDecision & { admission: Admission };
+  /** A request the server answered with a 5xx does not count against the account. */
+  refund(admission: Admission): void;
 }
 
 /**
- * Keeps each account's window in this process's memory. With several instances behind a load balancer
- * each enforces the limit on its own share of the traffic; the README says so. A shared store would
- * move this map into the database without changing admitRequest.
+ * Keeps each account's windows in this process's memory. With several instances behind a load balancer
+ * each enforces the limits on its own share of the traffic; the README says so. A shared store would
+ * move these maps into the database without changing admitRequest.
  */
-export function createRateLimiter(clock: Clock, limitPerMinute: number): RateLimiter {
-  const states = new Map<number, RateState>();
+export function createRateLimiter(clock: Clock, budgets: Readonly<Record<RateBudgetName, RateBudget>>): RateLimiter {
+  const states: Record<RateBudgetName, Map<number, RateState>> = { management: new Map(), ingestion: new Map() };
   return {
-    admit(accountId) {
-      const decision = admitRequest(states.get(accountId), Number(clock.nowNanos() / 1_000_000n), limitPerMinute);
-      states.set(accountId, decision.state);
-      return decision;
+    admit(accountId, budget) {
+      const decision = admitRequest(states[budget].get(accountId), Number(clock.nowNanos() / 1_000_000n), budgets[budget]);
+      states[budget].set(accountId, decision.state);
+      return { ...decision, admission: { accountId, budget, windowStartMs: decision.state.windowStartMs } };
+    },
+    refund({ accountId, budget, windowStartMs }) {
+      const refunded = refundRequest(states[budget].get(accountId), windowStartMs);
+      if (refunded !== undefined) states[budget].set(accountId, refunded);
     },
   };
 }

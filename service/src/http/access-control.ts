@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type AccessLevel, authorize, type Principal } from '../accounts/access';
 import type { AccountService } from '../accounts/account-service';
-import type { RateLimiter } from '../accounts/rate-limit-policy';
+import type { Admission, RateLimiter } from '../accounts/rate-limit-policy';
 import { RateLimitedError, UnauthenticatedError } from '../core/errors';
 
 declare module 'fastify' {
@@ -13,6 +13,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** The rate-limit admission of this request, refunded if the server fails it. */
+    rateAdmission: Admission | null;
   }
 }
 
@@ -29,16 +31,24 @@ export interface AccessControlOptions {
 
 async function accessControl(app: FastifyInstance, { accounts, rateLimiter }: AccessControlOptions) {
   app.decorateRequest('principal', null);
+  app.decorateRequest('rateAdmission', null);
   app.addHook('onRequest', async (request, reply) => {
     const level = request.routeOptions.config.access;
     if (level === undefined) return;
     const principal = await accounts.authenticate(request.headers.authorization);
-    const decision = rateLimiter.admit(principal.account.id);
+    // Events from the scheduler spend a budget of their own: a flood of them cannot lock out the admins, nor
+    // a busy dashboard the scheduler.
+    const decision = rateLimiter.admit(principal.account.id, level === 'ingest' ? 'ingestion' : 'management');
     if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
+    request.rateAdmission = decision.admission;
     reply.header('x-ratelimit-remaining', String(decision.remaining));
     const params = request.params as { account_id?: string } | undefined;
     authorize(principal, params?.account_id, level);
     request.principal = principal;
+  });
+  // The server's own failures are not the caller's traffic.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.rateAdmission !== null && reply.statusCode >= 500) rateLimiter.refund(request.rateAdmission);
   });
 }
 
