@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { ApiError, createWebhooksClient } from '@jobhooks/client';
+import { ApiError, createWebhooksClient, hostUrlProblem } from '@jobhooks/client';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { closedPortUrl } from '../support/receiver';
 
@@ -161,4 +161,29 @@ test('an unreachable server fails with a message naming it, after the retries', 
   const client = createWebhooksClient({ hostUrl: dead, accountId: 1, token: ADMIN_TOKEN, maxAttempts: 2, sleep: async (ms) => void waits.push(ms) });
   await expect(client.get('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ')).rejects.toThrow(`Read webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ failed: could not reach ${dead}`);
   expect(waits).toHaveLength(1);
+});
+
+describe('a host URL without /api', () => {
+  test.each([
+    ['http://127.0.0.1:8080', 'host_url must end in /api (e.g. http://127.0.0.1:8080/api), not "http://127.0.0.1:8080".'],
+    ['https://cloud.getdbt.com/v3', 'host_url must end in /api (e.g. https://cloud.getdbt.com/api), not "https://cloud.getdbt.com/v3".'],
+    ['cloud.getdbt.com/api', 'host_url must be the API base URL ending in /api (e.g. http://127.0.0.1:8080/api); "cloud.getdbt.com/api" is not a URL.'],
+    ['ftp://example.com/api', 'host_url must be an http or https URL, not "ftp://example.com/api".'],
+  ])('%s is refused by the client with one sentence', (hostUrl, message) => {
+    expect(hostUrlProblem(hostUrl)).toBe(message);
+    expect(() => createWebhooksClient({ hostUrl, accountId: 1, token: 't' })).toThrow(message);
+  });
+
+  test('the ones that end in /api are fine, with or without a trailing slash', () => {
+    for (const hostUrl of ['http://127.0.0.1:8080/api', 'https://cloud.getdbt.com/api/', 'https://emea.dbt.com/api']) expect(hostUrlProblem(hostUrl)).toBeNull();
+  });
+
+  test('the service answers an API path outside /api with where the API is', async () => {
+    const response = await h.call('GET', '/v3/accounts/1/webhooks/subscriptions');
+    expect(response.statusCode).toBe(404);
+    expect(response.json().status.user_message).toBe(
+      'No route GET /v3/accounts/1/webhooks/subscriptions. The API is under /api: use /api/v3/accounts/1/webhooks/subscriptions, and a host_url that ends in /api (e.g. http://127.0.0.1:8080/api).',
+    );
+    expect((await h.call('GET', '/nothing-here')).json().status.user_message).toBe('No route GET /nothing-here.');
+  });
 });

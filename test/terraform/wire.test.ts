@@ -99,5 +99,7 @@ test('provider settings: the block wins over DBT_CLOUD_*, and the retry settings
   expect(resolveProviderSettings({ disable_retry: true }, env).settings?.client.maxAttempts).toBe(1);
   expect(resolveProviderSettings({ account_id: 1, token: 't' }, {}).settings?.client.hostUrl).toBe('https://cloud.getdbt.com/api');
   expect(resolveProviderSettings({}, {}).diagnostics.map((d) => d.attribute?.steps[0]?.attribute_name)).toEqual(['account_id', 'token']);
+  const withoutApi = resolveProviderSettings({ account_id: 1, token: 't', host_url: 'http://127.0.0.1:8080' }, {}).diagnostics;
+  expect(withoutApi).toEqual([expect.objectContaining({ summary: 'Invalid host_url', detail: 'host_url must end in /api (e.g. http://127.0.0.1:8080/api), not "http://127.0.0.1:8080".' })]);
   expect(resolveProviderSettings({ account_id: UNKNOWN }, env).diagnostics).toEqual([expect.objectContaining({ summary: 'Unknown account_id' })]);
 });

@@ -16,6 +16,7 @@ import {
   TestResult,
   UpdateSubscriptionBody,
 } from './contract';
+import { hostUrlProblem } from './host-url';
 import { parseRetryAfterSeconds } from './contract/retry-after';
 
 /** The writable fields of a webhook as a caller writes them (job ids as numbers, optional fields optional). */
@@ -89,6 +90,8 @@ function apiErrorFrom(status: number, text: string, operation: string): ApiError
 export type WebhooksClient = ReturnType<typeof createWebhooksClient>;
 
 export function createWebhooksClient(options: ClientOptions) {
+  const problem = hostUrlProblem(options.hostUrl);
+  if (problem !== null) throw new Error(problem);
   const base = options.hostUrl.replace(/\/+$/, '');
   const webhooks = `${base}/v3/accounts/${options.accountId}/webhooks`;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;

@@ -1,6 +1,7 @@
 // @jobhooks/client: the typed client of the webhooks management API, and the rules every IaC front end
 // applies to a declared webhook. The zod contract it is built on is `@jobhooks/client/contract`.
 export { ApiError, type ClientOptions, createWebhooksClient, type WebhookInput, type WebhooksClient } from './client';
+export { hostUrlProblem } from './host-url';
 export { FIELD_OF_PROPERTY, type WebhookProblem, type WebhookProperties, webhookProblems } from './webhook-problems';
 export { updateWebhook, urlChangeWhileInactive } from './webhook-updates';
 export { DBTCLOUD_PROVIDER_ADDRESS, DBTCLOUD_PROVIDER_CONSTRAINT, DBTCLOUD_PROVIDER_SOURCE, DBTCLOUD_PROVIDER_VERSION } from './dbtcloud-provider';

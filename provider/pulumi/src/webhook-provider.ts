@@ -1,7 +1,7 @@
 // The lifecycle of a jobhooks webhook for Pulumi (check, diff, create, read, update, delete), over the typed
 // client and the service's own schemas. Loaded by the serialized shell in webhook.ts inside the provider host.
 import type * as pulumi from '@pulumi/pulumi';
-import { createWebhooksClient, updateWebhook, urlChangeWhileInactive, type WebhookInput, webhookProblems, type WebhooksClient } from '@jobhooks/client';
+import { createWebhooksClient, hostUrlProblem, updateWebhook, urlChangeWhileInactive, type WebhookInput, webhookProblems, type WebhooksClient } from '@jobhooks/client';
 import { SUBSCRIPTION_DEFAULTS, type SubscriptionDetail, type SubscriptionSummary } from '@jobhooks/client/contract';
 import { checkedConnection, type ConfigSource, type Connection, resolveConnection } from './connection';
 
@@ -92,6 +92,8 @@ function connectionProblems(connection: unknown): pulumi.dynamic.CheckFailure[] 
   const given = connection as Partial<Record<keyof WebhookConnection, unknown>>;
   const missing = (['hostUrl', 'accountId', 'token'] as const).filter((key) => given[key] === undefined || given[key] === '');
   if (missing.length > 0) return [{ property: 'connection', reason: `connection needs ${missing.join(', ')}` }];
+  const badUrl = hostUrlProblem(String(given.hostUrl));
+  if (badUrl !== null) return [{ property: 'connection', reason: `connection.${badUrl}` }];
   try {
     checkedConnection(given as WebhookConnection, 'connection.accountId');
     return [];

@@ -1,7 +1,7 @@
 // The provider block (or DBT_CLOUD_* variables) to a configured API client, the way the public provider
 // reads it: configuration first, environment second; then, unless skip_credentials_validation, a check
 // that the token can see the account (GET /api/v2/accounts/), so a wrong token fails at plan, not mid-apply.
-import { createWebhooksClient, type ClientOptions, type WebhooksClient } from '@jobhooks/client';
+import { type ClientOptions, createWebhooksClient, hostUrlProblem, type WebhooksClient } from '@jobhooks/client';
 import { type Diagnostic, diagnosticsOf, errorAt } from './diagnostics';
 import { conform, PROVIDER_SCHEMA } from './schema';
 import { asNumber, type TfObject, type TfValue, Unknown } from './values';
@@ -31,9 +31,8 @@ export function validateProviderConfig(value: TfValue): Diagnostic[] {
     if (id === null || !Number.isSafeInteger(id) || id <= 0) problems.push(errorAt('account_id', 'Invalid account_id', 'account_id must be a positive whole number.'));
   }
   const hostUrl = known(config, 'host_url');
-  if (typeof hostUrl === 'string' && !URL.canParse(hostUrl)) {
-    problems.push(errorAt('host_url', 'Invalid host_url', `"${hostUrl}" is not a URL; use the API base URL ending in /api.`));
-  }
+  const problem = typeof hostUrl === 'string' ? hostUrlProblem(hostUrl) : null;
+  if (problem !== null) problems.push(errorAt('host_url', 'Invalid host_url', problem));
   return problems;
 }
 
@@ -55,6 +54,8 @@ export function resolveProviderSettings(value: TfValue, env: NodeJS.ProcessEnv):
     diagnostics.push(errorAt('account_id', 'Missing dbt Cloud account identifier', `Set account_id in the provider block or ${ENV.account_id} to a positive whole number.`));
   }
   if (token === '') diagnostics.push(errorAt('token', 'Missing dbt Cloud token', `Set token in the provider block or ${ENV.token}.`));
+  const hostUrlIssue = hostUrlProblem(hostUrl);
+  if (hostUrlIssue !== null) diagnostics.push(errorAt('host_url', 'Invalid host_url', hostUrlIssue));
   if (diagnostics.length > 0) return { settings: null, diagnostics };
 
   const disableRetry = known(config, 'disable_retry') === true;

@@ -88,6 +88,17 @@ export function registerErrorEnvelope(app: FastifyInstance): void {
     return sendError(reply, { status: 500, code: 'internal_error', message: 'Internal server error.' });
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, { status: 404, code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` }),
+    sendError(reply, { status: 404, code: 'not_found', message: notFoundMessage(request.method, request.url.split('?')[0] ?? '') }),
   );
+}
+
+/**
+ * An API path without the /api prefix is the usual sign of a client whose host_url lacks it (the dbt Cloud
+ * clients append /v2/... and /v3/... to it): say where the API is.
+ */
+export function notFoundMessage(method: string, path: string): string {
+  if (/^\/v[23]\//.test(path)) {
+    return `No route ${method} ${path}. The API is under /api: use ${'/api' + path}, and a host_url that ends in /api (e.g. http://127.0.0.1:8080/api).`;
+  }
+  return `No route ${method} ${path}.`;
 }
