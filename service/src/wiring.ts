@@ -21,6 +21,7 @@ import { createSecretBox, loadSecretKey } from './security/secret-box';
 import { createSqliteStore } from './store/sqlite-store';
 import { createSubscriptionService } from './subscriptions/subscription-service';
 import type { Store } from './store/store';
+import { createStorageHealth } from './observability/storage-failures';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -92,6 +93,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },
         ingestion: { limitPerMinute: config.ingestRateLimitPerMinute, cooldownMs: 0 },
       }),
+      storageHealth: createStorageHealth(() => Number(clock.nowNanos() / 1_000_000n)),
       logger: overrides.logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS },
     });
     const running: Dispatcher = createDispatcher({

@@ -277,14 +277,13 @@ describe('authentication schemes', () => {
 });
 
 describe('operations', () => {
-  test('GET /healthz answers 200 while the database answers', async () => {
-    const response = await h.call('GET', '/healthz', { token: null });
-    expect(response.statusCode).toBe(200);
-  });
-
-  test('GET /healthz answers 503 once the database is gone', async () => {
+  test('GET /healthz (liveness) answers 200 while the process runs, and /readyz 503 once the database is gone', async () => {
+    expect((await h.call('GET', '/readyz', { token: null })).statusCode).toBe(200);
     await h.service.store.close();
-    expect((await h.call('GET', '/healthz', { token: null })).statusCode).toBe(503);
+    expect((await h.call('GET', '/healthz', { token: null })).statusCode).toBe(200);
+    const ready = await h.call('GET', '/readyz', { token: null });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toEqual({ status: 'unavailable', reason: 'the database cannot be read or written' });
   });
 
   test('an unknown route answers 404 in the envelope', async () => {

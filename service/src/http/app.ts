@@ -21,6 +21,7 @@ import { eventRoutes } from './routes/events';
 import { operationsRoutes } from './routes/operations';
 import { subscriptionRoutes } from './routes/subscriptions';
 import { defaultUiDirectory, webUiRoutes } from './web-ui';
+import type { StorageHealth } from '../observability/storage-failures';
 
 export interface AppDeps {
   store: Store;
@@ -30,6 +31,8 @@ export interface AppDeps {
   deliveryLog: DeliveryLogService;
   metrics: Registry;
   rateLimiter: RateLimiter;
+  /** Storage failures seen by requests, for the 503 answers, their log lines and /readyz. */
+  storageHealth: StorageHealth;
   logger: FastifyServerOptions['logger'];
   /** The built web UI; dist/ui of this package unless a test says otherwise. */
   uiDirectory?: string;
@@ -56,7 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(responseSerializerCompiler);
   registerJsonBodyParser(app, LIMITS.bodyMaxBytes);
-  registerErrorEnvelope(app);
+  registerErrorEnvelope(app, deps.storageHealth);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -69,7 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
   await app.register(accessControlPlugin, { accounts: deps.accounts, rateLimiter: deps.rateLimiter });
-  await app.register(operationsRoutes, { store: deps.store, metrics: deps.metrics });
+  await app.register(operationsRoutes, { store: deps.store, metrics: deps.metrics, storageHealth: deps.storageHealth });
   await app.register(accountRoutes);
   await app.register(subscriptionRoutes, { subscriptions: deps.subscriptions });
   await app.register(eventRoutes, { ingestion: deps.ingestion });

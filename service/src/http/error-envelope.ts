@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract';
 import { describeFieldErrors, JobhooksError } from '../core/errors';
+import { STORAGE_RETRY_AFTER_SECONDS, type StorageHealth, storageFailureReason } from '../observability/storage-failures';
 
 interface EnvelopeSpec {
   status: number;
@@ -80,10 +81,23 @@ export function frameworkErrorHandler(error: FastifyError, _request: unknown, re
   sendError(reply, spec);
 }
 
-export function registerErrorEnvelope(app: FastifyInstance): void {
+export function registerErrorEnvelope(app: FastifyInstance, storageHealth: StorageHealth): void {
   app.setErrorHandler((error: FastifyError | JobhooksError, request, reply) => {
     const spec = envelopeFor(error);
     if (spec) return sendError(reply, spec);
+    const reason = storageFailureReason(error);
+    if (reason !== null) {
+      // The database cannot do its part (full disk, read-only or corrupt file): nothing was changed, and the
+      // same request may work later. One log line per interval, not one per request.
+      const line = storageHealth.note({ reason, detail: error.message });
+      if (line !== null) request.log.error(line);
+      return sendError(reply, {
+        status: 503,
+        code: 'storage_unavailable',
+        message: `The service cannot read or store data right now (${reason}); try again later.`,
+        headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
+      });
+    }
     request.log.error({ err: error }, 'request failed');
     return sendError(reply, { status: 500, code: 'internal_error', message: 'Internal server error.' });
   });

@@ -157,4 +157,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN payload_tail BLOB;
     `,
   },
+  {
+    version: 6,
+    description: 'a row the readiness check writes, so /readyz proves the database can still be written',
+    sql: `
+      CREATE TABLE readiness_probe (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        checked_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

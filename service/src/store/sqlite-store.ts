@@ -6,13 +6,14 @@ import { createDeliveriesStore } from './deliveries';
 import { createDeliveryLogStore } from './delivery-log';
 import { createEventsStore } from './events';
 import { observeOtherConnections } from './other-connections';
+import { createReadinessProbe } from './readiness-probe';
 import type { Store } from './store';
 import { createSubscriptionsStore } from './subscriptions';
 
 /** `monotonicNow` times how long a look at other connections' commits serves (tests pass their own). */
 export function createSqliteStore(path: string, monotonicNow?: () => number): Store {
   const db = openDatabase(path);
-  const ping = db.prepare('SELECT 1');
+  const probeReadiness = createReadinessProbe(db, () => Date.now() * 1000);
   // One look at other connections' commits serves both caches, so a request that authenticates and then
   // reads its webhook pays for it once.
   const otherConnections = observeOtherConnections(db, monotonicNow);
@@ -23,8 +24,8 @@ export function createSqliteStore(path: string, monotonicNow?: () => number): St
     events: createEventsStore(db),
     deliveries: createDeliveriesStore(db),
     deliveryLog: createDeliveryLogStore(db),
-    ping: async () => {
-      ping.get();
+    checkReadiness: async () => {
+      probeReadiness();
     },
     close: async () => {
       if (db.open) db.close();

@@ -261,7 +261,7 @@ export interface Store {
   events: EventsStore;
   deliveries: DeliveriesStore;
   deliveryLog: DeliveryLogStore;
-  /** Resolves when the database answers a query. */
-  ping(): Promise<void>;
+  /** Resolves when the database can be read and written; rejects with the database's own error otherwise. */
+  checkReadiness(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,19 +1,35 @@
-// Routes for operators and tooling: health check, Prometheus metrics, and the OpenAPI document generated
-// from the zod schemas. Metrics carry no account data, only service-wide counts, so they need no token.
+// Routes for operators and tooling: liveness and readiness, Prometheus metrics, and the OpenAPI document
+// generated from the zod schemas. Metrics carry no account data, only service-wide counts, so they need no token.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Registry } from 'prom-client';
+import { type StorageHealth, storageFailureReason } from '../../observability/storage-failures';
 import type { Store } from '../../store/store';
 
-export const operationsRoutes: FastifyPluginAsync<{ store: Store; metrics: Registry }> = async (app, { store, metrics }) => {
-  app.get('/healthz', { schema: { hide: true } }, async (request, reply) => {
+interface OperationsOptions {
+  store: Store;
+  metrics: Registry;
+  storageHealth: StorageHealth;
+}
+
+export const operationsRoutes: FastifyPluginAsync<OperationsOptions> = async (app, { store, metrics, storageHealth }) => {
+  // Liveness: the process answers. A restart would not mend a full disk, so the database is readiness's business.
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+  // Readiness: the database can be read and written now, and no request has just failed on it.
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    const recent = storageHealth.recentFailure();
+    if (recent !== null) return reply.code(503).send({ status: 'unavailable', reason: recent.reason });
     try {
-      await store.ping();
-      return { status: 'ok' };
+      await store.checkReadiness();
+      return { status: 'ready' };
     } catch (error) {
-      request.log.error({ err: error }, 'health check failed');
-      return reply.code(503).send({ status: 'unavailable' });
+      const reason = storageFailureReason(error) ?? 'the database cannot be read or written';
+      const line = storageHealth.note({ reason, detail: (error as Error).message });
+      if (line !== null) request.log.error(line);
+      return reply.code(503).send({ status: 'unavailable', reason });
     }
   });
+
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.metrics()),
   );

@@ -1,0 +1,60 @@
+// What the database's own errors mean for an operator and a caller: a full disk, a read-only or corrupt file,
+// an I/O error. The HTTP layer answers them 503 with Retry-After (the request may succeed later, and changed
+// nothing), /readyz reports the latest one, and the log gets one line per interval with a count, not one per
+// request.
+
+/** How long a storage failure keeps /readyz at 503 after the last time a request hit it. */
+export const STORAGE_FAILURE_MEMORY_MS = 30_000;
+/** One log line per kind of failure per interval, however many requests hit it. */
+export const STORAGE_FAILURE_LOG_INTERVAL_MS = 60_000;
+/** What a refused caller is told to wait. */
+export const STORAGE_RETRY_AFTER_SECONDS = 30;
+
+const REASONS: ReadonlyArray<[RegExp, string]> = [
+  [/^SQLITE_FULL/, 'the disk is full'],
+  [/^SQLITE_READONLY/, 'the database is read-only'],
+  [/^SQLITE_(CORRUPT|NOTADB)/, 'the database file is corrupt'],
+  [/^SQLITE_(IOERR|CANTOPEN)/, 'the database file cannot be read or written (I/O error)'],
+];
+
+/** The operator's words for a storage failure, or null when the error is not one (a bug, say). */
+export function storageFailureReason(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  return REASONS.find(([pattern]) => pattern.test(code))?.[1] ?? null;
+}
+
+export interface StorageFailure {
+  reason: string;
+  detail: string;
+  atMs: number;
+}
+
+export interface StorageHealth {
+  /** Records a failure; returns the log line to write now (with how many were not logged), or null. */
+  note(failure: { reason: string; detail: string }): string | null;
+  /** The latest failure of the last STORAGE_FAILURE_MEMORY_MS, if any. */
+  recentFailure(): StorageFailure | null;
+}
+
+export function createStorageHealth(nowMs: () => number): StorageHealth {
+  let latest: StorageFailure | null = null;
+  const logged = new Map<string, { atMs: number; unlogged: number }>();
+  return {
+    note({ reason, detail }) {
+      const atMs = nowMs();
+      latest = { reason, detail, atMs };
+      const previous = logged.get(reason);
+      if (previous !== undefined && atMs - previous.atMs < STORAGE_FAILURE_LOG_INTERVAL_MS) {
+        previous.unlogged += 1;
+        return null;
+      }
+      const repeats = previous?.unlogged ?? 0;
+      logged.set(reason, { atMs, unlogged: 0 });
+      return `storage failure: ${reason} (${detail})${repeats > 0 ? `; ${repeats} more since the last report` : ''}`;
+    },
+    recentFailure() {
+      return latest !== null && nowMs() - latest.atMs < STORAGE_FAILURE_MEMORY_MS ? latest : null;
+    },
+  };
+}
