@@ -1,11 +1,12 @@
 // The operator command line, run as a user runs it (the built bin), on the database of a running service.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { loadTerraformProviderPackage } from '../service/src/cli/main';
 import { loadConfig } from '../service/src/config';
+import { openDatabase } from '../service/src/store/database';
 import { createService, type Service } from '../service/src/wiring';
 
 const run = promisify(execFile);
@@ -16,6 +17,8 @@ let env: NodeJS.ProcessEnv;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'jobhooks-cli-'));
   env = { ...process.env, JOBHOOKS_DB: join(dir, 'jobhooks.db'), LOG_LEVEL: 'silent' };
+  // The service's database, as its first start leaves it: the account and token commands never make one.
+  openDatabase(env.JOBHOOKS_DB!).close();
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -94,4 +97,17 @@ describe('jobhooks terraform install', () => {
     );
     expect(loadTerraformProviderPackage([__dirname]).runInstallCommand).toBeInstanceOf(Function);
   });
+});
+
+test('account and token commands refuse to create a database, and name the path they used', async () => {
+  const missing = join(dir, 'elsewhere', 'jobhooks.db');
+  for (const args of [['account', 'list'], ['token', 'list', '--account', '1'], ['account', 'create', '--id', '3']]) {
+    const error = await run(process.execPath, [BIN, ...args], { env: { ...env, JOBHOOKS_DB: missing } }).catch((e: unknown) => e as { code: number; stderr: string });
+    expect(error).toMatchObject({ code: 1 });
+    expect((error as { stderr: string }).stderr).toBe(
+      `jobhooks: There is no database at ${missing}: set JOBHOOKS_DB to the service's database (the path its start-up message ends with), or start the service once to create it.\n`,
+    );
+  }
+  expect(existsSync(join(dir, 'elsewhere'))).toBe(false);
+  expect((await jobhooks('account', 'list')).stderr).toBe(`Database: ${env.JOBHOOKS_DB}\n`);
 });

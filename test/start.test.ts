@@ -1,9 +1,15 @@
 // `jobhooks start` as a process: first start on an empty database prints a working admin token once; SIGTERM exits 0.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { request } from 'undici';
 import { startServiceProcess, stopServiceProcesses } from './support/service-process';
+
+const run = promisify(execFile);
+const BIN = resolve(__dirname, '..', 'service', 'bin', 'jobhooks.js');
 
 let dir: string;
 beforeEach(() => {
@@ -40,4 +46,65 @@ test('a service a test left running is killed by stopServiceProcesses, so jest d
   expect(left.child.exitCode).toBeNull();
   await stopServiceProcesses();
   expect(left.child.signalCode).toBe('SIGKILL');
+});
+
+describe('start-up mistakes get one sentence naming the setting, and exit 1', () => {
+  const startFailing = (env: Record<string, string>) =>
+    run(process.execPath, [BIN, 'start'], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', JOBHOOKS_DB: join(dir, 'jobhooks.db'), ...env }, timeout: 20_000 }).then(
+      () => {
+        throw new Error('the service started');
+      },
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+  const oneSentence = (stderr: string) => {
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).not.toMatch(/^\s+at /m);
+  };
+
+  test('a busy port: nothing is created, and the next start on a free port prints the first token', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const failed = await startFailing({ PORT: String(port) });
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toBe(`jobhooks: Port ${port} on 127.0.0.1 is already in use: stop the other process, or set PORT to a free port (PORT=0 picks one).\n`);
+      expect(failed.stdout).not.toMatch(/jhk_/);
+    } finally {
+      busy.close();
+    }
+    const next = await start();
+    expect(next.output()).toMatch(/^ {2}jhk_\S+$/m);
+  });
+
+  test('a HOST that is not an address of this machine', async () => {
+    const failed = await startFailing({ HOST: '192.0.2.1' });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe('jobhooks: HOST "192.0.2.1" is not an address of this machine (EADDRNOTAVAIL): set HOST to one, such as 127.0.0.1 or 0.0.0.0.\n');
+  });
+
+  test('a JOBHOOKS_DB that is not a database', async () => {
+    const notADatabase = join(dir, 'notes.txt');
+    writeFileSync(notADatabase, 'this is not a database, but a long enough text file to be read as one. '.repeat(100));
+    const failed = await startFailing({ JOBHOOKS_DB: notADatabase });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe(`jobhooks: JOBHOOKS_DB names ${notADatabase}, which is not a SQLite database: point JOBHOOKS_DB at the jobhooks database, or at a new file.\n`);
+  });
+
+  test('a JOBHOOKS_DB that cannot be created', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const failed = await startFailing({ JOBHOOKS_DB: join(file, 'jobhooks.db') });
+    expect(failed.code).toBe(1);
+    oneSentence(failed.stderr);
+    expect(failed.stderr).toContain(`JOBHOOKS_DB names ${join(file, 'jobhooks.db')}, which cannot be created or opened (EEXIST): set JOBHOOKS_DB to a file in a writable folder.`);
+  });
+
+  test('a later start, with accounts and no token to show, says how to make one', async () => {
+    const first = await start();
+    expect(await first.signal('SIGTERM')).toBe(0);
+    const second = await start();
+    expect(second.output()).toContain('API tokens are shown only when made. To make one (npx jobhooks account list shows the account ids):');
+    expect(second.output()).toContain(`  JOBHOOKS_DB=${join(dir, 'jobhooks.db')} npx jobhooks token create --account <id> --permission "Account Admin"`);
+  });
 });

@@ -1,5 +1,6 @@
 // Starts the service: reads the configuration, opens the store, listens, and shuts down cleanly on a signal.
 import { loadConfig } from './config';
+import { databaseStartupError, listenStartupError, startupStep } from './startup-errors';
 import { createService, type Service } from './wiring';
 
 /** On a database with no account, make account 1 and an admin token, so a first `npm start` is usable. */
@@ -15,9 +16,16 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   // Handlers go in before anything is announced: a supervisor may signal as soon as it reads the
   // start-up message, and a signal that arrives with no handler kills the process without cleanup.
   const shutdown = installShutdownHandlers();
-  const service = await createService(config);
+  const service = await startupStep(() => createService(config), (error) => databaseStartupError(error, config.databasePath));
+  let address: string;
+  try {
+    address = await startupStep(() => service.app.listen({ host: config.host, port: config.port }), (error) => listenStartupError(error, config.host, config.port));
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  // Only once the port is open: a start that cannot listen must not make the one token it would never show.
   const firstToken = await bootstrapFirstAccount(service);
-  const address = await service.app.listen({ host: config.host, port: config.port });
   // One write, ending with the database line, so a reader of stdout sees the whole message at once.
   const lines = [`jobhooks is listening on ${address}`, `API base URL (host_url for clients): ${address}/api`];
   if (firstToken !== null) {
@@ -25,6 +33,11 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
       'Created account 1 (enterprise plan) and an Account Admin API token. It is shown only this once:',
       `  ${firstToken}`,
       `Try: curl -H "Authorization: Token ${firstToken}" ${address}/api/v3/accounts/1/webhooks/subscriptions`,
+    );
+  } else {
+    lines.push(
+      'API tokens are shown only when made. To make one (npx jobhooks account list shows the account ids):',
+      `  JOBHOOKS_DB=${config.databasePath} npx jobhooks token create --account <id> --permission "Account Admin"`,
     );
   }
   lines.push(`Database: ${config.databasePath}`);

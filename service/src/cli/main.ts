@@ -1,5 +1,5 @@
 // The `jobhooks` command line: start the service, and manage accounts and API tokens on its database.
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DBTCLOUD_PROVIDER_VERSION } from '@jobhooks/client';
 import { createAccountService } from '../accounts/account-service';
@@ -63,6 +63,14 @@ function pick<T extends string>(schema: { safeParse(v: unknown): { success: true
 
 async function withAccounts<T>(run: (accounts: ReturnType<typeof createAccountService>) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env);
+  // Run from another folder, the default path names a file that does not exist: making an empty database
+  // there would hide the mistake. Say which path was used instead.
+  if (!existsSync(config.databasePath)) {
+    throw new ConfigurationError(
+      `There is no database at ${config.databasePath}: set JOBHOOKS_DB to the service's database (the path its start-up message ends with), or start the service once to create it.`,
+    );
+  }
+  process.stderr.write(`Database: ${config.databasePath}\n`);
   const store = createSqliteStore(config.databasePath);
   const clock = createSystemClock();
   try {

@@ -1,0 +1,39 @@
+// An operator's mistake at start-up, told in one sentence that names the setting to change: a busy port, a
+// HOST that is not this machine's, a JOBHOOKS_DB that is not a database or cannot be created. Anything else
+// is left as it is (a bug deserves its stack trace).
+import { ConfigurationError } from './core/errors';
+
+const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Why opening the database at `path` failed, as the operator can act on it, or null. */
+export function databaseStartupError(error: unknown, path: string): string | null {
+  const code = codeOf(error);
+  if (code === 'SQLITE_NOTADB') return `JOBHOOKS_DB names ${path}, which is not a SQLite database: point JOBHOOKS_DB at the jobhooks database, or at a new file.`;
+  if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')) return `The database ${path} (JOBHOOKS_DB) is corrupt (${messageOf(error)}): restore it from a backup.`;
+  if (['SQLITE_CANTOPEN', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST', 'EISDIR', 'EROFS', 'ENOENT'].includes(String(code))) {
+    return `JOBHOOKS_DB names ${path}, which cannot be created or opened (${String(code)}): set JOBHOOKS_DB to a file in a writable folder.`;
+  }
+  return null;
+}
+
+/** Why listening on host:port failed, as the operator can act on it, or null. */
+export function listenStartupError(error: unknown, host: string, port: number): string | null {
+  const code = codeOf(error);
+  if (code === 'EADDRINUSE') return `Port ${port} on ${host} is already in use: stop the other process, or set PORT to a free port (PORT=0 picks one).`;
+  if (code === 'EACCES') return `Listening on port ${port} needs privileges this process does not have: set PORT to 1024 or above.`;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') {
+    return `HOST "${host}" is not an address of this machine (${String(code)}): set HOST to one, such as 127.0.0.1 or 0.0.0.0.`;
+  }
+  return null;
+}
+
+/** Runs one start-up step, turning an operator's mistake into a ConfigurationError with its sentence. */
+export async function startupStep<T>(step: () => Promise<T>, explain: (error: unknown) => string | null): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    const sentence = explain(error);
+    throw sentence === null ? error : new ConfigurationError(sentence);
+  }
+}
