@@ -1,7 +1,6 @@
 // The one place that wires the service's parts together from the configuration.
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
 import { createAccountService, type AccountService } from './accounts/account-service';
 import { createRateLimiter, RATE_COOLDOWN_MS } from './accounts/rate-limit-policy';
 import type { Config } from './config';
@@ -17,7 +16,8 @@ import { createIngestionService } from './events/ingestion-service';
 import { createMetrics } from './observability/metrics';
 import type { LookupAll } from './delivery/guarded-lookup';
 import { buildApp, REDACTED_LOG_PATHS } from './http/app';
-import { createSecretBox, loadSecretKey } from './security/secret-box';
+import { type SecretBox, secretKeyFileOf } from './security/secret-box';
+import { openCheckedSecretBox } from './security/secret-key-check';
 import { createSqliteStore } from './store/sqlite-store';
 import { createSubscriptionService } from './subscriptions/subscription-service';
 import type { Store } from './store/store';
@@ -50,12 +50,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const clock = overrides.clock ?? createSystemClock();
   const random = overrides.random ?? cryptoRandomBytes;
   const ids = createIdGenerator(clock, random);
-  const secretKey = loadSecretKey({
-    envValue: config.secretKey,
-    keyFile: join(dirname(config.databasePath), 'secret.key'),
-    random,
-  });
   const store = createSqliteStore(config.databasePath);
+  let secretBox: SecretBox;
+  try {
+    secretBox = await openCheckedSecretBox({ envValue: config.secretKey, keyFile: secretKeyFileOf(config.databasePath), store: store.secretKeys, random });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const senderOptions = {
     allowPrivateUrls: config.allowPrivateUrls,
     // The dispatcher caps requests per webhook; a per-origin socket cap equal to that would let a slow
@@ -69,7 +71,6 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   try {
     const accounts = createAccountService({ store, clock, ids, random });
     if (config.bootstrap) await accounts.ensureBootstrapToken(config.bootstrap.accountId, config.bootstrap.token);
-    const secretBox = createSecretBox(secretKey, random);
     // The dispatcher is made after the app (it logs through the app's logger); ingestion wakes it late-bound.
     let dispatcher: Dispatcher | null = null;
     const metrics = createMetrics({ store, clock, inFlight: () => dispatcher?.inFlight() ?? 0 });

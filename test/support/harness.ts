@@ -32,12 +32,14 @@ export interface CallOptions {
 
 export interface HarnessOptions {
   env?: Record<string, string>;
+  /** A folder to keep the database in across harnesses (kept on close); a new temporary one otherwise. */
+  dir?: string;
   clock?: Clock;
   logger?: FastifyServerOptions['logger'];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const dir = mkdtempSync(join(tmpdir(), 'jobhooks-test-'));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'jobhooks-test-'));
   const dbPath = join(dir, 'jobhooks.db');
   const config = loadConfig({
     JOBHOOKS_DB: dbPath,
@@ -70,7 +72,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     close: async () => {
       await service.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -11,6 +11,7 @@ import { createIdGenerator } from '../core/ids';
 import { cryptoRandomBytes } from '../core/random';
 import { startServer } from '../main';
 import { createSqliteStore } from '../store/sqlite-store';
+import { rotateSecretKey } from './secret-key-command';
 
 const HELP = `Usage: jobhooks <command> [options]
 
@@ -24,6 +25,10 @@ Commands:
                               Permission sets: ${PERMISSION_SETS.join(', ')}.
   token list --account N      List an account's tokens (never the tokens themselves).
   token revoke <token id>     Revoke a token; requests with it are refused from then on.
+  secret-key rotate           Re-encrypt every webhook secret under a new random key, in one transaction.
+                              Stop the service first. With the key file, the new key replaces secret.key
+                              (the old one is kept as secret.key.old); with JOBHOOKS_SECRET_KEY, the new
+                              key is printed (only the key, on stdout): set the variable to it.
   terraform install [--dir D] [--version V] [--source S]
                               Install the Terraform provider (as dbt-labs/dbtcloud, version ${DBTCLOUD_PROVIDER_VERSION} by
                               default) into a local mirror in D (default ./.jobhooks/terraform) and print
@@ -61,8 +66,8 @@ function pick<T extends string>(schema: { safeParse(v: unknown): { success: true
   return parsed.data;
 }
 
-async function withAccounts<T>(run: (accounts: ReturnType<typeof createAccountService>) => Promise<T>): Promise<T> {
-  const config = loadConfig(process.env);
+/** The service's database, which must exist: the CLI never makes one. */
+function openExistingStore(config: ReturnType<typeof loadConfig>) {
   // Run from another folder, the default path names a file that does not exist: making an empty database
   // there would hide the mistake. Say which path was used instead.
   if (!existsSync(config.databasePath)) {
@@ -71,10 +76,31 @@ async function withAccounts<T>(run: (accounts: ReturnType<typeof createAccountSe
     );
   }
   process.stderr.write(`Database: ${config.databasePath}\n`);
-  const store = createSqliteStore(config.databasePath);
+  return createSqliteStore(config.databasePath);
+}
+
+async function withAccounts<T>(run: (accounts: ReturnType<typeof createAccountService>) => Promise<T>): Promise<T> {
+  const store = openExistingStore(loadConfig(process.env));
   const clock = createSystemClock();
   try {
     return await run(createAccountService({ store, clock, ids: createIdGenerator(clock, cryptoRandomBytes), random: cryptoRandomBytes }));
+  } finally {
+    await store.close();
+  }
+}
+
+async function secretKeyCommand(sub: string | undefined): Promise<void> {
+  if (sub !== 'rotate') throw new UsageError('secret-key needs a subcommand: rotate');
+  const config = loadConfig(process.env);
+  const store = openExistingStore(config);
+  try {
+    const rotation = await rotateSecretKey(config, store, cryptoRandomBytes);
+    if (rotation.keyFile !== null) {
+      process.stderr.write(`Re-encrypted ${rotation.webhooks} webhook secrets under a new key, now in ${rotation.keyFile} (the old key is in ${rotation.keyFile}.old: delete it once backups no longer need it).\n`);
+    } else {
+      process.stdout.write(`${rotation.newKeyHex}\n`);
+      process.stderr.write(`Re-encrypted ${rotation.webhooks} webhook secrets under the new key printed above: set JOBHOOKS_SECRET_KEY to it before the next start.\n`);
+    }
   } finally {
     await store.close();
   }
@@ -172,6 +198,7 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     if (command === 'account') await accountCommand(sub, rest);
     else if (command === 'token') await tokenCommand(sub, rest);
+    else if (command === 'secret-key') await secretKeyCommand(sub);
     else if (command === 'terraform') return terraformCommand(sub, rest);
     else throw new UsageError(`unknown command "${command}"`);
     return 0;

@@ -14,6 +14,13 @@ import { planNextStep, verdictOf } from './retry-policy';
 import type { Send, SendOutcome } from './sender';
 import { signatureOf } from './signer';
 
+/** The outcome of an attempt whose webhook secret cannot be opened: nothing was sent. */
+const UNSIGNABLE: SendOutcome = {
+  kind: 'no_response',
+  error: "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)",
+  durationMs: 0,
+};
+
 export interface DispatcherLimits {
   /** Requests in flight at once, over all endpoints. */
   maxInFlight: number;
@@ -114,16 +121,25 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     return secret;
   }
 
-  // Stage 2: an archived or deactivated webhook gets no request; the others get the signed fixed bytes.
+  /**
+   * Stage 2: an archived or deactivated webhook gets no request; the others get the signed fixed bytes. A
+   * secret this key cannot open (the service starts only with the database's key, so a damaged row) makes a
+   * failed attempt that says so, instead of an error that would lease the delivery again forever.
+   */
   function prepare(delivery: ClaimedDelivery) {
     if (!delivery.active || delivery.archived) return null;
     const attempt = delivery.attempts + 1;
-    const signature = signatureOf(delivery, () => secretOf(delivery.sealedSecret));
+    let signature: string;
+    try {
+      signature = signatureOf(delivery, () => secretOf(delivery.sealedSecret));
+    } catch {
+      return { attempt, signature: null, request: null };
+    }
     return { attempt, signature, request: signedRequest({ url: delivery.clientUrl, body: delivery.payload, signature, eventId: delivery.eventId, attempt }) };
   }
 
   // Stage 4 (planning): what the outcome means for the delivery and, through the archive rules, the webhook.
-  function resultOf(delivery: ClaimedDelivery, sent: { attempt: number; signature: string }, requestedAt: number, outcome: SendOutcome): AttemptResult {
+  function resultOf(delivery: ClaimedDelivery, sent: { attempt: number; signature: string | null }, requestedAt: number, outcome: SendOutcome): AttemptResult {
     const { attempt, signature } = sent;
     const finishedAt = nowMicros(clock);
     const step = planNextStep({ outcome, attempt, delaysSeconds: deps.retryDelaysSeconds, jitter: fraction(deps.random), nowMillis: finishedAt / 1000 });
@@ -170,7 +186,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       }
       const requestedAt = nowMicros(clock);
       // Stage 3.
-      const outcome = await deps.send(prepared.request);
+      const outcome = prepared.request === null ? UNSIGNABLE : await deps.send(prepared.request);
       // The endpoint has answered: its slot can take the next request while this result waits to be written
       // (the delivery stays leased until then, so no claim can take it again).
       requestEnded();

@@ -1,7 +1,7 @@
 // Encrypts webhook secrets at rest with AES-256-GCM, so a copy of the database file does not leak them.
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ConfigurationError } from '../core/errors';
 import type { RandomBytes } from '../core/random';
 
@@ -36,6 +36,11 @@ export function createSecretBox(key: Buffer, random: RandomBytes): SecretBox {
   };
 }
 
+/** Where the key file of a database is kept when JOBHOOKS_SECRET_KEY is not set: beside it. */
+export function secretKeyFileOf(databasePath: string): string {
+  return join(dirname(databasePath), 'secret.key');
+}
+
 /** Accepts 64 hex characters or the base64 of 32 bytes. */
 export function parseSecretKey(text: string): Buffer {
   const trimmed = text.trim();
@@ -49,10 +54,17 @@ export function parseSecretKey(text: string): Buffer {
 
 /**
  * The key from JOBHOOKS_SECRET_KEY, or else from a key file beside the database, created on first use
- * with mode 0600. Losing the key makes stored secrets unreadable, so it is never silently replaced.
+ * with mode 0600 (only when `mayCreateKeyFile`: not for a database that holds secrets already). Losing the
+ * key makes stored secrets unreadable, so it is never silently replaced.
  */
-export function loadSecretKey(options: { envValue: string | undefined; keyFile: string; random: RandomBytes }): Buffer {
+export function loadSecretKey(options: { envValue: string | undefined; keyFile: string; random: RandomBytes; mayCreateKeyFile?: boolean }): Buffer {
   if (options.envValue !== undefined && options.envValue !== '') return parseSecretKey(options.envValue);
+  if (options.mayCreateKeyFile === false && !existsSync(options.keyFile)) {
+    // A new key could open none of the secrets already stored: never make one for such a database.
+    throw new ConfigurationError(
+      `This database holds webhook secrets, but there is no JOBHOOKS_SECRET_KEY and no key file at ${options.keyFile}: set JOBHOOKS_SECRET_KEY to the key, or restore the secret.key kept with the database.`,
+    );
+  }
   mkdirSync(dirname(options.keyFile), { recursive: true });
   try {
     // 'wx' fails if the file exists, so two processes starting together cannot both write a key.

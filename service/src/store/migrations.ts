@@ -167,4 +167,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    description: 'a known text sealed with the secret key, so a start with another key is refused',
+    sql: `
+      -- Webhook secrets are sealed with JOBHOOKS_SECRET_KEY or secret.key. A start with another key (a restore
+      -- without the key file, a mistyped variable) would fail every delivery; this row lets it be refused.
+      CREATE TABLE secret_key_check (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        sealed TEXT NOT NULL
+      );
+    `,
+  },
 ];

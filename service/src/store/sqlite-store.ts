@@ -7,6 +7,7 @@ import { createDeliveryLogStore } from './delivery-log';
 import { createEventsStore } from './events';
 import { observeOtherConnections } from './other-connections';
 import { createReadinessProbe } from './readiness-probe';
+import { createSecretKeysStore } from './secret-keys';
 import type { Store } from './store';
 import { createSubscriptionsStore } from './subscriptions';
 
@@ -24,6 +25,7 @@ export function createSqliteStore(path: string, monotonicNow?: () => number): St
     events: createEventsStore(db),
     deliveries: createDeliveriesStore(db),
     deliveryLog: createDeliveryLogStore(db),
+    secretKeys: createSecretKeysStore(db),
     checkReadiness: async () => {
       probeReadiness();
     },

@@ -209,7 +209,7 @@ export interface LoggedAttempt extends AttemptLogEntry {
 /** What an attempt does to its delivery row. */
 export type DeliveryChange =
   /** `signature` is the one this attempt sent; the retry sends it again instead of signing anew. */
-  | { state: 'pending'; nextAttemptAt: number; signature: string }
+  | { state: 'pending'; nextAttemptAt: number; signature: string | null }
   | { state: 'succeeded' | 'failed' }
   /** A manual redelivery that failed leaves the delivery as it was. */
   | { state: 'unchanged' };
@@ -254,6 +254,17 @@ export interface DeliveryLogStore {
   purgeOlderThan(cutoff: number): Promise<{ attempts: number; deliveries: number; events: number }>;
 }
 
+/** What is sealed with the secret key, for the start-up key check and `jobhooks secret-key rotate`. */
+export interface SecretKeysStore {
+  /** The known text sealed with the key the database's secrets are under; null before the first check. */
+  keyCheck(): Promise<string | null>;
+  /** One webhook's sealed secret, or null when the database holds none. */
+  anySealedSecret(): Promise<string | null>;
+  setKeyCheck(sealed: string): Promise<void>;
+  /** Re-seals every webhook secret and the key check in one transaction; resolves with how many webhooks. */
+  resealAll(resealOne: (sealed: string) => string, keyCheck: string): Promise<number>;
+}
+
 export interface Store {
   accounts: AccountsStore;
   apiTokens: ApiTokensStore;
@@ -261,6 +272,7 @@ export interface Store {
   events: EventsStore;
   deliveries: DeliveriesStore;
   deliveryLog: DeliveryLogStore;
+  secretKeys: SecretKeysStore;
   /** Resolves when the database can be read and written; rejects with the database's own error otherwise. */
   checkReadiness(): Promise<void>;
   close(): Promise<void>;

@@ -1,0 +1,160 @@
+// The key that seals webhook secrets: a start with another key, or with none for a database that holds secrets,
+// is refused in one sentence (and no key file is made); `jobhooks secret-key rotate` re-seals every secret under
+// a new key in one transaction; a secret the key cannot open makes a failed attempt that says so.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
+import { ingest } from '../support/events';
+import { answer, startReceiver } from '../support/receiver';
+import { isGenuine } from '../support/signature';
+import { waitFor } from '../support/wait';
+
+const run = promisify(execFile);
+const BIN = resolve(__dirname, '..', '..', 'service', 'bin', 'jobhooks.js');
+const KEY_A = 'a'.repeat(64);
+const KEY_B = 'b'.repeat(64);
+
+let dir: string;
+let h: Harness | null = null;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'jobhooks-key-'));
+});
+afterEach(async () => {
+  await h?.close();
+  h = null;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const keyFile = () => join(dir, 'secret.key');
+const start = async (env: Record<string, string> = {}) => (h = await startHarness({ dir, env }));
+const stop = async () => {
+  await h?.close();
+  h = null;
+};
+const startFails = (env: Record<string, string> = {}) => startHarness({ dir, env }).then(
+  async (started) => {
+    await started.close();
+    throw new Error('the service started');
+  },
+  (error: Error) => error.message,
+);
+
+test('a database restored without its key file is refused, and no new key file is made for it', async () => {
+  await start();
+  await createWebhook(h!);
+  await stop();
+  rmSync(keyFile());
+  expect(await startFails()).toBe(
+    `This database holds webhook secrets, but there is no JOBHOOKS_SECRET_KEY and no key file at ${keyFile()}: set JOBHOOKS_SECRET_KEY to the key, or restore the secret.key kept with the database.`,
+  );
+  expect(existsSync(keyFile())).toBe(false);
+});
+
+test('another JOBHOOKS_SECRET_KEY, or another key file, is refused; the right one starts', async () => {
+  await start({ JOBHOOKS_SECRET_KEY: KEY_A });
+  await createWebhook(h!);
+  await stop();
+  expect(await startFails({ JOBHOOKS_SECRET_KEY: KEY_B })).toBe(
+    "The secret key from JOBHOOKS_SECRET_KEY is not the key this database's webhook secrets are sealed with: set JOBHOOKS_SECRET_KEY to that key, or restore the secret.key kept with the database.",
+  );
+  // Without the variable, a key file is not made either: the database holds secrets.
+  expect(await startFails()).toMatch(/^This database holds webhook secrets, but there is no JOBHOOKS_SECRET_KEY/);
+  await start({ JOBHOOKS_SECRET_KEY: KEY_A });
+});
+
+test('a database from before the key check is checked against a stored secret, then gets its check', async () => {
+  await start({ JOBHOOKS_SECRET_KEY: KEY_A });
+  await createWebhook(h!);
+  await stop();
+  const db = new Database(join(dir, 'jobhooks.db'));
+  db.prepare('DELETE FROM secret_key_check').run();
+  db.close();
+  expect(await startFails({ JOBHOOKS_SECRET_KEY: KEY_B })).toMatch(/^The secret key from JOBHOOKS_SECRET_KEY is not the key/);
+  await start({ JOBHOOKS_SECRET_KEY: KEY_A });
+  await stop();
+  const after = new Database(join(dir, 'jobhooks.db'));
+  expect(after.prepare('SELECT count(*) AS n FROM secret_key_check').get()).toEqual({ n: 1 });
+  after.close();
+});
+
+describe('jobhooks secret-key rotate', () => {
+  const cli = (env: Record<string, string> = {}) => run(process.execPath, [BIN, 'secret-key', 'rotate'], { env: { ...process.env, JOBHOOKS_DB: join(dir, 'jobhooks.db'), ...env } });
+
+  test('with the key file: every secret re-sealed, the old key refused after, and deliveries signed as before', async () => {
+    const receiver = await startReceiver(answer(200));
+    try {
+      await start();
+      const created = await createWebhook(h!, { client_url: `${receiver.url}/hook` });
+      await createWebhook(h!, { name: 'second' });
+      await stop();
+      const oldKey = readFileSync(keyFile(), 'utf8').trim();
+
+      const rotated = await cli();
+      expect(rotated.stdout).toBe('');
+      expect(rotated.stderr).toContain(`Re-encrypted 2 webhook secrets under a new key, now in ${keyFile()}`);
+      const newKey = readFileSync(keyFile(), 'utf8').trim();
+      expect(newKey).toMatch(/^[0-9a-f]{64}$/);
+      expect(newKey).not.toBe(oldKey);
+      expect(readFileSync(`${keyFile()}.old`, 'utf8').trim()).toBe(oldKey);
+      expect(existsSync(`${keyFile()}.new`)).toBe(false);
+
+      expect(await startFails({ JOBHOOKS_SECRET_KEY: oldKey })).toMatch(/^The secret key from JOBHOOKS_SECRET_KEY is not the key/);
+      await start();
+      expect((await h!.call('GET', `${subscriptionPath(created.id)}/test`)).json().data.verification_error).toBeNull();
+      const sent = receiver.requests.at(-1)!;
+      expect(isGenuine(created.hmac_secret, sent.body, sent.headers.authorization)).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('with JOBHOOKS_SECRET_KEY: prints only the new key, which the next start needs', async () => {
+    await start({ JOBHOOKS_SECRET_KEY: KEY_A });
+    await createWebhook(h!);
+    await stop();
+    const rotated = await cli({ JOBHOOKS_SECRET_KEY: KEY_A });
+    const newKey = rotated.stdout.trim();
+    expect(rotated.stdout).toMatch(/^[0-9a-f]{64}\n$/);
+    expect(rotated.stderr).toContain('Re-encrypted 1 webhook secrets under the new key printed above: set JOBHOOKS_SECRET_KEY to it before the next start.');
+    expect(existsSync(keyFile())).toBe(false);
+    expect(await startFails({ JOBHOOKS_SECRET_KEY: KEY_A })).toMatch(/^The secret key from JOBHOOKS_SECRET_KEY is not the key/);
+    await start({ JOBHOOKS_SECRET_KEY: newKey });
+  });
+
+  test('with the wrong key it changes nothing', async () => {
+    await start({ JOBHOOKS_SECRET_KEY: KEY_A });
+    await createWebhook(h!);
+    await stop();
+    const refused = await cli({ JOBHOOKS_SECRET_KEY: KEY_B }).catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({ code: 1 });
+    expect((refused as { stderr: string }).stderr).toContain('The secret key from JOBHOOKS_SECRET_KEY is not the key');
+    await start({ JOBHOOKS_SECRET_KEY: KEY_A });
+  });
+});
+
+test('a secret the key cannot open makes a failed attempt that says so, not a delivery leased forever', async () => {
+  const receiver = await startReceiver(answer(200));
+  try {
+    await start({ JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' });
+    const created = await createWebhook(h!, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+    const db = new Database(join(dir, 'jobhooks.db'));
+    db.prepare('UPDATE subscriptions SET sealed_secret = ? WHERE id = ?').run(`v1:${Buffer.alloc(40, 7).toString('base64')}`, created.id);
+    db.close();
+    await ingest(h!, 'job.run.completed');
+    const log = async () => (await h!.call('GET', `${subscriptionPath(created.id)}/deliveries`)).json().data as Array<Record<string, unknown>>;
+    await waitFor(async () => (await log()).length === 1, 'the failed attempt in the log');
+    expect((await log())[0]).toMatchObject({
+      attempt: 1,
+      success: false,
+      http_status_code: '599',
+      error: "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)",
+    });
+    expect(receiver.requests).toHaveLength(0);
+  } finally {
+    await receiver.close();
+  }
+});
