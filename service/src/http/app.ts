@@ -60,6 +60,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(responseSerializerCompiler);
   registerJsonBodyParser(app, LIMITS.bodyMaxBytes);
   registerErrorEnvelope(app, deps.storageHealth);
+  // API answers are per token and may hold a secret (the create response's hmac_secret): no cache keeps them.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+  });
 
   await app.register(fastifySwagger, {
     openapi: {

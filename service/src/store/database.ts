@@ -1,5 +1,5 @@
 // Opens the SQLite file with the pragmas the service relies on and brings its schema up to date.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigurationError } from '../core/errors';
@@ -11,8 +11,20 @@ export type SqliteDatabase = Database.Database;
 const BUSY_TIMEOUT_MS = 5000;
 const PAGE_CACHE_KIB = 32 * 1024;
 
+/**
+ * The database holds sealed secrets, token hashes and every payload: only its owner may read it. SQLite gives
+ * the -wal and -shm files the database file's mode, so the file is made (or brought back to) 0600 first.
+ */
+function restrictToOwner(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (existsSync(file)) chmodSync(file, 0o600);
+  }
+}
+
 export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): SqliteDatabase {
   mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') restrictToOwner(path);
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');

@@ -179,4 +179,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    description: 'idempotency keys are stored as their SHA-256, never in clear',
+    sql: `
+      -- A key replays the create response, hmac_secret included, for 24 hours: like an API token, it is kept
+      -- only as a hash from now on. Keys stored in clear before are dropped (a retry of such a create within
+      -- the day makes a new webhook, as a create without a key would).
+      DELETE FROM idempotency_keys;
+    `,
+  },
 ];

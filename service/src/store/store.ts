@@ -54,6 +54,7 @@ export type SubscriptionChange = SubscriptionWritable &
   Pick<SubscriptionRecord, 'updatedAt' | 'consecutiveFailures' | 'failingSince' | 'lastFailureAt' | 'archivedAt' | 'archivedReason'>;
 
 export interface IdempotencyClaim {
+  /** The SHA-256 (hex) of the Idempotency-Key header: the key itself is never stored. */
   key: string;
   requestHash: string;
   /** Keys older than this (microseconds) are expired and may be reused. */

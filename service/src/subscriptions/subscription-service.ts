@@ -116,7 +116,8 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     };
     const requestHash = fingerprint(writable);
     const claim: IdempotencyClaim | null =
-      idempotencyKey === undefined ? null : { key: idempotencyKey, requestHash, notBefore: now - LIMITS.idempotencyWindowMicros };
+      // Only the key's hash is stored: a key is a bearer of the secret-bearing create response for 24 hours.
+      idempotencyKey === undefined ? null : { key: createHash('sha256').update(idempotencyKey).digest('hex'), requestHash, notBefore: now - LIMITS.idempotencyWindowMicros };
     const outcome = await store.subscriptions.create(record, { maxPerAccount: deps.maxSubscriptionsPerAccount, idempotency: claim });
     switch (outcome.kind) {
       case 'created':
