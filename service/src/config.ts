@@ -27,6 +27,8 @@ const EnvSchema = z
     JOBHOOKS_BOOTSTRAP_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
     JOBHOOKS_RATE_LIMIT_PER_MINUTE: positiveInt.default(5000),
     JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: positiveInt.default(60_000),
+    JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE: positiveInt.default(30),
+    JOBHOOKS_TRUST_PROXY: z.string().optional(),
     JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: positiveInt.default(1000),
     JOBHOOKS_ALLOW_PRIVATE_URLS: flag.default(false),
     JOBHOOKS_RETRY_SCHEDULE: retrySchedule.optional(),
@@ -49,11 +51,20 @@ export interface Config {
   bootstrap: { accountId: number; token: string } | null;
   rateLimitPerMinute: number;
   ingestRateLimitPerMinute: number;
+  failedSignInsPerMinute: number;
+  /** Fastify's trustProxy: true (every proxy), or the proxies' addresses and CIDRs separated by commas. */
+  trustProxy: boolean | string;
   maxSubscriptionsPerAccount: number;
   allowPrivateUrls: boolean;
   retryDelaysSeconds: readonly number[];
   delivery: { maxInFlight: number; maxInFlightPerEndpoint: number; leaseSeconds: number };
   logLevel: string;
+}
+
+/** JOBHOOKS_TRUST_PROXY as Fastify takes it: unset is no proxy, true/1 any proxy, else the proxies' addresses. */
+function trustProxyOf(value: string | undefined): boolean | string {
+  if (value === undefined || ['0', 'false', 'no', 'off'].includes(value)) return false;
+  return ['1', 'true', 'yes', 'on'].includes(value) ? true : value;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
@@ -76,6 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         : null,
     rateLimitPerMinute: e.JOBHOOKS_RATE_LIMIT_PER_MINUTE,
     ingestRateLimitPerMinute: e.JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE,
+    failedSignInsPerMinute: e.JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE,
+    trustProxy: trustProxyOf(e.JOBHOOKS_TRUST_PROXY),
     maxSubscriptionsPerAccount: e.JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT,
     allowPrivateUrls: e.JOBHOOKS_ALLOW_PRIVATE_URLS,
     retryDelaysSeconds: e.JOBHOOKS_RETRY_SCHEDULE ?? DEFAULT_RETRY_DELAYS_SECONDS,

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { hostname } from 'node:os';
 import { createAccountService, type AccountService } from './accounts/account-service';
 import { createRateLimiter, RATE_COOLDOWN_MS } from './accounts/rate-limit-policy';
+import { createSignInThrottle } from './accounts/sign-in-throttle';
 import type { Config } from './config';
 import { type Clock, createSystemClock } from './core/clock';
 import { createIdGenerator } from './core/ids';
@@ -94,6 +95,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },
         ingestion: { limitPerMinute: config.ingestRateLimitPerMinute, cooldownMs: 0 },
       }),
+      signInThrottle: createSignInThrottle(clock, config.failedSignInsPerMinute),
+      trustProxy: config.trustProxy,
       storageHealth: createStorageHealth(() => Number(clock.nowNanos() / 1_000_000n)),
       logger: overrides.logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS },
     });

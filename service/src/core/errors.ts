@@ -64,6 +64,16 @@ export class RateLimitedError extends JobhooksError {
   }
 }
 
+export class SignInThrottledError extends JobhooksError {
+  readonly code = 'sign_in_throttled';
+  readonly httpStatus = 429;
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too many failed sign-ins from this address: wait ${retryAfterSeconds} seconds before retrying.`);
+    this.headers = { 'retry-after': String(retryAfterSeconds) };
+  }
+}
+
 /** Configuration or startup problems: reported to the operator, never to an API caller. */
 export class ConfigurationError extends Error {
   readonly code = 'configuration_invalid';

@@ -4,7 +4,8 @@ import fp from 'fastify-plugin';
 import { type AccessLevel, authorize, type Principal } from '../accounts/access';
 import type { AccountService } from '../accounts/account-service';
 import type { Admission, RateLimiter } from '../accounts/rate-limit-policy';
-import { RateLimitedError, UnauthenticatedError } from '../core/errors';
+import type { SignInThrottle } from '../accounts/sign-in-throttle';
+import { RateLimitedError, SignInThrottledError, UnauthenticatedError } from '../core/errors';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,15 +28,28 @@ export function principalOf(request: FastifyRequest): Principal {
 export interface AccessControlOptions {
   accounts: AccountService;
   rateLimiter: RateLimiter;
+  signInThrottle: SignInThrottle;
 }
 
-async function accessControl(app: FastifyInstance, { accounts, rateLimiter }: AccessControlOptions) {
+/** Signs the request in; a failure counts against the client's address (request.ip, which trusts a proxy only when told to). */
+async function signIn(request: FastifyRequest, accounts: AccountService, throttle: SignInThrottle): Promise<Principal> {
+  const wait = throttle.waitFor(request.ip);
+  if (wait !== null) throw new SignInThrottledError(wait);
+  try {
+    return await accounts.authenticate(request.headers.authorization);
+  } catch (error) {
+    if (error instanceof UnauthenticatedError) throttle.failed(request.ip);
+    throw error;
+  }
+}
+
+async function accessControl(app: FastifyInstance, { accounts, rateLimiter, signInThrottle }: AccessControlOptions) {
   app.decorateRequest('principal', null);
   app.decorateRequest('rateAdmission', null);
   app.addHook('onRequest', async (request, reply) => {
     const level = request.routeOptions.config.access;
     if (level === undefined) return;
-    const principal = await accounts.authenticate(request.headers.authorization);
+    const principal = await signIn(request, accounts, signInThrottle);
     // Events from the scheduler spend a budget of their own: a flood of them cannot lock out the admins, nor
     // a busy dashboard the scheduler.
     const decision = rateLimiter.admit(principal.account.id, level === 'ingest' ? 'ingestion' : 'management');

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AccountService } from '../accounts/account-service';
 import type { RateLimiter } from '../accounts/rate-limit-policy';
+import type { SignInThrottle } from '../accounts/sign-in-throttle';
 import { LIMITS } from '@jobhooks/client/contract';
 import { VERSION } from '../core/version';
 import type { Registry } from 'prom-client';
@@ -31,6 +32,9 @@ export interface AppDeps {
   deliveryLog: DeliveryLogService;
   metrics: Registry;
   rateLimiter: RateLimiter;
+  signInThrottle: SignInThrottle;
+  /** Which proxies' X-Forwarded-For to believe for the client address (Fastify's trustProxy); none by default. */
+  trustProxy?: boolean | string;
   /** Storage failures seen by requests, for the 503 answers, their log lines and /readyz. */
   storageHealth: StorageHealth;
   logger: FastifyServerOptions['logger'];
@@ -54,6 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // The Terraform provider calls /api/v2/accounts/ with a trailing slash.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
+    trustProxy: deps.trustProxy ?? false,
     frameworkErrors: frameworkErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -75,7 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(accessControlPlugin, { accounts: deps.accounts, rateLimiter: deps.rateLimiter });
+  await app.register(accessControlPlugin, { accounts: deps.accounts, rateLimiter: deps.rateLimiter, signInThrottle: deps.signInThrottle });
   await app.register(operationsRoutes, { store: deps.store, metrics: deps.metrics, storageHealth: deps.storageHealth });
   await app.register(accountRoutes);
   await app.register(subscriptionRoutes, { subscriptions: deps.subscriptions });
