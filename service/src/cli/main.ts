@@ -11,6 +11,8 @@ import { createIdGenerator } from '../core/ids';
 import { cryptoRandomBytes } from '../core/random';
 import { startServer } from '../main';
 import { createSqliteStore } from '../store/sqlite-store';
+import { secretKeyFileOf } from '../security/secret-box';
+import { backupDatabase } from './backup-command';
 import { rotateSecretKey } from './secret-key-command';
 
 const HELP = `Usage: jobhooks <command> [options]
@@ -25,6 +27,8 @@ Commands:
                               Permission sets: ${PERMISSION_SETS.join(', ')}.
   token list --account N      List an account's tokens (never the tokens themselves).
   token revoke <token id>     Revoke a token; requests with it are refused from then on.
+  backup --to FILE            Copy the database, consistent while the service runs, to a new FILE (SQLite's
+                              online backup). Keep the secret key with it: see the README on restoring.
   secret-key rotate           Re-encrypt every webhook secret under a new random key, in one transaction.
                               Stop the service first. With the key file, the new key replaces secret.key
                               (the old one is kept as secret.key.old); with JOBHOOKS_SECRET_KEY, the new
@@ -66,8 +70,8 @@ function pick<T extends string>(schema: { safeParse(v: unknown): { success: true
   return parsed.data;
 }
 
-/** The service's database, which must exist: the CLI never makes one. */
-function openExistingStore(config: ReturnType<typeof loadConfig>) {
+/** The service's database path, which must exist: the CLI never makes one. */
+function existingDatabase(config: ReturnType<typeof loadConfig>): string {
   // Run from another folder, the default path names a file that does not exist: making an empty database
   // there would hide the mistake. Say which path was used instead.
   if (!existsSync(config.databasePath)) {
@@ -76,8 +80,10 @@ function openExistingStore(config: ReturnType<typeof loadConfig>) {
     );
   }
   process.stderr.write(`Database: ${config.databasePath}\n`);
-  return createSqliteStore(config.databasePath);
+  return config.databasePath;
 }
+
+const openExistingStore = (config: ReturnType<typeof loadConfig>) => createSqliteStore(existingDatabase(config));
 
 async function withAccounts<T>(run: (accounts: ReturnType<typeof createAccountService>) => Promise<T>): Promise<T> {
   const store = openExistingStore(loadConfig(process.env));
@@ -87,6 +93,15 @@ async function withAccounts<T>(run: (accounts: ReturnType<typeof createAccountSe
   } finally {
     await store.close();
   }
+}
+
+async function backupCommand(args: string[]): Promise<void> {
+  const { values } = parse(args, ['to']);
+  if (values.to === undefined) throw new UsageError('backup needs --to FILE');
+  const config = loadConfig(process.env);
+  const { target, pages } = await backupDatabase(existingDatabase(config), values.to);
+  const key = config.secretKey ? 'JOBHOOKS_SECRET_KEY' : secretKeyFileOf(config.databasePath);
+  process.stdout.write(`Backed up ${config.databasePath} to ${target} (${pages} pages). Its webhook secrets are sealed with the secret key: keep ${key} with the backup.\n`);
 }
 
 async function secretKeyCommand(sub: string | undefined): Promise<void> {
@@ -199,6 +214,7 @@ export async function runCli(argv: string[]): Promise<number> {
     if (command === 'account') await accountCommand(sub, rest);
     else if (command === 'token') await tokenCommand(sub, rest);
     else if (command === 'secret-key') await secretKeyCommand(sub);
+    else if (command === 'backup') await backupCommand(argv.slice(1));
     else if (command === 'terraform') return terraformCommand(sub, rest);
     else throw new UsageError(`unknown command "${command}"`);
     return 0;
