@@ -8,24 +8,28 @@ export class WebhooksStack extends TerraformStack {
   constructor(scope: Construct, id: string) {
     super(scope, id);
     new DbtcloudProvider(this, 'dbtcloud', {});
+    // The URLs are placeholders: the webhooks are inactive, so no event goes to hosts that are not yours.
+    // Point clientUrl at your endpoint and set active to true.
 
     const allRuns = new DbtcloudWebhook(this, 'all_completed_runs', {
       name: 'All completed runs',
       description: 'Feeds the run tracker',
       clientUrl: 'https://tracker.example.com/hooks/dbt',
       eventTypes: ['job.run.completed'],
+      active: false,
     });
     const nightly = new DbtcloudWebhook(this, 'nightly_jobs', {
       name: 'Nightly jobs',
       clientUrl: 'https://dashboards.example.com/ingest/runs',
       eventTypes: ['job.run.started', 'job.run.completed'],
       jobIds: [101, 102],
+      active: false,
     });
     const errored = new DbtcloudWebhook(this, 'errored_runs', {
       name: 'Errored runs to on-call',
       clientUrl: 'https://pager.example.com/v1/dbt',
       eventTypes: ['job.run.errored'],
-      active: true,
+      active: false,
     });
 
     for (const [name, hook] of Object.entries({ all_completed_runs: allRuns, nightly_jobs: nightly, errored_runs: errored })) {

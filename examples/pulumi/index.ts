@@ -6,12 +6,16 @@
 import * as pulumi from '@pulumi/pulumi';
 import { Webhook } from '@jobhooks/pulumi';
 
+// The URLs below are placeholders: the webhooks are made inactive, so no event is sent to hosts that are not
+// yours. Point clientUrl at your endpoint and drop `active: false` (or set it to true).
+
 // Every completed run of every job, to the data platform's run tracker.
 export const allRuns = new Webhook('all-completed-runs', {
   name: 'All completed runs',
   description: 'Feeds the run tracker',
   clientUrl: 'https://tracker.example.com/hooks/dbt',
   eventTypes: ['job.run.completed'],
+  active: false,
 });
 
 // Start and end of the two nightly jobs only, for the warehouse team's dashboard.
@@ -19,6 +23,7 @@ export const nightly = new Webhook('nightly-jobs', {
   clientUrl: 'https://dashboards.example.com/ingest/runs',
   eventTypes: ['job.run.started', 'job.run.completed'],
   jobIds: [101, 102],
+  active: false,
 });
 
 // Errors as soon as they happen, to the on-call pager.
@@ -26,6 +31,7 @@ export const errored = new Webhook('errored-runs', {
   name: 'Errored runs to on-call',
   clientUrl: 'https://pager.example.com/v1/dbt',
   eventTypes: ['job.run.errored'],
+  active: false,
 });
 
 export const webhookIds = { allRuns: allRuns.webhookId, nightly: nightly.webhookId, errored: errored.webhookId };

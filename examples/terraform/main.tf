@@ -13,12 +13,16 @@ terraform {
 
 provider "dbtcloud" {}
 
+# The URLs are placeholders: the webhooks are inactive, so no event goes to hosts that are not yours.
+# Point client_url at your endpoint and set active = true.
+
 # Every completed run of every job.
 resource "dbtcloud_webhook" "all_completed_runs" {
   name        = "All completed runs"
   description = "Feeds the run tracker"
   client_url  = "https://tracker.example.com/hooks/dbt"
   event_types = ["job.run.completed"]
+  active      = false
 }
 
 # Start and end of two nightly jobs only.
@@ -27,6 +31,7 @@ resource "dbtcloud_webhook" "nightly_jobs" {
   client_url  = "https://dashboards.example.com/ingest/runs"
   event_types = ["job.run.started", "job.run.completed"]
   job_ids     = [101, 102]
+  active      = false
 }
 
 # Errors only, to the on-call pager.
@@ -34,7 +39,7 @@ resource "dbtcloud_webhook" "errored_runs" {
   name        = "Errored runs to on-call"
   client_url  = "https://pager.example.com/v1/dbt"
   event_types = ["job.run.errored"]
-  active      = true
+  active      = false
 }
 
 output "webhook_ids" {

@@ -32,18 +32,20 @@ test('the example stack declares the provider from dbt-labs/dbtcloud and three w
       description: 'Feeds the run tracker',
       client_url: 'https://tracker.example.com/hooks/dbt',
       event_types: ['job.run.completed'],
+      active: false,
     },
     nightly_jobs: {
       name: 'Nightly jobs',
       client_url: 'https://dashboards.example.com/ingest/runs',
       event_types: ['job.run.started', 'job.run.completed'],
       job_ids: [101, 102],
+      active: false,
     },
     errored_runs: {
       name: 'Errored runs to on-call',
       client_url: 'https://pager.example.com/v1/dbt',
       event_types: ['job.run.errored'],
-      active: true,
+      active: false,
     },
   });
 });
@@ -69,7 +71,7 @@ test('synth --hcl writes every attribute, not empty blocks', () => {
   expect(hcl).toMatch(/resource "dbtcloud_webhook" "nightly_jobs" \{[^}]*client_url\s*=\s*"https:\/\/dashboards\.example\.com\/ingest\/runs"/);
   expect(hcl).toMatch(/job_ids\s*=\s*\[\s*101,\s*102\s*\]/);
   expect(hcl).toMatch(/event_types\s*=\s*\[\s*"job\.run\.started",\s*"job\.run\.completed"\s*\]/);
-  expect(hcl).toMatch(/active\s*=\s*true/);
+  expect(hcl).toMatch(/active\s*=\s*false/);
   expect(hcl).toMatch(/source\s*=\s*"dbt-labs\/dbtcloud"/);
 });
 

@@ -77,6 +77,8 @@ test('the example program creates its three webhooks through its own serialized 
     ]),
   );
   expect(webhooks).toHaveLength(3);
+  // Placeholder URLs: every example webhook is inactive, so no event is sent to hosts that are not the user's.
+  expect(webhooks.map((w) => w.active)).toEqual([false, false, false]);
   const secrets = (await outputValue(pulumi.output(program.hmacSecrets))) as Record<string, string>;
   expect(Object.values(secrets).every((secret) => /^[0-9a-f]{64}$/.test(secret))).toBe(true);
   // The exported secrets are secret in the program, and every Webhook asks the engine to keep hmacSecret secret.

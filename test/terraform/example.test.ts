@@ -36,6 +36,8 @@ test('examples/terraform applies, settles and destroys', async () => {
   const api = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
   expect(await api.get(ids.nightly_jobs!)).toMatchObject({ name: 'Nightly jobs', job_ids: ['101', '102'] });
   expect(await api.get(ids.all_completed_runs!)).toMatchObject({ job_ids: [], description: 'Feeds the run tracker' });
+  // Placeholder URLs: every example webhook is inactive, so no event is sent to hosts that are not the user's.
+  for (const id of Object.values(ids)) expect(await api.get(id)).toMatchObject({ active: false });
 
   await workspace.must(['destroy', '-auto-approve', '-input=false']);
   for (const id of Object.values(ids)) expect(await api.get(id)).toBeNull();
