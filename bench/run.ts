@@ -27,6 +27,8 @@ const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.sl
  * (an undici loop at 256) run the same number of requests at once.
  */
 const DISPATCH_LIMITS = loadConfig(process.env).delivery;
+/** When commits reach the disk (JOBHOOKS_DURABILITY, inherited by the service like the limits): printed with the figures. */
+const DURABILITY = loadConfig(process.env).durability;
 const DELIVERY_CONCURRENCY = DISPATCH_LIMITS.maxInFlight;
 const THROUGHPUT_WEBHOOKS = Math.ceil(DISPATCH_LIMITS.maxInFlight / DISPATCH_LIMITS.maxInFlightPerEndpoint);
 const SCALE = QUICK
@@ -239,7 +241,7 @@ async function main(): Promise<void> {
     };
     process.stdout.write(
       [
-        `jobhooks bench${QUICK ? ' --quick' : ''}: ${EVENTS} events x ${SCALE.subscribers} subscribers; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s`,
+        `jobhooks bench${QUICK ? ' --quick' : ''}: ${EVENTS} events x ${SCALE.subscribers} subscribers; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}`,
         `  delivery, end to end (durable)       ${figures.delivery_per_s} deliveries/s`,
         `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}`,
         `  latency accepted -> received         p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`,

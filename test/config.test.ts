@@ -3,7 +3,7 @@ import { loadConfig } from '../service/src/config';
 
 test('defaults match the README', () => {
   const config = loadConfig({});
-  expect(config).toMatchObject({ host: '127.0.0.1', port: 8080, rateLimitPerMinute: 5000, allowPrivateUrls: false, logLevel: 'info', bootstrap: null });
+  expect(config).toMatchObject({ host: '127.0.0.1', port: 8080, rateLimitPerMinute: 5000, allowPrivateUrls: false, logLevel: 'info', bootstrap: null, durability: 'full' });
   expect(config.databasePath).toMatch(/data\/jobhooks\.db$/);
   expect(config.retryDelaysSeconds).toEqual([5, 300, 1800, 7200, 18000]);
   expect(config.delivery).toEqual({ maxInFlight: 256, maxInFlightPerEndpoint: 16, leaseSeconds: 60 });

@@ -1,6 +1,6 @@
 // `jobhooks start` as a process: first start on an empty database prints a working admin token once; SIGTERM exits 0.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -98,6 +98,21 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     expect(failed.code).toBe(1);
     oneSentence(failed.stderr);
     expect(failed.stderr).toContain(`JOBHOOKS_DB names ${join(file, 'jobhooks.db')}, which cannot be created or opened (EEXIST): set JOBHOOKS_DB to a file in a writable folder.`);
+  });
+
+  test('a corrupt database names its file', async () => {
+    const first = await start();
+    expect(await first.signal('SIGTERM')).toBe(0);
+    const path = join(dir, 'jobhooks.db');
+    // Keep the header page, overwrite every page after it: the tables' pages are garbage from then on.
+    const size = statSync(path).size;
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.alloc(size - 4096, 0xa5), 0, size - 4096, 4096);
+    closeSync(fd);
+    const failed = await startFailing({});
+    expect(failed.code).toBe(1);
+    oneSentence(failed.stderr);
+    expect(failed.stderr).toMatch(new RegExp(`^jobhooks: The database ${path} \\(JOBHOOKS_DB\\) is corrupt \\(.+\\): restore it from a backup\\.\n$`));
   });
 
   test('a later start, with accounts and no token to show, says how to make one', async () => {

@@ -28,6 +28,7 @@ const EnvSchema = z
     JOBHOOKS_RATE_LIMIT_PER_MINUTE: positiveInt.default(5000),
     JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: positiveInt.default(60_000),
     JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE: positiveInt.default(30),
+    JOBHOOKS_DURABILITY: z.enum(['full', 'normal'], { message: 'must be full or normal' }).default('full'),
     JOBHOOKS_TRUST_PROXY: z.string().optional(),
     JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: positiveInt.default(1000),
     JOBHOOKS_ALLOW_PRIVATE_URLS: flag.default(false),
@@ -52,6 +53,8 @@ export interface Config {
   rateLimitPerMinute: number;
   ingestRateLimitPerMinute: number;
   failedSignInsPerMinute: number;
+  /** When a commit reaches the disk: `full` survives power loss, `normal` only a process crash. */
+  durability: 'full' | 'normal';
   /** Fastify's trustProxy: true (every proxy), or the proxies' addresses and CIDRs separated by commas. */
   trustProxy: boolean | string;
   maxSubscriptionsPerAccount: number;
@@ -88,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     rateLimitPerMinute: e.JOBHOOKS_RATE_LIMIT_PER_MINUTE,
     ingestRateLimitPerMinute: e.JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE,
     failedSignInsPerMinute: e.JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE,
+    durability: e.JOBHOOKS_DURABILITY,
     trustProxy: trustProxyOf(e.JOBHOOKS_TRUST_PROXY),
     maxSubscriptionsPerAccount: e.JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT,
     allowPrivateUrls: e.JOBHOOKS_ALLOW_PRIVATE_URLS,

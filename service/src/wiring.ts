@@ -22,7 +22,7 @@ import { openCheckedSecretBox } from './security/secret-key-check';
 import { createSqliteStore } from './store/sqlite-store';
 import { createSubscriptionService } from './subscriptions/subscription-service';
 import type { Store } from './store/store';
-import { createStorageHealth } from './observability/storage-failures';
+import { createStorageHealth, storageFailureReason } from './observability/storage-failures';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -51,7 +51,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const clock = overrides.clock ?? createSystemClock();
   const random = overrides.random ?? cryptoRandomBytes;
   const ids = createIdGenerator(clock, random);
-  const store = createSqliteStore(config.databasePath);
+  const store = createSqliteStore(config.databasePath, undefined, config.durability);
   let secretBox: SecretBox;
   try {
     secretBox = await openCheckedSecretBox({ envValue: config.secretKey, keyFile: secretKeyFileOf(config.databasePath), store: store.secretKeys, random });
@@ -75,6 +75,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     // The dispatcher is made after the app (it logs through the app's logger); ingestion wakes it late-bound.
     let dispatcher: Dispatcher | null = null;
     const metrics = createMetrics({ store, clock, inFlight: () => dispatcher?.inFlight() ?? 0 });
+    const storageHealth = createStorageHealth(() => Number(clock.nowNanos() / 1_000_000n));
     const app = await buildApp({
       store,
       accounts,
@@ -97,7 +98,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       }),
       signInThrottle: createSignInThrottle(clock, config.failedSignInsPerMinute),
       trustProxy: config.trustProxy,
-      storageHealth: createStorageHealth(() => Number(clock.nowNanos() / 1_000_000n)),
+      storageHealth,
       logger: overrides.logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS },
     });
     const running: Dispatcher = createDispatcher({
@@ -115,7 +116,13 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         pollIntervalMs: DISPATCH_POLL_INTERVAL_MS,
       },
       observer: metrics.observer,
-      onError: (error, stage) => app.log.error({ err: error, stage }, 'delivery pipeline error'),
+      onError: (error, stage) => {
+        // A full disk fails every claim and every result: one line a minute with a count, and /readyz says why.
+        const reason = storageFailureReason(error);
+        if (reason === null) return app.log.error({ err: error, stage }, 'delivery pipeline error');
+        const line = storageHealth.note({ reason, detail: (error as Error).message });
+        if (line !== null) app.log.error({ stage }, line);
+      },
     });
     dispatcher = running;
     const retention = createRetentionJob({ log: store.deliveryLog, clock, onError: (error) => app.log.error({ err: error }, 'delivery log purge failed') });

@@ -6,6 +6,8 @@ import { createStorageHealth, STORAGE_FAILURE_LOG_INTERVAL_MS, STORAGE_FAILURE_M
 import { createReadinessProbe } from '../../service/src/store/readiness-probe';
 import { type Harness, startHarness, subscriptionsPath } from '../support/harness';
 import { useTempDatabase } from '../support/temp-database';
+import { ingest } from '../support/events';
+import { waitFor } from '../support/wait';
 
 const sqliteError = (code: string, message: string) => new Database.SqliteError(message, code);
 
@@ -79,4 +81,17 @@ describe('through the API', () => {
     expect(ready.json()).toEqual({ status: 'unavailable', reason: 'the database is read-only' });
     expect((await h.call('GET', '/healthz', { token: null })).statusCode).toBe(200);
   });
+});
+
+test('a storage failure in the delivery pipeline also makes /readyz answer 503 with the reason', async () => {
+  const h = await startHarness();
+  try {
+    await h.call('POST', subscriptionsPath(), { body: { name: 'x', client_url: 'http://127.0.0.1:9/x', event_types: ['job.run.completed'] } });
+    jest.spyOn(h.service.store.deliveries, 'claimDue').mockRejectedValue(sqliteError('SQLITE_FULL', 'database or disk is full'));
+    await ingest(h, 'job.run.completed');
+    await waitFor(async () => (await h.call('GET', '/readyz', { token: null })).statusCode === 503, '/readyz to answer 503');
+    expect((await h.call('GET', '/readyz', { token: null })).json()).toEqual({ status: 'unavailable', reason: 'the disk is full' });
+  } finally {
+    await h.close();
+  }
 });

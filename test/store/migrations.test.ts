@@ -59,3 +59,15 @@ test('a failing migration leaves the database at the previous version', () => {
   expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 't'").pluck().get()).toBe(0);
   db.close();
 });
+
+test('commits reach the disk at every commit by default (synchronous FULL), or at checkpoints when asked (NORMAL)', () => {
+  const full = openDatabase(join(dir, 'full.db'));
+  const normal = openDatabase(join(dir, 'normal.db'), MIGRATIONS, 'normal');
+  try {
+    expect(full.pragma('synchronous', { simple: true })).toBe(2);
+    expect(normal.pragma('synchronous', { simple: true })).toBe(1);
+  } finally {
+    full.close();
+    normal.close();
+  }
+});

@@ -1,7 +1,8 @@
 // The embedded SQLite implementation of the Store interface: one file, WAL mode, statements prepared once.
 import { createAccountsStore } from './accounts';
 import { createApiTokensStore } from './api-tokens';
-import { openDatabase } from './database';
+import { type Durability, openDatabase } from './database';
+import { MIGRATIONS } from './migrations';
 import { createDeliveriesStore } from './deliveries';
 import { createDeliveryLogStore } from './delivery-log';
 import { createEventsStore } from './events';
@@ -11,9 +12,12 @@ import { createSecretKeysStore } from './secret-keys';
 import type { Store } from './store';
 import { createSubscriptionsStore } from './subscriptions';
 
-/** `monotonicNow` times how long a look at other connections' commits serves (tests pass their own). */
-export function createSqliteStore(path: string, monotonicNow?: () => number): Store {
-  const db = openDatabase(path);
+/**
+ * `monotonicNow` times how long a look at other connections' commits serves (tests pass their own);
+ * `durability` is when a commit reaches the disk (see openDatabase).
+ */
+export function createSqliteStore(path: string, monotonicNow?: () => number, durability: Durability = 'full'): Store {
+  const db = openDatabase(path, MIGRATIONS, durability);
   const probeReadiness = createReadinessProbe(db, () => Date.now() * 1000);
   // One look at other connections' commits serves both caches, so a request that authenticates and then
   // reads its webhook pays for it once.
