@@ -61,8 +61,9 @@ async function accessControl(app: FastifyInstance, { accounts, rateLimiter, sign
     request.principal = principal;
   });
   // The server's own failures are not the caller's traffic.
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     if (request.rateAdmission !== null && reply.statusCode >= 500) rateLimiter.refund(request.rateAdmission);
+    done();
   });
 }
 
