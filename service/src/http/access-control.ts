@@ -31,39 +31,32 @@ export interface AccessControlOptions {
   signInThrottle: SignInThrottle;
 }
 
-/** Signs the request in; a failure counts against the client's address (request.ip, which trusts a proxy only when told to). */
-async function signIn(request: FastifyRequest, accounts: AccountService, throttle: SignInThrottle): Promise<Principal> {
-  const wait = throttle.waitFor(request.ip);
-  if (wait !== null) throw new SignInThrottledError(wait);
-  try {
-    return await accounts.authenticate(request.headers.authorization);
-  } catch (error) {
-    if (error instanceof UnauthenticatedError) throttle.failed(request.ip);
-    throw error;
-  }
-}
-
 async function accessControl(app: FastifyInstance, { accounts, rateLimiter, signInThrottle }: AccessControlOptions) {
   app.decorateRequest('principal', null);
   app.decorateRequest('rateAdmission', null);
   app.addHook('onRequest', async (request, reply) => {
     const level = request.routeOptions.config.access;
     if (level === undefined) return;
-    const principal = await signIn(request, accounts, signInThrottle);
+    // Failed sign-ins count against the client's address (request.ip trusts a proxy only when told to).
+    const wait = signInThrottle.waitFor(request.ip);
+    if (wait !== null) throw new SignInThrottledError(wait);
+    let principal: Principal;
+    try {
+      principal = await accounts.authenticate(request.headers.authorization);
+    } catch (error) {
+      if (error instanceof UnauthenticatedError) signInThrottle.failed(request.ip);
+      throw error;
+    }
     // Events from the scheduler spend a budget of their own: a flood of them cannot lock out the admins, nor
     // a busy dashboard the scheduler.
     const decision = rateLimiter.admit(principal.account.id, level === 'ingest' ? 'ingestion' : 'management');
     if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
     request.rateAdmission = decision.admission;
-    reply.header('x-ratelimit-remaining', String(decision.remaining));
+    // Answers are per token and may hold a secret (the create response's hmac_secret): no cache keeps them.
+    reply.headers({ 'x-ratelimit-remaining': String(decision.remaining), 'cache-control': 'no-store' });
     const params = request.params as { account_id?: string } | undefined;
     authorize(principal, params?.account_id, level);
     request.principal = principal;
-  });
-  // The server's own failures are not the caller's traffic.
-  app.addHook('onResponse', (request, reply, done) => {
-    if (request.rateAdmission !== null && reply.statusCode >= 500) rateLimiter.refund(request.rateAdmission);
-    done();
   });
 }
 

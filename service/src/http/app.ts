@@ -64,12 +64,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(responseSerializerCompiler);
   registerJsonBodyParser(app, LIMITS.bodyMaxBytes);
-  registerErrorEnvelope(app, deps.storageHealth);
-  // API answers are per token and may hold a secret (the create response's hmac_secret): no cache keeps them.
-  // A callback hook, not an async one: it runs on every request, and a promise per request shows in the GET figures.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
-    done(null, payload);
+  registerErrorEnvelope(app, {
+    storageHealth: deps.storageHealth,
+    onServerError: (request) => {
+      if (request.rateAdmission !== null) deps.rateLimiter.refund(request.rateAdmission);
+    },
   });
 
   await app.register(fastifySwagger, {

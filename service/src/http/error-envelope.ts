@@ -1,5 +1,5 @@
 // Maps every error to the error envelope of design section 2, by stable code, and keeps server errors generic.
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract';
 import { describeFieldErrors, JobhooksError } from '../core/errors';
@@ -32,6 +32,8 @@ export function sendError(reply: FastifyReply, spec: EnvelopeSpec): FastifyReply
     ...(spec.fieldErrors ? { extra: { field_errors: spec.fieldErrors } } : {}),
   };
   if (spec.headers) reply.headers(spec.headers);
+  // API answers are never cached (the access-control hook sets it for the answers that get that far).
+  if (reply.request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
   return reply.code(spec.status).type('application/json; charset=utf-8').send(body);
 }
 
@@ -81,10 +83,17 @@ export function frameworkErrorHandler(error: FastifyError, _request: unknown, re
   sendError(reply, spec);
 }
 
-export function registerErrorEnvelope(app: FastifyInstance, storageHealth: StorageHealth): void {
+export interface ErrorEnvelopeOptions {
+  storageHealth: StorageHealth;
+  /** Called for every answer the server failed (5xx): such a request is not the caller's to count. */
+  onServerError(request: FastifyRequest): void;
+}
+
+export function registerErrorEnvelope(app: FastifyInstance, { storageHealth, onServerError }: ErrorEnvelopeOptions): void {
   app.setErrorHandler((error: FastifyError | JobhooksError, request, reply) => {
     const spec = envelopeFor(error);
     if (spec) return sendError(reply, spec);
+    onServerError(request);
     const reason = storageFailureReason(error);
     if (reason !== null) {
       // The database cannot do its part (full disk, read-only or corrupt file): nothing was changed, and the
