@@ -1,5 +1,6 @@
 // Starts the service: reads the configuration, opens the store, listens, and shuts down cleanly on a signal.
 import { loadConfig } from './config';
+import { markServiceRunning } from './service-lock';
 import { databaseStartupError, listenStartupError, startupStep } from './startup-errors';
 import { createService, type Service } from './wiring';
 
@@ -24,6 +25,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
     await service.close();
     throw error;
   }
+  const unmark = markServiceRunning(config.databasePath);
   // Only once the port is open: a start that cannot listen must not make the one token it would never show.
   const firstToken = await bootstrapFirstAccount(service);
   // One write, ending with the database line, so a reader of stdout sees the whole message at once.
@@ -42,7 +44,13 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   }
   lines.push(`Database: ${config.databasePath}`);
   process.stdout.write(`${lines.join('\n')}\n`);
-  shutdown.serviceReady(service);
+  shutdown.serviceReady({
+    ...service,
+    close: async () => {
+      await service.close();
+      unmark();
+    },
+  });
 }
 
 /** SIGTERM/SIGINT close the service (attempts in flight finish) and exit 0; a signal during start-up takes effect once started. */

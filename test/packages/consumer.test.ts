@@ -84,6 +84,7 @@ beforeAll(async () => {
         cdktf: '0.21.0',
         'cdktf-cli': '0.21.0',
         cdktn: '0.24.0',
+        'cdktn-cli': '0.24.0',
         constructs: '~10.7.0',
       },
     }),
@@ -255,6 +256,24 @@ app.synth();
     };
     expect(synthesized.terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' } });
     expect(synthesized.resource.dbtcloud_webhook.errored_runs!.name).toBe('Errored runs (cdktn)');
+  });
+
+  test('`npx cdktn deploy --skip-provider-lock` applies the cdktn app on Node 22.10 or later; on older Node cdktn-cli stops as the README says', async () => {
+    const dir = join(project, 'cdktn');
+    write(join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js', projectId: 'infrastructure-cdktn', sendCrashReports: 'false' }));
+    const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec((await sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install'], project)).stdout)![1]!;
+    const env = { ...connection(), TF_CLI_CONFIG_FILE: cliConfig };
+    const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+    const deploy = sh('npx', ['--no-install', 'cdktn', 'deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json'], dir, env);
+    if (major < 22 || (major === 22 && minor < 10)) {
+      await expect(deploy).rejects.toThrow('markAsUncloneable is not a function');
+      return;
+    }
+    await deploy;
+    const webhookId = (JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }).webhooks.webhook_id;
+    expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktn)' });
+    await sh('npx', ['--no-install', 'cdktn', 'destroy', '--skip-provider-lock', '--auto-approve'], dir, env);
+    expect(await api().get(webhookId)).toBeNull();
   });
 
   test('an HCL configuration outside the project applies with a mirror inside it, and the lock file is the same from any mirror', async () => {

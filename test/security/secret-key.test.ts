@@ -2,7 +2,7 @@
 // is refused in one sentence (and no key file is made); `jobhooks secret-key rotate` re-seals every secret under
 // a new key in one transaction; a secret the key cannot open makes a failed attempt that says so.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +11,7 @@ import { createWebhook, type Harness, startHarness, subscriptionPath } from '../
 import { ingest } from '../support/events';
 import { answer, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
+import { startServiceProcess, stopServiceProcesses } from '../support/service-process';
 import { waitFor } from '../support/wait';
 
 const run = promisify(execFile);
@@ -63,6 +64,11 @@ test('another JOBHOOKS_SECRET_KEY, or another key file, is refused; the right on
   );
   // Without the variable, a key file is not made either: the database holds secrets.
   expect(await startFails()).toMatch(/^This database holds webhook secrets, but there is no JOBHOOKS_SECRET_KEY/);
+  // Another key file is refused the same way, naming the file.
+  writeFileSync(keyFile(), `${KEY_B}\n`);
+  expect(await startFails()).toBe(
+    `The secret key from ${keyFile()} is not the key this database's webhook secrets are sealed with: set JOBHOOKS_SECRET_KEY to that key, or restore the secret.key kept with the database.`,
+  );
   await start({ JOBHOOKS_SECRET_KEY: KEY_A });
 });
 
@@ -99,7 +105,9 @@ describe('jobhooks secret-key rotate', () => {
       const newKey = readFileSync(keyFile(), 'utf8').trim();
       expect(newKey).toMatch(/^[0-9a-f]{64}$/);
       expect(newKey).not.toBe(oldKey);
-      expect(readFileSync(`${keyFile()}.old`, 'utf8').trim()).toBe(oldKey);
+      const kept = readdirSync(dir).filter((name) => /^secret\.key\..+\.old$/.test(name));
+      expect(kept).toHaveLength(1);
+      expect(readFileSync(join(dir, kept[0]!), 'utf8').trim()).toBe(oldKey);
       expect(existsSync(`${keyFile()}.new`)).toBe(false);
 
       expect(await startFails({ JOBHOOKS_SECRET_KEY: oldKey })).toMatch(/^The secret key from JOBHOOKS_SECRET_KEY is not the key/);
@@ -119,10 +127,27 @@ describe('jobhooks secret-key rotate', () => {
     const rotated = await cli({ JOBHOOKS_SECRET_KEY: KEY_A });
     const newKey = rotated.stdout.trim();
     expect(rotated.stdout).toMatch(/^[0-9a-f]{64}\n$/);
-    expect(rotated.stderr).toContain('Re-encrypted 1 webhook secrets under the new key printed above: set JOBHOOKS_SECRET_KEY to it before the next start.');
+    expect(rotated.stderr).toContain(`Re-encrypted 1 webhook secrets under the new key printed above, also written to ${keyFile()}.new: set JOBHOOKS_SECRET_KEY to it`);
+    // Written before the commit, so a lost terminal cannot lose the key; 0600 like the key file.
+    expect(readFileSync(`${keyFile()}.new`, 'utf8').trim()).toBe(newKey);
+    expect(statSync(`${keyFile()}.new`).mode & 0o777).toBe(0o600);
     expect(existsSync(keyFile())).toBe(false);
-    expect(await startFails({ JOBHOOKS_SECRET_KEY: KEY_A })).toMatch(/^The secret key from JOBHOOKS_SECRET_KEY is not the key/);
+    // The old key is refused, and the refusal points at the file that holds the right one.
+    expect(await startFails({ JOBHOOKS_SECRET_KEY: KEY_A })).toMatch(
+      new RegExp(`^The secret key from JOBHOOKS_SECRET_KEY is not the key .* The key in ${keyFile()}\\.new opens it \\(a key rotation stopped before its last step\\)`),
+    );
     await start({ JOBHOOKS_SECRET_KEY: newKey });
+  });
+
+  test('is refused while the service runs on the database', async () => {
+    const running = await startServiceProcess({ JOBHOOKS_DB: join(dir, 'jobhooks.db'), JOBHOOKS_SECRET_KEY: KEY_A });
+    try {
+      const refused = await cli({ JOBHOOKS_SECRET_KEY: KEY_A }).catch((error: { code: number; stderr: string }) => error);
+      expect(refused).toMatchObject({ code: 1 });
+      expect((refused as { stderr: string }).stderr).toContain(`The service is running on this database (pid ${running.child.pid}): stop it first`);
+    } finally {
+      await stopServiceProcesses();
+    }
   });
 
   test('with the wrong key it changes nothing', async () => {

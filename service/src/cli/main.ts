@@ -30,9 +30,10 @@ Commands:
   backup --to FILE            Copy the database, consistent while the service runs, to a new FILE (SQLite's
                               online backup). Keep the secret key with it: see the README on restoring.
   secret-key rotate           Re-encrypt every webhook secret under a new random key, in one transaction.
-                              Stop the service first. With the key file, the new key replaces secret.key
-                              (the old one is kept as secret.key.old); with JOBHOOKS_SECRET_KEY, the new
-                              key is printed (only the key, on stdout): set the variable to it.
+                              Refused while the service runs. With the key file, the new key replaces
+                              secret.key (the old one is kept under a dated name); with
+                              JOBHOOKS_SECRET_KEY, the new key is printed (only the key, on stdout) and
+                              written to secret.key.new: set the variable to it.
   terraform install [--dir D] [--version V] [--source S]
                               Install the Terraform provider (as dbt-labs/dbtcloud, version ${DBTCLOUD_PROVIDER_VERSION} by
                               default) into a local mirror in D (default ./.jobhooks/terraform) and print
@@ -110,11 +111,11 @@ async function secretKeyCommand(sub: string | undefined): Promise<void> {
   const store = openExistingStore(config);
   try {
     const rotation = await rotateSecretKey(config, store, cryptoRandomBytes);
-    if (rotation.keyFile !== null) {
-      process.stderr.write(`Re-encrypted ${rotation.webhooks} webhook secrets under a new key, now in ${rotation.keyFile} (the old key is in ${rotation.keyFile}.old: delete it once backups no longer need it).\n`);
+    if (rotation.previousKeyFile !== null) {
+      process.stderr.write(`Re-encrypted ${rotation.webhooks} webhook secrets under a new key, now in ${rotation.keyFile} (the old key is in ${rotation.previousKeyFile}: keep it as long as backups taken before need it).\n`);
     } else {
       process.stdout.write(`${rotation.newKeyHex}\n`);
-      process.stderr.write(`Re-encrypted ${rotation.webhooks} webhook secrets under the new key printed above: set JOBHOOKS_SECRET_KEY to it before the next start.\n`);
+      process.stderr.write(`Re-encrypted ${rotation.webhooks} webhook secrets under the new key printed above, also written to ${rotation.keyFile}: set JOBHOOKS_SECRET_KEY to it before the next start, then delete that file.\n`);
     }
   } finally {
     await store.close();

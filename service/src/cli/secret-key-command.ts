@@ -1,20 +1,35 @@
-// `jobhooks secret-key rotate`: every webhook secret re-encrypted under a new key, in one transaction. The
-// new key is written beside the old one first and takes its place only after the commit, so a crash at any
-// point leaves a database and a key file that still belong together (or the new file next to them).
+// `jobhooks secret-key rotate`: every webhook secret re-encrypted under a new key, in one transaction. The new
+// key is written to `secret.key.new` (synced, 0600) before the commit, in either mode, so a crash or a lost
+// terminal at any point leaves the key that opens the database on disk; with the key file it then takes the
+// old file's place, which is kept under a dated name.
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Config } from '../config';
+import { ConfigurationError } from '../core/errors';
 import type { RandomBytes } from '../core/random';
 import { createSecretBox, secretKeyFileOf } from '../security/secret-box';
 import { keyCheckFor, openCheckedSecretBox } from '../security/secret-key-check';
+import { runningServiceOf } from '../service-lock';
 import type { Store } from '../store/store';
 
 const KEY_BYTES = 32;
 
 export interface Rotation {
   webhooks: number;
-  /** Where the new key now is: the key file, or null when it came from JOBHOOKS_SECRET_KEY (then `newKeyHex` must be set there). */
-  keyFile: string | null;
+  /** Where the new key is: the key file, or `secret.key.new` when the key came from JOBHOOKS_SECRET_KEY. */
+  keyFile: string;
+  /** Where the previous key file went (key-file mode only). */
+  previousKeyFile: string | null;
   newKeyHex: string;
+}
+
+function syncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function writePrivateFile(path: string, text: string): void {
@@ -26,21 +41,27 @@ function writePrivateFile(path: string, text: string): void {
   } finally {
     closeSync(fd);
   }
+  syncPath(dirname(path));
 }
 
-export async function rotateSecretKey(config: Config, store: Store, random: RandomBytes): Promise<Rotation> {
+export async function rotateSecretKey(config: Config, store: Store, random: RandomBytes, now: Date = new Date()): Promise<Rotation> {
+  const running = runningServiceOf(config.databasePath);
+  if (running !== null) {
+    throw new ConfigurationError(`The service is running on this database (pid ${running}): stop it first, or it would keep sealing new secrets with the old key.`);
+  }
   const keyFile = secretKeyFileOf(config.databasePath);
   const current = await openCheckedSecretBox({ envValue: config.secretKey, keyFile, store: store.secretKeys, random });
   const newKey = random(KEY_BYTES);
   const next = createSecretBox(newKey, random);
   const newKeyHex = newKey.toString('hex');
-  const fromFile = !config.secretKey;
   const pending = `${keyFile}.new`;
-  if (fromFile) writePrivateFile(pending, `${newKeyHex}\n`);
+  writePrivateFile(pending, `${newKeyHex}\n`);
   const webhooks = await store.secretKeys.resealAll((sealed) => next.seal(current.open(sealed)), keyCheckFor(next));
-  if (fromFile) {
-    if (existsSync(keyFile)) renameSync(keyFile, `${keyFile}.old`);
-    renameSync(pending, keyFile);
-  }
-  return { webhooks, keyFile: fromFile ? keyFile : null, newKeyHex };
+  if (config.secretKey) return { webhooks, keyFile: pending, previousKeyFile: null, newKeyHex };
+  // Dated, so a second rotation never overwrites the key an older backup needs.
+  const previousKeyFile = `${keyFile}.${now.toISOString().replace(/[:.]/g, '-')}.old`;
+  if (existsSync(keyFile)) renameSync(keyFile, previousKeyFile);
+  renameSync(pending, keyFile);
+  syncPath(dirname(keyFile));
+  return { webhooks, keyFile, previousKeyFile, newKeyHex };
 }

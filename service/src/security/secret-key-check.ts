@@ -4,7 +4,8 @@
 import { ConfigurationError } from '../core/errors';
 import type { RandomBytes } from '../core/random';
 import type { SecretKeysStore } from '../store/store';
-import { createSecretBox, loadSecretKey, type SecretBox } from './secret-box';
+import { existsSync, readFileSync } from 'node:fs';
+import { createSecretBox, loadSecretKey, parseSecretKey, type SecretBox } from './secret-box';
 
 const KEY_CHECK_TEXT = 'jobhooks secret key check';
 
@@ -48,8 +49,26 @@ export function keyCheckFor(box: SecretBox): string {
  */
 export async function openCheckedSecretBox(options: { envValue: string | undefined; keyFile: string; store: SecretKeysStore; random: RandomBytes }): Promise<SecretBox> {
   const { envValue, keyFile, store, random } = options;
-  const key = loadSecretKey({ envValue, keyFile, random, mayCreateKeyFile: !(await holdsSealedSecrets(store)) });
-  const box = createSecretBox(key, random);
-  await checkSecretKey(store, box, envValue ? 'JOBHOOKS_SECRET_KEY' : keyFile);
-  return box;
+  try {
+    const key = loadSecretKey({ envValue, keyFile, random, mayCreateKeyFile: !(await holdsSealedSecrets(store)) });
+    const box = createSecretBox(key, random);
+    await checkSecretKey(store, box, envValue ? 'JOBHOOKS_SECRET_KEY' : keyFile);
+    return box;
+  } catch (error) {
+    throw (await interruptedRotation(error, `${keyFile}.new`, store, random)) ?? error;
+  }
+}
+
+/** When a refused key is explained by a rotation that stopped between its commit and its rename: say so. */
+async function interruptedRotation(error: unknown, pendingKeyFile: string, store: SecretKeysStore, random: RandomBytes): Promise<Error | null> {
+  if (!(error instanceof ConfigurationError) || !existsSync(pendingKeyFile)) return null;
+  const check = await store.keyCheck();
+  try {
+    if (check === null || !opens(createSecretBox(parseSecretKey(readFileSync(pendingKeyFile, 'utf8')), random), check)) return null;
+  } catch {
+    return null;
+  }
+  return new ConfigurationError(
+    `${error.message} The key in ${pendingKeyFile} opens it (a key rotation stopped before its last step): move that file to secret.key, or set JOBHOOKS_SECRET_KEY to its key.`,
+  );
 }
