@@ -46,3 +46,18 @@ test.each([
 ])('%j is refused with a message naming the variable', (env, message) => {
   expect(() => loadConfig(env)).toThrow(message);
 });
+
+test.each([
+  ['1', true],
+  ['off', false],
+  ['10.0.0.5', '10.0.0.5'],
+  ['10.0.0.0/8, fd00::/8', '10.0.0.0/8, fd00::/8'],
+])('JOBHOOKS_TRUST_PROXY=%s is read as %j', (value, expected) => {
+  expect(loadConfig({ JOBHOOKS_TRUST_PROXY: value }).trustProxy).toEqual(expected);
+});
+
+test('a JOBHOOKS_TRUST_PROXY that is neither a flag nor addresses is refused, naming it', () => {
+  expect(() => loadConfig({ JOBHOOKS_TRUST_PROXY: '2 hops' })).toThrow(
+    "JOBHOOKS_TRUST_PROXY: must be 1 (any proxy), 0, or the proxies' addresses or CIDR ranges separated by commas",
+  );
+});

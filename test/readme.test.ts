@@ -1,6 +1,6 @@
-// What the README shows is true of a fresh clone: every file it links to is in the repository, its quick-start
-// webhook does not receive the sample event it posts later (nothing goes to a placeholder host), and the
-// attempt numbers it gives a receiver are the ones sent.
+// What the README shows is true of a fresh clone: every file it links to is in the repository, and its
+// quick-start webhook does not receive the sample event it posts later (nothing goes to a placeholder host).
+// (The attempt numbers it gives a receiver are checked where they are sent: test/delivery.)
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1,6 +1,6 @@
 // `jobhooks start` as a process: first start on an empty database prints a working admin token once; SIGTERM exits 0.
 import { execFile } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -81,6 +81,20 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     const failed = await startFailing({ HOST: '192.0.2.1' });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toBe('jobhooks: HOST "192.0.2.1" is not an address of this machine (EADDRNOTAVAIL): set HOST to one, such as 127.0.0.1 or 0.0.0.0.\n');
+  });
+
+  test('a HOST name that does not resolve', async () => {
+    const failed = await startFailing({ HOST: 'no-such-host.invalid' });
+    expect(failed.code).toBe(1);
+    oneSentence(failed.stderr);
+    expect(failed.stderr).toMatch(/^jobhooks: HOST "no-such-host\.invalid" is not an address of this machine \((ENOTFOUND|EAI_AGAIN|EAI_NONAME)\): set HOST to one, such as 127\.0\.0\.1 or 0\.0\.0\.0\.\n$/);
+  });
+
+  test('a key file that cannot be read is named, not JOBHOOKS_DB', async () => {
+    mkdirSync(join(dir, 'secret.key'));
+    const failed = await startFailing({});
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe(`jobhooks: The key file ${join(dir, 'secret.key')} cannot be read (EISDIR): fix it, or set JOBHOOKS_SECRET_KEY.\n`);
   });
 
   test('a JOBHOOKS_DB that is not a database', async () => {

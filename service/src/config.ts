@@ -1,5 +1,6 @@
 // Reads and validates the service's configuration from the environment, failing fast with the variable's name.
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { ConfigurationError } from './core/errors';
 import { DEFAULT_RETRY_DELAYS_SECONDS, RETRIES_PER_DELIVERY } from './delivery/retry-policy';
@@ -7,6 +8,16 @@ import { DEFAULT_RETRY_DELAYS_SECONDS, RETRIES_PER_DELIVERY } from './delivery/r
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .transform((value) => ['1', 'true', 'yes', 'on'].includes(value));
+
+const FLAG_WORDS = ['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'];
+const isAddressOrRange = (text: string) => ipaddr.isValid(text) || (text.includes('/') && (() => {
+  try {
+    ipaddr.parseCIDR(text);
+    return true;
+  } catch {
+    return false;
+  }
+})());
 
 const positiveInt = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1));
 
@@ -29,7 +40,13 @@ const EnvSchema = z
     JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: positiveInt.default(60_000),
     JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE: positiveInt.default(30),
     JOBHOOKS_DURABILITY: z.enum(['full', 'normal'], { message: 'must be full or normal' }).default('full'),
-    JOBHOOKS_TRUST_PROXY: z.string().optional(),
+    JOBHOOKS_TRUST_PROXY: z
+      .string()
+      .refine(
+        (value) => FLAG_WORDS.includes(value) || value.split(',').every((part) => isAddressOrRange(part.trim())),
+        'must be 1 (any proxy), 0, or the proxies\' addresses or CIDR ranges separated by commas',
+      )
+      .optional(),
     JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: positiveInt.default(1000),
     JOBHOOKS_ALLOW_PRIVATE_URLS: flag.default(false),
     JOBHOOKS_RETRY_SCHEDULE: retrySchedule.optional(),

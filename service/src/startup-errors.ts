@@ -1,6 +1,7 @@
 // An operator's mistake at start-up, told in one sentence that names the setting to change: a busy port, a
 // HOST that is not this machine's, a JOBHOOKS_DB that is not a database or cannot be created. Anything else
 // is left as it is (a bug deserves its stack trace).
+import { basename } from 'node:path';
 import { ConfigurationError } from './core/errors';
 
 const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
@@ -9,6 +10,11 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 /** Why opening the database at `path` failed, as the operator can act on it, or null. */
 export function databaseStartupError(error: unknown, path: string): string | null {
   const code = codeOf(error);
+  // The key file beside the database fails with the same file-system codes: name it, not JOBHOOKS_DB.
+  const failedPath = (error as { path?: unknown } | null)?.path;
+  if (typeof failedPath === 'string' && basename(failedPath) === 'secret.key') {
+    return `The key file ${failedPath} cannot be read or created (${String(code)}): fix its permissions, or set JOBHOOKS_SECRET_KEY.`;
+  }
   if (code === 'SQLITE_NOTADB') return `JOBHOOKS_DB names ${path}, which is not a SQLite database: point JOBHOOKS_DB at the jobhooks database, or at a new file.`;
   if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')) return `The database ${path} (JOBHOOKS_DB) is corrupt (${messageOf(error)}): restore it from a backup.`;
   if (['SQLITE_CANTOPEN', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST', 'EISDIR', 'EROFS', 'ENOENT'].includes(String(code))) {

@@ -16,7 +16,7 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
     }
     parseJson(request, text, (error, parsed) => {
       if (error) return done(error, undefined);
-      const where = loneSurrogateAt(parsed, []);
+      const where = loneSurrogateAt(parsed);
       if (where !== null) {
         return done(new ValidationError({ [where.join('.') || 'body']: ['must not contain a lone surrogate (\\ud800 to \\udfff without its pair): it is not text'] }), undefined);
       }
@@ -28,22 +28,14 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
 /** An unpaired UTF-16 surrogate, which a JSON \u escape can carry and no UTF-8 text can: it would be stored as U+FFFD. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The path of the first string (or key) with a lone surrogate, or null. */
-function loneSurrogateAt(value: unknown, path: Array<string | number>): Array<string | number> | null {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : null;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = loneSurrogateAt(item, [...path, index]);
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      if (LONE_SURROGATE.test(key)) return [...path, key];
-      const found = loneSurrogateAt(item, [...path, key]);
-      if (found !== null) return found;
-    }
+/** The path of the first string (or key) with a lone surrogate, or null; built only once one is found. */
+function loneSurrogateAt(value: unknown): Array<string | number> | null {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? [] : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    if (typeof key === 'string' && LONE_SURROGATE.test(key)) return [key];
+    const found = loneSurrogateAt(item);
+    if (found !== null) return [key, ...found];
   }
   return null;
 }

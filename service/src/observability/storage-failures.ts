@@ -15,6 +15,7 @@ const REASONS: ReadonlyArray<[RegExp, string]> = [
   [/^SQLITE_READONLY/, 'the database is read-only'],
   [/^SQLITE_(CORRUPT|NOTADB)/, 'the database file is corrupt'],
   [/^SQLITE_(IOERR|CANTOPEN)/, 'the database file cannot be read or written (I/O error)'],
+  [/^SQLITE_BUSY/, 'the database is locked by another process'],
 ];
 
 /** The operator's words for a storage failure, or null when the error is not one (a bug, say). */

@@ -77,12 +77,15 @@ export function loadSecretKey(options: { envValue: string | undefined; keyFile: 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
+  let text: string;
   try {
-    return parseSecretKey(readFileSync(options.keyFile, 'utf8'));
+    text = readFileSync(options.keyFile, 'utf8');
   } catch (error) {
-    if (error instanceof ConfigurationError) {
-      throw new ConfigurationError(`${options.keyFile} does not hold a valid key (64 hex characters)`);
-    }
-    throw error;
+    throw new ConfigurationError(`The key file ${options.keyFile} cannot be read (${(error as NodeJS.ErrnoException).code}): fix it, or set JOBHOOKS_SECRET_KEY.`);
+  }
+  try {
+    return parseSecretKey(text);
+  } catch {
+    throw new ConfigurationError(`${options.keyFile} does not hold a valid key (64 hex characters)`);
   }
 }

@@ -33,5 +33,5 @@ export const operationsRoutes: FastifyPluginAsync<OperationsOptions> = async (ap
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.metrics()),
   );
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-store').send(app.swagger()));
 };
