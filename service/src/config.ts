@@ -21,7 +21,7 @@ const isAddressOrRange = (text: string) => ipaddr.isValid(text) || (text.include
 
 const positiveInt = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1));
 
-/** Five retry delays in seconds (spec section 6 rule 4: five retries), e.g. "5,300,1800,7200,18000". */
+/** Five retry delays in seconds (five retries: docs/decisions.md#8-retries), e.g. "5,300,1800,7200,18000". */
 const retrySchedule = z
   .string()
   .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'must be comma-separated numbers of seconds')

@@ -1,4 +1,4 @@
-// The archiving rules of spec 3.1 / 8 and design section 2, on a timeline of attempts (microseconds).
+// The archiving rules (docs/decisions.md#9-failed-deliveries-and-archiving), on a timeline of attempts (microseconds).
 import {
   ARCHIVE_AFTER_EXHAUSTED_DELIVERIES,
   ARCHIVE_REASONS,

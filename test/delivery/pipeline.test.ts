@@ -1,4 +1,4 @@
-// Sending, retrying and recording real deliveries to real receivers on 127.0.0.1 (spec 5.2 and 6, design section 2).
+// Sending, retrying and recording real deliveries to real receivers on 127.0.0.1 (docs/life-of-a-delivery.md).
 import Database from 'better-sqlite3';
 import { createManualClock } from '../../service/src/core/clock';
 import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';

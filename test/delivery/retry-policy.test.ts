@@ -1,4 +1,4 @@
-// The retry schedule, jitter and Retry-After rules of design section 2, as tables over the pure policy.
+// The retry schedule, jitter and Retry-After rules (docs/decisions.md#8-retries), as tables over the pure policy.
 import { parseRetryAfterSeconds } from '@jobhooks/client/contract';
 import {
   DEFAULT_RETRY_DELAYS_SECONDS,

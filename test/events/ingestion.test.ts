@@ -62,7 +62,7 @@ test('an errored run subscribed to errored and completed gets two notifications 
   expect(errored.timestamp < completed.timestamp).toBe(true);
 });
 
-test('the payload is exactly the envelope of spec 2.2, with the finishing timestamp of its event type only', async () => {
+test('the payload is exactly the documented payload, with the finishing timestamp of its event type only', async () => {
   const created = await hook('/p', { name: 'Payload check', event_types: ['job.run.started', 'job.run.completed', 'job.run.errored'], job_ids: [] });
   const ids = {
     started: (await ingest(h, 'job.run.started')).event_id,

@@ -1,5 +1,5 @@
 // Payload bytes: built once per event for all its webhooks, and byte-for-byte what serializing the whole
-// payload object gives (spec 2.2 field order), whatever the names contain.
+// payload object gives (the documented field order), whatever the names contain.
 import { DeliveryPayload, EVENT_TYPES, type RunDetails } from '@jobhooks/client/contract';
 import { isoTimestampNanos, payloadPartsFor, payloadsFor } from '../../service/src/events/payload';
 import { runOf } from '../support/events';

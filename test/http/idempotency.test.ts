@@ -1,4 +1,4 @@
-// A create carrying an Idempotency-Key returns the same webhook when repeated within 24 hours (design section 1).
+// A create carrying an Idempotency-Key returns the same webhook when repeated within 24 hours (docs/decisions.md#14-retried-creates).
 import { createManualClock } from '../../service/src/core/clock';
 import { type Harness, startHarness, subscriptionsPath, validCreateBody } from '../support/harness';
 

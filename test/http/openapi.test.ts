@@ -9,7 +9,7 @@ afterAll(async () => {
   await h.close();
 });
 
-test('documents the six endpoints of spec section 4 and the accounts endpoint', async () => {
+test('documents the six webhook endpoints and the accounts endpoint', async () => {
   const doc = (await h.call('GET', '/api/openapi.json', { token: null })).json();
   expect(doc.openapi).toMatch(/^3\./);
   const single = '/api/v3/accounts/{account_id}/webhooks/subscription/{webhook_id}';

@@ -1,4 +1,4 @@
-// The per-account administrative rate limit: 429 with Retry-After, then a five-minute cooldown (spec section 8).
+// The per-account administrative rate limit: 429 with Retry-After, then a five-minute cooldown (docs/decisions.md#16-rate-limits).
 import { createManualClock } from '../../service/src/core/clock';
 import { ACCOUNT_ID, type Harness, startHarness, subscriptionsPath } from '../support/harness';
 

@@ -1,4 +1,4 @@
-// The six endpoints of spec section 4: fields, types, status codes and envelopes, and the exact requests real clients send.
+// The six webhook endpoints (docs/api-contract.md#3-endpoints): fields, types, status codes and envelopes, and the exact requests real clients send.
 import { ACCOUNT_ID, ADMIN_TOKEN, createWebhook, type Harness, startHarness, subscriptionPath, subscriptionsPath, validCreateBody } from '../support/harness';
 
 let h: Harness;
@@ -26,7 +26,7 @@ const SUMMARY_FIELDS = [
 ];
 
 describe('create (POST .../webhooks/subscriptions)', () => {
-  test('returns 201 with every field of spec 4.3, typed as spec 2.1, including hmac_secret', async () => {
+  test('returns 201 with every field of the create response, typed as the contract says, including hmac_secret', async () => {
     const response = await h.call('POST', subscriptionsPath(), { body: validCreateBody() });
     expect(response.statusCode).toBe(201);
     const body = response.json();
@@ -50,7 +50,7 @@ describe('create (POST .../webhooks/subscriptions)', () => {
     expect(body.data.updated_at).toBe(body.data.created_at);
   });
 
-  test('applies the defaults of design section 2 to omitted optional fields', async () => {
+  test('applies the documented defaults to omitted optional fields', async () => {
     const response = await h.call('POST', subscriptionsPath(), {
       body: { name: 'x', client_url: 'https://a.example.com', event_types: ['job.run.errored'] },
     });
@@ -99,12 +99,12 @@ describe('create (POST .../webhooks/subscriptions)', () => {
 });
 
 describe('get (GET .../webhooks/subscription/{id})', () => {
-  test('returns the fields of spec 4.2 without hmac_secret', async () => {
+  test('returns the fields of a webhook without hmac_secret', async () => {
     const created = await createWebhook(h);
     const response = await h.call('GET', subscriptionPath(created.id));
     expect(response.statusCode).toBe(200);
     expect(response.json().status).toEqual({ code: 200 });
-    // dispatched_at is absent until a dispatch happens (spec 2.1).
+    // dispatched_at is absent until a dispatch happens.
     expect(Object.keys(response.json().data).sort()).toEqual(SUMMARY_FIELDS.sort());
     const { hmac_secret: _secret, ...withoutSecret } = created;
     expect(response.json().data).toEqual(withoutSecret);
@@ -130,7 +130,7 @@ describe('get (GET .../webhooks/subscription/{id})', () => {
 });
 
 describe('list (GET .../webhooks/subscriptions)', () => {
-  test('returns data[], status 200 and the default paging of spec 4.1', async () => {
+  test('returns data[], status 200 and the default paging', async () => {
     await createWebhook(h);
     const response = await h.call('GET', subscriptionsPath());
     expect(response.statusCode).toBe(200);
@@ -176,7 +176,7 @@ describe('list (GET .../webhooks/subscriptions)', () => {
 });
 
 describe('update (PUT .../webhooks/subscription/{id})', () => {
-  test('replaces the fields and returns spec 4.4 fields without hmac_secret', async () => {
+  test('replaces the fields and returns the update fields without hmac_secret', async () => {
     const created = await createWebhook(h);
     const response = await h.call('PUT', subscriptionPath(created.id), {
       body: { name: 'renamed', client_url: 'https://hooks.example.com/dbt', event_types: ['job.run.errored'], job_ids: [3], active: false, description: 'd' },
@@ -221,7 +221,7 @@ describe('update (PUT .../webhooks/subscription/{id})', () => {
     expect(response.json().status.code).toBe(404);
   });
 
-  test('a new client_url makes the webhook active whatever active says (design section 1)', async () => {
+  test('a new client_url makes the webhook active whatever active says', async () => {
     const created = await createWebhook(h, { active: false });
     const response = await h.call('PUT', subscriptionPath(created.id), { body: validCreateBody({ client_url: 'https://other.example.com/', active: false }) });
     expect(response.json().data.active).toBe(true);

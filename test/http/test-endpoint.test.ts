@@ -1,4 +1,4 @@
-// GET .../subscription/{id}/test sends a real, signed sample event and reports what the endpoint answered (spec 4.5).
+// GET .../subscription/{id}/test sends a real, signed sample event and reports what the endpoint answered (docs/decisions.md#10-the-test-endpoint).
 import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
 import { answer, closedPortUrl, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';

@@ -1,4 +1,4 @@
-// Which hosts a client_url may name: only globally routable unicast addresses (design section 2, "Outbound safety").
+// Which hosts a client_url may name: only globally routable unicast addresses (docs/decisions.md#18-outbound-safety).
 import { isPublicAddress, refusalForHost } from '../../service/src/security/address-policy';
 
 /** One address from each range of IANA's IPv4 and IPv6 special-purpose registries that is not globally reachable. */

@@ -1,4 +1,4 @@
-// Reactivating an archived webhook through PUT, as spec 3.1 and design section 1 describe, seen through the API.
+// Reactivating an archived webhook through PUT, as docs/decisions.md#5-archived-state-in-the-api describes, seen through the API.
 import { createWebhook, type Harness, startHarness, subscriptionPath, validCreateBody } from '../support/harness';
 
 let h: Harness;

@@ -1,4 +1,4 @@
-// Who may do what (design section 2), as pure rules over the authenticated principal.
+// Who may do what (docs/decisions.md#15-who-may-do-what), as pure rules over the authenticated principal.
 import {
   INGEST_PERMISSION_SETS,
   type PermissionSet,

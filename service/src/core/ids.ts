@@ -1,4 +1,4 @@
-// Prefixed, time-ordered identifiers (design section 2): unique across instances without coordination.
+// Prefixed, time-ordered identifiers (docs/decisions.md#1-identifiers): unique across instances without coordination.
 import { ulid } from 'ulid';
 import { type Clock, nowMicros } from './clock';
 import type { RandomBytes } from './random';

@@ -1,11 +1,11 @@
 // What each delivery attempt does to its webhook's dispatch state: status, failure counters and automatic
-// archiving (spec 3.1 and 8, design section 2, "Archiving"). Pure, so the rules are tested on a fake clock.
+// archiving (docs/decisions.md#9-failed-deliveries-and-archiving). Pure, so the rules are tested on a fake clock.
 import type { AttemptVerdict } from './retry-policy';
 
-/** Spec section 8: archive after this many consecutive failed (exhausted) deliveries. */
+/** Archive after this many consecutive failed (exhausted) deliveries. */
 export const ARCHIVE_AFTER_EXHAUSTED_DELIVERIES = 1000;
 const MICROS_PER_HOUR = 3600 * 1_000_000;
-/** Spec section 8: or after 7 consecutive days of failed deliveries... */
+/** Or after 7 consecutive days of failed deliveries... */
 export const ARCHIVE_AFTER_FAILING_MICROS = 7 * 24 * MICROS_PER_HOUR;
 /** ...provided an attempt failed within the last 24 hours (an idle webhook is not "failing"). */
 export const RECENT_FAILURE_WINDOW_MICROS = 24 * MICROS_PER_HOUR;

@@ -1,4 +1,4 @@
-// Keeps the delivery log to its retention period (spec section 6 rule 6: 7 days) with a periodic purge.
+// Keeps the delivery log to its retention period (7 days: docs/decisions.md#12-delivery-log-and-retention) with a periodic purge.
 import { type Clock, nowMicros } from '../core/clock';
 import type { DeliveryLogStore } from '../store/store';
 

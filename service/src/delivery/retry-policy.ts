@@ -1,8 +1,8 @@
-// When a failed delivery is tried again (design section 2, "Retries"): pure functions over named constants.
+// When a failed delivery is tried again (docs/decisions.md#8-retries): pure functions over named constants.
 import { parseRetryAfterSeconds } from '@jobhooks/client/contract';
 import type { SendOutcome } from './sender';
 
-/** Spec section 6 rule 4: each event is retried five times after its first attempt. */
+/** Each event is retried five times after its first attempt. */
 export const RETRIES_PER_DELIVERY = 5;
 /** Delay before each retry, in seconds: 5 s, 5 min, 30 min, 2 h, 5 h. */
 export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000];
@@ -24,7 +24,7 @@ export function verdictOf(outcome: SendOutcome): AttemptVerdict {
   return outcome.status === 410 ? 'gone' : 'failed';
 }
 
-/** The status recorded for an attempt: the response's, or "599" when none came (design section 2). */
+/** The status recorded for an attempt: the response's, or "599" when none came (docs/decisions.md#11-http_status_code-and-dispatched_at). */
 export function statusCodeOf(outcome: SendOutcome): string {
   return outcome.kind === 'response' ? String(outcome.status) : '599';
 }

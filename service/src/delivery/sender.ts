@@ -4,9 +4,9 @@ import { Agent, type Dispatcher } from 'undici';
 import { literalAddress, isPublicAddress } from '../security/address-policy';
 import { createGuardedLookup, type LookupAll } from './guarded-lookup';
 
-/** Spec section 6 rule 5: an attempt without a complete response within 10 s is a failure. */
+/** An attempt without a complete response within 10 s is a failure (docs/decisions.md#7-what-counts-as-success). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-/** The delivery log keeps the first 4 KiB of a response body (design section 2). */
+/** The delivery log keeps the first 4 KiB of a response body (docs/decisions.md#12-delivery-log-and-retention). */
 export const RESPONSE_EXCERPT_BYTES = 4096;
 
 export interface OutgoingDelivery {

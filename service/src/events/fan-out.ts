@@ -1,4 +1,4 @@
-// Which subscriptions an event goes to (spec section 6 rule 2), and the delivery each one gets.
+// Which subscriptions an event goes to (docs/life-of-a-delivery.md#3-fan-out), and the delivery each one gets.
 import type { EventType, RunDetails } from '@jobhooks/client/contract';
 import type { IdGenerator } from '../core/ids';
 import type { PlannedDeliveries, SubscriptionRecord } from '../store/store';

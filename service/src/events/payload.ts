@@ -4,7 +4,7 @@ import type { DeliveryPayload, EventType, RunDetails } from '@jobhooks/client/co
 const NANOS_PER_SECOND = 1_000_000_000n;
 const NANOS_PER_MILLI = 1_000_000n;
 
-/** ISO 8601 UTC with nine fractional digits, as spec 2.2 shows (`2023-01-31T21:15:20.419714619Z`). */
+/** ISO 8601 UTC with nine fractional digits, as the payload shows it (docs/api-contract.md#12-delivery-payload) (`2023-01-31T21:15:20.419714619Z`). */
 export function isoTimestampNanos(nanos: bigint): string {
   const secondsPart = new Date(Number(nanos / NANOS_PER_MILLI)).toISOString().slice(0, 19);
   return `${secondsPart}.${(nanos % NANOS_PER_SECOND).toString().padStart(9, '0')}Z`;
@@ -21,7 +21,7 @@ export interface PayloadInput {
   test?: boolean;
 }
 
-/** Only the completed and errored events carry their own finishing timestamp (spec 2.2). */
+/** Only the completed and errored events carry their own finishing timestamp (docs/api-contract.md#12-delivery-payload). */
 function runDataFor(eventType: EventType, run: RunDetails): RunDetails {
   const { runFinishedAt, runErroredAt, ...common } = run;
   if (eventType === 'job.run.completed' && runFinishedAt !== undefined) return { ...common, runFinishedAt };
@@ -43,7 +43,7 @@ export interface PayloadParts {
 
 /**
  * The event's own fields (its run data above all) are serialized once per event, not once per webhook. The head
- * keeps spec 2.2's field order (accountId, webhookId, eventId, timestamp, eventType, webhookName, data); only
+ * keeps the payload's field order (accountId, webhookId, eventId, timestamp, eventType, webhookName, data); only
  * webhookId and webhookName differ per webhook, so the text around them is built once.
  */
 export function payloadPartsFor(input: Omit<PayloadInput, 'webhookId' | 'webhookName'>): PayloadParts {

@@ -1,4 +1,4 @@
-// Maps every error to the error envelope of design section 2, by stable code, and keeps server errors generic.
+// Maps every error to the error envelope (docs/api-contract.md#8-errors), by stable code, and keeps server errors generic.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract';
@@ -74,7 +74,7 @@ function envelopeFor(error: FastifyError | JobhooksError): EnvelopeSpec | null {
 
 /**
  * Errors Fastify raises before routing (a path with broken percent-encoding). Such a path cannot name a
- * webhook, and an unknown or malformed webhook id is a 404, never a 400 (design section 1).
+ * webhook, and an unknown or malformed webhook id is a 404, never a 400 (docs/decisions.md#4-error-statuses).
  */
 export function frameworkErrorHandler(error: FastifyError, _request: unknown, reply: FastifyReply): void {
   const spec = error.code === 'FST_ERR_BAD_URL'

@@ -140,7 +140,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the signature of a delivery that will be tried again, so no attempt signs twice',
     sql: `
       -- Set when an attempt fails and the delivery waits for a retry: the retry (after a restart too) sends the
-      -- signature the first attempt computed. It stays valid because a webhook's secret never changes (spec 2.1:
+      -- signature the first attempt computed. It stays valid because a webhook's secret never changes (
       -- it is issued once, at creation); a feature that changed secrets would have to clear it.
       ALTER TABLE deliveries ADD COLUMN signature TEXT;
     `,

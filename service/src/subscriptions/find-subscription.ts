@@ -1,5 +1,5 @@
 // Looks up a webhook for an account, answering 404 alike for an unknown id, a malformed id or another
-// account's webhook, so existence never leaks across accounts (design section 2).
+// account's webhook, so existence never leaks across accounts (docs/decisions.md#4-error-statuses).
 import { NotFoundError } from '../core/errors';
 import { isIdOf } from '../core/ids';
 import type { Store, SubscriptionRecord } from '../store/store';

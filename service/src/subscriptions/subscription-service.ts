@@ -148,7 +148,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     }
   }
 
-  /** Sends a signed sample event now and reports what the endpoint answered (spec 4.5, design section 2). */
+  /** Sends a signed sample event now and reports what the endpoint answered (docs/decisions.md#10-the-test-endpoint). */
   async function test(accountId: number, webhookId: string): Promise<TestResult> {
     const record = await find(accountId, webhookId);
     const nanos = clock.nowNanos();

@@ -1,4 +1,4 @@
-// Maps a stored subscription to the response shapes of spec section 4 (types of section 2.1).
+// Maps a stored subscription to the response shapes of docs/api-contract.md#6-responses-of-each-operation.
 import type { CreatedSubscription, SubscriptionDetail, SubscriptionSummary } from '@jobhooks/client/contract';
 import type { SubscriptionRecord } from '../store/store';
 

@@ -2,7 +2,7 @@
 import type { SubscriptionChange, SubscriptionRecord, SubscriptionWritable } from '../store/store';
 
 /**
- * Spec 3.1 and design section 1: `active: true` reactivates an archived webhook, and a new `client_url`
+ * docs/decisions.md#5-archived-state-in-the-api: `active: true` reactivates an archived webhook, and a new `client_url`
  * makes the webhook active and un-archived whatever `active` says. A new URL also starts its failure
  * record afresh: the failures counted so far were another endpoint's.
  */

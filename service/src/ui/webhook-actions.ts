@@ -39,7 +39,7 @@ function activeSwitch(ctx: UiContext, webhook: SubscriptionDetail, changed: () =
   return onClickUpdate(ctx, button, webhook, { active: !webhook.active }, `${webhook.name} is now ${webhook.active ? 'inactive' : 'active'}.`, changed);
 }
 
-/** Spec 3.1: `active: true` on an archived webhook reactivates it. */
+/** `active: true` on an archived webhook reactivates it (docs/decisions.md#5-archived-state-in-the-api). */
 function reactivateButton(ctx: UiContext, webhook: SubscriptionDetail, changed: () => void): HTMLButtonElement {
   const button = h('button', { type: 'button', class: 'primary' }, 'Reactivate');
   return onClickUpdate(ctx, button, webhook, { active: true }, `${webhook.name} is reactivated: new events will be sent to it again.`, changed);

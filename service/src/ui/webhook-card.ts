@@ -1,5 +1,5 @@
 // One webhook's facts: name, endpoint, event types, jobs, state, and its latest HTTP status or the
-// Archived badge in its place (spec section 3.1).
+// Archived badge in its place (docs/decisions.md#5-archived-state-in-the-api).
 import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
 import { h } from './dom';
 import { dateOf, isSuccessStatus, jobsText, latestStatusText, localTime, stateOf } from './format';

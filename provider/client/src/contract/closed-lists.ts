@@ -6,7 +6,7 @@ export type EventTypeName = (typeof EVENT_TYPES)[number];
 
 export const PLANS = ['developer', 'starter', 'enterprise'] as const;
 export type PlanName = (typeof PLANS)[number];
-/** Spec section 1: webhooks are available on the Starter and Enterprise-tier plans only. */
+/** Webhooks are available on the Starter and Enterprise-tier plans only. */
 export const WEBHOOK_PLANS: readonly PlanName[] = ['starter', 'enterprise'];
 
 export const PERMISSION_SETS = [
@@ -20,7 +20,7 @@ export const PERMISSION_SETS = [
 ] as const;
 export type PermissionSetName = (typeof PERMISSION_SETS)[number];
 
-/** Spec section 5.1: write access to webhooks needs one of these permission sets. */
+/** Write access to webhooks needs one of these permission sets. */
 export const WRITE_PERMISSION_SETS: readonly PermissionSetName[] = ['Account Admin', 'Admin', 'Developer'];
 /** Design section 2: job-run events are posted by the scheduler's token or an account admin. */
 export const INGEST_PERMISSION_SETS: readonly PermissionSetName[] = ['Account Admin', 'Job Runner'];

@@ -1,4 +1,4 @@
-// The delivery log as the API shows it: one record per attempt (design section 2, "Delivery log").
+// The delivery log as the API shows it: one record per attempt (docs/api-contract.md#11-delivery-log-and-redelivery).
 import { z } from 'zod';
 import { EventType } from './vocabulary';
 

@@ -1,4 +1,4 @@
-// The response envelope of spec section 2.4 and the error envelope of design section 2, as schemas and builders.
+// The response envelope and the error envelope (docs/api-contract.md#6-responses-of-each-operation, #8-errors), as schemas and builders.
 import { z } from 'zod';
 
 export const OkStatus = z.object({ code: z.number().int() });
@@ -18,7 +18,7 @@ export function listEnvelope<T extends z.ZodType>(item: T) {
   });
 }
 
-/** The body of a paged list response (spec 4.1): the page, its size and the total, and the paging used. */
+/** The body of a paged list response (docs/api-contract.md#7-paging): the page, its size and the total, and the paging used. */
 export function pagedList<T>(items: T[], total: number, filters: { offset: number; limit: number }) {
   return {
     data: items,

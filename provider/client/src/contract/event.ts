@@ -1,5 +1,5 @@
-// Job-run events: the run details posted to ingestion, the payload delivered to endpoints (spec 2.2), and
-// the ingestion request and response (design section 2, "Event ingestion").
+// Job-run events: the run details posted to ingestion, the payload delivered to endpoints (docs/api-contract.md#12-delivery-payload), and
+// the ingestion request and response (docs/api-contract.md#10-event-ingestion).
 import { z } from 'zod';
 import { EventType, type EventType as EventTypeName } from './vocabulary';
 
@@ -39,7 +39,7 @@ export const DeliveryPayload = z.object({
 export type DeliveryPayload = z.infer<typeof DeliveryPayload>;
 
 /**
- * What each event type requires of its run (spec 2.2 and design section 1): the timestamp its payload
+ * What each event type requires of its run (docs/api-contract.md#10-event-ingestion): the timestamp its payload
  * carries, and the run status codes that can be true when it is emitted.
  */
 export const EVENT_RULES: Record<EventTypeName, { timestamp: 'runFinishedAt' | 'runErroredAt' | null; statusCodes: readonly number[] }> = {

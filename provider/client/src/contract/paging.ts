@@ -1,4 +1,4 @@
-// Query parameters for paged lists (design section 1: offset default 0, limit default 10, at most 100).
+// Query parameters for paged lists (offset default 0, limit default 10, at most 100: docs/api-contract.md#7-paging).
 import { z } from 'zod';
 import { LIMITS } from './limits';
 

@@ -1,4 +1,4 @@
-// Webhook subscription: the request bodies of create and update, and the response shapes of spec section 4.
+// Webhook subscription: the request bodies of create and update, and the response shapes of docs/api-contract.md#6-responses-of-each-operation.
 import { z } from 'zod';
 import { ClientUrl } from './client-url';
 import { LIMITS } from './limits';
@@ -55,7 +55,7 @@ const Active = z
   .transform((value) => value ?? SUBSCRIPTION_DEFAULTS.active);
 
 /**
- * The writable fields, shared by create and update. PUT is a full replacement (design section 1), so an
+ * The writable fields, shared by create and update. PUT is a full replacement (docs/decisions.md#2-required-fields-and-defaults), so an
  * omitted optional field takes the same default on both. Unknown fields are ignored rather than refused:
  * real clients send read-only fields back (the Terraform provider sends `id`).
  */
@@ -94,7 +94,7 @@ export type SubscriptionInput = z.output<typeof SubscriptionFields>;
 
 const Digits = z.string().regex(/^\d+$/);
 
-/** Fields every subscription response carries (the update response of spec 4.4 is exactly these). */
+/** Fields every subscription response carries (the update response is exactly these). */
 export const SubscriptionSummary = z.object({
   id: z.string(),
   account_identifier: z.string(),
@@ -114,11 +114,11 @@ export const SubscriptionSummary = z.object({
 });
 export type SubscriptionSummary = z.infer<typeof SubscriptionSummary>;
 
-/** Get and list add `dispatched_at`, present once a dispatch has happened (spec 2.1). */
+/** Get and list add `dispatched_at`, present once a dispatch has happened. */
 export const SubscriptionDetail = SubscriptionSummary.extend({ dispatched_at: Digits.optional() });
 export type SubscriptionDetail = z.infer<typeof SubscriptionDetail>;
 
-/** Only the create response carries the secret (spec 4.3). */
+/** Only the create response carries the secret. */
 export const CreatedSubscription = SubscriptionSummary.extend({ hmac_secret: z.string() });
 export type CreatedSubscription = z.infer<typeof CreatedSubscription>;
 
@@ -127,7 +127,7 @@ export const DeletedSubscription = z.object({
   status: z.object({ code: z.number().int(), is_success: z.literal(true) }),
 });
 
-/** Spec 2.3: the result of the test endpoint. */
+/** The result of the test endpoint (docs/decisions.md#10-the-test-endpoint). */
 export const TestResult = z.object({
   verification_error: z.string().nullable(),
   verification_status_code: z.string(),

@@ -1,4 +1,4 @@
-// The delivery log of a webhook and manual redelivery (design section 2, "Delivery log").
+// The delivery log of a webhook and manual redelivery (docs/api-contract.md#11-delivery-log-and-redelivery).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   COMMON_ERROR_RESPONSES,
