@@ -9,15 +9,17 @@ const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .transform((value) => ['1', 'true', 'yes', 'on'].includes(value));
 
-const FLAG_WORDS = ['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'];
-const isAddressOrRange = (text: string) => ipaddr.isValid(text) || (text.includes('/') && (() => {
-  try {
-    ipaddr.parseCIDR(text);
-    return true;
-  } catch {
-    return false;
-  }
-})());
+/** JOBHOOKS_TRUST_PROXY: a flag (any proxy, or none), or the proxies' addresses and CIDR ranges. */
+const trustProxy = z
+  .string()
+  .refine(
+    (value) => flag.safeParse(value).success || value.split(',').every((part) => ipaddr.isValid(part.trim()) || ipaddr.isValidCIDR(part.trim())),
+    "must be 1 (any proxy), 0, or the proxies' addresses or CIDR ranges separated by commas",
+  )
+  .transform((value) => {
+    const asFlag = flag.safeParse(value);
+    return asFlag.success ? asFlag.data : value;
+  });
 
 const positiveInt = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1));
 
@@ -40,13 +42,7 @@ const EnvSchema = z
     JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: positiveInt.default(60_000),
     JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE: positiveInt.default(30),
     JOBHOOKS_DURABILITY: z.enum(['full', 'normal'], { message: 'must be full or normal' }).default('full'),
-    JOBHOOKS_TRUST_PROXY: z
-      .string()
-      .refine(
-        (value) => FLAG_WORDS.includes(value) || value.split(',').every((part) => isAddressOrRange(part.trim())),
-        'must be 1 (any proxy), 0, or the proxies\' addresses or CIDR ranges separated by commas',
-      )
-      .optional(),
+    JOBHOOKS_TRUST_PROXY: trustProxy.optional(),
     JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: positiveInt.default(1000),
     JOBHOOKS_ALLOW_PRIVATE_URLS: flag.default(false),
     JOBHOOKS_RETRY_SCHEDULE: retrySchedule.optional(),
@@ -81,12 +77,6 @@ export interface Config {
   logLevel: string;
 }
 
-/** JOBHOOKS_TRUST_PROXY as Fastify takes it: unset is no proxy, true/1 any proxy, else the proxies' addresses. */
-function trustProxyOf(value: string | undefined): boolean | string {
-  if (value === undefined || ['0', 'false', 'no', 'off'].includes(value)) return false;
-  return ['1', 'true', 'yes', 'on'].includes(value) ? true : value;
-}
-
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   // An empty variable means unset, as a shell user expects from `VAR= npm start`.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -109,7 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     ingestRateLimitPerMinute: e.JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE,
     failedSignInsPerMinute: e.JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE,
     durability: e.JOBHOOKS_DURABILITY,
-    trustProxy: trustProxyOf(e.JOBHOOKS_TRUST_PROXY),
+    trustProxy: e.JOBHOOKS_TRUST_PROXY ?? false,
     maxSubscriptionsPerAccount: e.JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT,
     allowPrivateUrls: e.JOBHOOKS_ALLOW_PRIVATE_URLS,
     retryDelaysSeconds: e.JOBHOOKS_RETRY_SCHEDULE ?? DEFAULT_RETRY_DELAYS_SECONDS,
