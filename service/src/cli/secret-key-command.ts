@@ -2,17 +2,15 @@
 // key is written to `secret.key.new` (synced, 0600) before the commit, in either mode, so a crash or a lost
 // terminal at any point leaves the key that opens the database on disk; with the key file it then takes the
 // old file's place, which is kept under a dated name.
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Config } from '../config';
 import { ConfigurationError } from '../core/errors';
 import type { RandomBytes } from '../core/random';
-import { createSecretBox, secretKeyFileOf } from '../security/secret-box';
+import { createSecretBox, newSecretKey, secretKeyFileOf, writeNewKeyFile } from '../security/secret-box';
 import { keyCheckFor, openCheckedSecretBox } from '../security/secret-key-check';
 import { runningServiceOf } from '../service-lock';
 import type { Store } from '../store/store';
-
-const KEY_BYTES = 32;
 
 export interface Rotation {
   webhooks: number;
@@ -32,18 +30,6 @@ function syncPath(path: string): void {
   }
 }
 
-function writePrivateFile(path: string, text: string): void {
-  rmSync(path, { force: true });
-  const fd = openSync(path, 'wx', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  syncPath(dirname(path));
-}
-
 export async function rotateSecretKey(config: Config, store: Store, random: RandomBytes, now: Date = new Date()): Promise<Rotation> {
   const running = runningServiceOf(config.databasePath);
   if (running !== null) {
@@ -51,11 +37,13 @@ export async function rotateSecretKey(config: Config, store: Store, random: Rand
   }
   const keyFile = secretKeyFileOf(config.databasePath);
   const current = await openCheckedSecretBox({ envValue: config.secretKey, keyFile, store: store.secretKeys, random });
-  const newKey = random(KEY_BYTES);
+  const newKey = newSecretKey(random);
   const next = createSecretBox(newKey, random);
   const newKeyHex = newKey.toString('hex');
   const pending = `${keyFile}.new`;
-  writePrivateFile(pending, `${newKeyHex}\n`);
+  rmSync(pending, { force: true });
+  writeNewKeyFile(pending, newKey);
+  syncPath(dirname(pending));
   const webhooks = await store.secretKeys.resealAll((sealed) => next.seal(current.open(sealed)), keyCheckFor(next));
   if (config.secretKey) return { webhooks, keyFile: pending, previousKeyFile: null, newKeyHex };
   // Dated, so a second rotation never overwrites the key an older backup needs.

@@ -1,6 +1,6 @@
 // Encrypts webhook secrets at rest with AES-256-GCM, so a copy of the database file does not leak them.
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigurationError } from '../core/errors';
 import type { RandomBytes } from '../core/random';
@@ -41,6 +41,22 @@ export function secretKeyFileOf(databasePath: string): string {
   return join(dirname(databasePath), 'secret.key');
 }
 
+/** A new random key for the secret box. */
+export function newSecretKey(random: RandomBytes): Buffer {
+  return random(KEY_BYTES);
+}
+
+/** Writes `key` as hex to a file that must not exist yet (EEXIST otherwise), mode 0600, synced to disk. */
+export function writeNewKeyFile(path: string, key: Buffer): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    writeSync(fd, `${key.toString('hex')}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Accepts 64 hex characters or the base64 of 32 bytes. */
 export function parseSecretKey(text: string): Buffer {
   const trimmed = text.trim();
@@ -67,13 +83,8 @@ export function loadSecretKey(options: { envValue: string | undefined; keyFile: 
   }
   mkdirSync(dirname(options.keyFile), { recursive: true });
   try {
-    // 'wx' fails if the file exists, so two processes starting together cannot both write a key.
-    const fd = openSync(options.keyFile, 'wx', 0o600);
-    try {
-      writeSync(fd, options.random(KEY_BYTES).toString('hex') + '\n');
-    } finally {
-      closeSync(fd);
-    }
+    // Fails if the file exists, so two processes starting together cannot both write a key.
+    writeNewKeyFile(options.keyFile, newSecretKey(options.random));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
