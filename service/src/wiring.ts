@@ -22,7 +22,7 @@ import { openCheckedSecretBox } from './security/secret-key-check';
 import { createSqliteStore } from './store/sqlite-store';
 import { createSubscriptionService } from './subscriptions/subscription-service';
 import type { Store } from './store/store';
-import { createStorageHealth, storageFailureReason } from './observability/storage-failures';
+import { createStorageHealth } from './observability/storage-failures';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -118,10 +118,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       observer: metrics.observer,
       onError: (error, stage) => {
         // A full disk fails every claim and every result: one line a minute with a count, and /readyz says why.
-        const reason = storageFailureReason(error);
-        if (reason === null) return app.log.error({ err: error, stage }, 'delivery pipeline error');
-        const line = storageHealth.note({ reason, detail: (error as Error).message });
-        if (line !== null) app.log.error({ stage }, line);
+        if (storageHealth.noteError(error, (line) => app.log.error({ stage }, line)) === null) {
+          app.log.error({ err: error, stage }, 'delivery pipeline error');
+        }
       },
     });
     dispatcher = running;

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract';
 import { describeFieldErrors, JobhooksError } from '../core/errors';
-import { STORAGE_RETRY_AFTER_SECONDS, type StorageHealth, storageFailureReason } from '../observability/storage-failures';
+import { STORAGE_RETRY_AFTER_SECONDS, type StorageHealth } from '../observability/storage-failures';
 
 interface EnvelopeSpec {
   status: number;
@@ -94,12 +94,10 @@ export function registerErrorEnvelope(app: FastifyInstance, { storageHealth, onS
     const spec = envelopeFor(error);
     if (spec) return sendError(reply, spec);
     onServerError(request);
-    const reason = storageFailureReason(error);
+    // The database cannot do its part (full disk, read-only or corrupt file): nothing was changed, and the
+    // same request may work later. One log line per interval, not one per request.
+    const reason = storageHealth.noteError(error, (line) => request.log.error(line));
     if (reason !== null) {
-      // The database cannot do its part (full disk, read-only or corrupt file): nothing was changed, and the
-      // same request may work later. One log line per interval, not one per request.
-      const line = storageHealth.note({ reason, detail: error.message });
-      if (line !== null) request.log.error(line);
       return sendError(reply, {
         status: 503,
         code: 'storage_unavailable',

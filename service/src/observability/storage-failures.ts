@@ -34,6 +34,11 @@ export interface StorageFailure {
 export interface StorageHealth {
   /** Records a failure; returns the log line to write now (with how many were not logged), or null. */
   note(failure: { reason: string; detail: string }): string | null;
+  /**
+   * Notes `error` when it is a storage failure (or, given `otherwise`, any error, under that reason), writing the
+   * log line through `log` when one is due; resolves to the reason, or null for an error that is not noted.
+   */
+  noteError(error: unknown, log: (line: string) => void, otherwise?: string): string | null;
   /** The latest failure of the last STORAGE_FAILURE_MEMORY_MS, if any. */
   recentFailure(): StorageFailure | null;
 }
@@ -41,7 +46,14 @@ export interface StorageHealth {
 export function createStorageHealth(nowMs: () => number): StorageHealth {
   let latest: StorageFailure | null = null;
   const logged = new Map<string, { atMs: number; unlogged: number }>();
-  return {
+  const health: StorageHealth = {
+    noteError(error, log, otherwise) {
+      const reason = storageFailureReason(error) ?? otherwise ?? null;
+      if (reason === null) return null;
+      const line = health.note({ reason, detail: error instanceof Error ? error.message : String(error) });
+      if (line !== null) log(line);
+      return reason;
+    },
     note({ reason, detail }) {
       const atMs = nowMs();
       latest = { reason, detail, atMs };
@@ -58,4 +70,5 @@ export function createStorageHealth(nowMs: () => number): StorageHealth {
       return latest !== null && nowMs() - latest.atMs < STORAGE_FAILURE_MEMORY_MS ? latest : null;
     },
   };
+  return health;
 }

@@ -2,7 +2,7 @@
 // generated from the zod schemas. Metrics carry no account data, only service-wide counts, so they need no token.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Registry } from 'prom-client';
-import { type StorageHealth, storageFailureReason } from '../../observability/storage-failures';
+import type { StorageHealth } from '../../observability/storage-failures';
 import type { Store } from '../../store/store';
 
 interface OperationsOptions {
@@ -23,9 +23,7 @@ export const operationsRoutes: FastifyPluginAsync<OperationsOptions> = async (ap
       await store.checkReadiness();
       return { status: 'ready' };
     } catch (error) {
-      const reason = storageFailureReason(error) ?? 'the database cannot be read or written';
-      const line = storageHealth.note({ reason, detail: (error as Error).message });
-      if (line !== null) request.log.error(line);
+      const reason = storageHealth.noteError(error, (line) => request.log.error(line), 'the database cannot be read or written');
       return reply.code(503).send({ status: 'unavailable', reason });
     }
   });
