@@ -54,23 +54,30 @@ export class MalformedRequestError extends JobhooksError {
   readonly httpStatus = 400;
 }
 
-export class RateLimitedError extends JobhooksError {
-  readonly code = 'rate_limited';
+/** A 429: the caller is told how long to wait, in words and in Retry-After. */
+abstract class TooManyRequestsError extends JobhooksError {
   readonly httpStatus = 429;
   override readonly headers: Readonly<Record<string, string>>;
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Too many requests for this account: wait ${retryAfterSeconds} seconds before retrying.`);
+  constructor(
+    what: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`${what}: wait ${retryAfterSeconds} seconds before retrying.`);
     this.headers = { 'retry-after': String(retryAfterSeconds) };
   }
 }
 
-export class SignInThrottledError extends JobhooksError {
+export class RateLimitedError extends TooManyRequestsError {
+  readonly code = 'rate_limited';
+  constructor(retryAfterSeconds: number) {
+    super('Too many requests for this account', retryAfterSeconds);
+  }
+}
+
+export class SignInThrottledError extends TooManyRequestsError {
   readonly code = 'sign_in_throttled';
-  readonly httpStatus = 429;
-  override readonly headers: Readonly<Record<string, string>>;
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Too many failed sign-ins from this address: wait ${retryAfterSeconds} seconds before retrying.`);
-    this.headers = { 'retry-after': String(retryAfterSeconds) };
+  constructor(retryAfterSeconds: number) {
+    super('Too many failed sign-ins from this address', retryAfterSeconds);
   }
 }
 
