@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { createWebhooksClient } from '@jobhooks/client';
 import { type PulumiRunResult, runPulumiProgram, type StackState } from '../support/pulumi-engine';
 import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '../support/service-process';
-import { terraformOnPath } from '../support/terraform';
+import { cliConfigFileOf, terraformOnPath } from '../support/terraform';
 
 jest.setTimeout(600_000);
 
@@ -215,12 +215,16 @@ app.synth();
 `;
   const connection = () => ({ DBT_CLOUD_HOST_URL: hostUrl, DBT_CLOUD_ACCOUNT_ID: '1', DBT_CLOUD_TOKEN: ADMIN_TOKEN, CI: '1' });
   const lockedHash = (dir: string) => /"(h1:[^"]+)"/.exec(readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8'))?.[1];
+  /** `npx jobhooks-terraform-provider install [--dir D]` in the project; the TF_CLI_CONFIG_FILE it prints. */
+  const installProvider = async (dir?: string) => {
+    const install = await sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install', ...(dir === undefined ? [] : ['--dir', dir])], project);
+    return cliConfigFileOf(install.stdout)!;
+  };
 
   beforeAll(() => terraformOnPath());
 
   test('`npx cdktf deploy --skip-provider-lock` applies a cdktf app offline, as the README says, and `cdktf destroy` removes it', async () => {
-    const install = await sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install'], project);
-    const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(install.stdout)![1]!;
+    const cliConfig = await installProvider();
     expect(cliConfig).toBe(join(project, '.jobhooks', 'terraform', 'terraform.rc'));
     const dir = join(project, 'cdktf');
     write(join(dir, 'main.js'), app('cdktf'));
@@ -261,8 +265,7 @@ app.synth();
   test('`npx cdktn deploy --skip-provider-lock` applies the cdktn app on Node 22.10 or later; on older Node cdktn-cli stops as the README says', async () => {
     const dir = join(project, 'cdktn');
     write(join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js', projectId: 'infrastructure-cdktn', sendCrashReports: 'false' }));
-    const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec((await sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install'], project)).stdout)![1]!;
-    const env = { ...connection(), TF_CLI_CONFIG_FILE: cliConfig };
+    const env = { ...connection(), TF_CLI_CONFIG_FILE: await installProvider() };
     const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
     const deploy = sh('npx', ['--no-install', 'cdktn', 'deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json'], dir, env);
     if (major < 22 || (major === 22 && minor < 10)) {
@@ -291,12 +294,10 @@ resource "dbtcloud_webhook" "errored_runs" {
 
 output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
 `;
-    const install = async (dir: string) =>
-      /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec((await sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install', '--dir', dir], project)).stdout)![1]!;
     // Outside any Node project: the launcher finds the package around the mirror, which is inside the project.
     const outside = join(root, 'terraform-outside');
     write(join(outside, 'main.tf'), hcl);
-    const env = { ...connection(), TF_CLI_CONFIG_FILE: await install(join(project, '.jobhooks', 'hcl')) };
+    const env = { ...connection(), TF_CLI_CONFIG_FILE: await installProvider(join(project, '.jobhooks', 'hcl')) };
     await sh('terraform', ['init', '-input=false', '-no-color'], outside, env);
     await sh('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], outside, env);
     const webhookId = (await sh('terraform', ['output', '-raw', 'webhook_id'], outside, env)).stdout.trim();
@@ -308,7 +309,7 @@ output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
     // Inside the project with a mirror elsewhere: found around the working directory, with the same checksum.
     const inside = join(project, 'terraform');
     write(join(inside, 'main.tf'), hcl);
-    await sh('terraform', ['init', '-input=false', '-no-color'], inside, { ...connection(), TF_CLI_CONFIG_FILE: await install(join(root, 'elsewhere')) });
+    await sh('terraform', ['init', '-input=false', '-no-color'], inside, { ...connection(), TF_CLI_CONFIG_FILE: await installProvider(join(root, 'elsewhere')) });
     await sh('terraform', ['validate', '-no-color'], inside, { ...connection(), TF_CLI_CONFIG_FILE: join(root, 'elsewhere', 'terraform.rc') });
     expect(lockedHash(inside)).toMatch(/^h1:/);
     expect(lockedHash(inside)).toBe(lockedHash(outside));

@@ -63,6 +63,11 @@ function runProcess(command: string, args: string[], cwd: string, env: NodeJS.Pr
   });
 }
 
+/** The TF_CLI_CONFIG_FILE path the provider's install command prints, or undefined when it printed none. */
+export function cliConfigFileOf(installOutput: string): string | undefined {
+  return /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(installOutput)?.[1];
+}
+
 export async function createTerraformWorkspace(env: Record<string, string> = {}): Promise<TerraformWorkspace> {
   const terraform = terraformOnPath();
   const dir = mkdtempSync(join(tmpdir(), 'jobhooks-tf-test-'));
@@ -72,7 +77,7 @@ export async function createTerraformWorkspace(env: Record<string, string> = {})
   const installInto = (args: string[]) => runProcess(process.execPath, [BIN, 'terraform', 'install', '--dir', join(dir, 'provider'), ...args], dir, process.env);
   const install = await installInto([]);
   if (install.code !== 0) throw new Error(`jobhooks terraform install failed: ${install.stderr}`);
-  const cliConfig = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(install.stdout)?.[1];
+  const cliConfig = cliConfigFileOf(install.stdout);
   if (cliConfig === undefined) throw new Error(`jobhooks terraform install printed no TF_CLI_CONFIG_FILE line: ${install.stdout}`);
   const workspaceEnv: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,

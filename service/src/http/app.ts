@@ -21,8 +21,9 @@ import { deliveryRoutes } from './routes/deliveries';
 import { eventRoutes } from './routes/events';
 import { operationsRoutes } from './routes/operations';
 import { subscriptionRoutes } from './routes/subscriptions';
-import { defaultUiDirectory, webUiRoutes } from './web-ui';
+import { webUiRoutes } from './web-ui';
 import type { StorageHealth } from '../observability/storage-failures';
+import { BUILT_UI_DIRECTORY } from '../core/package-files';
 
 export interface AppDeps {
   store: Store;
@@ -87,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(subscriptionRoutes, { subscriptions: deps.subscriptions });
   await app.register(eventRoutes, { ingestion: deps.ingestion });
   await app.register(deliveryRoutes, { deliveryLog: deps.deliveryLog });
-  await app.register(webUiRoutes, { directory: deps.uiDirectory ?? defaultUiDirectory() });
+  await app.register(webUiRoutes, { directory: deps.uiDirectory ?? BUILT_UI_DIRECTORY });
   await app.ready();
   return app;
 }

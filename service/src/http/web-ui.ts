@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { BUILT_UI_DIRECTORY } from '../core/package-files';
 import { sendError } from './error-envelope';
 
 /**
@@ -26,11 +25,6 @@ export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin',
 };
-
-/** The package's built UI (dist/ui), the same path from source and from dist/. */
-export function defaultUiDirectory(): string {
-  return BUILT_UI_DIRECTORY;
-}
 
 export async function webUiRoutes(app: FastifyInstance, { directory }: { directory: string }): Promise<void> {
   if (!existsSync(join(directory, 'index.html'))) {
