@@ -7,7 +7,7 @@ import type { BenchReceiver, SignedRequest } from './receiver';
 
 /** One captured delivery per webhook: its path (for the secret) and a body to vary per event. */
 export interface BacklogTemplate {
-  subscriptionId: string;
+  webhookId: string;
   request: SignedRequest;
 }
 
@@ -25,7 +25,7 @@ export function fillBacklog(databasePath: string, templates: BacklogTemplate[], 
      VALUES (?, ?, 'job.run.completed', ?, '42', ?, ?)`,
   );
   const insertDelivery = db.prepare(
-    `INSERT INTO deliveries (id, event_id, subscription_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
+    `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?)`,
   );
   const bodies = templates.map((template) => JSON.parse(template.request.body.toString('utf8')) as { eventId: string; data: { runId: string } });
@@ -39,7 +39,7 @@ export function fillBacklog(databasePath: string, templates: BacklogTemplate[], 
       insertEvent.run(eventId, accountId, runId, nowMicros, Buffer.from(`${JSON.stringify({ ...bodies[0]!.data, runId })}}`));
       for (let t = 0; t < templates.length && event * templates.length + t < count; t += 1) {
         const head = headOf({ ...bodies[t]!, eventId });
-        insertDelivery.run(`bdl_${label}_${event}_${t}`, eventId, templates[t]!.subscriptionId, head, nowMicros, nowMicros, nowMicros);
+        insertDelivery.run(`bdl_${label}_${event}_${t}`, eventId, templates[t]!.webhookId, head, nowMicros, nowMicros, nowMicros);
       }
     }
   })();

@@ -89,8 +89,8 @@ async function deliveryThroughput(
   service: ServiceProcess,
   receiver: BenchReceiver,
   client: WebhooksClient,
-): Promise<{ perSecond: number; deliveries: number; subscriptionIds: string[] }> {
-  const subscriptionIds = await createSubscribers(client, receiver, SCALE.subscribers, 'throughput');
+): Promise<{ perSecond: number; deliveries: number; webhookIds: string[] }> {
+  const webhookIds = await createSubscribers(client, receiver, SCALE.subscribers, 'throughput');
   const pool = new Pool(new URL(service.baseUrl).origin, { connections: INGEST_CONCURRENCY });
   const expected = EVENTS * SCALE.subscribers;
   receiver.capture = true;
@@ -100,7 +100,7 @@ async function deliveryThroughput(
   const seconds = (performance.now() - started) / 1000;
   receiver.capture = false;
   await pool.close();
-  return { perSecond: expected / seconds, deliveries: expected, subscriptionIds };
+  return { perSecond: expected / seconds, deliveries: expected, webhookIds };
 }
 
 /** The same signed requests POSTed by a plain undici loop at the same concurrency, with no storage. */
@@ -175,11 +175,11 @@ async function backlogRun(databasePath: string, receiver: BenchReceiver, templat
 }
 
 /** One captured request per webhook, for backlog bodies that the receiver accepts as genuine. */
-function templatesOf(receiver: BenchReceiver, subscriptionIds: string[]): BacklogTemplate[] {
-  return subscriptionIds.map((subscriptionId, i) => {
+function templatesOf(receiver: BenchReceiver, webhookIds: string[]): BacklogTemplate[] {
+  return webhookIds.map((webhookId, i) => {
     const request = receiver.captured.find((captured) => captured.path === `/throughput/${i}`);
     if (!request) throw new Error(`no delivery captured for /throughput/${i}`);
-    return { subscriptionId, request };
+    return { webhookId, request };
   });
 }
 
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
   try {
     const client = createWebhooksClient({ hostUrl: service.baseUrl, accountId: ACCOUNT_ID, token: TOKEN });
     const throughput = await deliveryThroughput(service, receiver, client);
-    const templates = templatesOf(receiver, throughput.subscriptionIds);
+    const templates = templatesOf(receiver, throughput.webhookIds);
     const ceiling = await deliveryCeiling(receiver, receiver.captured);
     receiver.captured.length = 0;
     const { p50, p99 } = await latency(service, receiver, client);
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
         origin: new URL(service.baseUrl).origin,
         token: TOKEN,
         accountId: ACCOUNT_ID,
-        webhookId: throughput.subscriptionIds[0]!,
+        webhookId: throughput.webhookIds[0]!,
         createPath: `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`,
         // An event type no benchmark posts, so the webhooks this makes never receive anything.
         createBody: JSON.stringify({ name: 'created by autocannon', client_url: `${receiver.url}/unused`, event_types: ['job.run.started'] }),
@@ -208,7 +208,7 @@ async function main(): Promise<void> {
       SCALE.apiSeconds,
     );
     // The latency step switched the throughput webhooks off; the backlog is theirs.
-    for (const id of throughput.subscriptionIds) {
+    for (const id of throughput.webhookIds) {
       const hook = await client.get(id);
       if (!hook) throw new Error(`webhook ${id} is gone`);
       await client.update(id, { name: hook.name, client_url: hook.client_url, event_types: hook.event_types, active: true });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { createWebhook, type Harness, startHarness, subscriptionsPath } from './support/harness';
+import { createWebhook, type Harness, startHarness, webhooksPath } from './support/harness';
 
 const run = promisify(execFile);
 const BIN = resolve(__dirname, '..', 'service', 'bin', 'jobhooks.js');
@@ -40,7 +40,7 @@ test('a backup taken while webhooks are being created is consistent and restores
 
   const copy = new Database(target, { readonly: true });
   expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
-  const names = (copy.prepare('SELECT name FROM subscriptions').all() as Array<{ name: string }>).map((row) => row.name);
+  const names = (copy.prepare('SELECT name FROM webhooks').all() as Array<{ name: string }>).map((row) => row.name);
   copy.close();
   for (let i = 0; i < 20; i += 1) expect(names).toContain(`before ${i}`);
 
@@ -48,7 +48,7 @@ test('a backup taken while webhooks are being created is consistent and restores
   copyFileSync(join(h.dir, 'secret.key'), join(restoreDir, 'secret.key'));
   const restored = await startHarness({ dir: restoreDir });
   try {
-    const listed = await restored.call('GET', subscriptionsPath());
+    const listed = await restored.call('GET', webhooksPath());
     expect(listed.statusCode).toBe(200);
     expect(listed.json().extra.pagination.total_count).toBe(names.length);
   } finally {

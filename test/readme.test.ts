@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Harness, startHarness, subscriptionsPath } from './support/harness';
+import { type Harness, startHarness, webhooksPath } from './support/harness';
 import { eventsPath } from './support/events';
 
 const ROOT = resolve(__dirname, '..');
@@ -33,7 +33,7 @@ describe("the quick start's webhook and the sample event", () => {
     expect(event).toBeDefined();
     // The README's fields, but a loopback endpoint: were the webhook to match after all, nothing leaves the machine.
     const body = { ...(JSON.parse(create!) as Record<string, unknown>), client_url: 'http://127.0.0.1:9/quick-start' };
-    expect((await h.call('POST', subscriptionsPath(), { body })).statusCode).toBe(201);
+    expect((await h.call('POST', webhooksPath(), { body })).statusCode).toBe(201);
     const ingested = await h.call('POST', eventsPath(), { rawBody: event!.replace(/\n\s*/g, ''), headers: { 'content-type': 'application/json' } });
     expect(ingested.statusCode).toBe(202);
     expect(ingested.json().data).toMatchObject({ deliveries: 0 });

@@ -70,7 +70,7 @@ export interface Config {
   durability: 'full' | 'normal';
   /** Fastify's trustProxy: true (every proxy), or the proxies' addresses and CIDRs separated by commas. */
   trustProxy: boolean | string;
-  maxSubscriptionsPerAccount: number;
+  maxWebhooksPerAccount: number;
   allowPrivateUrls: boolean;
   retryDelaysSeconds: readonly number[];
   delivery: { maxInFlight: number; maxInFlightPerEndpoint: number; leaseSeconds: number };
@@ -100,7 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     failedSignInsPerMinute: e.JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE,
     durability: e.JOBHOOKS_DURABILITY,
     trustProxy: e.JOBHOOKS_TRUST_PROXY ?? false,
-    maxSubscriptionsPerAccount: e.JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT,
+    maxWebhooksPerAccount: e.JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT,
     allowPrivateUrls: e.JOBHOOKS_ALLOW_PRIVATE_URLS,
     retryDelaysSeconds: e.JOBHOOKS_RETRY_SCHEDULE ?? DEFAULT_RETRY_DELAYS_SECONDS,
     delivery: {

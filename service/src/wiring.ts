@@ -20,7 +20,7 @@ import { buildApp, REDACTED_LOG_PATHS } from './http/app';
 import { type SecretBox, secretKeyFileOf } from './security/secret-box';
 import { openCheckedSecretBox } from './security/secret-key-check';
 import { createSqliteStore } from './store/sqlite-store';
-import { createSubscriptionService } from './subscriptions/subscription-service';
+import { createWebhookService } from './webhooks/webhook-service';
 import type { Store } from './store/store';
 import { createStorageHealth } from './observability/storage-failures';
 
@@ -79,14 +79,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     const app = await buildApp({
       store,
       accounts,
-      subscriptions: createSubscriptionService({
+      webhooks: createWebhookService({
         store,
         clock,
         ids,
         random,
         secretBox,
         send: sender.send,
-        maxSubscriptionsPerAccount: config.maxSubscriptionsPerAccount,
+        maxWebhooksPerAccount: config.maxWebhooksPerAccount,
         allowPrivateUrls: config.allowPrivateUrls,
       }),
       ingestion: createIngestionService({ store, clock, ids, onQueued: () => dispatcher?.wake() }),

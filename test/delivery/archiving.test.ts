@@ -2,7 +2,7 @@
 // for the 7-day rule, a fake clock; and reactivation by PUT after a real archiving.
 import Database from 'better-sqlite3';
 import { createManualClock, type ManualClock } from '../../service/src/core/clock';
-import { createWebhook, type Harness, startHarness, subscriptionPath, validCreateBody } from '../support/harness';
+import { createWebhook, type Harness, startHarness, webhookPath, validCreateBody } from '../support/harness';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait';
@@ -29,7 +29,7 @@ function failureRecord(id: string) {
   try {
     return db
       .prepare<[string], { consecutive_failures: number; failing_since: number | null }>(
-        'SELECT consecutive_failures, failing_since FROM subscriptions WHERE id = ?',
+        'SELECT consecutive_failures, failing_since FROM webhooks WHERE id = ?',
       )
       .get(id)!;
   } finally {
@@ -46,7 +46,7 @@ function unfinishedDeliveries(): number {
   }
 }
 
-const read = async (id: string) => (await h.call('GET', subscriptionPath(id))).json().data;
+const read = async (id: string) => (await h.call('GET', webhookPath(id))).json().data;
 const webhook = () => createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
 let runs = 0;
 /** Ingests one event of a new run and waits until its delivery has finished. */
@@ -119,7 +119,7 @@ describe('reactivation after a real archiving', () => {
 
   test('PUT with active true reactivates it, clears the failure record, and events flow again', async () => {
     const hook = await archivedBy410();
-    const put = await h.call('PUT', subscriptionPath(hook.id), {
+    const put = await h.call('PUT', webhookPath(hook.id), {
       body: validCreateBody({ client_url: hook.client_url, event_types: ['job.run.completed'], job_ids: [], active: true }),
     });
     expect(put.json().data).toMatchObject({ active: true, archived: false });
@@ -132,7 +132,7 @@ describe('reactivation after a real archiving', () => {
 
   test('PUT with a new client_url reactivates it even with active false', async () => {
     const hook = await archivedBy410();
-    const put = await h.call('PUT', subscriptionPath(hook.id), {
+    const put = await h.call('PUT', webhookPath(hook.id), {
       body: validCreateBody({ client_url: `${receiver.url}/new`, event_types: ['job.run.completed'], job_ids: [], active: false }),
     });
     expect(put.json().data).toMatchObject({ active: true, archived: false });
@@ -142,7 +142,7 @@ describe('reactivation after a real archiving', () => {
 
   test('PUT with active false and the same URL leaves it archived, and events are skipped', async () => {
     const hook = await archivedBy410();
-    await h.call('PUT', subscriptionPath(hook.id), {
+    await h.call('PUT', webhookPath(hook.id), {
       body: validCreateBody({ client_url: hook.client_url, event_types: ['job.run.completed'], job_ids: [], active: false }),
     });
     const before = receiver.requests.length;

@@ -1,6 +1,6 @@
 // The delivery log: contents, order, paging, 7-day purge, manual redelivery, and the test endpoint's entries.
 import { createManualClock, type ManualClock } from '../../service/src/core/clock';
-import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
+import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
@@ -21,7 +21,7 @@ afterEach(async () => {
   await receiver.close();
 });
 
-const logPath = (id: string, query = '') => `${subscriptionPath(id)}/deliveries${query}`;
+const logPath = (id: string, query = '') => `${webhookPath(id)}/deliveries${query}`;
 const log = async (id: string, query = '') => (await h.call('GET', logPath(id, query))).json();
 const webhook = () => createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
 const retry = (id: string, deliveryId: string, token?: string) =>
@@ -56,7 +56,7 @@ test('every attempt is logged, newest first, with what the endpoint answered', a
   });
 });
 
-test('the log pages like the subscription list', async () => {
+test('the log pages like the webhook list', async () => {
   const { hook } = await exhaustedDelivery();
   const page = await log(hook.id, '?offset=1&limit=2');
   expect(page.data.map((entry: { attempt: number }) => entry.attempt)).toEqual([5, 4]);
@@ -106,15 +106,15 @@ describe('redelivery', () => {
     expect(isGenuine(hook.hmac_secret, last.body, last.headers.authorization)).toBe(true);
     expect(last.headers['x-jobhooks-attempt']).toBe('7');
     expect((await log(hook.id)).extra.pagination.total_count).toBe(7);
-    expect((await h.call('GET', subscriptionPath(hook.id))).json().data.http_status_code).toBe('200');
+    expect((await h.call('GET', webhookPath(hook.id))).json().data.http_status_code).toBe('200');
   });
 
   test('a failed redelivery is logged and does not archive or count', async () => {
     const { hook, deliveryId } = await exhaustedDelivery();
     const response = await retry(hook.id, deliveryId);
     expect(response.json().data).toMatchObject({ attempt: 7, success: false, http_status_code: '500' });
-    expect((await h.call('GET', subscriptionPath(hook.id))).json().data).toMatchObject({ archived: false });
-    const record = await h.service.store.subscriptions.get(1, hook.id);
+    expect((await h.call('GET', webhookPath(hook.id))).json().data).toMatchObject({ archived: false });
+    const record = await h.service.store.webhooks.get(1, hook.id);
     expect(record).toMatchObject({ consecutiveFailures: 1 });
   });
 
@@ -163,7 +163,7 @@ test("another account's webhook log is a 404 through one's own path and a 403 th
 });
 
 describe('test endpoint entries', () => {
-  const runTest = (id: string) => h.call('GET', `${subscriptionPath(id)}/test`);
+  const runTest = (id: string) => h.call('GET', `${webhookPath(id)}/test`);
 
   test.each([
     ['a 200 endpoint', 200, null, '200', true],
@@ -176,13 +176,13 @@ describe('test endpoint entries', () => {
     const [entry] = (await log(hook.id)).data;
     expect(entry).toMatchObject({ test: true, delivery_id: null, attempt: 1, event_type: 'job.run.completed', success, error, http_status_code: code });
     expect(entry.event_id).toBe(JSON.parse(receiver.requests[0]!.body.toString('utf8')).eventId);
-    expect((await h.call('GET', subscriptionPath(hook.id))).json().data.http_status_code).toBe('0');
+    expect((await h.call('GET', webhookPath(hook.id))).json().data.http_status_code).toBe('0');
   });
 
   test('a test that gets a 410 does not archive the webhook', async () => {
     receiver.respondWith(answer(410));
     const hook = await webhook();
     await runTest(hook.id);
-    expect((await h.call('GET', subscriptionPath(hook.id))).json().data.archived).toBe(false);
+    expect((await h.call('GET', webhookPath(hook.id))).json().data.archived).toBe(false);
   });
 });

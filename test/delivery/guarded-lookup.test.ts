@@ -1,6 +1,7 @@
-// The lookup handed to the socket returns only addresses that passed the check, so the connection uses a checked one.
+// The lookup handed to the socket returns only addresses that passed the check, so the connection uses a checked one;
+// names resolve from the hosts table a test gives, and with DNS otherwise.
 import type { LookupAddress } from 'node:dns';
-import { createGuardedLookup } from '../../service/src/delivery/guarded-lookup';
+import { createGuardedLookup, resolverWith } from '../../service/src/delivery/guarded-lookup';
 
 function lookupWith(addresses: LookupAddress[], allowPrivate: boolean, options: { all?: boolean; family?: number } = {}) {
   const lookup = createGuardedLookup(async () => addresses, allowPrivate);
@@ -35,4 +36,24 @@ test('only private addresses: an error, no address', async () => {
 
 test('JOBHOOKS_ALLOW_PRIVATE_URLS keeps private addresses', async () => {
   expect((await lookupWith(MIXED, true, { all: true })).result).toEqual(MIXED);
+});
+
+test('a name in the hosts table resolves to the addresses listed there', async () => {
+  const listed = [{ address: '10.0.0.5', family: 4 as const }, { address: 'fd00::1', family: 6 as const }];
+  expect(await resolverWith({ 'hooks.example': listed })('hooks.example')).toEqual(listed);
+});
+
+test('a name not in the hosts table is resolved with DNS', async () => {
+  const addresses = await resolverWith({ 'hooks.example': [{ address: '10.0.0.5', family: 4 }] })('localhost');
+  expect(addresses.length).toBeGreaterThan(0);
+  for (const { address } of addresses) expect(['127.0.0.1', '::1']).toContain(address);
+});
+
+test('a name that only Object.prototype has is not in the hosts table', async () => {
+  const answer = await resolverWith({})('constructor').then(
+    (addresses) => addresses,
+    (error: NodeJS.ErrnoException) => error.code,
+  );
+  // DNS answers, most likely that there is no such name; the table never hands out Object.prototype.constructor.
+  expect(Array.isArray(answer) || answer === 'ENOTFOUND' || answer === 'EAI_AGAIN').toBe(true);
 });

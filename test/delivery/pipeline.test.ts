@@ -1,7 +1,7 @@
 // Sending, retrying and recording real deliveries to real receivers on 127.0.0.1 (docs/life-of-a-delivery.md).
 import Database from 'better-sqlite3';
 import { createManualClock } from '../../service/src/core/clock';
-import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
+import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 const webhook = (path = '/hook', overrides: Record<string, unknown> = {}) =>
   createWebhook(h, { client_url: `${receiver.url}${path}`, event_types: ['job.run.completed'], job_ids: [], ...overrides });
-const read = async (id: string) => (await h.call('GET', subscriptionPath(id))).json().data;
+const read = async (id: string) => (await h.call('GET', webhookPath(id))).json().data;
 const deliveryStates = (dbPath: string) => {
   const db = new Database(dbPath, { readonly: true });
   try {
@@ -119,7 +119,7 @@ test('a webhook deactivated while a retry is pending gets no more requests', asy
   const hook = await webhook();
   await ingest(h, 'job.run.completed');
   await waitFor(() => deliveryStates(h.dbPath)[0]?.attempts === 1, 'the first attempt');
-  const put = await h.call('PUT', subscriptionPath(hook.id), {
+  const put = await h.call('PUT', webhookPath(hook.id), {
     body: { name: 'x', client_url: hook.client_url, event_types: ['job.run.completed'], active: false },
   });
   expect(put.statusCode).toBe(200);
@@ -139,7 +139,7 @@ test('a receiver that answers 200 after 11 s has failed: the attempt is over at 
   const hook = await webhook();
   await ingest(h, 'job.run.completed');
   await waitFor(async () => (await read(hook.id)).http_status_code === '599', 'the timeout to be recorded', 20_000);
-  const log = (await h.call('GET', `${subscriptionPath(hook.id)}/deliveries`)).json().data;
+  const log = (await h.call('GET', `${webhookPath(hook.id)}/deliveries`)).json().data;
   expect(log[0]).toMatchObject({ success: false, http_status_code: '599', error: 'No complete response within 10 s' });
   // The attempt ended at the 10 s limit, before the receiver's 200 at 11 s (timed by the sender, not the test).
   expect(log[0].duration_ms).toBeGreaterThanOrEqual(9_900);

@@ -1,5 +1,5 @@
 // POST .../webhooks/events: validation per event type, who may post, idempotency, and fan-out with filtering.
-import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
+import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { eventsPath, ingest, postEvent, runOf } from '../support/events';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { type Receiver, startReceiver } from '../support/receiver';
@@ -170,7 +170,7 @@ test('an archived webhook gets a skipped delivery and no request', async () => {
   receiver.respondWith((_req, res) => res.writeHead(410).end());
   const gone = await hook('/gone', { event_types: ['job.run.started', 'job.run.completed'], job_ids: [] });
   await ingest(h, 'job.run.started');
-  await waitFor(async () => (await h.call('GET', subscriptionPath(gone.id))).json().data.archived === true, 'archiving');
+  await waitFor(async () => (await h.call('GET', webhookPath(gone.id))).json().data.archived === true, 'archiving');
   const result = await ingest(h, 'job.run.completed');
   expect(result).toMatchObject({ deliveries: 0, skipped: 1 });
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -188,7 +188,7 @@ test("events taken in together fan out alike; a webhook added or changed after t
   await hook('/second', { event_types: ['job.run.completed'], job_ids: [] });
   expect((await ingest(h, 'job.run.completed', { runId: '4' })).deliveries).toBe(2);
 
-  const update = await h.call('PUT', subscriptionPath(first.id), {
+  const update = await h.call('PUT', webhookPath(first.id), {
     body: { name: first.name, client_url: first.client_url, event_types: ['job.run.started'], job_ids: [], active: true },
   });
   expect(update.statusCode).toBe(200);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { request } from 'undici';
 import { createReceiver, type JobRunEvent } from '../../examples/receiver/receiver';
-import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
+import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
 import { startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait';
@@ -32,13 +32,13 @@ test('a delivery from the service is verified and handled; the webhook records t
   await placeholder.close();
   const events: JobRunEvent[] = [];
   const url = await listen(hook.hmac_secret, events);
-  await h.call('PUT', subscriptionPath(hook.id), { body: { name: 'receiver', client_url: url, event_types: ['job.run.completed'], job_ids: [] } });
+  await h.call('PUT', webhookPath(hook.id), { body: { name: 'receiver', client_url: url, event_types: ['job.run.completed'], job_ids: [] } });
 
   await ingest(h, 'job.run.completed', { runId: '777' });
   await waitFor(() => events.length === 1, 'the event to be handled');
   expect(events[0]).toMatchObject({ eventType: 'job.run.completed', webhookId: hook.id, data: { runId: '777' } });
-  await waitFor(async () => (await h.call('GET', subscriptionPath(hook.id))).json().data.http_status_code === '204', 'the recorded 204');
-  expect((await h.call('GET', `${subscriptionPath(hook.id)}/test`)).json().data).toEqual({ verification_error: null, verification_status_code: '204' });
+  await waitFor(async () => (await h.call('GET', webhookPath(hook.id))).json().data.http_status_code === '204', 'the recorded 204');
+  expect((await h.call('GET', `${webhookPath(hook.id)}/test`)).json().data).toEqual({ verification_error: null, verification_status_code: '204' });
 });
 
 test('a forged or unsigned request is a 401 and is not handled', async () => {

@@ -1,5 +1,5 @@
 // Bad input gets a 4xx in the error envelope, names what is wrong, and changes nothing in the database.
-import { createWebhook, type Harness, startHarness, subscriptionPath, subscriptionsPath, validCreateBody } from '../support/harness';
+import { createWebhook, type Harness, startHarness, webhookPath, webhooksPath, validCreateBody } from '../support/harness';
 import { snapshotDatabase } from '../support/db-snapshot';
 
 let h: Harness;
@@ -62,8 +62,8 @@ const INVALID_BODIES: Array<[string, unknown, string]> = [
 ];
 
 describe.each([
-  ['create', 'POST', () => subscriptionsPath()],
-  ['update', 'PUT', () => subscriptionPath(existingId)],
+  ['create', 'POST', () => webhooksPath()],
+  ['update', 'PUT', () => webhookPath(existingId)],
 ])('%s refuses invalid bodies', (_op, method, path) => {
   test.each(INVALID_BODIES.filter(([what]) => !(method === 'PUT' && what === 'non-empty id on create')))(
     '%s: 400 naming the field, database unchanged',
@@ -89,20 +89,20 @@ describe('malformed requests', () => {
     ['an over-64 KiB body', JSON.stringify(validCreateBody({ description: 'x'.repeat(70 * 1024) })), 'application/json', 413],
   ])('%s gets %#: status in the envelope, database unchanged', async (_what, raw, contentType, status) => {
     const before = snapshotDatabase(h.dbPath);
-    const response = await h.call('POST', subscriptionsPath(), { rawBody: raw, headers: { 'content-type': contentType } });
+    const response = await h.call('POST', webhooksPath(), { rawBody: raw, headers: { 'content-type': contentType } });
     expect(response.statusCode).toBe(status);
     expect(response.json()).toMatchObject({ data: null, status: { code: status, is_success: false } });
     expect(snapshotDatabase(h.dbPath)).toBe(before);
   });
 
   test('a create with no body at all is a 400 naming the body', async () => {
-    const response = await h.call('POST', subscriptionsPath());
+    const response = await h.call('POST', webhooksPath());
     expect(response.statusCode).toBe(400);
     expect(response.json().extra.field_errors.body).toBeDefined();
   });
 
   test('an unknown field is ignored, as real clients send read-only fields back', async () => {
-    const response = await h.call('POST', subscriptionsPath(), { body: validCreateBody({ http_status_code: '200', hmac_secret: 'mine' }) });
+    const response = await h.call('POST', webhooksPath(), { body: validCreateBody({ http_status_code: '200', hmac_secret: 'mine' }) });
     expect(response.statusCode).toBe(201);
     expect(response.json().data.http_status_code).toBe('0');
     expect(response.json().data.hmac_secret).not.toBe('mine');

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { type Harness, startHarness, subscriptionsPath, validCreateBody } from '../support/harness';
+import { type Harness, startHarness, webhooksPath, validCreateBody } from '../support/harness';
 
 let h: Harness;
 beforeEach(async () => {
@@ -14,14 +14,14 @@ afterEach(async () => {
 });
 
 test('the database and its WAL and SHM files are readable by their owner only', async () => {
-  await h.call('POST', subscriptionsPath(), { body: validCreateBody() });
+  await h.call('POST', webhooksPath(), { body: validCreateBody() });
   for (const file of [h.dbPath, `${h.dbPath}-wal`, `${h.dbPath}-shm`]) expect(statSync(file).mode & 0o777).toBe(0o600);
 });
 
 test('an Idempotency-Key is stored as its SHA-256, and a repeat still replays', async () => {
   const key = 'create-errored-runs-hook-2026-11-23';
-  const first = await h.call('POST', subscriptionsPath(), { body: validCreateBody(), headers: { 'idempotency-key': key } });
-  const again = await h.call('POST', subscriptionsPath(), { body: validCreateBody(), headers: { 'idempotency-key': key } });
+  const first = await h.call('POST', webhooksPath(), { body: validCreateBody(), headers: { 'idempotency-key': key } });
+  const again = await h.call('POST', webhooksPath(), { body: validCreateBody(), headers: { 'idempotency-key': key } });
   expect(again.headers['idempotent-replayed']).toBe('true');
   expect(again.json().data.id).toBe(first.json().data.id);
   const db = new Database(h.dbPath, { readonly: true });
@@ -35,12 +35,12 @@ test('an Idempotency-Key is stored as its SHA-256, and a repeat still replays', 
 });
 
 test('every API answer carries Cache-Control: no-store, the create with its secret first', async () => {
-  const created = await h.call('POST', subscriptionsPath(), { body: validCreateBody() });
+  const created = await h.call('POST', webhooksPath(), { body: validCreateBody() });
   expect(created.statusCode).toBe(201);
   expect(created.headers['cache-control']).toBe('no-store');
-  expect((await h.call('GET', subscriptionsPath())).headers['cache-control']).toBe('no-store');
+  expect((await h.call('GET', webhooksPath())).headers['cache-control']).toBe('no-store');
   expect((await h.call('GET', '/api/v3/nothing')).headers['cache-control']).toBe('no-store');
-  expect((await h.call('GET', subscriptionsPath(), { token: null })).headers['cache-control']).toBe('no-store');
+  expect((await h.call('GET', webhooksPath(), { token: null })).headers['cache-control']).toBe('no-store');
 });
 
 test.each([
@@ -48,14 +48,14 @@ test.each([
   ['a description with a lone low surrogate', '{"name":"ok","description":"x\\udc00","client_url":"https://hooks.example.com/x","event_types":["job.run.completed"]}', 'description'],
   ['an event type inside a list', '{"name":"ok","client_url":"https://hooks.example.com/x","event_types":["job.run.completed\\udfff"]}', 'event_types.0'],
 ])('%s is refused with 400 naming the field, and nothing is created', async (_case, rawBody, field) => {
-  const refused = await h.call('POST', subscriptionsPath(), { rawBody, headers: { 'content-type': 'application/json' } });
+  const refused = await h.call('POST', webhooksPath(), { rawBody, headers: { 'content-type': 'application/json' } });
   expect(refused.statusCode).toBe(400);
   expect(refused.json().extra.field_errors).toEqual({ [field]: ['must not contain a lone surrogate (\\ud800 to \\udfff without its pair): it is not text'] });
-  expect((await h.call('GET', subscriptionsPath())).json().data).toEqual([]);
+  expect((await h.call('GET', webhooksPath())).json().data).toEqual([]);
 });
 
 test('a surrogate pair (an emoji written as escapes) is text, and comes back as sent', async () => {
-  const created = await h.call('POST', subscriptionsPath(), {
+  const created = await h.call('POST', webhooksPath(), {
     rawBody: '{"name":"rocket \\ud83d\\ude80","client_url":"https://hooks.example.com/x","event_types":["job.run.completed"]}',
     headers: { 'content-type': 'application/json' },
   });

@@ -1,6 +1,6 @@
 // A create carrying an Idempotency-Key returns the same webhook when repeated within 24 hours (docs/decisions.md#14-retried-creates).
 import { createManualClock } from '../../service/src/core/clock';
-import { type Harness, startHarness, subscriptionsPath, validCreateBody } from '../support/harness';
+import { type Harness, startHarness, webhooksPath, validCreateBody } from '../support/harness';
 
 const clock = createManualClock();
 let h: Harness;
@@ -12,8 +12,8 @@ afterEach(async () => {
 });
 
 const createWithKey = (key: string, body = validCreateBody()) =>
-  h.call('POST', subscriptionsPath(), { body, headers: { 'idempotency-key': key } });
-const countWebhooks = async () => (await h.call('GET', subscriptionsPath())).json().extra.pagination.total_count;
+  h.call('POST', webhooksPath(), { body, headers: { 'idempotency-key': key } });
+const countWebhooks = async () => (await h.call('GET', webhooksPath())).json().extra.pagination.total_count;
 
 test('a repeated create with the same key returns the same webhook, secret included, and creates one', async () => {
   const first = await createWithKey('retry-1');
@@ -45,8 +45,8 @@ test('after 24 hours the key creates a new webhook', async () => {
 test('different keys and no key each create their own webhook', async () => {
   await createWithKey('a');
   await createWithKey('b');
-  await h.call('POST', subscriptionsPath(), { body: validCreateBody() });
-  await h.call('POST', subscriptionsPath(), { body: validCreateBody() });
+  await h.call('POST', webhooksPath(), { body: validCreateBody() });
+  await h.call('POST', webhooksPath(), { body: validCreateBody() });
   expect(await countWebhooks()).toBe(4);
 });
 
@@ -61,7 +61,7 @@ test('a replay after the webhook was deleted is a 409, not a silent re-create', 
 test('keys are scoped to the account', async () => {
   const other = await h.token('Account Admin', 2);
   await createWithKey('shared');
-  const response = await h.call('POST', subscriptionsPath(2), { token: other, body: validCreateBody(), headers: { 'idempotency-key': 'shared' } });
+  const response = await h.call('POST', webhooksPath(2), { token: other, body: validCreateBody(), headers: { 'idempotency-key': 'shared' } });
   expect(response.statusCode).toBe(201);
   expect(response.headers['idempotent-replayed']).toBeUndefined();
 });

@@ -1,6 +1,6 @@
 // The per-account administrative rate limit: 429 with Retry-After, then a five-minute cooldown (docs/decisions.md#16-rate-limits).
 import { createManualClock } from '../../service/src/core/clock';
-import { ACCOUNT_ID, type Harness, startHarness, subscriptionsPath } from '../support/harness';
+import { ACCOUNT_ID, type Harness, startHarness, webhooksPath } from '../support/harness';
 
 const clock = createManualClock();
 let h: Harness;
@@ -11,7 +11,7 @@ afterEach(async () => {
   await h.close();
 });
 
-const list = (token?: string) => h.call('GET', subscriptionsPath(), token === undefined ? {} : { token });
+const list = (token?: string) => h.call('GET', webhooksPath(), token === undefined ? {} : { token });
 
 test('the request over the limit gets 429 with Retry-After: 300 in the envelope', async () => {
   for (let i = 0; i < 5; i += 1) expect((await list()).statusCode).toBe(200);
@@ -40,7 +40,7 @@ test('the window resets each minute while under the limit', async () => {
 test('the limit is per account: another account is unaffected', async () => {
   const other = await h.token('Account Admin', ACCOUNT_ID + 1);
   for (let i = 0; i < 6; i += 1) await list();
-  expect((await h.call('GET', subscriptionsPath(ACCOUNT_ID + 1), { token: other })).statusCode).toBe(200);
+  expect((await h.call('GET', webhooksPath(ACCOUNT_ID + 1), { token: other })).statusCode).toBe(200);
 });
 
 test('all tokens of one account share its limit', async () => {
@@ -89,7 +89,7 @@ describe('budgets', () => {
 
   test('answers the server fails (5xx) are not counted', async () => {
     // A store that cannot read: every list is a 500, and none of them spends the budget.
-    const failing = jest.spyOn(h.service.store.subscriptions, 'list').mockRejectedValue(new Error('disk I/O error'));
+    const failing = jest.spyOn(h.service.store.webhooks, 'list').mockRejectedValue(new Error('disk I/O error'));
     for (let i = 0; i < 8; i += 1) expect((await list()).statusCode).toBe(500);
     failing.mockRestore();
     for (let i = 0; i < 5; i += 1) expect((await list()).statusCode).toBe(200);

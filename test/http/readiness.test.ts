@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { createManualClock } from '../../service/src/core/clock';
 import { createStorageHealth, STORAGE_FAILURE_LOG_INTERVAL_MS, STORAGE_FAILURE_MEMORY_MS, storageFailureReason } from '../../service/src/observability/storage-failures';
 import { createReadinessProbe } from '../../service/src/store/readiness-probe';
-import { type Harness, startHarness, subscriptionsPath } from '../support/harness';
+import { type Harness, startHarness, webhooksPath } from '../support/harness';
 import { useTempDatabase } from '../support/temp-database';
 import { ingest } from '../support/events';
 import { waitFor } from '../support/wait';
@@ -60,8 +60,8 @@ describe('through the API', () => {
 
   test('a full disk answers 503 with Retry-After, and /readyz says why until it has passed', async () => {
     expect((await h.call('GET', '/readyz', { token: null })).json()).toEqual({ status: 'ready' });
-    const full = jest.spyOn(h.service.store.subscriptions, 'list').mockRejectedValue(sqliteError('SQLITE_FULL', 'database or disk is full'));
-    const refused = await h.call('GET', subscriptionsPath());
+    const full = jest.spyOn(h.service.store.webhooks, 'list').mockRejectedValue(sqliteError('SQLITE_FULL', 'database or disk is full'));
+    const refused = await h.call('GET', webhooksPath());
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBe('30');
     expect(refused.json()).toMatchObject({
@@ -86,7 +86,7 @@ describe('through the API', () => {
 test('a storage failure in the delivery pipeline also makes /readyz answer 503 with the reason', async () => {
   const h = await startHarness();
   try {
-    await h.call('POST', subscriptionsPath(), { body: { name: 'x', client_url: 'http://127.0.0.1:9/x', event_types: ['job.run.completed'] } });
+    await h.call('POST', webhooksPath(), { body: { name: 'x', client_url: 'http://127.0.0.1:9/x', event_types: ['job.run.completed'] } });
     jest.spyOn(h.service.store.deliveries, 'claimDue').mockRejectedValue(sqliteError('SQLITE_FULL', 'database or disk is full'));
     await ingest(h, 'job.run.completed');
     await waitFor(async () => (await h.call('GET', '/readyz', { token: null })).statusCode === 503, '/readyz to answer 503');

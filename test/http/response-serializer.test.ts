@@ -1,7 +1,7 @@
 // The response serializer: what leaves the service is exactly what the route's zod schema allows.
 import { isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { dataEnvelope, SubscriptionDetail } from '@jobhooks/client/contract';
+import { dataEnvelope, WebhookDetail } from '@jobhooks/client/contract';
 import { frozenBody } from '../../service/src/http/frozen-body';
 import { responseSerializerCompiler } from '../../service/src/http/response-serializer';
 import { ACCOUNT_ID, createWebhook, type Harness, startHarness } from '../support/harness';
@@ -77,7 +77,7 @@ describe('through the app', () => {
     const hook = await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook' });
     const response = await h.call('GET', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscription/${hook.id}`);
     expect(response.statusCode).toBe(200);
-    expect(response.body).toBe(JSON.stringify(dataEnvelope(SubscriptionDetail).parse(response.json())));
+    expect(response.body).toBe(JSON.stringify(dataEnvelope(WebhookDetail).parse(response.json())));
     expect(response.body).not.toContain('secret');
   });
 

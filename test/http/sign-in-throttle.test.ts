@@ -3,7 +3,7 @@
 // trusted proxy, the address is the one X-Forwarded-For gives.
 import { clientKeyOf, createSignInThrottle } from '../../service/src/accounts/sign-in-throttle';
 import { createManualClock } from '../../service/src/core/clock';
-import { ADMIN_TOKEN, type Harness, startHarness, subscriptionsPath } from '../support/harness';
+import { ADMIN_TOKEN, type Harness, startHarness, webhooksPath } from '../support/harness';
 
 const clock = createManualClock();
 let h: Harness;
@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 const list = (token: string, remoteAddress = '198.51.100.20', headers: Record<string, string> = {}) =>
-  h.service.app.inject({ method: 'GET', url: subscriptionsPath(), remoteAddress, headers: { authorization: `Token ${token}`, ...headers } });
+  h.service.app.inject({ method: 'GET', url: webhooksPath(), remoteAddress, headers: { authorization: `Token ${token}`, ...headers } });
 
 test('past the limit of failed sign-ins an address waits for the minute, and other addresses do not', async () => {
   h = await startHarness({ clock, env: { JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE: '3' } });

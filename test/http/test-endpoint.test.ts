@@ -1,5 +1,5 @@
 // GET .../subscription/{id}/test sends a real, signed sample event and reports what the endpoint answered (docs/decisions.md#10-the-test-endpoint).
-import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
+import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { answer, closedPortUrl, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
 
@@ -14,7 +14,7 @@ afterEach(async () => {
   await h.close();
 });
 
-const runTest = async (id: string) => h.call('GET', `${subscriptionPath(id)}/test`);
+const runTest = async (id: string) => h.call('GET', `${webhookPath(id)}/test`);
 
 test('a 200 endpoint receives a signed job.run.completed sample and the result has no error', async () => {
   const hook = await createWebhook(h, { client_url: `${receiver.url}/hook?x=1`, name: 'My hook' });
@@ -55,7 +55,7 @@ test('a redirect is a failure and its target is never requested', async () => {
 test('an unreachable endpoint is reported with status "599" and the reason, and logged', async () => {
   const hook = await createWebhook(h, { client_url: await closedPortUrl() });
   expect((await runTest(hook.id)).json().data).toEqual({ verification_error: 'Connection refused', verification_status_code: '599' });
-  const log = (await h.call('GET', `${subscriptionPath(hook.id)}/deliveries`)).json().data;
+  const log = (await h.call('GET', `${webhookPath(hook.id)}/deliveries`)).json().data;
   expect(log).toEqual([expect.objectContaining({ test: true, http_status_code: '599', error: 'Connection refused', success: false })]);
 });
 
@@ -63,14 +63,14 @@ test('the test does not change http_status_code or dispatched_at', async () => {
   receiver.respondWith(answer(500));
   const hook = await createWebhook(h, { client_url: receiver.url });
   await runTest(hook.id);
-  const read = (await h.call('GET', subscriptionPath(hook.id))).json().data;
+  const read = (await h.call('GET', webhookPath(hook.id))).json().data;
   expect(read.http_status_code).toBe('0');
   expect(read.dispatched_at).toBeUndefined();
 });
 
 test('a HEAD request sends nothing', async () => {
   const hook = await createWebhook(h, { client_url: receiver.url });
-  const response = await h.call('HEAD', `${subscriptionPath(hook.id)}/test`);
+  const response = await h.call('HEAD', `${webhookPath(hook.id)}/test`);
   expect(response.statusCode).toBe(404);
   expect(receiver.requests).toHaveLength(0);
 });

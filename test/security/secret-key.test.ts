@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { createWebhook, type Harness, startHarness, subscriptionPath } from '../support/harness';
+import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
 import { answer, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
@@ -112,7 +112,7 @@ describe('jobhooks secret-key rotate', () => {
 
       expect(await startFails({ JOBHOOKS_SECRET_KEY: oldKey })).toMatch(/^The secret key from JOBHOOKS_SECRET_KEY is not the key/);
       await start();
-      expect((await h!.call('GET', `${subscriptionPath(created.id)}/test`)).json().data.verification_error).toBeNull();
+      expect((await h!.call('GET', `${webhookPath(created.id)}/test`)).json().data.verification_error).toBeNull();
       const sent = receiver.requests.at(-1)!;
       expect(isGenuine(created.hmac_secret, sent.body, sent.headers.authorization)).toBe(true);
     } finally {
@@ -167,10 +167,10 @@ test('a secret the key cannot open makes a failed attempt that says so, not a de
     await start({ JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' });
     const created = await createWebhook(h!, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
     const db = new Database(join(dir, 'jobhooks.db'));
-    db.prepare('UPDATE subscriptions SET sealed_secret = ? WHERE id = ?').run(`v1:${Buffer.alloc(40, 7).toString('base64')}`, created.id);
+    db.prepare('UPDATE webhooks SET sealed_secret = ? WHERE id = ?').run(`v1:${Buffer.alloc(40, 7).toString('base64')}`, created.id);
     db.close();
     await ingest(h!, 'job.run.completed');
-    const log = async () => (await h!.call('GET', `${subscriptionPath(created.id)}/deliveries`)).json().data as Array<Record<string, unknown>>;
+    const log = async () => (await h!.call('GET', `${webhookPath(created.id)}/deliveries`)).json().data as Array<Record<string, unknown>>;
     await waitFor(async () => (await log()).length === 1, 'the failed attempt in the log');
     expect((await log())[0]).toMatchObject({
       attempt: 1,

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { REDACTED_LOG_PATHS } from '../../service/src/http/app';
-import { ADMIN_TOKEN, createWebhook, type Harness, startHarness, subscriptionPath, subscriptionsPath, validCreateBody } from '../support/harness';
+import { ADMIN_TOKEN, createWebhook, type Harness, startHarness, webhookPath, webhooksPath, validCreateBody } from '../support/harness';
 
 let h: Harness;
 let logged = '';
@@ -26,9 +26,9 @@ test('hmac_secret is in the create response and in no other response', async () 
   const created = await createWebhook(h);
   const secret = created.hmac_secret;
   const responses = [
-    await h.call('GET', subscriptionPath(created.id)),
-    await h.call('GET', subscriptionsPath()),
-    await h.call('PUT', subscriptionPath(created.id), { body: validCreateBody({ name: 'renamed' }) }),
+    await h.call('GET', webhookPath(created.id)),
+    await h.call('GET', webhooksPath()),
+    await h.call('PUT', webhookPath(created.id), { body: validCreateBody({ name: 'renamed' }) }),
     await h.call('GET', '/api/v2/accounts/'),
   ];
   for (const response of responses) {
@@ -40,10 +40,10 @@ test('hmac_secret is in the create response and in no other response', async () 
 
 test('neither the secret, the API token nor the Idempotency-Key reaches the log, even at trace level', async () => {
   const created = (
-    await h.call('POST', subscriptionsPath(), { body: validCreateBody(), headers: { 'idempotency-key': 'idem-key-visible-only-to-client' } })
+    await h.call('POST', webhooksPath(), { body: validCreateBody(), headers: { 'idempotency-key': 'idem-key-visible-only-to-client' } })
   ).json().data;
-  await h.call('GET', subscriptionPath(created.id));
-  await h.call('GET', subscriptionsPath(), { token: 'wrong-token-that-must-not-be-logged' });
+  await h.call('GET', webhookPath(created.id));
+  await h.call('GET', webhooksPath(), { token: 'wrong-token-that-must-not-be-logged' });
   expect(logged.length).toBeGreaterThan(0);
   expect(logged).toContain('incoming request');
   expect(logged).not.toContain(created.hmac_secret);

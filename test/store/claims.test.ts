@@ -16,7 +16,7 @@ beforeEach(() => {
 
 function addWebhook(id: string): void {
   db.prepare(
-    `INSERT INTO subscriptions (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret, created_at, updated_at)
+    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret, created_at, updated_at)
      VALUES (?, 1, ?, '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', 1, 'v1:x', 0, 0)`,
   ).run(id, id);
 }
@@ -24,7 +24,7 @@ function addWebhook(id: string): void {
 /** `count` deliveries to `webhook`, due at `dueAt`, `dueAt + 1`, ... */
 function addDue(webhook: string, count: number, dueAt: number): void {
   const insert = db.prepare(
-    `INSERT INTO deliveries (id, event_id, subscription_id, state, payload, next_attempt_at, created_at, updated_at)
+    `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, next_attempt_at, created_at, updated_at)
      VALUES (?, 'wev_1', ?, 'pending', x'7b7d', ?, 0, 0)`,
   );
   db.transaction(() => {
@@ -37,16 +37,16 @@ const request = (overrides: Partial<ClaimRequest> = {}): ClaimRequest => ({
   owner: 'test',
   now: NOW,
   leaseUntil: NOW + 60_000_000,
-  perSubscription: 16,
-  excludeSubscriptionIds: [],
+  perWebhook: 16,
+  excludeWebhookIds: [],
   ...overrides,
 });
-const room = (total: number, inFlight: Array<[string, number]> = []) => ({ total, perSubscription: 16, inFlight: new Map(inFlight) });
+const room = (total: number, inFlight: Array<[string, number]> = []) => ({ total, perWebhook: 16, inFlight: new Map(inFlight) });
 
 /** Parameters for each claim statement; the type makes a new statement need its entry here. */
 const CLAIM_PARAMETERS: Record<keyof typeof CLAIM_QUERIES, unknown[]> = {
-  nextPendingSubscription: ['wsu_a'],
-  dueOfSubscription: ['wsu_a', NOW, 16],
+  nextPendingWebhook: ['wsu_a'],
+  dueOfWebhook: ['wsu_a', NOW, 16],
 };
 
 test('every claim statement is answered from the pending-by-webhook index, never by scanning deliveries', () => {
@@ -59,7 +59,7 @@ test('every claim statement is answered from the pending-by-webhook index, never
   );
   expect(plans).toHaveLength(Object.keys(CLAIM_QUERIES).length);
   for (const plan of plans) {
-    expect(plan).toMatch(/SEARCH deliveries USING (COVERING )?INDEX deliveries_pending_by_subscription/);
+    expect(plan).toMatch(/SEARCH deliveries USING (COVERING )?INDEX deliveries_pending_by_webhook/);
     expect(plan).not.toMatch(/SCAN deliveries/);
   }
 });
@@ -71,7 +71,7 @@ test("a webhook with no room left does not hold back another's newer deliveries,
   addDue('wsu_idle', 3, 100_000);
   const store = createDeliveriesStore(db);
   const current = room(256, [['wsu_busy', 16]]);
-  const claimed = await store.claimDue(request({ excludeSubscriptionIds: ['wsu_busy'] }), (candidates) => chooseClaims(candidates, current));
+  const claimed = await store.claimDue(request({ excludeWebhookIds: ['wsu_busy'] }), (candidates) => chooseClaims(candidates, current));
   expect(claimed.map((delivery) => delivery.id)).toEqual(['wsu_idle_100000', 'wsu_idle_100001', 'wsu_idle_100002']);
 });
 
@@ -83,12 +83,12 @@ test('oldest first over all webhooks, at most perSubscription from each, nothing
   addDue('wsu_b', 1, NOW + 1);
   const store = createDeliveriesStore(db);
   const seen: string[][] = [];
-  const claimed = await store.claimDue(request({ perSubscription: 4 }), (candidates) => {
+  const claimed = await store.claimDue(request({ perWebhook: 4 }), (candidates) => {
     seen.push(candidates.map((candidate) => candidate.id));
     return chooseClaims(candidates, room(5));
   });
   expect(seen).toEqual([['wsu_a_10', 'wsu_a_11', 'wsu_a_12', 'wsu_a_13', 'wsu_b_15', 'wsu_b_16']]);
   expect(claimed.map((delivery) => delivery.id)).toEqual(['wsu_a_10', 'wsu_a_11', 'wsu_a_12', 'wsu_a_13', 'wsu_b_15']);
-  const again = await store.claimDue(request({ perSubscription: 4 }), (candidates) => chooseClaims(candidates, room(256)));
+  const again = await store.claimDue(request({ perWebhook: 4 }), (candidates) => chooseClaims(candidates, room(256)));
   expect(again.map((delivery) => delivery.id)).toEqual(['wsu_a_14', 'wsu_a_15', 'wsu_a_16', 'wsu_b_16', 'wsu_a_17']);
 });

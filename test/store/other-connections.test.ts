@@ -68,13 +68,13 @@ test('the service store reads other connections\' commits once for its token and
   db.prepare("INSERT INTO api_tokens (id, account_id, name, permission_set, token_hash, created_at) VALUES ('tok_1', 1, 't', 'Account Admin', 'hash', 0)").run();
   const store = createSqliteStore(temp.path, () => nowMs);
   try {
-    const nameOf = async () => (await store.subscriptions.get(1, 'wsu_a'))?.name;
+    const nameOf = async () => (await store.webhooks.get(1, 'wsu_a'))?.name;
     expect(await nameOf()).toBe('before');
     // A request: its token is looked up (reading data_version), then another process commits, then the
     // request reads its webhook within the millisecond. The webhook cache uses the token's read.
     nowMs += 5;
     expect(await store.apiTokens.findActiveByHash('hash')).not.toBeNull();
-    db.prepare("UPDATE subscriptions SET name = 'changed elsewhere' WHERE id = 'wsu_a'").run();
+    db.prepare("UPDATE webhooks SET name = 'changed elsewhere' WHERE id = 'wsu_a'").run();
     nowMs += LOOK_REUSE_MS / 2;
     expect(await nameOf()).toBe('before');
     nowMs += LOOK_REUSE_MS / 2;

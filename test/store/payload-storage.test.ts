@@ -14,7 +14,7 @@ afterEach(() => h.close());
 
 const claimAll = () =>
   h.service.store.deliveries.claimDue(
-    { owner: 'test', now: Number.MAX_SAFE_INTEGER, leaseUntil: Number.MAX_SAFE_INTEGER, perSubscription: 100, excludeSubscriptionIds: [] },
+    { owner: 'test', now: Number.MAX_SAFE_INTEGER, leaseUntil: Number.MAX_SAFE_INTEGER, perWebhook: 100, excludeWebhookIds: [] },
     (candidates) => candidates,
   );
 
@@ -38,10 +38,10 @@ test("three webhooks' deliveries of one event store the run data once, and a cla
   }
 
   const claimed = await claimAll();
-  expect(claimed.map((delivery) => delivery.subscriptionId).sort()).toEqual(hooks.map((hook) => hook.id).sort());
+  expect(claimed.map((delivery) => delivery.webhookId).sort()).toEqual(hooks.map((hook) => hook.id).sort());
   for (const delivery of claimed) {
     const sent = JSON.parse(delivery.payload.toString('utf8'));
-    expect(sent.webhookId).toBe(delivery.subscriptionId);
+    expect(sent.webhookId).toBe(delivery.webhookId);
     expect(sent.eventId).toBe(event_id);
     expect(sent.data.runReason).toBe('r'.repeat(500));
   }
@@ -54,7 +54,7 @@ test('a delivery stored before the split (whole bytes, an event without a tail) 
   try {
     db.prepare("INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at) VALUES ('wev_old', 1, 'job.run.completed', '7', '1', 0)").run();
     db.prepare(
-      `INSERT INTO deliveries (id, event_id, subscription_id, state, payload, next_attempt_at, created_at, updated_at)
+      `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, next_attempt_at, created_at, updated_at)
        VALUES ('wdl_old', 'wev_old', ?, 'pending', ?, 0, 0, 0)`,
     ).run(hook.id, whole);
   } finally {

@@ -77,8 +77,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-export const subscriptionsPath = (accountId = ACCOUNT_ID) => `/api/v3/accounts/${accountId}/webhooks/subscriptions`;
-export const subscriptionPath = (id: string, accountId = ACCOUNT_ID) => `/api/v3/accounts/${accountId}/webhooks/subscription/${id}`;
+export const webhooksPath = (accountId = ACCOUNT_ID) => `/api/v3/accounts/${accountId}/webhooks/subscriptions`;
+export const webhookPath = (id: string, accountId = ACCOUNT_ID) => `/api/v3/accounts/${accountId}/webhooks/subscription/${id}`;
 
 export const validCreateBody = (overrides: Record<string, unknown> = {}) => ({
   name: 'Notify the data team',
@@ -92,7 +92,7 @@ export const validCreateBody = (overrides: Record<string, unknown> = {}) => ({
 
 /** Creates a webhook through the API and returns the create response's data. */
 export async function createWebhook(h: Harness, overrides: Record<string, unknown> = {}) {
-  const response = await h.call('POST', subscriptionsPath(), { body: validCreateBody(overrides) });
+  const response = await h.call('POST', webhooksPath(), { body: validCreateBody(overrides) });
   if (response.statusCode !== 201) throw new Error(`create failed: ${response.statusCode} ${response.body}`);
   return response.json().data as Record<string, unknown> & { id: string; hmac_secret: string };
 }

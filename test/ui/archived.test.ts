@@ -1,6 +1,6 @@
 // Archived webhooks in real Chromium: the Archived badge in place of the status, the warning banner, its
 // dismissal for the browser session, and reactivation.
-import { ADMIN_TOKEN, createWebhook, subscriptionPath } from '../support/harness';
+import { ADMIN_TOKEN, createWebhook, webhookPath } from '../support/harness';
 import { signIn, startUiHarness, type UiHarness } from '../support/browser';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -26,7 +26,7 @@ async function hookAt(name: string, path: string, jobId: number): Promise<string
 }
 
 async function isArchived(id: string): Promise<boolean> {
-  return (await ui.h.call('GET', subscriptionPath(id))).json().data.archived as boolean;
+  return (await ui.h.call('GET', webhookPath(id))).json().data.archived as boolean;
 }
 
 async function archive(id: string, jobId: number): Promise<void> {

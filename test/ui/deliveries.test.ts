@@ -1,6 +1,6 @@
 // Recent Deliveries in real Chromium: posted job-run events show as succeeded and failed attempts, a failed
 // delivery can be sent again, and the list pages.
-import { ADMIN_TOKEN, createWebhook, subscriptionPath } from '../support/harness';
+import { ADMIN_TOKEN, createWebhook, webhookPath } from '../support/harness';
 import { signIn, startUiHarness, type UiHarness } from '../support/browser';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -31,7 +31,7 @@ async function hookAt(name: string, path: string): Promise<string> {
 }
 
 async function attempts(id: string): Promise<Array<{ success: boolean; http_status_code: string }>> {
-  return (await ui.h.call('GET', `${subscriptionPath(id)}/deliveries?limit=100`)).json().data;
+  return (await ui.h.call('GET', `${webhookPath(id)}/deliveries?limit=100`)).json().data;
 }
 
 test('deliveries show with their outcome, and a failed one is redelivered from the page', async () => {

@@ -1,6 +1,6 @@
 // The UI at 375 px wide and from the keyboard alone, in real Chromium.
 import type { Page } from 'playwright-core';
-import { ADMIN_TOKEN, createWebhook, subscriptionPath, subscriptionsPath } from '../support/harness';
+import { ADMIN_TOKEN, createWebhook, webhookPath, webhooksPath } from '../support/harness';
 import { signIn, startUiHarness, type UiHarness } from '../support/browser';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -42,7 +42,7 @@ test('at 375 px wide nothing overflows the page, and every control has a name', 
     job_ids: [11],
   });
   await ingest(ui.h, 'job.run.completed', { jobId: '11', runId: '7001' });
-  await waitFor(async () => (await ui.h.call('GET', subscriptionPath(long))).json().data.dispatched_at !== undefined, 'a dispatch');
+  await waitFor(async () => (await ui.h.call('GET', webhookPath(long))).json().data.dispatched_at !== undefined, 'a dispatch');
 
   const phone = await ui.open({ width: 375, height: 812 });
   expect(await unnamedControls(phone.page)).toEqual([]);
@@ -107,7 +107,7 @@ test('sign in, create a webhook and cancel a delete with the keyboard alone', as
   expect(await view.page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
   await view.page.keyboard.press('Escape');
   await confirm.waitFor({ state: 'detached' });
-  const names = ((await ui.h.call('GET', `${subscriptionsPath()}?limit=100`)).json().data as Array<{ name: string }>).map((webhook) => webhook.name);
+  const names = ((await ui.h.call('GET', `${webhooksPath()}?limit=100`)).json().data as Array<{ name: string }>).map((webhook) => webhook.name);
   expect(names).toContain('Typed by keyboard');
   await view.screenshot('keyboard');
 });

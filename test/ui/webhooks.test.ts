@@ -1,6 +1,6 @@
 // Creating, testing, editing, switching off and deleting webhooks in real Chromium, against a real
 // service and a real receiver on 127.0.0.1.
-import { ACCOUNT_ID, ADMIN_TOKEN, createWebhook, subscriptionPath, subscriptionsPath } from '../support/harness';
+import { ACCOUNT_ID, ADMIN_TOKEN, createWebhook, webhookPath, webhooksPath } from '../support/harness';
 import { signIn, startUiHarness, type UiHarness, type UiPage } from '../support/browser';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 async function listWebhooks(): Promise<Array<{ id: string; name: string; active: boolean; job_ids: string[] }>> {
-  return (await ui.h.call('GET', `${subscriptionsPath()}?limit=100`)).json().data;
+  return (await ui.h.call('GET', `${webhooksPath()}?limit=100`)).json().data;
 }
 
 async function fillForm(view: UiPage, fields: { name?: string; url?: string; jobIds?: string }): Promise<void> {
@@ -102,7 +102,7 @@ test('a failing test send shows the endpoint’s answer', async () => {
   await view.page.getByText(/Test failed \(HTTP 503\)/).waitFor();
   await view.screenshot('send-test-failed');
   await failing.close();
-  await ui.h.call('DELETE', subscriptionPath(id));
+  await ui.h.call('DELETE', webhookPath(id));
 });
 
 test('edit changes the webhook, the switch turns it off and on, and delete asks first', async () => {

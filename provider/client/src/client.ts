@@ -5,22 +5,22 @@ import { request } from 'undici';
 import { z } from 'zod';
 import {
   AccountView,
-  CreatedSubscription,
-  CreateSubscriptionBody,
+  CreatedWebhook,
+  CreateWebhookBody,
   dataEnvelope,
-  DeletedSubscription,
+  DeletedWebhook,
   ErrorEnvelope,
   listEnvelope,
-  SubscriptionDetail,
-  SubscriptionSummary,
+  WebhookDetail,
+  WebhookSummary,
   TestResult,
-  UpdateSubscriptionBody,
+  UpdateWebhookBody,
 } from './contract';
 import { hostUrlProblem } from './host-url';
 import { parseRetryAfterSeconds } from './contract/retry-after';
 
 /** The writable fields of a webhook as a caller writes them (job ids as numbers, optional fields optional). */
-export type WebhookInput = z.input<typeof CreateSubscriptionBody>;
+export type WebhookInput = z.input<typeof CreateWebhookBody>;
 
 export interface ClientOptions {
   /** The API base URL as the public providers take it, ending in `/api` (e.g. `http://127.0.0.1:8080/api`). */
@@ -139,31 +139,31 @@ export function createWebhooksClient(options: ClientOptions) {
 
   return {
     /** Creates a webhook. One Idempotency-Key per call, reused by its retries, so a retried create never duplicates. */
-    async create(input: WebhookInput): Promise<CreatedSubscription> {
-      const body = CreateSubscriptionBody.parse(input);
-      const envelope = await call(dataEnvelope(CreatedSubscription), 201, 'POST', `${webhooks}/subscriptions`, 'Create webhook', body, {
+    async create(input: WebhookInput): Promise<CreatedWebhook> {
+      const body = CreateWebhookBody.parse(input);
+      const envelope = await call(dataEnvelope(CreatedWebhook), 201, 'POST', `${webhooks}/subscriptions`, 'Create webhook', body, {
         'idempotency-key': randomUUID(),
       });
       return envelope.data;
     },
     /** The webhook, or null when it does not exist (deleted, or never existed). */
-    async get(id: string): Promise<SubscriptionDetail | null> {
+    async get(id: string): Promise<WebhookDetail | null> {
       const { status, text } = await send('GET', single(id), `Read webhook ${id}`);
       if (status === 404) return null;
       if (status !== 200) throw apiErrorFrom(status, text, `Read webhook ${id}`);
-      return dataEnvelope(SubscriptionDetail).parse(JSON.parse(text)).data;
+      return dataEnvelope(WebhookDetail).parse(JSON.parse(text)).data;
     },
     /** Full replacement: an omitted optional field takes its default. */
-    async update(id: string, input: WebhookInput): Promise<SubscriptionSummary> {
-      const body = UpdateSubscriptionBody.parse(input);
-      return (await call(dataEnvelope(SubscriptionSummary), 200, 'PUT', single(id), `Update webhook ${id}`, body)).data;
+    async update(id: string, input: WebhookInput): Promise<WebhookSummary> {
+      const body = UpdateWebhookBody.parse(input);
+      return (await call(dataEnvelope(WebhookSummary), 200, 'PUT', single(id), `Update webhook ${id}`, body)).data;
     },
     /** True when deleted now, false when it was already gone. */
     async delete(id: string): Promise<boolean> {
       const { status, text } = await send('DELETE', single(id), `Delete webhook ${id}`);
       if (status === 404) return false;
       if (status !== 200) throw apiErrorFrom(status, text, `Delete webhook ${id}`);
-      DeletedSubscription.parse(JSON.parse(text));
+      DeletedWebhook.parse(JSON.parse(text));
       return true;
     },
     async test(id: string): Promise<TestResult> {
@@ -171,7 +171,7 @@ export function createWebhooksClient(options: ClientOptions) {
     },
     async list(page: { offset?: number; limit?: number } = {}) {
       const query = new URLSearchParams({ offset: String(page.offset ?? 0), limit: String(page.limit ?? 100) });
-      return call(listEnvelope(SubscriptionDetail), 200, 'GET', `${webhooks}/subscriptions?${query}`, 'List webhooks');
+      return call(listEnvelope(WebhookDetail), 200, 'GET', `${webhooks}/subscriptions?${query}`, 'List webhooks');
     },
     /** The accounts the token can see; the public Terraform provider checks its account id here first. */
     async accounts(): Promise<AccountView[]> {

@@ -1,6 +1,6 @@
 // Validation of a declared webhook for the IaC tools: the service's own create schema, reported by the tools'
 // camelCase property names, over the values that are known (previews and tokens leave some unknown).
-import { CreateSubscriptionBody } from './contract';
+import { CreateWebhookBody } from './contract';
 
 /** A webhook as the IaC tools name its properties. */
 export interface WebhookProperties {
@@ -33,7 +33,7 @@ export function webhookProblems(properties: WebhookProperties, isKnown: (value: 
     (property) => properties[property] !== undefined && isKnown(properties[property]),
   );
   const body = Object.fromEntries(known.map((property) => [FIELD_OF_PROPERTY[property], properties[property]]));
-  const parsed = CreateSubscriptionBody.safeParse(body);
+  const parsed = CreateWebhookBody.safeParse(body);
   if (parsed.success) return [];
   return parsed.error.issues.flatMap((issue) => {
     const property = known.find((candidate) => FIELD_OF_PROPERTY[candidate] === issue.path[0]);

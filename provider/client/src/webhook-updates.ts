@@ -1,7 +1,7 @@
 // How the IaC tools change a webhook's URL, shared by the Pulumi provider and the Terraform provider.
 // The API makes a webhook active (and un-archived) whenever its client_url changes (docs/decisions.md#5-archived-state-in-the-api).
 import type { WebhookInput, WebhooksClient } from './client';
-import type { SubscriptionSummary } from './contract';
+import type { WebhookSummary } from './contract';
 
 interface UrlAndActive {
   clientUrl?: unknown;
@@ -21,7 +21,7 @@ export function urlChangeWhileInactive(prior: UrlAndActive, next: UrlAndActive):
  * A full-replacement update that ends in exactly the state asked for. Moving the URL and deactivating in the
  * same change takes two requests: the first (with the new URL) reactivates, the second deactivates.
  */
-export async function updateWebhook(api: Pick<WebhooksClient, 'update'>, id: string, currentUrl: string, input: WebhookInput): Promise<SubscriptionSummary> {
+export async function updateWebhook(api: Pick<WebhooksClient, 'update'>, id: string, currentUrl: string, input: WebhookInput): Promise<WebhookSummary> {
   if (input.client_url !== currentUrl && input.active === false) {
     await api.update(id, { ...input, active: true });
   }

@@ -2,7 +2,7 @@
 // client and the service's own schemas. Loaded by the serialized shell in webhook.ts inside the provider host.
 import type * as pulumi from '@pulumi/pulumi';
 import { createWebhooksClient, hostUrlProblem, updateWebhook, urlChangeWhileInactive, type WebhookInput, webhookProblems, type WebhooksClient } from '@jobhooks/client';
-import { SUBSCRIPTION_DEFAULTS, type SubscriptionDetail, type SubscriptionSummary } from '@jobhooks/client/contract';
+import { WEBHOOK_DEFAULTS, type WebhookDetail, type WebhookSummary } from '@jobhooks/client/contract';
 import { checkedConnection, type ConfigSource, type Connection, resolveConnection } from './connection';
 
 /** The API a resource talks to when it does not use the stack's: one program can manage several accounts. */
@@ -58,7 +58,7 @@ function toApiInput(inputs: WebhookInputs): WebhookInput {
 /** What an output keeps of the inputs besides the webhook itself: where it lives and how it was adopted. */
 type Origin = Pick<WebhookInputs, 'adoptWebhookId' | 'connection'>;
 
-function outputsFrom(webhook: SubscriptionSummary | SubscriptionDetail, hmacSecret: string, origin: Origin): WebhookOutputs {
+function outputsFrom(webhook: WebhookSummary | WebhookDetail, hmacSecret: string, origin: Origin): WebhookOutputs {
   return {
     name: webhook.name,
     clientUrl: webhook.client_url,
@@ -78,9 +78,9 @@ function outputsFrom(webhook: SubscriptionSummary | SubscriptionDetail, hmacSecr
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const DEFAULTS: Partial<WebhookInputs> = {
-  description: SUBSCRIPTION_DEFAULTS.description,
-  jobIds: [...SUBSCRIPTION_DEFAULTS.job_ids],
-  active: SUBSCRIPTION_DEFAULTS.active,
+  description: WEBHOOK_DEFAULTS.description,
+  jobIds: [...WEBHOOK_DEFAULTS.job_ids],
+  active: WEBHOOK_DEFAULTS.active,
 };
 const defaulted = (inputs: Partial<WebhookInputs>, key: keyof WebhookInputs) => inputs[key] ?? DEFAULTS[key];
 /** Which webhook store a connection points at; another one holds other webhooks, so moving means replacing. */

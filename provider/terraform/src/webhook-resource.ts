@@ -1,7 +1,7 @@
 // `dbtcloud_webhook` as Terraform sees it: plan, apply, refresh, import and validation over the shared API
 // client, with the public provider's behaviour (computed values unknown at plan, everything updated in place,
 // hmac_secret kept from create, a new client_url for a webhook that stays inactive refused at plan time).
-import type { SubscriptionDetail, SubscriptionSummary } from '@jobhooks/client/contract';
+import type { WebhookDetail, WebhookSummary } from '@jobhooks/client/contract';
 import type { WebhookInput, WebhooksClient } from '@jobhooks/client';
 import { FIELD_OF_PROPERTY, webhookProblems, type WebhookProperties } from '@jobhooks/client';
 import { updateWebhook, urlChangeWhileInactive } from '@jobhooks/client';
@@ -83,7 +83,7 @@ interface Carried {
   jobIdsNull: boolean;
 }
 
-function stateOf(webhook: SubscriptionSummary | SubscriptionDetail, carried: Carried): TfObject {
+function stateOf(webhook: WebhookSummary | WebhookDetail, carried: Carried): TfObject {
   return {
     id: webhook.id,
     webhook_id: webhook.id,

@@ -16,7 +16,7 @@ export const ARCHIVE_REASONS = {
   gone: 'The endpoint answered 410 Gone',
 } as const;
 
-/** The columns of a subscription that deliveries change. Times are microseconds since the epoch. */
+/** The columns of a webhook that deliveries change. Times are microseconds since the epoch. */
 export interface DispatchState {
   httpStatusCode: string;
   dispatchedAt: number | null;

@@ -6,7 +6,7 @@ import type { SendOutcome } from './sender';
 
 export interface AttemptTarget {
   deliveryId: string | null;
-  subscriptionId: string;
+  webhookId: string;
   eventId: string;
   eventType: EventType;
   attempt: number;

@@ -5,9 +5,9 @@ import type { DueCandidate } from '../store/store';
 export interface ClaimRoom {
   /** Free request slots in total. */
   total: number;
-  /** The most requests one subscription may have in flight. */
-  perSubscription: number;
-  /** Requests in flight now, by subscription id. */
+  /** The most requests one webhook may have in flight. */
+  perWebhook: number;
+  /** Requests in flight now, by webhook id. */
   inFlight: ReadonlyMap<string, number>;
 }
 
@@ -16,15 +16,15 @@ export function chooseClaims(candidates: readonly DueCandidate[], room: ClaimRoo
   const chosen: DueCandidate[] = [];
   for (const candidate of candidates) {
     if (chosen.length >= room.total) break;
-    const busy = (room.inFlight.get(candidate.subscriptionId) ?? 0) + (taken.get(candidate.subscriptionId) ?? 0);
-    if (busy >= room.perSubscription) continue;
-    taken.set(candidate.subscriptionId, (taken.get(candidate.subscriptionId) ?? 0) + 1);
+    const busy = (room.inFlight.get(candidate.webhookId) ?? 0) + (taken.get(candidate.webhookId) ?? 0);
+    if (busy >= room.perWebhook) continue;
+    taken.set(candidate.webhookId, (taken.get(candidate.webhookId) ?? 0) + 1);
     chosen.push(candidate);
   }
   return chosen;
 }
 
-/** Subscriptions with no room left: the claim query leaves their deliveries alone. */
-export function saturatedSubscriptions(room: ClaimRoom): string[] {
-  return [...room.inFlight].filter(([, count]) => count >= room.perSubscription).map(([id]) => id);
+/** Webhooks with no room left: the claim query leaves their deliveries alone. */
+export function saturatedWebhooks(room: ClaimRoom): string[] {
+  return [...room.inFlight].filter(([, count]) => count >= room.perWebhook).map(([id]) => id);
 }

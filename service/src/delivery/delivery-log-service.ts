@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError } from '../core/errors';
 import { isIdOf } from '../core/ids';
 import type { SecretBox } from '../security/secret-box';
 import type { LoggedAttempt, Store } from '../store/store';
-import { findSubscription } from '../subscriptions/find-subscription';
+import { findWebhook } from '../store/find-webhook';
 import { nextDispatchState } from './archive-policy';
 import { attemptLogEntry } from './attempt-log-entry';
 import { signedRequest } from './outgoing-request';
@@ -43,8 +43,8 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
   const { store, clock } = deps;
 
   async function list(accountId: number, webhookId: string, page: { offset: number; limit: number }) {
-    const subscription = await findSubscription(store, accountId, webhookId);
-    const { items, total } = await store.deliveryLog.list(subscription.id, page);
+    const webhook = await findWebhook(store, accountId, webhookId);
+    const { items, total } = await store.deliveryLog.list(webhook.id, page);
     return { items: items.map(toAttemptView), total };
   }
 
@@ -53,21 +53,21 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
    * clears the webhook's failures; a failure is logged but does not count toward archiving (only a 410 does).
    */
   async function redeliver(accountId: number, webhookId: string, deliveryId: string): Promise<DeliveryAttemptView> {
-    const subscription = await findSubscription(store, accountId, webhookId);
-    const delivery = isIdOf('delivery', deliveryId) ? await store.deliveries.get(subscription.id, deliveryId) : null;
+    const webhook = await findWebhook(store, accountId, webhookId);
+    const delivery = isIdOf('delivery', deliveryId) ? await store.deliveries.get(webhook.id, deliveryId) : null;
     if (!delivery) throw new NotFoundError(`No delivery with id "${deliveryId}" for webhook ${webhookId}.`);
     if (delivery.state === 'pending') {
       throw new ConflictError('This delivery is still scheduled for automatic retries; redeliver it once it has finished.');
     }
-    if (subscription.archivedAt !== null || !subscription.active) {
+    if (webhook.archivedAt !== null || !webhook.active) {
       throw new ConflictError('This webhook is archived or inactive: set "active": true with PUT, then redeliver.');
     }
     const attempt = delivery.attempts + 1;
-    const signature = signatureOf(delivery, () => deps.secretBox.open(subscription.sealedSecret));
+    const signature = signatureOf(delivery, () => deps.secretBox.open(webhook.sealedSecret));
     const requestedAt = nowMicros(clock);
-    const outcome = await deps.send(signedRequest({ url: subscription.clientUrl, body: delivery.payload, signature, eventId: delivery.eventId, attempt }));
+    const outcome = await deps.send(signedRequest({ url: webhook.clientUrl, body: delivery.payload, signature, eventId: delivery.eventId, attempt }));
     const log = attemptLogEntry(
-      { deliveryId: delivery.id, subscriptionId: subscription.id, eventId: delivery.eventId, eventType: delivery.eventType, attempt },
+      { deliveryId: delivery.id, webhookId: webhook.id, eventId: delivery.eventId, eventType: delivery.eventType, attempt },
       outcome,
       requestedAt,
     );

@@ -8,7 +8,7 @@ import type { SecretBox } from '../security/secret-box';
 import type { AttemptResult, ClaimedDelivery, DeliveryChange, Store } from '../store/store';
 import { nextDispatchState } from './archive-policy';
 import { attemptLogEntry } from './attempt-log-entry';
-import { chooseClaims, type ClaimRoom, saturatedSubscriptions } from './claim-choice';
+import { chooseClaims, type ClaimRoom, saturatedWebhooks } from './claim-choice';
 import { signedRequest } from './outgoing-request';
 import { planNextStep, verdictOf } from './retry-policy';
 import type { Send, SendOutcome } from './sender';
@@ -72,7 +72,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { store, clock, limits, owner } = deps;
   /** Requests in flight, in all and per webhook: what the limits bound. */
   let sending = 0;
-  const inFlightBySubscription = new Map<string, number>();
+  const inFlightByWebhook = new Map<string, number>();
   const openedSecrets = new BoundedMap<string, string>(OPENED_SECRETS_KEPT);
   /** Deliveries being worked on, from claim until their result is written: what stop waits for. */
   const running = new Set<Promise<void>>();
@@ -86,13 +86,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let timer: NodeJS.Timeout | null = null;
 
   function room(): ClaimRoom {
-    return { total: limits.maxInFlight - sending, perSubscription: limits.maxInFlightPerEndpoint, inFlight: inFlightBySubscription };
+    return { total: limits.maxInFlight - sending, perWebhook: limits.maxInFlightPerEndpoint, inFlight: inFlightByWebhook };
   }
 
-  function countSubscription(id: string, delta: number): void {
-    const next = (inFlightBySubscription.get(id) ?? 0) + delta;
-    if (next <= 0) inFlightBySubscription.delete(id);
-    else inFlightBySubscription.set(id, next);
+  function countWebhook(id: string, delta: number): void {
+    const next = (inFlightByWebhook.get(id) ?? 0) + delta;
+    if (next <= 0) inFlightByWebhook.delete(id);
+    else inFlightByWebhook.set(id, next);
   }
 
   // Stage 1: lease as many due deliveries as there is room for.
@@ -104,8 +104,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         owner,
         now,
         leaseUntil: now + limits.leaseMicros,
-        perSubscription: Math.min(current.perSubscription, current.total),
-        excludeSubscriptionIds: saturatedSubscriptions(current),
+        perWebhook: Math.min(current.perWebhook, current.total),
+        excludeWebhookIds: saturatedWebhooks(current),
       },
       (candidates) => chooseClaims(candidates, current),
     );
@@ -148,7 +148,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         ? { state: 'pending', nextAttemptAt: finishedAt + step.delayMicros, signature }
         : { state: step.kind === 'succeeded' ? 'succeeded' : 'failed' };
     const log = attemptLogEntry(
-      { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, eventId: delivery.eventId, eventType: delivery.eventType, attempt },
+      { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, eventType: delivery.eventType, attempt },
       outcome,
       requestedAt,
     );
@@ -200,13 +200,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   function launch(delivery: ClaimedDelivery): void {
     sending += 1;
-    countSubscription(delivery.subscriptionId, 1);
+    countWebhook(delivery.webhookId, 1);
     let ended = false;
     const requestEnded = () => {
       if (ended) return;
       ended = true;
       sending -= 1;
-      countSubscription(delivery.subscriptionId, -1);
+      countWebhook(delivery.webhookId, -1);
       wake();
     };
     const task: Promise<void> = deliver(delivery, requestEnded).finally(() => {

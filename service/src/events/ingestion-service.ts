@@ -31,8 +31,8 @@ export function createIngestionService(deps: IngestionServiceDeps) {
         jobId: body.run.jobId,
         createdAt: nanosToMicros(occurredAtNanos),
       },
-      (subscriptions) =>
-        planDeliveries(subscriptions, { accountId: account.id, eventId, eventType: body.event_type, occurredAtNanos, run: body.run, ids }),
+      (webhooks) =>
+        planDeliveries(webhooks, { accountId: account.id, eventId, eventType: body.event_type, occurredAtNanos, run: body.run, ids }),
     );
     if (outcome.kind === 'duplicate') return { event_id: outcome.eventId, deliveries: 0, skipped: 0, duplicate: true };
     if (outcome.queued > 0) deps.onQueued();

@@ -60,7 +60,7 @@ export function createMetrics(sources: { store: Store; clock: Clock; inFlight: (
     help: 'Webhooks archived after repeated failures or a 410 Gone.',
     registers,
     async collect() {
-      this.set(await sources.store.subscriptions.countArchived());
+      this.set(await sources.store.webhooks.countArchived());
     },
   });
   return {

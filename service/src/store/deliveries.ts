@@ -3,24 +3,24 @@ import type { EventType } from '@jobhooks/client/contract';
 import type { DispatchState } from '../delivery/archive-policy';
 import type { SqliteDatabase } from './database';
 import { prepareAttemptAppend } from './delivery-log';
-import type { SubscriptionRow } from './subscriptions';
+import type { WebhookRow } from './webhooks';
 import type { AttemptResult, ClaimedDelivery, ClaimRequest, DeliveriesStore, DeliveryRecord, DeliveryState, DueCandidate, LoggedAttempt } from './store';
 
-/** A delivery joined with its event's type and the subscription columns a send needs. */
+/** A delivery joined with its event's type and the webhook columns a send needs. */
 type ClaimedRow = {
   id: string;
   event_id: string;
   event_type: EventType;
-  subscription_id: string;
+  webhook_id: string;
   payload: Buffer;
   payload_tail: Buffer | null;
   attempts: number;
   signature: string | null;
-} & Pick<SubscriptionRow, 'client_url' | 'sealed_secret' | 'active' | 'archived_at'>;
+} & Pick<WebhookRow, 'client_url' | 'sealed_secret' | 'active' | 'archived_at'>;
 
-/** The dispatch columns of a subscription row, as the state query selects them. */
+/** The dispatch columns of a webhook row, as the state query selects them. */
 type DispatchRow = Pick<
-  SubscriptionRow,
+  WebhookRow,
   'http_status_code' | 'dispatched_at' | 'consecutive_failures' | 'failing_since' | 'last_failure_at' | 'archived_at' | 'archived_reason'
 >;
 
@@ -49,28 +49,28 @@ type DueRow = DueCandidate & { nextAttemptAt: number };
 
 /** The claim's statements, named so a test can check SQLite answers them from an index, not a scan. */
 export const CLAIM_QUERIES = {
-  nextPendingSubscription: `SELECT subscription_id AS subscriptionId FROM deliveries
-      WHERE state = 'pending' AND subscription_id > ? ORDER BY subscription_id LIMIT 1`,
-  dueOfSubscription: `SELECT id, subscription_id AS subscriptionId, next_attempt_at AS nextAttemptAt FROM deliveries
-      WHERE state = 'pending' AND subscription_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
+  nextPendingWebhook: `SELECT webhook_id AS webhookId FROM deliveries
+      WHERE state = 'pending' AND webhook_id > ? ORDER BY webhook_id LIMIT 1`,
+  dueOfWebhook: `SELECT id, webhook_id AS webhookId, next_attempt_at AS nextAttemptAt FROM deliveries
+      WHERE state = 'pending' AND webhook_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
 } as const;
 
 export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
-  // A claim looks at each subscription with pending deliveries through the partial index
-  // deliveries_pending_by_subscription: one seek to find the next subscription, one range read of its oldest due
-  // rows. Its cost grows with the number of such subscriptions and log(backlog), never with the backlog itself:
+  // A claim looks at each webhook with pending deliveries through the partial index
+  // deliveries_pending_by_webhook: one seek to find the next webhook, one range read of its oldest due
+  // rows. Its cost grows with the number of such webhooks and log(backlog), never with the backlog itself:
   // a busy webhook's thousands of due rows are not read while it has no room.
-  const nextPendingSubscription = db.prepare<[string], { subscriptionId: string }>(CLAIM_QUERIES.nextPendingSubscription);
-  const dueOfSubscription = db.prepare<[string, number, number], DueRow>(CLAIM_QUERIES.dueOfSubscription);
+  const nextPendingWebhook = db.prepare<[string], { webhookId: string }>(CLAIM_QUERIES.nextPendingWebhook);
+  const dueOfWebhook = db.prepare<[string, number, number], DueRow>(CLAIM_QUERIES.dueOfWebhook);
   // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again.
   const lease = db.prepare(
     `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseUntil, next_attempt_at = @leaseUntil
       WHERE id = @id AND state = 'pending'`,
   );
   const claimed = db.prepare<[string], ClaimedRow>(
-    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, e.payload_tail, d.attempts, d.signature,
+    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.signature,
             s.client_url, s.sealed_secret, s.active, s.archived_at
-       FROM deliveries d JOIN events e ON e.id = d.event_id JOIN subscriptions s ON s.id = d.subscription_id
+       FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks s ON s.id = d.webhook_id
       WHERE d.id = ?`,
   );
   const appendAttempt = prepareAttemptAppend(db);
@@ -86,39 +86,39 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   );
   const dispatchStateOf = db.prepare<[string], DispatchRow>(
     `SELECT http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason
-       FROM subscriptions WHERE id = ?`,
+       FROM webhooks WHERE id = ?`,
   );
   const setDispatchState = db.prepare(
-    `UPDATE subscriptions
+    `UPDATE webhooks
         SET http_status_code = @httpStatusCode, dispatched_at = @dispatchedAt, consecutive_failures = @consecutiveFailures,
             failing_since = @failingSince, last_failure_at = @lastFailureAt, archived_at = @archivedAt, archived_reason = @archivedReason
       WHERE id = @id`,
   );
   const skipPendingOf = db.prepare(
     `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-      WHERE subscription_id = ? AND state = 'pending'`,
+      WHERE webhook_id = ? AND state = 'pending'`,
   );
   const skipLeased = db.prepare(
     `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
       WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
   );
-  const getDelivery = db.prepare<[string, string], Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'subscription_id' | 'payload' | 'payload_tail' | 'attempts' | 'signature'> & { state: DeliveryState }>(
-    `SELECT d.id, d.event_id, e.event_type, d.subscription_id, d.payload, e.payload_tail, d.attempts, d.signature, d.state
-       FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.subscription_id = ? AND d.id = ?`,
+  const getDelivery = db.prepare<[string, string], Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'webhook_id' | 'payload' | 'payload_tail' | 'attempts' | 'signature'> & { state: DeliveryState }>(
+    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.signature, d.state
+       FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = ? AND d.id = ?`,
   );
   const countDue = db.prepare<[number], { n: number }>(
     `SELECT count(*) AS n FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?`,
   );
 
-  /** The oldest due deliveries of every subscription that has room, oldest first over all of them. */
+  /** The oldest due deliveries of every webhook that has room, oldest first over all of them. */
   function dueCandidates(request: ClaimRequest): DueCandidate[] {
-    const excluded = new Set(request.excludeSubscriptionIds);
+    const excluded = new Set(request.excludeWebhookIds);
     const rows: DueRow[] = [];
-    for (let after = nextPendingSubscription.get(''); after; after = nextPendingSubscription.get(after.subscriptionId)) {
-      if (excluded.has(after.subscriptionId)) continue;
-      rows.push(...dueOfSubscription.all(after.subscriptionId, request.now, request.perSubscription));
+    for (let after = nextPendingWebhook.get(''); after; after = nextPendingWebhook.get(after.webhookId)) {
+      if (excluded.has(after.webhookId)) continue;
+      rows.push(...dueOfWebhook.all(after.webhookId, request.now, request.perWebhook));
     }
-    return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt).map(({ id, subscriptionId }) => ({ id, subscriptionId }));
+    return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt).map(({ id, webhookId }) => ({ id, webhookId }));
   }
 
   const claimInTransaction = db.transaction(
@@ -132,7 +132,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
           id: row.id,
           eventId: row.event_id,
           eventType: row.event_type,
-          subscriptionId: row.subscription_id,
+          webhookId: row.webhook_id,
           payload: payloadBytes(row),
           attempts: row.attempts,
           clientUrl: row.client_url,
@@ -155,11 +155,11 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
 
   function recordOne(result: AttemptResult, next: NextDispatchState, states: Map<string, FoldedState | null>): LoggedAttempt | null {
     const { log } = result;
-    if (!states.has(log.subscriptionId)) {
-      const row = dispatchStateOf.get(log.subscriptionId);
-      states.set(log.subscriptionId, row ? { after: dispatchStateFromRow(row), archivedAt: null } : null);
+    if (!states.has(log.webhookId)) {
+      const row = dispatchStateOf.get(log.webhookId);
+      states.set(log.webhookId, row ? { after: dispatchStateFromRow(row), archivedAt: null } : null);
     }
-    const state = states.get(log.subscriptionId);
+    const state = states.get(log.webhookId);
     // The webhook was deleted while the attempt ran; its deliveries and log went with it.
     if (!state) return null;
     const id = appendAttempt(log)!; // the webhook exists: read above, in this transaction
@@ -188,10 +188,10 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
 
   /** Writes each webhook's new dispatch state; one archived by this batch gets no more attempts. */
   function writeStates(states: Map<string, FoldedState | null>): void {
-    for (const [subscriptionId, state] of states) {
+    for (const [webhookId, state] of states) {
       if (!state) continue;
-      setDispatchState.run({ ...state.after, id: subscriptionId });
-      if (state.archivedAt !== null) skipPendingOf.run(state.archivedAt, subscriptionId);
+      setDispatchState.run({ ...state.after, id: webhookId });
+      if (state.archivedAt !== null) skipPendingOf.run(state.archivedAt, webhookId);
     }
   }
 
@@ -212,14 +212,14 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     skip: async (ids, owner, now) => {
       if (ids.length > 0) skipInTransaction.immediate(ids, owner, now);
     },
-    get: async (subscriptionId, deliveryId): Promise<DeliveryRecord | null> => {
-      const row = getDelivery.get(subscriptionId, deliveryId);
+    get: async (webhookId, deliveryId): Promise<DeliveryRecord | null> => {
+      const row = getDelivery.get(webhookId, deliveryId);
       if (!row) return null;
       return {
         id: row.id,
         eventId: row.event_id,
         eventType: row.event_type,
-        subscriptionId: row.subscription_id,
+        webhookId: row.webhook_id,
         state: row.state,
         payload: payloadBytes(row),
         attempts: row.attempts,

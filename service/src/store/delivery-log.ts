@@ -6,7 +6,7 @@ import type { AttemptLogEntry, DeliveryLogStore, LoggedAttempt } from './store';
 interface AttemptRow {
   id: number;
   delivery_id: string | null;
-  subscription_id: string;
+  webhook_id: string;
   event_id: string;
   event_type: EventType;
   attempt: number;
@@ -23,7 +23,7 @@ function attemptFromRow(row: AttemptRow): LoggedAttempt {
   return {
     id: row.id,
     deliveryId: row.delivery_id,
-    subscriptionId: row.subscription_id,
+    webhookId: row.webhook_id,
     eventId: row.event_id,
     eventType: row.event_type,
     attempt: row.attempt,
@@ -44,11 +44,11 @@ function attemptFromRow(row: AttemptRow): LoggedAttempt {
  */
 export function prepareAttemptAppend(db: SqliteDatabase): (entry: AttemptLogEntry) => number | null {
   const insert = db.prepare(
-    `INSERT INTO delivery_attempts (delivery_id, subscription_id, event_id, event_type, attempt, requested_at, duration_ms,
+    `INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, requested_at, duration_ms,
                                     status_code, error, success, response_excerpt, is_test)
-     SELECT @deliveryId, @subscriptionId, @eventId, @eventType, @attempt, @requestedAt, @durationMs,
+     SELECT @deliveryId, @webhookId, @eventId, @eventType, @attempt, @requestedAt, @durationMs,
             @statusCode, @error, @success, @responseExcerpt, @isTest
-      WHERE EXISTS (SELECT 1 FROM subscriptions WHERE id = @subscriptionId)`,
+      WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = @webhookId)`,
   );
   return (entry) => {
     const result = insert.run({ ...entry, success: entry.success ? 1 : 0, isTest: entry.isTest ? 1 : 0 });
@@ -59,9 +59,9 @@ export function prepareAttemptAppend(db: SqliteDatabase): (entry: AttemptLogEntr
 export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
   const append = prepareAttemptAppend(db);
   const page = db.prepare<[string, number, number], AttemptRow>(
-    `SELECT * FROM delivery_attempts WHERE subscription_id = ? ORDER BY requested_at DESC, id DESC LIMIT ? OFFSET ?`,
+    `SELECT * FROM delivery_attempts WHERE webhook_id = ? ORDER BY requested_at DESC, id DESC LIMIT ? OFFSET ?`,
   );
-  const count = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM delivery_attempts WHERE subscription_id = ?');
+  const count = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM delivery_attempts WHERE webhook_id = ?');
   const purgeAttempts = db.prepare('DELETE FROM delivery_attempts WHERE requested_at < ?');
   const purgeDeliveries = db.prepare(`DELETE FROM deliveries WHERE state <> 'pending' AND updated_at < ?`);
   const purgeEvents = db.prepare(
@@ -78,9 +78,9 @@ export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
     append: async (entry) => {
       append(entry);
     },
-    list: async (subscriptionId, { offset, limit }) => ({
-      items: page.all(subscriptionId, limit, offset).map(attemptFromRow),
-      total: count.get(subscriptionId)!.n,
+    list: async (webhookId, { offset, limit }) => ({
+      items: page.all(webhookId, limit, offset).map(attemptFromRow),
+      total: count.get(webhookId)!.n,
     }),
     purgeOlderThan: async (cutoff) => purgeInTransaction.immediate(cutoff),
   };

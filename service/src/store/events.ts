@@ -2,8 +2,8 @@
 // with the other events taken in at the same moment (group commit).
 import type { SqliteDatabase } from './database';
 import { createGroupCommit } from './group-commit';
-import type { EventRecord, EventsStore, IngestOutcome, PlannedDeliveries, SubscriptionRecord } from './store';
-import { SELECT_SUBSCRIPTION, subscriptionFromRow, type SubscriptionRow } from './subscriptions';
+import type { EventRecord, EventsStore, IngestOutcome, PlannedDeliveries, WebhookRecord } from './store';
+import { SELECT_WEBHOOK, webhookFromRow, type WebhookRow } from './webhooks';
 
 export function createEventsStore(db: SqliteDatabase): EventsStore {
   const findEvent = db.prepare<[number, string, string], { id: string }>(
@@ -13,30 +13,30 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
     `INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at, payload_tail)
      VALUES (@id, @accountId, @eventType, @runId, @jobId, @createdAt, @payloadTail)`,
   );
-  const subscriptionsOf = db.prepare<[number], SubscriptionRow>(`${SELECT_SUBSCRIPTION} WHERE s.account_id = ? ORDER BY s.created_at, s.id`);
+  const webhooksOf = db.prepare<[number], WebhookRow>(`${SELECT_WEBHOOK} WHERE s.account_id = ? ORDER BY s.created_at, s.id`);
   const insertDelivery = db.prepare(
-    `INSERT INTO deliveries (id, event_id, subscription_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
-     VALUES (@id, @eventId, @subscriptionId, @state, @payload, 0, @nextAttemptAt, @createdAt, @createdAt)`,
+    `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
+     VALUES (@id, @eventId, @webhookId, @state, @payload, 0, @nextAttemptAt, @createdAt, @createdAt)`,
   );
 
   // The events of one transaction are mostly one account's: its webhooks are read once per transaction, not
   // once per event. Nothing changes them inside the transaction, and the next one reads them afresh.
-  let subscriptionsRead = new Map<number, SubscriptionRecord[]>();
-  function subscriptionsOfAccount(accountId: number): SubscriptionRecord[] {
-    let subscriptions = subscriptionsRead.get(accountId);
-    if (subscriptions === undefined) {
-      subscriptions = subscriptionsOf.all(accountId).map(subscriptionFromRow);
-      subscriptionsRead.set(accountId, subscriptions);
+  let webhooksRead = new Map<number, WebhookRecord[]>();
+  function webhooksOfAccount(accountId: number): WebhookRecord[] {
+    let webhooks = webhooksRead.get(accountId);
+    if (webhooks === undefined) {
+      webhooks = webhooksOf.all(accountId).map(webhookFromRow);
+      webhooksRead.set(accountId, webhooks);
     }
-    return subscriptions;
+    return webhooks;
   }
 
   const recordInTransaction = createGroupCommit(
     db,
-    (event: EventRecord, fanOut: (subscriptions: SubscriptionRecord[]) => PlannedDeliveries): IngestOutcome => {
+    (event: EventRecord, fanOut: (webhooks: WebhookRecord[]) => PlannedDeliveries): IngestOutcome => {
       const previous = findEvent.get(event.accountId, event.runId, event.eventType);
       if (previous) return { kind: 'duplicate', eventId: previous.id };
-      const planned = fanOut(subscriptionsOfAccount(event.accountId));
+      const planned = fanOut(webhooksOfAccount(event.accountId));
       // An event no webhook wants is kept only to detect duplicates; it needs no payload.
       insertEvent.run({ ...event, payloadTail: planned.deliveries.length > 0 ? planned.payloadTail : null });
       const counts = { queued: 0, skipped: 0 };
@@ -45,7 +45,7 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
         insertDelivery.run({
           id: delivery.id,
           eventId: event.id,
-          subscriptionId: delivery.subscriptionId,
+          webhookId: delivery.webhookId,
           state: delivery.state,
           payload: delivery.payloadHead,
           nextAttemptAt: pending ? event.createdAt : null,
@@ -56,7 +56,7 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
       return { kind: 'recorded', ...counts };
     },
     () => {
-      subscriptionsRead = new Map();
+      webhooksRead = new Map();
     },
   );
 

@@ -189,4 +189,25 @@ export const MIGRATIONS: readonly Migration[] = [
       DELETE FROM idempotency_keys;
     `,
   },
+  {
+    version: 9,
+    description: 'the webhooks table and its columns take the word the code and the API documents use',
+    sql: `
+      -- The table was named after the API's paths ("subscriptions"); the code, the UI and the docs say
+      -- "webhook". SQLite renames a table and a column in its schema alone (no row is copied), and rewrites
+      -- the foreign keys, indexes and triggers that name them. Indexes are renamed by making them again.
+      ALTER TABLE subscriptions RENAME TO webhooks;
+      ALTER TABLE deliveries RENAME COLUMN subscription_id TO webhook_id;
+      ALTER TABLE delivery_attempts RENAME COLUMN subscription_id TO webhook_id;
+      ALTER TABLE idempotency_keys RENAME COLUMN subscription_id TO webhook_id;
+      DROP INDEX subscriptions_by_account;
+      CREATE INDEX webhooks_by_account ON webhooks(account_id, created_at, id);
+      DROP INDEX deliveries_by_subscription;
+      CREATE INDEX deliveries_by_webhook ON deliveries(webhook_id, created_at);
+      DROP INDEX deliveries_pending_by_subscription;
+      CREATE INDEX deliveries_pending_by_webhook ON deliveries(webhook_id, next_attempt_at) WHERE state = 'pending';
+      DROP INDEX delivery_attempts_by_subscription;
+      CREATE INDEX delivery_attempts_by_webhook ON delivery_attempts(webhook_id, requested_at);
+    `,
+  },
 ];

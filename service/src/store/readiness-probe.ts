@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 
 /** Tables a request cannot do without: sign-in reads the first two, every webhook route the third. */
-const READ_TABLES = ['accounts', 'api_tokens', 'subscriptions'] as const;
+const READ_TABLES = ['accounts', 'api_tokens', 'webhooks'] as const;
 
 export function createReadinessProbe(db: Database.Database, nowMicros: () => number): () => void {
   const reads = READ_TABLES.map((table) => db.prepare(`SELECT 1 FROM ${table} LIMIT 1`));

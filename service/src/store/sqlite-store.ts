@@ -10,7 +10,7 @@ import { observeOtherConnections } from './other-connections';
 import { createReadinessProbe } from './readiness-probe';
 import { createSecretKeysStore } from './secret-keys';
 import type { Store } from './store';
-import { createSubscriptionsStore } from './subscriptions';
+import { createWebhooksStore } from './webhooks';
 
 /**
  * `monotonicNow` times how long a look at other connections' commits serves (tests pass their own);
@@ -25,7 +25,7 @@ export function createSqliteStore(path: string, monotonicNow?: () => number, dur
   return {
     accounts: createAccountsStore(db),
     apiTokens: createApiTokensStore(db, otherConnections),
-    subscriptions: createSubscriptionsStore(db, otherConnections),
+    webhooks: createWebhooksStore(db, otherConnections),
     events: createEventsStore(db),
     deliveries: createDeliveriesStore(db),
     deliveryLog: createDeliveryLogStore(db),

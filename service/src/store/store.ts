@@ -20,7 +20,7 @@ export interface ApiTokenRecord {
   revokedAt: number | null;
 }
 
-export interface SubscriptionRecord {
+export interface WebhookRecord {
   id: string;
   accountId: number;
   accountIdentifier: string;
@@ -44,14 +44,14 @@ export interface SubscriptionRecord {
 }
 
 /** The fields a user writes through create and update. */
-export type SubscriptionWritable = Pick<
-  SubscriptionRecord,
+export type WebhookWritable = Pick<
+  WebhookRecord,
   'name' | 'description' | 'clientUrl' | 'eventTypes' | 'jobIds' | 'active'
 >;
 
 /** What an update may change: the written fields, plus the archive state and failure counters it may reset. */
-export type SubscriptionChange = SubscriptionWritable &
-  Pick<SubscriptionRecord, 'updatedAt' | 'consecutiveFailures' | 'failingSince' | 'lastFailureAt' | 'archivedAt' | 'archivedReason'>;
+export type WebhookChange = WebhookWritable &
+  Pick<WebhookRecord, 'updatedAt' | 'consecutiveFailures' | 'failingSince' | 'lastFailureAt' | 'archivedAt' | 'archivedReason'>;
 
 export interface IdempotencyClaim {
   /** The SHA-256 (hex) of the Idempotency-Key header: the key itself is never stored. */
@@ -61,10 +61,10 @@ export interface IdempotencyClaim {
   notBefore: number;
 }
 
-export type CreateSubscriptionOutcome =
+export type CreateWebhookOutcome =
   | { kind: 'created' }
   | { kind: 'limit_reached'; limit: number }
-  | { kind: 'replayed'; requestHash: string; subscriptionId: string };
+  | { kind: 'replayed'; requestHash: string; webhookId: string };
 
 export interface AccountsStore {
   insert(account: AccountRecord): Promise<void>;
@@ -82,22 +82,22 @@ export interface ApiTokensStore {
   revoke(id: string, revokedAt: number): Promise<boolean>;
 }
 
-export interface SubscriptionsStore {
+export interface WebhooksStore {
   /**
-   * Inserts the subscription unless the account is at its limit or the idempotency key was already
+   * Inserts the webhook unless the account is at its limit or the idempotency key was already
    * used; all in one transaction, so concurrent creates cannot exceed the limit or duplicate.
    */
   create(
-    record: SubscriptionRecord,
+    record: WebhookRecord,
     options: { maxPerAccount: number; idempotency: IdempotencyClaim | null },
-  ): Promise<CreateSubscriptionOutcome>;
-  get(accountId: number, id: string): Promise<SubscriptionRecord | null>;
-  list(accountId: number, page: { offset: number; limit: number }): Promise<{ items: SubscriptionRecord[]; total: number }>;
+  ): Promise<CreateWebhookOutcome>;
+  get(accountId: number, id: string): Promise<WebhookRecord | null>;
+  list(accountId: number, page: { offset: number; limit: number }): Promise<{ items: WebhookRecord[]; total: number }>;
   /**
    * Reads the current row and writes what `change` computes from it, in one transaction, so a rule
    * that depends on the current state (reactivation) cannot race the dispatcher. Null when absent.
    */
-  update(accountId: number, id: string, change: (current: SubscriptionRecord) => SubscriptionChange): Promise<SubscriptionRecord | null>;
+  update(accountId: number, id: string, change: (current: WebhookRecord) => WebhookChange): Promise<WebhookRecord | null>;
   delete(accountId: number, id: string): Promise<boolean>;
   countArchived(): Promise<number>;
 }
@@ -115,12 +115,12 @@ export interface EventRecord {
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
 
 /**
- * One event x subscription. The exact bytes every attempt will send are its `payloadHead` followed by the
+ * One event x webhook. The exact bytes every attempt will send are its `payloadHead` followed by the
  * event's `payloadTail` (events/payload.ts), so the run data all webhooks share is stored once per event.
  */
 export interface NewDelivery {
   id: string;
-  subscriptionId: string;
+  webhookId: string;
   state: 'pending' | 'skipped';
   payloadHead: Buffer;
 }
@@ -136,16 +136,16 @@ export type IngestOutcome =
 
 export interface EventsStore {
   /**
-   * Records the event and the deliveries `fanOut` plans from the account's subscriptions, in one
+   * Records the event and the deliveries `fanOut` plans from the account's webhooks, in one
    * transaction, unless an event of the same run and type was recorded before. The first attempt of
    * each pending delivery is due at once.
    */
-  record(event: EventRecord, fanOut: (subscriptions: SubscriptionRecord[]) => PlannedDeliveries): Promise<IngestOutcome>;
+  record(event: EventRecord, fanOut: (webhooks: WebhookRecord[]) => PlannedDeliveries): Promise<IngestOutcome>;
 }
 
 export interface DueCandidate {
   id: string;
-  subscriptionId: string;
+  webhookId: string;
 }
 
 /** A delivery leased to one dispatcher, with what its attempt needs. */
@@ -153,7 +153,7 @@ export interface ClaimedDelivery {
   id: string;
   eventId: string;
   eventType: EventType;
-  subscriptionId: string;
+  webhookId: string;
   payload: Buffer;
   /** Attempts made so far. */
   attempts: number;
@@ -170,17 +170,17 @@ export interface ClaimRequest {
   now: number;
   /** The lease ends here: if no result is recorded by then, the delivery is due again. */
   leaseUntil: number;
-  /** How many due deliveries to consider per subscription, oldest first. */
-  perSubscription: number;
-  /** Subscriptions that have no room for another attempt now. */
-  excludeSubscriptionIds: readonly string[];
+  /** How many due deliveries to consider per webhook, oldest first. */
+  perWebhook: number;
+  /** Webhooks that have no room for another attempt now. */
+  excludeWebhookIds: readonly string[];
 }
 
 export interface DeliveryRecord {
   id: string;
   eventId: string;
   eventType: EventType;
-  subscriptionId: string;
+  webhookId: string;
   state: DeliveryState;
   payload: Buffer;
   attempts: number;
@@ -190,7 +190,7 @@ export interface DeliveryRecord {
 /** One row of the delivery log. */
 export interface AttemptLogEntry {
   deliveryId: string | null;
-  subscriptionId: string;
+  webhookId: string;
   eventId: string;
   eventType: EventType;
   attempt: number;
@@ -224,12 +224,12 @@ export interface AttemptResult {
 }
 
 export interface DeliveriesStore {
-  /** Leases due deliveries chosen by `choose` among each subscription's oldest due ones, in one transaction. */
+  /** Leases due deliveries chosen by `choose` among each webhook's oldest due ones, in one transaction. */
   claimDue(request: ClaimRequest, choose: (candidates: DueCandidate[]) => DueCandidate[]): Promise<ClaimedDelivery[]>;
   /**
    * For each result, in one transaction: appends the log row, moves the delivery on (only if the lease
-   * still holds), and sets the subscription's dispatch state to what `next` computes from its current
-   * state; a subscription that becomes archived has its other pending deliveries skipped. Returns each
+   * still holds), and sets the webhook's dispatch state to what `next` computes from its current
+   * state; a webhook that becomes archived has its other pending deliveries skipped. Returns each
    * result's log row, or null when its webhook was deleted meanwhile.
    */
   recordAttempts(
@@ -238,7 +238,7 @@ export interface DeliveriesStore {
   ): Promise<Array<LoggedAttempt | null>>;
   /** Marks leased deliveries skipped (their webhook is archived or inactive): no request is made. */
   skip(deliveryIds: readonly string[], owner: string, now: number): Promise<void>;
-  get(subscriptionId: string, deliveryId: string): Promise<DeliveryRecord | null>;
+  get(webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
   /** Pending deliveries whose attempt is due and not leased. */
   countDue(now: number): Promise<number>;
 }
@@ -247,7 +247,7 @@ export interface DeliveryLogStore {
   /** Appends a log row that belongs to no delivery (the test endpoint's sends). */
   append(entry: AttemptLogEntry): Promise<void>;
   /** Newest first. */
-  list(subscriptionId: string, page: { offset: number; limit: number }): Promise<{ items: LoggedAttempt[]; total: number }>;
+  list(webhookId: string, page: { offset: number; limit: number }): Promise<{ items: LoggedAttempt[]; total: number }>;
   /**
    * Deletes log rows older than `cutoff`, finished deliveries last touched before it, and events with
    * no delivery left that were taken in before it.
@@ -269,7 +269,7 @@ export interface SecretKeysStore {
 export interface Store {
   accounts: AccountsStore;
   apiTokens: ApiTokensStore;
-  subscriptions: SubscriptionsStore;
+  webhooks: WebhooksStore;
   events: EventsStore;
   deliveries: DeliveriesStore;
   deliveryLog: DeliveryLogStore;

@@ -3,7 +3,7 @@
 import type { AccountView } from '@jobhooks/client/contract/account';
 import type { DeliveryAttemptView } from '@jobhooks/client/contract/delivery';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract/envelope';
-import type { CreatedSubscription, CreateSubscriptionBody, SubscriptionDetail, SubscriptionSummary, TestResult } from '@jobhooks/client/contract/subscription';
+import type { CreatedWebhook, CreateWebhookBody, WebhookDetail, WebhookSummary, TestResult } from '@jobhooks/client/contract/webhook';
 
 /** What went wrong with a request, in words a person can act on. */
 export class ApiProblem extends Error {
@@ -23,7 +23,7 @@ export interface Page<T> {
 }
 
 /** A webhook as the create and update endpoints take it. */
-export type WebhookFields = Omit<CreateSubscriptionBody, 'id'>;
+export type WebhookFields = Omit<CreateWebhookBody, 'id'>;
 
 /**
  * What the form sends: job ids as typed, so that a wrong entry is named by the API's own validation
@@ -86,25 +86,25 @@ export class Api {
   }
 
   /** Every webhook of the account: at most 1,000, so at most ten pages of 100. */
-  async allWebhooks(): Promise<SubscriptionDetail[]> {
-    const all: SubscriptionDetail[] = [];
+  async allWebhooks(): Promise<WebhookDetail[]> {
+    const all: WebhookDetail[] = [];
     for (;;) {
-      const page = await this.request<ListBody<SubscriptionDetail>>('GET', `${this.webhooks}/subscriptions?limit=100&offset=${all.length}`);
+      const page = await this.request<ListBody<WebhookDetail>>('GET', `${this.webhooks}/subscriptions?limit=100&offset=${all.length}`);
       all.push(...page.data);
       if (page.data.length === 0 || all.length >= page.extra.pagination.total_count) return all;
     }
   }
 
-  async webhook(id: string): Promise<SubscriptionDetail> {
-    return (await this.request<{ data: SubscriptionDetail }>('GET', `${this.webhooks}/subscription/${encodeURIComponent(id)}`)).data;
+  async webhook(id: string): Promise<WebhookDetail> {
+    return (await this.request<{ data: WebhookDetail }>('GET', `${this.webhooks}/subscription/${encodeURIComponent(id)}`)).data;
   }
 
-  async create(fields: WebhookDraft): Promise<CreatedSubscription> {
-    return (await this.request<{ data: CreatedSubscription }>('POST', `${this.webhooks}/subscriptions`, fields)).data;
+  async create(fields: WebhookDraft): Promise<CreatedWebhook> {
+    return (await this.request<{ data: CreatedWebhook }>('POST', `${this.webhooks}/subscriptions`, fields)).data;
   }
 
-  async update(id: string, fields: WebhookDraft): Promise<SubscriptionSummary> {
-    return (await this.request<{ data: SubscriptionSummary }>('PUT', `${this.webhooks}/subscription/${encodeURIComponent(id)}`, fields)).data;
+  async update(id: string, fields: WebhookDraft): Promise<WebhookSummary> {
+    return (await this.request<{ data: WebhookSummary }>('PUT', `${this.webhooks}/subscription/${encodeURIComponent(id)}`, fields)).data;
   }
 
   async remove(id: string): Promise<void> {
@@ -130,7 +130,7 @@ export class Api {
 }
 
 /** The writable fields of a webhook as read, for a PUT that changes only what the caller overrides. */
-export function fieldsOf(webhook: SubscriptionDetail, changes: Partial<WebhookFields> = {}): WebhookFields {
+export function fieldsOf(webhook: WebhookDetail, changes: Partial<WebhookFields> = {}): WebhookFields {
   return {
     name: webhook.name,
     description: webhook.description,

@@ -1,7 +1,7 @@
 // Recent Deliveries of one webhook (the API keeps 7 days): one row per attempt, newest first, paged,
 // with Redeliver on failed ones.
 import type { DeliveryAttemptView } from '@jobhooks/client/contract/delivery';
-import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
+import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import type { UiContext } from './context';
 import { h, show } from './dom';
 import { timeElement } from './webhook-card';
@@ -16,7 +16,7 @@ function resultCell(attempt: DeliveryAttemptView): HTMLElement {
  * Redeliver is offered on a delivery's newest attempt when that attempt failed: the button sends the whole
  * delivery again, so one per delivery, and none once a later attempt has succeeded.
  */
-function redeliverCell(ctx: UiContext, webhook: SubscriptionDetail, attempt: DeliveryAttemptView, newest: boolean, reload: () => void): HTMLElement {
+function redeliverCell(ctx: UiContext, webhook: WebhookDetail, attempt: DeliveryAttemptView, newest: boolean, reload: () => void): HTMLElement {
   if (!ctx.canWrite || !newest || attempt.success || attempt.delivery_id === null) return h('td', {});
   const deliveryId = attempt.delivery_id;
   const button = h('button', { type: 'button', 'aria-label': `Redeliver attempt ${attempt.attempt} of event ${attempt.event_id}` }, 'Redeliver');
@@ -36,7 +36,7 @@ function redeliverCell(ctx: UiContext, webhook: SubscriptionDetail, attempt: Del
   return h('td', {}, button);
 }
 
-function attemptRow(ctx: UiContext, webhook: SubscriptionDetail, attempt: DeliveryAttemptView, newest: boolean, reload: () => void): HTMLElement {
+function attemptRow(ctx: UiContext, webhook: WebhookDetail, attempt: DeliveryAttemptView, newest: boolean, reload: () => void): HTMLElement {
   return h(
     'tr',
     { class: attempt.success ? 'success' : 'failure' },
@@ -63,7 +63,7 @@ function newestAttempts(items: readonly DeliveryAttemptView[]): Set<DeliveryAtte
  */
 export async function renderDeliveries(
   ctx: UiContext,
-  webhook: SubscriptionDetail,
+  webhook: WebhookDetail,
   into: HTMLElement,
   offset = 0,
   redelivered?: (offset: number) => void,

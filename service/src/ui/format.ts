@@ -1,5 +1,5 @@
 // How the UI words times and statuses: pure functions of the API's values.
-import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
+import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 
 /** API timestamps are microseconds since the Unix epoch, as digit strings. */
 export function dateOf(microseconds: string): Date {
@@ -13,13 +13,13 @@ export function localTime(microseconds: string): string {
 
 export type WebhookState = 'archived' | 'active' | 'inactive';
 
-export function stateOf(webhook: Pick<SubscriptionDetail, 'archived' | 'active'>): WebhookState {
+export function stateOf(webhook: Pick<WebhookDetail, 'archived' | 'active'>): WebhookState {
   if (webhook.archived) return 'archived';
   return webhook.active ? 'active' : 'inactive';
 }
 
 /** The latest HTTP status as shown in place of the Archived badge; "0" means no delivery has been answered yet. */
-export function latestStatusText(webhook: Pick<SubscriptionDetail, 'http_status_code' | 'dispatched_at'>): string {
+export function latestStatusText(webhook: Pick<WebhookDetail, 'http_status_code' | 'dispatched_at'>): string {
   if (webhook.dispatched_at === undefined && webhook.http_status_code === '0') return 'No deliveries yet';
   if (webhook.http_status_code === '599') return 'No response';
   return `HTTP ${webhook.http_status_code}`;

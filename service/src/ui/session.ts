@@ -1,5 +1,5 @@
 // What the UI keeps between page loads: only in sessionStorage, so closing the tab forgets the token.
-import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
+import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 
 const TOKEN_KEY = 'jobhooks.token';
 const BANNER_KEY = 'jobhooks.archivedBannerDismissedFor';
@@ -19,7 +19,7 @@ export function forgetSession(): void {
 }
 
 /** One archiving of one webhook: archived again after a reactivation is a new one. */
-function archivingKey(webhook: Pick<SubscriptionDetail, 'id' | 'archived_at'>): string {
+function archivingKey(webhook: Pick<WebhookDetail, 'id' | 'archived_at'>): string {
   return `${webhook.id}@${webhook.archived_at ?? ''}`;
 }
 
@@ -27,7 +27,7 @@ function archivingKey(webhook: Pick<SubscriptionDetail, 'id' | 'archived_at'>): 
  * The banner shows while any webhook is archived, unless it was dismissed when exactly these archivings
  * (or more) were already known: a webhook archived after the dismissal brings it back.
  */
-export function archivedBannerVisible(archived: readonly Pick<SubscriptionDetail, 'id' | 'archived_at'>[], dismissedFor: ReadonlySet<string>): boolean {
+export function archivedBannerVisible(archived: readonly Pick<WebhookDetail, 'id' | 'archived_at'>[], dismissedFor: ReadonlySet<string>): boolean {
   return archived.some((webhook) => !dismissedFor.has(archivingKey(webhook)));
 }
 
@@ -40,6 +40,6 @@ export function dismissedArchivings(): Set<string> {
   }
 }
 
-export function dismissBannerFor(archived: readonly Pick<SubscriptionDetail, 'id' | 'archived_at'>[]): void {
+export function dismissBannerFor(archived: readonly Pick<WebhookDetail, 'id' | 'archived_at'>[]): void {
   sessionStorage.setItem(BANNER_KEY, JSON.stringify(archived.map(archivingKey)));
 }

@@ -1,6 +1,6 @@
 // The buttons that act on one webhook (list card and details page alike): active switch, reactivate,
 // edit, send test, delete. None is drawn for a token that cannot write.
-import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
+import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import { fieldsOf } from './api';
 import type { UiContext } from './context';
 import { confirmAction } from './dialogs';
@@ -15,7 +15,7 @@ function busy(button: HTMLButtonElement, action: () => Promise<void>): void {
 }
 
 /** A PUT of the webhook as read with `changes`, then a message and a redraw. */
-function onClickUpdate(ctx: UiContext, button: HTMLButtonElement, webhook: SubscriptionDetail, changes: { active: boolean }, done: string, changed: () => void): HTMLButtonElement {
+function onClickUpdate(ctx: UiContext, button: HTMLButtonElement, webhook: WebhookDetail, changes: { active: boolean }, done: string, changed: () => void): HTMLButtonElement {
   button.addEventListener('click', () =>
     busy(button, async () => {
       try {
@@ -30,7 +30,7 @@ function onClickUpdate(ctx: UiContext, button: HTMLButtonElement, webhook: Subsc
   return button;
 }
 
-function activeSwitch(ctx: UiContext, webhook: SubscriptionDetail, changed: () => void): HTMLButtonElement {
+function activeSwitch(ctx: UiContext, webhook: WebhookDetail, changed: () => void): HTMLButtonElement {
   const button = h(
     'button',
     { type: 'button', role: 'switch', class: 'switch', 'aria-checked': String(webhook.active), 'aria-label': `Active: ${webhook.name}` },
@@ -40,12 +40,12 @@ function activeSwitch(ctx: UiContext, webhook: SubscriptionDetail, changed: () =
 }
 
 /** `active: true` on an archived webhook reactivates it (docs/decisions.md#5-archived-state-in-the-api). */
-function reactivateButton(ctx: UiContext, webhook: SubscriptionDetail, changed: () => void): HTMLButtonElement {
+function reactivateButton(ctx: UiContext, webhook: WebhookDetail, changed: () => void): HTMLButtonElement {
   const button = h('button', { type: 'button', class: 'primary' }, 'Reactivate');
   return onClickUpdate(ctx, button, webhook, { active: true }, `${webhook.name} is reactivated: new events will be sent to it again.`, changed);
 }
 
-function testButton(ctx: UiContext, webhook: SubscriptionDetail, result: HTMLElement): HTMLButtonElement {
+function testButton(ctx: UiContext, webhook: WebhookDetail, result: HTMLElement): HTMLButtonElement {
   const button = h('button', { type: 'button' }, 'Send test');
   button.addEventListener('click', () =>
     busy(button, async () => {
@@ -67,7 +67,7 @@ function testButton(ctx: UiContext, webhook: SubscriptionDetail, result: HTMLEle
   return button;
 }
 
-function deleteButton(ctx: UiContext, webhook: SubscriptionDetail, deleted: () => void): HTMLButtonElement {
+function deleteButton(ctx: UiContext, webhook: WebhookDetail, deleted: () => void): HTMLButtonElement {
   const button = h('button', { type: 'button', class: 'danger' }, 'Delete');
   button.addEventListener('click', () =>
     busy(button, async () => {
@@ -95,7 +95,7 @@ export interface WebhookActionHandlers {
 }
 
 /** The action bar and the line where a test's result appears. */
-export function webhookActions(ctx: UiContext, webhook: SubscriptionDetail, handlers: WebhookActionHandlers): HTMLElement[] {
+export function webhookActions(ctx: UiContext, webhook: WebhookDetail, handlers: WebhookActionHandlers): HTMLElement[] {
   if (!ctx.canWrite) return [];
   const result = h('p', { class: 'test-result', role: 'status' });
   const bar = h(

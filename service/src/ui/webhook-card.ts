@@ -1,10 +1,10 @@
 // One webhook's facts: name, endpoint, event types, jobs, state, and its latest HTTP status or the
 // Archived badge in its place (docs/decisions.md#5-archived-state-in-the-api).
-import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
+import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import { h } from './dom';
 import { dateOf, isSuccessStatus, jobsText, latestStatusText, localTime, stateOf } from './format';
 
-export function statusBadge(webhook: SubscriptionDetail): HTMLElement {
+export function statusBadge(webhook: WebhookDetail): HTMLElement {
   if (webhook.archived) return h('span', { class: 'badge archived' }, 'Archived');
   const ok = isSuccessStatus(webhook.http_status_code);
   const none = webhook.http_status_code === '0';
@@ -19,7 +19,7 @@ function fact(term: string, ...value: (Node | string)[]): HTMLElement[] {
   return [h('dt', {}, term), h('dd', {}, ...value)];
 }
 
-export function webhookFacts(webhook: SubscriptionDetail, detailed = false): HTMLElement {
+export function webhookFacts(webhook: WebhookDetail, detailed = false): HTMLElement {
   const state = stateOf(webhook);
   return h(
     'dl',

@@ -1,5 +1,5 @@
 // One webhook's page: its facts, its actions and its Recent Deliveries.
-import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
+import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import type { UiContext } from './context';
 import { renderDeliveries } from './deliveries-view';
 import { h, show } from './dom';
@@ -9,7 +9,7 @@ import { statusBadge, webhookFacts } from './webhook-card';
 /** `deliveriesOffset` keeps the page of the log in view when a redelivery draws the page again. */
 export async function renderWebhookDetails(ctx: UiContext, id: string, deliveriesOffset = 0): Promise<void> {
   show(ctx.main, h('p', { 'aria-busy': 'true' }, 'Loading the webhook…'));
-  let webhook: SubscriptionDetail;
+  let webhook: WebhookDetail;
   try {
     webhook = await ctx.api.webhook(id);
   } catch (error) {

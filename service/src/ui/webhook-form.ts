@@ -3,7 +3,7 @@
 // (Running the zod schemas here too would add the whole schema library, ~450 kB, to the page.)
 import { EVENT_TYPES } from '@jobhooks/client/contract/closed-lists';
 import type { FieldErrors } from '@jobhooks/client/contract/envelope';
-import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
+import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import { ApiProblem, type WebhookDraft } from './api';
 import { h, uniqueId } from './dom';
 
@@ -19,7 +19,7 @@ export function parseJobIds(text: string): Array<number | string> {
 }
 
 export interface WebhookFormOptions {
-  existing?: SubscriptionDetail;
+  existing?: WebhookDetail;
   /** Sends the fields; an ApiProblem it throws is shown on the form. */
   submit(fields: WebhookDraft): Promise<void>;
   cancel(): void;

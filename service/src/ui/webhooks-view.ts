@@ -1,12 +1,12 @@
 // The Webhooks page: every webhook of the account, and the warning banner while any is archived.
-import type { SubscriptionDetail } from '@jobhooks/client/contract/subscription';
+import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import type { UiContext } from './context';
 import { h, show, uniqueId } from './dom';
 import { archivedBannerVisible, dismissBannerFor, dismissedArchivings } from './session';
 import { webhookActions } from './webhook-actions';
 import { statusBadge, webhookFacts } from './webhook-card';
 
-function archivedBanner(archived: SubscriptionDetail[], onDismiss: () => void): HTMLElement {
+function archivedBanner(archived: WebhookDetail[], onDismiss: () => void): HTMLElement {
   const names = archived.map((webhook) => webhook.name).join(', ');
   return h(
     'section',
@@ -23,7 +23,7 @@ function archivedBanner(archived: SubscriptionDetail[], onDismiss: () => void): 
   );
 }
 
-function webhookCard(ctx: UiContext, webhook: SubscriptionDetail, reload: () => void): HTMLElement {
+function webhookCard(ctx: UiContext, webhook: WebhookDetail, reload: () => void): HTMLElement {
   const titleId = uniqueId('webhook');
   return h(
     'article',
@@ -57,7 +57,7 @@ export async function renderWebhooksPage(ctx: UiContext): Promise<void> {
     banner,
     list,
   );
-  let webhooks: SubscriptionDetail[];
+  let webhooks: WebhookDetail[];
   try {
     webhooks = await ctx.api.allWebhooks();
   } catch (error) {

@@ -7,7 +7,7 @@ const IsoTimestamp = z.iso.datetime({ offset: false });
 
 /** Run details as ingestion takes them; the per-event-type timestamps are checked by RunEvent. */
 export const RunDetails = z.object({
-  // Digits, because subscriptions filter on integer job ids and the payload carries the id as a string.
+  // Digits, because webhooks filter on integer job ids and the payload carries the id as a string.
   jobId: z.string().regex(/^[1-9]\d{0,15}$/, 'jobId must be a positive whole number written as a string'),
   jobName: z.string().max(1024),
   runId: z.string().min(1).max(64),

@@ -4,7 +4,7 @@ export * from './limits';
 export * from './client-url';
 export * from './envelope';
 export * from './paging';
-export * from './subscription';
+export * from './webhook';
 export * from './account';
 export * from './event';
 export * from './delivery';

@@ -1,4 +1,4 @@
-// Webhook subscription: the request bodies of create and update, and the response shapes of docs/api-contract.md#6-responses-of-each-operation.
+// Webhooks: the request bodies of create and update, and the response shapes of docs/api-contract.md#6-responses-of-each-operation.
 import { z } from 'zod';
 import { ClientUrl } from './client-url';
 import { LIMITS } from './limits';
@@ -27,7 +27,7 @@ const EventTypes = z
   .refine(hasNoDuplicates, 'event_types must not repeat an event type');
 
 /** What an omitted optional field means, on create and on update (a full replacement) alike. */
-export const SUBSCRIPTION_DEFAULTS = { description: '', job_ids: [] as number[], active: true } as const;
+export const WEBHOOK_DEFAULTS = { description: '', job_ids: [] as number[], active: true } as const;
 
 const JobId = z
   .number({ error: 'job ids must be numbers' })
@@ -41,25 +41,25 @@ const JobIds = z
   .max(LIMITS.jobIdsMaxEntries, `job_ids must have at most ${LIMITS.jobIdsMaxEntries} entries`)
   .refine(hasNoDuplicates, 'job_ids must not repeat a job id')
   .nullish()
-  .transform((value) => value ?? [...SUBSCRIPTION_DEFAULTS.job_ids]);
+  .transform((value) => value ?? [...WEBHOOK_DEFAULTS.job_ids]);
 
 const Description = z
   .string({ error: 'description must be a string' })
   .max(LIMITS.descriptionMaxChars, `description must be at most ${LIMITS.descriptionMaxChars} characters`)
   .nullish()
-  .transform((value) => value ?? SUBSCRIPTION_DEFAULTS.description);
+  .transform((value) => value ?? WEBHOOK_DEFAULTS.description);
 
 const Active = z
   .boolean({ error: 'active must be true or false' })
   .nullish()
-  .transform((value) => value ?? SUBSCRIPTION_DEFAULTS.active);
+  .transform((value) => value ?? WEBHOOK_DEFAULTS.active);
 
 /**
  * The writable fields, shared by create and update. PUT is a full replacement (docs/decisions.md#2-required-fields-and-defaults), so an
  * omitted optional field takes the same default on both. Unknown fields are ignored rather than refused:
  * real clients send read-only fields back (the Terraform provider sends `id`).
  */
-const SubscriptionFields = z.object({
+const WebhookFields = z.object({
   name: Name,
   description: Description,
   client_url: ClientUrl,
@@ -70,32 +70,32 @@ const SubscriptionFields = z.object({
 
 const BODY_MUST_BE_OBJECT = { error: 'the request body must be a JSON object with the webhook fields' };
 
-export const CreateSubscriptionBody = z.object(
+export const CreateWebhookBody = z.object(
   {
-    ...SubscriptionFields.shape,
+    ...WebhookFields.shape,
     id: z.string().max(0, 'id is assigned by the server: omit it or send an empty string').nullish(),
   },
   BODY_MUST_BE_OBJECT,
 );
-export type CreateSubscriptionBody = z.output<typeof CreateSubscriptionBody>;
+export type CreateWebhookBody = z.output<typeof CreateWebhookBody>;
 
-export const UpdateSubscriptionBody = z.object(
+export const UpdateWebhookBody = z.object(
   {
-    ...SubscriptionFields.shape,
+    ...WebhookFields.shape,
     // Checked against the path by the service: it may be empty or repeat the webhook's own id.
     id: z.string().max(64, 'id does not name this webhook').nullish(),
   },
   BODY_MUST_BE_OBJECT,
 );
-export type UpdateSubscriptionBody = z.output<typeof UpdateSubscriptionBody>;
+export type UpdateWebhookBody = z.output<typeof UpdateWebhookBody>;
 
 /** What create and update store; the same for both once defaults are applied. */
-export type SubscriptionInput = z.output<typeof SubscriptionFields>;
+export type WebhookInput = z.output<typeof WebhookFields>;
 
 const Digits = z.string().regex(/^\d+$/);
 
-/** Fields every subscription response carries (the update response is exactly these). */
-export const SubscriptionSummary = z.object({
+/** Fields every webhook response carries (the update response is exactly these). */
+export const WebhookSummary = z.object({
   id: z.string(),
   account_identifier: z.string(),
   name: z.string(),
@@ -112,17 +112,17 @@ export const SubscriptionSummary = z.object({
   archived_at: Digits.optional(),
   archived_reason: z.string().optional(),
 });
-export type SubscriptionSummary = z.infer<typeof SubscriptionSummary>;
+export type WebhookSummary = z.infer<typeof WebhookSummary>;
 
 /** Get and list add `dispatched_at`, present once a dispatch has happened. */
-export const SubscriptionDetail = SubscriptionSummary.extend({ dispatched_at: Digits.optional() });
-export type SubscriptionDetail = z.infer<typeof SubscriptionDetail>;
+export const WebhookDetail = WebhookSummary.extend({ dispatched_at: Digits.optional() });
+export type WebhookDetail = z.infer<typeof WebhookDetail>;
 
 /** Only the create response carries the secret. */
-export const CreatedSubscription = SubscriptionSummary.extend({ hmac_secret: z.string() });
-export type CreatedSubscription = z.infer<typeof CreatedSubscription>;
+export const CreatedWebhook = WebhookSummary.extend({ hmac_secret: z.string() });
+export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
 
-export const DeletedSubscription = z.object({
+export const DeletedWebhook = z.object({
   data: z.object({ id: z.string() }),
   status: z.object({ code: z.number().int(), is_success: z.literal(true) }),
 });

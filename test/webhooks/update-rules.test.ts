@@ -1,11 +1,11 @@
 // PUT semantics as a pure rule: replacement, reactivation of archived webhooks, and a fresh failure record for a new URL.
-import type { SubscriptionRecord, SubscriptionWritable } from '../../service/src/store/store';
-import { planUpdate } from '../../service/src/subscriptions/update-rules';
+import type { WebhookRecord, WebhookWritable } from '../../service/src/store/store';
+import { planUpdate } from '../../service/src/webhooks/update-rules';
 
 const URL_A = 'https://a.example.com/hook';
 const URL_B = 'https://b.example.com/hook';
 
-function record(overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {
+function record(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
   return {
     id: 'wsu_1', accountId: 1, accountIdentifier: 'act_1', name: 'n', description: '', clientUrl: URL_A,
     eventTypes: ['job.run.started'], jobIds: [], active: true, sealedSecret: 's', createdAt: 1, updatedAt: 1,
@@ -13,7 +13,7 @@ function record(overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord
     archivedAt: null, archivedReason: null, ...overrides,
   };
 }
-const input = (overrides: Partial<SubscriptionWritable> = {}): SubscriptionWritable => ({
+const input = (overrides: Partial<WebhookWritable> = {}): WebhookWritable => ({
   name: 'n', description: '', clientUrl: URL_A, eventTypes: ['job.run.started'], jobIds: [], active: true, ...overrides,
 });
 const archived = { active: false, archivedAt: 50, archivedReason: '1,000 consecutive failed deliveries', consecutiveFailures: 1000, failingSince: 10, lastFailureAt: 49 };

@@ -2,7 +2,7 @@
 // before every update, delete, test and delivery-log request) costs a map lookup instead of a SQLite read.
 //
 // Why it does not serve a stale webhook:
-// - this connection's writes: TEMP triggers on `subscriptions` (and `accounts`, whose identifier a record
+// - this connection's writes: TEMP triggers on `webhooks` (and `accounts`, whose identifier a record
 //   carries) call back into this cache for every row an UPDATE or DELETE touches, whatever statement made it,
 //   so no write path can forget to invalidate, a future one included;
 // - other connections' writes (another process on the same file): every lookup checks PRAGMA data_version (a
@@ -12,7 +12,7 @@
 import { BoundedMap } from '../core/bounded-map';
 import type { SqliteDatabase } from './database';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
-import type { SubscriptionRecord } from './store';
+import type { WebhookRecord } from './store';
 
 /** Kept webhooks at most (one account's maximum); past that the cache starts over. */
 const RECORDS_KEPT = 1000;
@@ -21,27 +21,27 @@ const RECORDS_KEPT = 1000;
 let cachesMade = 0;
 
 /** Reads one webhook of an account from SQLite; null when there is none. */
-export type ReadSubscription = (accountId: number, id: string) => SubscriptionRecord | null;
+export type ReadWebhook = (accountId: number, id: string) => WebhookRecord | null;
 
-export interface SubscriptionCache {
+export interface WebhookCache {
   /** The webhook `id` of `accountId`, from memory if unchanged since it was last read. */
-  get(accountId: number, id: string): SubscriptionRecord | null;
+  get(accountId: number, id: string): WebhookRecord | null;
 }
 
 /** Frozen, because one object now answers many callers. */
-function frozen(record: SubscriptionRecord): SubscriptionRecord {
-  return Object.freeze({ ...record, eventTypes: Object.freeze(record.eventTypes), jobIds: Object.freeze(record.jobIds) }) as SubscriptionRecord;
+function frozen(record: WebhookRecord): WebhookRecord {
+  return Object.freeze({ ...record, eventTypes: Object.freeze(record.eventTypes), jobIds: Object.freeze(record.jobIds) }) as WebhookRecord;
 }
 
-export function createSubscriptionCache(
+export function createWebhookCache(
   db: SqliteDatabase,
-  read: ReadSubscription,
+  read: ReadWebhook,
   otherConnections: OtherConnections = observeOtherConnections(db),
-): SubscriptionCache {
-  const records = new BoundedMap<string, SubscriptionRecord>(RECORDS_KEPT);
+): WebhookCache {
+  const records = new BoundedMap<string, WebhookRecord>(RECORDS_KEPT);
   const otherConnectionsCommitted = otherConnections.newCheck();
 
-  const forget = `jobhooks_forget_subscription_${(cachesMade += 1)}`;
+  const forget = `jobhooks_forget_webhook_${(cachesMade += 1)}`;
   // Called with a webhook id, or with NULL for "all of them".
   db.function(forget, { deterministic: false }, (id: unknown) => {
     if (typeof id === 'string') records.delete(id);
@@ -49,8 +49,8 @@ export function createSubscriptionCache(
     return null;
   });
   db.exec(`
-    CREATE TEMP TRIGGER ${forget}_on_update AFTER UPDATE ON main.subscriptions BEGIN SELECT ${forget}(OLD.id); END;
-    CREATE TEMP TRIGGER ${forget}_on_delete AFTER DELETE ON main.subscriptions BEGIN SELECT ${forget}(OLD.id); END;
+    CREATE TEMP TRIGGER ${forget}_on_update AFTER UPDATE ON main.webhooks BEGIN SELECT ${forget}(OLD.id); END;
+    CREATE TEMP TRIGGER ${forget}_on_delete AFTER DELETE ON main.webhooks BEGIN SELECT ${forget}(OLD.id); END;
     CREATE TEMP TRIGGER ${forget}_on_account_update AFTER UPDATE ON main.accounts BEGIN SELECT ${forget}(NULL); END;
     CREATE TEMP TRIGGER ${forget}_on_account_delete AFTER DELETE ON main.accounts BEGIN SELECT ${forget}(NULL); END;
   `);

@@ -1,8 +1,8 @@
-// Maps a stored subscription to the response shapes of docs/api-contract.md#6-responses-of-each-operation.
-import type { CreatedSubscription, SubscriptionDetail, SubscriptionSummary } from '@jobhooks/client/contract';
-import type { SubscriptionRecord } from '../store/store';
+// Maps a stored webhook to the response shapes of docs/api-contract.md#6-responses-of-each-operation.
+import type { CreatedWebhook, WebhookDetail, WebhookSummary } from '@jobhooks/client/contract';
+import type { WebhookRecord } from '../store/store';
 
-export function toSummary(record: SubscriptionRecord): SubscriptionSummary {
+export function toSummary(record: WebhookRecord): WebhookSummary {
   const archived = record.archivedAt !== null;
   return {
     id: record.id,
@@ -23,13 +23,13 @@ export function toSummary(record: SubscriptionRecord): SubscriptionSummary {
   };
 }
 
-export function toDetail(record: SubscriptionRecord): SubscriptionDetail {
+export function toDetail(record: WebhookRecord): WebhookDetail {
   return {
     ...toSummary(record),
     ...(record.dispatchedAt !== null ? { dispatched_at: String(record.dispatchedAt) } : {}),
   };
 }
 
-export function toCreated(record: SubscriptionRecord, hmacSecret: string): CreatedSubscription {
+export function toCreated(record: WebhookRecord, hmacSecret: string): CreatedWebhook {
   return { ...toSummary(record), hmac_secret: hmacSecret };
 }

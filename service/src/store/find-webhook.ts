@@ -2,10 +2,10 @@
 // account's webhook, so existence never leaks across accounts (docs/decisions.md#4-error-statuses).
 import { NotFoundError } from '../core/errors';
 import { isIdOf } from '../core/ids';
-import type { Store, SubscriptionRecord } from '../store/store';
+import type { Store, WebhookRecord } from '../store/store';
 
-export async function findSubscription(store: Store, accountId: number, webhookId: string): Promise<SubscriptionRecord> {
-  const record = isIdOf('webhook', webhookId) ? await store.subscriptions.get(accountId, webhookId) : null;
+export async function findWebhook(store: Store, accountId: number, webhookId: string): Promise<WebhookRecord> {
+  const record = isIdOf('webhook', webhookId) ? await store.webhooks.get(accountId, webhookId) : null;
   if (!record) throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
   return record;
 }

@@ -1,6 +1,6 @@
-// The webhook subscription use cases behind the management API: create, read, list, update, delete, test.
+// The webhook use cases behind the management API: create, read, list, update, delete, test.
 import { createHash } from 'node:crypto';
-import { LIMITS, type CreatedSubscription, type SubscriptionDetail, type SubscriptionInput, type SubscriptionSummary, type TestResult } from '@jobhooks/client/contract';
+import { LIMITS, type CreatedWebhook, type WebhookDetail, type WebhookInput, type WebhookSummary, type TestResult } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import type { IdGenerator } from '../core/ids';
@@ -12,27 +12,27 @@ import type { Send } from '../delivery/sender';
 import { buildPayload, sampleCompletedRun } from '../events/payload';
 import { refusalForHost } from '../security/address-policy';
 import type { SecretBox } from '../security/secret-box';
-import type { AccountRecord, IdempotencyClaim, Store, SubscriptionRecord, SubscriptionWritable } from '../store/store';
-import { findSubscription } from './find-subscription';
-import { toCreated, toDetail, toSummary } from './subscription-view';
+import type { AccountRecord, IdempotencyClaim, Store, WebhookRecord, WebhookWritable } from '../store/store';
+import { findWebhook } from '../store/find-webhook';
+import { toCreated, toDetail, toSummary } from './webhook-view';
 import { planUpdate } from './update-rules';
 
 const HMAC_SECRET_BYTES = 32;
 
-export interface SubscriptionServiceDeps {
+export interface WebhookServiceDeps {
   store: Store;
   clock: Clock;
   ids: IdGenerator;
   random: RandomBytes;
   secretBox: SecretBox;
   send: Send;
-  maxSubscriptionsPerAccount: number;
+  maxWebhooksPerAccount: number;
   allowPrivateUrls: boolean;
 }
 
-export type SubscriptionService = ReturnType<typeof createSubscriptionService>;
+export type WebhookService = ReturnType<typeof createWebhookService>;
 
-function toWritable(input: SubscriptionInput): SubscriptionWritable {
+function toWritable(input: WebhookInput): WebhookWritable {
   return {
     name: input.name,
     description: input.description,
@@ -44,7 +44,7 @@ function toWritable(input: SubscriptionInput): SubscriptionWritable {
 }
 
 /** Same request, same fingerprint: key order is fixed by toWritable. */
-function fingerprint(writable: SubscriptionWritable): string {
+function fingerprint(writable: WebhookWritable): string {
   return createHash('sha256').update(JSON.stringify(writable)).digest('hex');
 }
 
@@ -56,7 +56,7 @@ function checkIdempotencyKey(key: string): void {
   }
 }
 
-export function createSubscriptionService(deps: SubscriptionServiceDeps) {
+export function createWebhookService(deps: WebhookServiceDeps) {
   const { store, clock, ids, random, secretBox } = deps;
 
   function checkUrlPolicy(clientUrl: string): void {
@@ -65,12 +65,12 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     if (refusal !== null) throw new ValidationError({ client_url: [refusal] });
   }
 
-  const find = (accountId: number, webhookId: string) => findSubscription(store, accountId, webhookId);
+  const find = (accountId: number, webhookId: string) => findWebhook(store, accountId, webhookId);
 
-  // The store answers with one frozen record until the webhook changes (subscription-cache.ts); its view is made
+  // The store answers with one frozen record until the webhook changes (webhook-cache.ts); its view is made
   // once per record too, so the HTTP layer gets the same object back and can keep the JSON it wrote for it.
-  const details = new WeakMap<SubscriptionRecord, Readonly<SubscriptionDetail>>();
-  function detailOf(record: SubscriptionRecord): Readonly<SubscriptionDetail> {
+  const details = new WeakMap<WebhookRecord, Readonly<WebhookDetail>>();
+  function detailOf(record: WebhookRecord): Readonly<WebhookDetail> {
     let detail = details.get(record);
     if (detail === undefined) {
       detail = Object.freeze(toDetail(record));
@@ -79,26 +79,26 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     return detail;
   }
 
-  async function replay(account: AccountRecord, outcome: { requestHash: string; subscriptionId: string }, requestHash: string) {
+  async function replay(account: AccountRecord, outcome: { requestHash: string; webhookId: string }, requestHash: string) {
     if (outcome.requestHash !== requestHash) {
       throw new ConflictError('This Idempotency-Key was already used with a different request body.');
     }
-    const record = await store.subscriptions.get(account.id, outcome.subscriptionId);
+    const record = await store.webhooks.get(account.id, outcome.webhookId);
     if (!record) throw new ConflictError('The webhook created with this Idempotency-Key has since been deleted.');
-    return { subscription: toCreated(record, secretBox.open(record.sealedSecret)), replayed: true };
+    return { webhook: toCreated(record, secretBox.open(record.sealedSecret)), replayed: true };
   }
 
   async function create(
     account: AccountRecord,
-    input: SubscriptionInput,
+    input: WebhookInput,
     idempotencyKey: string | undefined,
-  ): Promise<{ subscription: CreatedSubscription; replayed: boolean }> {
+  ): Promise<{ webhook: CreatedWebhook; replayed: boolean }> {
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
     checkUrlPolicy(input.client_url);
     const writable = toWritable(input);
     const now = nowMicros(clock);
     const hmacSecret = random(HMAC_SECRET_BYTES).toString('hex');
-    const record: SubscriptionRecord = {
+    const record: WebhookRecord = {
       ...writable,
       id: ids.next('webhook'),
       accountId: account.id,
@@ -118,10 +118,10 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     const claim: IdempotencyClaim | null =
       // Only the key's hash is stored: a key is a bearer of the secret-bearing create response for 24 hours.
       idempotencyKey === undefined ? null : { key: createHash('sha256').update(idempotencyKey).digest('hex'), requestHash, notBefore: now - LIMITS.idempotencyWindowMicros };
-    const outcome = await store.subscriptions.create(record, { maxPerAccount: deps.maxSubscriptionsPerAccount, idempotency: claim });
+    const outcome = await store.webhooks.create(record, { maxPerAccount: deps.maxWebhooksPerAccount, idempotency: claim });
     switch (outcome.kind) {
       case 'created':
-        return { subscription: toCreated(record, hmacSecret), replayed: false };
+        return { webhook: toCreated(record, hmacSecret), replayed: false };
       case 'replayed':
         return replay(account, outcome, requestHash);
       case 'limit_reached':
@@ -129,21 +129,21 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     }
   }
 
-  async function update(accountId: number, webhookId: string, input: SubscriptionInput & { id?: string | null | undefined }): Promise<SubscriptionSummary> {
+  async function update(accountId: number, webhookId: string, input: WebhookInput & { id?: string | null | undefined }): Promise<WebhookSummary> {
     await find(accountId, webhookId);
     if (input.id && input.id !== webhookId) {
       throw new ValidationError({ id: [`id "${input.id}" does not match the webhook in the path (${webhookId})`] });
     }
     checkUrlPolicy(input.client_url);
     const writable = toWritable(input);
-    const updated = await store.subscriptions.update(accountId, webhookId, (current) => planUpdate(current, writable, nowMicros(clock)));
+    const updated = await store.webhooks.update(accountId, webhookId, (current) => planUpdate(current, writable, nowMicros(clock)));
     if (!updated) throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
     return toSummary(updated);
   }
 
   async function remove(accountId: number, webhookId: string): Promise<void> {
     await find(accountId, webhookId);
-    if (!(await store.subscriptions.delete(accountId, webhookId))) {
+    if (!(await store.webhooks.delete(accountId, webhookId))) {
       throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
     }
   }
@@ -169,7 +169,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     );
     // Logged like any attempt, but it changes neither the webhook's status nor its failure record.
     const entry = attemptLogEntry(
-      { deliveryId: null, subscriptionId: record.id, eventId, eventType: 'job.run.completed', attempt: 1 },
+      { deliveryId: null, webhookId: record.id, eventId, eventType: 'job.run.completed', attempt: 1 },
       outcome,
       requestedAt,
       true,
@@ -183,9 +183,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     update,
     remove,
     test,
-    get: async (accountId: number, webhookId: string): Promise<Readonly<SubscriptionDetail>> => detailOf(await find(accountId, webhookId)),
+    get: async (accountId: number, webhookId: string): Promise<Readonly<WebhookDetail>> => detailOf(await find(accountId, webhookId)),
     list: async (accountId: number, page: { offset: number; limit: number }) => {
-      const { items, total } = await store.subscriptions.list(accountId, page);
+      const { items, total } = await store.webhooks.list(accountId, page);
       return { items: items.map(toDetail), total };
     },
   };

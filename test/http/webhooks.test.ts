@@ -1,5 +1,5 @@
 // The six webhook endpoints (docs/api-contract.md#3-endpoints): fields, types, status codes and envelopes, and the exact requests real clients send.
-import { ACCOUNT_ID, ADMIN_TOKEN, createWebhook, type Harness, startHarness, subscriptionPath, subscriptionsPath, validCreateBody } from '../support/harness';
+import { ACCOUNT_ID, ADMIN_TOKEN, createWebhook, type Harness, startHarness, webhookPath, webhooksPath, validCreateBody } from '../support/harness';
 
 let h: Harness;
 beforeEach(async () => {
@@ -27,7 +27,7 @@ const SUMMARY_FIELDS = [
 
 describe('create (POST .../webhooks/subscriptions)', () => {
   test('returns 201 with every field of the create response, typed as the contract says, including hmac_secret', async () => {
-    const response = await h.call('POST', subscriptionsPath(), { body: validCreateBody() });
+    const response = await h.call('POST', webhooksPath(), { body: validCreateBody() });
     expect(response.statusCode).toBe(201);
     const body = response.json();
     expect(body.status).toEqual({ code: 201 });
@@ -51,7 +51,7 @@ describe('create (POST .../webhooks/subscriptions)', () => {
   });
 
   test('applies the documented defaults to omitted optional fields', async () => {
-    const response = await h.call('POST', subscriptionsPath(), {
+    const response = await h.call('POST', webhooksPath(), {
       body: { name: 'x', client_url: 'https://a.example.com', event_types: ['job.run.errored'] },
     });
     expect(response.statusCode).toBe(201);
@@ -59,7 +59,7 @@ describe('create (POST .../webhooks/subscriptions)', () => {
   });
 
   test('accepts null for optional fields as if omitted', async () => {
-    const response = await h.call('POST', subscriptionsPath(), {
+    const response = await h.call('POST', webhooksPath(), {
       body: { name: 'x', client_url: 'https://a.example.com', event_types: ['job.run.errored'], job_ids: null, description: null, active: null },
     });
     expect(response.statusCode).toBe(201);
@@ -68,7 +68,7 @@ describe('create (POST .../webhooks/subscriptions)', () => {
 
   test('accepts the Terraform provider create body: "id":"", integer job_ids, no description', async () => {
     const terraformBody = '{"id":"","name":"tf","client_url":"https://example.com","event_types":["job.run.started","job.run.completed"],"job_ids":[],"active":true}';
-    const response = await h.call('POST', subscriptionsPath(), {
+    const response = await h.call('POST', webhooksPath(), {
       rawBody: terraformBody,
       headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'terraform-provider-dbtcloud/1.12.0' },
     });
@@ -79,14 +79,14 @@ describe('create (POST .../webhooks/subscriptions)', () => {
 
   test('keeps the order of job_ids and event_types exactly as sent', async () => {
     const created = await createWebhook(h, { job_ids: [9, 1, 5], event_types: ['job.run.errored', 'job.run.started', 'job.run.completed'] });
-    const read = (await h.call('GET', subscriptionPath(created.id))).json().data;
+    const read = (await h.call('GET', webhookPath(created.id))).json().data;
     expect(read.job_ids).toEqual(['9', '1', '5']);
     expect(read.event_types).toEqual(['job.run.errored', 'job.run.started', 'job.run.completed']);
   });
 
   test('echoes name and description byte for byte, spaces and unicode included', async () => {
     const created = await createWebhook(h, { name: '  Équipe données ✓ ', description: 'line 1\nline 2  ' });
-    const read = (await h.call('GET', subscriptionPath(created.id))).json().data;
+    const read = (await h.call('GET', webhookPath(created.id))).json().data;
     expect(read.name).toBe('  Équipe données ✓ ');
     expect(read.description).toBe('line 1\nline 2  ');
   });
@@ -94,14 +94,14 @@ describe('create (POST .../webhooks/subscriptions)', () => {
   test('stores active: false as sent', async () => {
     const created = await createWebhook(h, { active: false });
     expect(created.active).toBe(false);
-    expect((await h.call('GET', subscriptionPath(created.id))).json().data.active).toBe(false);
+    expect((await h.call('GET', webhookPath(created.id))).json().data.active).toBe(false);
   });
 });
 
 describe('get (GET .../webhooks/subscription/{id})', () => {
   test('returns the fields of a webhook without hmac_secret', async () => {
     const created = await createWebhook(h);
-    const response = await h.call('GET', subscriptionPath(created.id));
+    const response = await h.call('GET', webhookPath(created.id));
     expect(response.statusCode).toBe(200);
     expect(response.json().status).toEqual({ code: 200 });
     // dispatched_at is absent until a dispatch happens.
@@ -112,7 +112,7 @@ describe('get (GET .../webhooks/subscription/{id})', () => {
 
   test('answers the Terraform provider GET, which sends Content-Type: application/json with no body', async () => {
     const created = await createWebhook(h);
-    const response = await h.call('GET', subscriptionPath(created.id), { headers: { 'content-type': 'application/json', accept: 'application/json' } });
+    const response = await h.call('GET', webhookPath(created.id), { headers: { 'content-type': 'application/json', accept: 'application/json' } });
     expect(response.statusCode).toBe(200);
   });
 
@@ -123,7 +123,7 @@ describe('get (GET .../webhooks/subscription/{id})', () => {
     ['a very long id', `wsu_${'A'.repeat(150)}`],
     ['an id with broken percent-encoding', '%E0%A4%A'],
   ])('answers 404 (never 400) for %s, with status.code 404 in the body', async (_label, id) => {
-    const response = await h.call('GET', subscriptionPath(id));
+    const response = await h.call('GET', webhookPath(id));
     expect(response.statusCode).toBe(404);
     expect(response.json()).toMatchObject({ data: null, status: { code: 404, is_success: false } });
   });
@@ -132,7 +132,7 @@ describe('get (GET .../webhooks/subscription/{id})', () => {
 describe('list (GET .../webhooks/subscriptions)', () => {
   test('returns data[], status 200 and the default paging', async () => {
     await createWebhook(h);
-    const response = await h.call('GET', subscriptionsPath());
+    const response = await h.call('GET', webhooksPath());
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body.status).toEqual({ code: 200 });
@@ -142,7 +142,7 @@ describe('list (GET .../webhooks/subscriptions)', () => {
   });
 
   test('an empty account lists nothing', async () => {
-    const body = (await h.call('GET', subscriptionsPath())).json();
+    const body = (await h.call('GET', webhooksPath())).json();
     expect(body.data).toEqual([]);
     expect(body.extra.pagination).toEqual({ total_count: 0, count: 0 });
   });
@@ -153,7 +153,7 @@ describe('list (GET .../webhooks/subscriptions)', () => {
     const seen: string[] = [];
     let offset = 0;
     for (;;) {
-      const body = (await h.call('GET', `${subscriptionsPath()}?offset=${offset}`)).json();
+      const body = (await h.call('GET', `${webhooksPath()}?offset=${offset}`)).json();
       seen.push(...body.data.map((w: { id: string }) => w.id));
       offset += body.extra.pagination.count;
       if (body.extra.pagination.count === 0 || offset >= body.extra.pagination.total_count) break;
@@ -163,13 +163,13 @@ describe('list (GET .../webhooks/subscriptions)', () => {
 
   test('honours limit up to 100', async () => {
     for (let i = 0; i < 3; i += 1) await createWebhook(h);
-    const body = (await h.call('GET', `${subscriptionsPath()}?limit=2&offset=1`)).json();
+    const body = (await h.call('GET', `${webhooksPath()}?limit=2&offset=1`)).json();
     expect(body.data).toHaveLength(2);
     expect(body.extra).toEqual({ pagination: { total_count: 3, count: 2 }, filters: { offset: 1, limit: 2 } });
   });
 
   test.each(['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'offset=1.5'])('refuses %s with 400 naming the parameter', async (query) => {
-    const response = await h.call('GET', `${subscriptionsPath()}?${query}`);
+    const response = await h.call('GET', `${webhooksPath()}?${query}`);
     expect(response.statusCode).toBe(400);
     expect(Object.keys(response.json().extra.field_errors)).toEqual([query.split('=')[0]]);
   });
@@ -178,7 +178,7 @@ describe('list (GET .../webhooks/subscriptions)', () => {
 describe('update (PUT .../webhooks/subscription/{id})', () => {
   test('replaces the fields and returns the update fields without hmac_secret', async () => {
     const created = await createWebhook(h);
-    const response = await h.call('PUT', subscriptionPath(created.id), {
+    const response = await h.call('PUT', webhookPath(created.id), {
       body: { name: 'renamed', client_url: 'https://hooks.example.com/dbt', event_types: ['job.run.errored'], job_ids: [3], active: false, description: 'd' },
     });
     expect(response.statusCode).toBe(200);
@@ -191,7 +191,7 @@ describe('update (PUT .../webhooks/subscription/{id})', () => {
 
   test('is a full replacement: omitted optional fields take their create defaults', async () => {
     const created = await createWebhook(h, { description: 'to be cleared', job_ids: [1, 2], active: false });
-    const response = await h.call('PUT', subscriptionPath(created.id), {
+    const response = await h.call('PUT', webhookPath(created.id), {
       body: { name: 'n', client_url: created.client_url, event_types: ['job.run.started'] },
     });
     expect(response.json().data).toMatchObject({ description: '', job_ids: [], active: true });
@@ -200,30 +200,30 @@ describe('update (PUT .../webhooks/subscription/{id})', () => {
   test('accepts the Terraform provider update body, which repeats the webhook id', async () => {
     const created = await createWebhook(h);
     const body = { id: created.id, name: 'tf2', client_url: 'https://example.com/test', event_types: ['job.run.completed'], job_ids: [1234], active: true };
-    const response = await h.call('PUT', subscriptionPath(created.id), { body });
+    const response = await h.call('PUT', webhookPath(created.id), { body });
     expect(response.statusCode).toBe(200);
-    const read = (await h.call('GET', subscriptionPath(created.id))).json().data;
+    const read = (await h.call('GET', webhookPath(created.id))).json().data;
     expect(read).toMatchObject({ name: 'tf2', client_url: 'https://example.com/test', event_types: ['job.run.completed'], job_ids: ['1234'], description: '' });
   });
 
   test('refuses a body id that names another webhook, and changes nothing', async () => {
     const a = await createWebhook(h);
     const b = await createWebhook(h);
-    const response = await h.call('PUT', subscriptionPath(a.id), { body: { ...validCreateBody({ name: 'changed' }), id: b.id } });
+    const response = await h.call('PUT', webhookPath(a.id), { body: { ...validCreateBody({ name: 'changed' }), id: b.id } });
     expect(response.statusCode).toBe(400);
     expect(response.json().extra.field_errors.id).toBeDefined();
-    expect((await h.call('GET', subscriptionPath(a.id))).json().data.name).toBe(a.name);
+    expect((await h.call('GET', webhookPath(a.id))).json().data.name).toBe(a.name);
   });
 
   test('answers 404 for an unknown webhook', async () => {
-    const response = await h.call('PUT', subscriptionPath('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ'), { body: validCreateBody() });
+    const response = await h.call('PUT', webhookPath('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ'), { body: validCreateBody() });
     expect(response.statusCode).toBe(404);
     expect(response.json().status.code).toBe(404);
   });
 
   test('a new client_url makes the webhook active whatever active says', async () => {
     const created = await createWebhook(h, { active: false });
-    const response = await h.call('PUT', subscriptionPath(created.id), { body: validCreateBody({ client_url: 'https://other.example.com/', active: false }) });
+    const response = await h.call('PUT', webhookPath(created.id), { body: validCreateBody({ client_url: 'https://other.example.com/', active: false }) });
     expect(response.json().data.active).toBe(true);
   });
 });
@@ -231,16 +231,16 @@ describe('update (PUT .../webhooks/subscription/{id})', () => {
 describe('delete (DELETE .../webhooks/subscription/{id})', () => {
   test('returns data.id, status.code 200 and status.is_success true, then the webhook is gone', async () => {
     const created = await createWebhook(h);
-    const response = await h.call('DELETE', subscriptionPath(created.id));
+    const response = await h.call('DELETE', webhookPath(created.id));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ data: { id: created.id }, status: { code: 200, is_success: true } });
-    expect((await h.call('GET', subscriptionPath(created.id))).statusCode).toBe(404);
-    expect((await h.call('DELETE', subscriptionPath(created.id))).statusCode).toBe(404);
+    expect((await h.call('GET', webhookPath(created.id))).statusCode).toBe(404);
+    expect((await h.call('DELETE', webhookPath(created.id))).statusCode).toBe(404);
   });
 
   test('answers the Terraform provider DELETE, which sends Content-Type: application/json with no body', async () => {
     const created = await createWebhook(h);
-    const response = await h.call('DELETE', subscriptionPath(created.id), { headers: { 'content-type': 'application/json' } });
+    const response = await h.call('DELETE', webhookPath(created.id), { headers: { 'content-type': 'application/json' } });
     expect(response.statusCode).toBe(200);
   });
 });
@@ -259,7 +259,7 @@ describe('accounts (GET /api/v2/accounts/)', () => {
 describe('authentication schemes', () => {
   test('Bearer and Token are equivalent, case-insensitively', async () => {
     for (const scheme of ['Token', 'Bearer', 'bearer', 'TOKEN']) {
-      const response = await h.call('GET', subscriptionsPath(), { token: null, headers: { authorization: `${scheme} ${ADMIN_TOKEN}` } });
+      const response = await h.call('GET', webhooksPath(), { token: null, headers: { authorization: `${scheme} ${ADMIN_TOKEN}` } });
       expect(response.statusCode).toBe(200);
     }
   });
@@ -270,7 +270,7 @@ describe('authentication schemes', () => {
     ['a bare token', ADMIN_TOKEN],
     ['an unknown token', 'Token nope-nope-nope-nope-nope'],
   ])('answers 401 in the envelope for %s', async (_label, header) => {
-    const response = await h.call('GET', subscriptionsPath(), { token: null, headers: header === undefined ? {} : { authorization: header } });
+    const response = await h.call('GET', webhooksPath(), { token: null, headers: header === undefined ? {} : { authorization: header } });
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ data: null, status: { code: 401, is_success: false } });
   });

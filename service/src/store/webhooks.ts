@@ -1,11 +1,11 @@
-// SQLite access to webhook subscriptions and the idempotency keys of their creation.
+// SQLite access to webhooks and the idempotency keys of their creation.
 import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
-import { createSubscriptionCache } from './subscription-cache';
-import type { CreateSubscriptionOutcome, SubscriptionChange, SubscriptionRecord, SubscriptionsStore } from './store';
+import { createWebhookCache } from './webhook-cache';
+import type { CreateWebhookOutcome, WebhookChange, WebhookRecord, WebhooksStore } from './store';
 
-export interface SubscriptionRow {
+export interface WebhookRow {
   id: string;
   account_id: number;
   account_identifier: string;
@@ -27,7 +27,7 @@ export interface SubscriptionRow {
   archived_reason: string | null;
 }
 
-export function subscriptionFromRow(row: SubscriptionRow): SubscriptionRecord {
+export function webhookFromRow(row: WebhookRow): WebhookRecord {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -52,7 +52,7 @@ export function subscriptionFromRow(row: SubscriptionRow): SubscriptionRecord {
 }
 
 /** The parameters of the writable and resettable columns, as the UPDATE and INSERT statements name them. */
-function changeParams(change: SubscriptionChange) {
+function changeParams(change: WebhookChange) {
   return {
     name: change.name,
     description: change.description,
@@ -69,53 +69,53 @@ function changeParams(change: SubscriptionChange) {
   };
 }
 
-export const SELECT_SUBSCRIPTION = `
+export const SELECT_WEBHOOK = `
   SELECT s.*, a.identifier AS account_identifier
-    FROM subscriptions s JOIN accounts a ON a.id = s.account_id`;
+    FROM webhooks s JOIN accounts a ON a.id = s.account_id`;
 
-export function createSubscriptionsStore(db: SqliteDatabase, otherConnections: OtherConnections = observeOtherConnections(db)): SubscriptionsStore {
+export function createWebhooksStore(db: SqliteDatabase, otherConnections: OtherConnections = observeOtherConnections(db)): WebhooksStore {
   const insert = db.prepare(
-    `INSERT INTO subscriptions (id, account_id, name, description, client_url, event_types, job_ids, active,
+    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active,
                                 sealed_secret, created_at, updated_at, http_status_code, consecutive_failures,
                                 failing_since, last_failure_at, archived_at, archived_reason)
      VALUES (@id, @accountId, @name, @description, @clientUrl, @eventTypes, @jobIds, @active,
              @sealedSecret, @createdAt, @updatedAt, @httpStatusCode, @consecutiveFailures,
              @failingSince, @lastFailureAt, @archivedAt, @archivedReason)`,
   );
-  const get = db.prepare<[number, string], SubscriptionRow>(`${SELECT_SUBSCRIPTION} WHERE s.account_id = ? AND s.id = ?`);
-  const cache = createSubscriptionCache(db, (accountId, id) => {
+  const get = db.prepare<[number, string], WebhookRow>(`${SELECT_WEBHOOK} WHERE s.account_id = ? AND s.id = ?`);
+  const cache = createWebhookCache(db, (accountId, id) => {
     const row = get.get(accountId, id);
-    return row ? subscriptionFromRow(row) : null;
+    return row ? webhookFromRow(row) : null;
   }, otherConnections);
-  const page = db.prepare<[number, number, number], SubscriptionRow>(
-    `${SELECT_SUBSCRIPTION} WHERE s.account_id = ? ORDER BY s.created_at, s.id LIMIT ? OFFSET ?`,
+  const page = db.prepare<[number, number, number], WebhookRow>(
+    `${SELECT_WEBHOOK} WHERE s.account_id = ? ORDER BY s.created_at, s.id LIMIT ? OFFSET ?`,
   );
-  const countForAccount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM subscriptions WHERE account_id = ?');
+  const countForAccount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM webhooks WHERE account_id = ?');
   const update = db.prepare(
-    `UPDATE subscriptions
+    `UPDATE webhooks
         SET name = @name, description = @description, client_url = @clientUrl, event_types = @eventTypes,
             job_ids = @jobIds, active = @active, updated_at = @updatedAt,
             consecutive_failures = @consecutiveFailures, failing_since = @failingSince,
             last_failure_at = @lastFailureAt, archived_at = @archivedAt, archived_reason = @archivedReason
       WHERE account_id = @accountId AND id = @id`,
   );
-  const remove = db.prepare('DELETE FROM subscriptions WHERE account_id = ? AND id = ?');
-  const countArchived = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM subscriptions WHERE archived_at IS NOT NULL');
-  const findKey = db.prepare<[number, string, number], { request_hash: string; subscription_id: string }>(
-    'SELECT request_hash, subscription_id FROM idempotency_keys WHERE account_id = ? AND key = ? AND created_at >= ?',
+  const remove = db.prepare('DELETE FROM webhooks WHERE account_id = ? AND id = ?');
+  const countArchived = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM webhooks WHERE archived_at IS NOT NULL');
+  const findKey = db.prepare<[number, string, number], { request_hash: string; webhook_id: string }>(
+    'SELECT request_hash, webhook_id FROM idempotency_keys WHERE account_id = ? AND key = ? AND created_at >= ?',
   );
   const upsertKey = db.prepare(
-    `INSERT INTO idempotency_keys (account_id, key, request_hash, subscription_id, created_at)
+    `INSERT INTO idempotency_keys (account_id, key, request_hash, webhook_id, created_at)
      VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (account_id, key) DO UPDATE SET
-       request_hash = excluded.request_hash, subscription_id = excluded.subscription_id, created_at = excluded.created_at`,
+       request_hash = excluded.request_hash, webhook_id = excluded.webhook_id, created_at = excluded.created_at`,
   );
 
   const createInTransaction = db.transaction(
-    (record: SubscriptionRecord, maxPerAccount: number, idempotency: Parameters<SubscriptionsStore['create']>[1]['idempotency']): CreateSubscriptionOutcome => {
+    (record: WebhookRecord, maxPerAccount: number, idempotency: Parameters<WebhooksStore['create']>[1]['idempotency']): CreateWebhookOutcome => {
       if (idempotency) {
         const previous = findKey.get(record.accountId, idempotency.key, idempotency.notBefore);
-        if (previous) return { kind: 'replayed', requestHash: previous.request_hash, subscriptionId: previous.subscription_id };
+        if (previous) return { kind: 'replayed', requestHash: previous.request_hash, webhookId: previous.webhook_id };
       }
       if (countForAccount.get(record.accountId)!.n >= maxPerAccount) return { kind: 'limit_reached', limit: maxPerAccount };
       insert.run({
@@ -134,11 +134,11 @@ export function createSubscriptionsStore(db: SqliteDatabase, otherConnections: O
   );
 
   const updateInTransaction = db.transaction(
-    (accountId: number, id: string, change: (current: SubscriptionRecord) => SubscriptionChange): SubscriptionRecord | null => {
+    (accountId: number, id: string, change: (current: WebhookRecord) => WebhookChange): WebhookRecord | null => {
       const row = get.get(accountId, id);
       if (!row) return null;
-      update.run({ ...changeParams(change(subscriptionFromRow(row))), accountId, id });
-      return subscriptionFromRow(get.get(accountId, id)!);
+      update.run({ ...changeParams(change(webhookFromRow(row))), accountId, id });
+      return webhookFromRow(get.get(accountId, id)!);
     },
   );
 
@@ -147,7 +147,7 @@ export function createSubscriptionsStore(db: SqliteDatabase, otherConnections: O
     create: async (record, options) => createInTransaction.immediate(record, options.maxPerAccount, options.idempotency),
     get: async (accountId, id) => cache.get(accountId, id),
     list: async (accountId, { offset, limit }) => ({
-      items: page.all(accountId, limit, offset).map(subscriptionFromRow),
+      items: page.all(accountId, limit, offset).map(webhookFromRow),
       total: countForAccount.get(accountId)!.n,
     }),
     update: async (accountId, id, change) => updateInTransaction.immediate(accountId, id, change),

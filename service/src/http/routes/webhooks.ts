@@ -3,21 +3,21 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   AccountPathParams,
   COMMON_ERROR_RESPONSES,
-  CreatedSubscription,
-  CreateSubscriptionBody,
+  CreatedWebhook,
+  CreateWebhookBody,
   dataEnvelope,
-  DeletedSubscription,
+  DeletedWebhook,
   ErrorEnvelope,
   listEnvelope,
   pagedList,
   PageQuery,
-  SubscriptionDetail,
-  SubscriptionSummary,
+  WebhookDetail,
+  WebhookSummary,
   TestResult,
-  UpdateSubscriptionBody,
+  UpdateWebhookBody,
   WebhookPathParams,
 } from '@jobhooks/client/contract';
-import type { SubscriptionService } from '../../subscriptions/subscription-service';
+import type { WebhookService } from '../../webhooks/webhook-service';
 import { principalOf } from '../access-control';
 import { okEnvelopeOf } from '../frozen-body';
 
@@ -25,7 +25,7 @@ const COLLECTION = '/api/v3/accounts/:account_id/webhooks/subscriptions';
 const SINGLE = '/api/v3/accounts/:account_id/webhooks/subscription/:webhook_id';
 const TAGS = ['webhooks'];
 
-export const subscriptionRoutes: FastifyPluginAsyncZod<{ subscriptions: SubscriptionService }> = async (app, { subscriptions }) => {
+export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
   app.get(COLLECTION, {
     config: { access: 'read' },
     schema: {
@@ -33,10 +33,10 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{ subscriptions: Subscrip
       summary: 'List subscriptions',
       params: AccountPathParams,
       querystring: PageQuery,
-      response: { 200: listEnvelope(SubscriptionDetail), ...COMMON_ERROR_RESPONSES },
+      response: { 200: listEnvelope(WebhookDetail), ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => {
-      const { items, total } = await subscriptions.list(principalOf(request).account.id, request.query);
+      const { items, total } = await webhooks.list(principalOf(request).account.id, request.query);
       return pagedList(items, total, request.query);
     },
   });
@@ -48,18 +48,18 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{ subscriptions: Subscrip
       summary: 'Create a subscription',
       description: 'Send an Idempotency-Key header to make a retried create return the same webhook for 24 hours.',
       params: AccountPathParams,
-      body: CreateSubscriptionBody,
-      response: { 201: dataEnvelope(CreatedSubscription), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },
+      body: CreateWebhookBody,
+      response: { 201: dataEnvelope(CreatedWebhook), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request, reply) => {
       const key = request.headers['idempotency-key'];
-      const { subscription, replayed } = await subscriptions.create(
+      const { webhook, replayed } = await webhooks.create(
         principalOf(request).account,
         request.body,
         Array.isArray(key) ? key.join(',') : key,
       );
       if (replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(201).send({ data: subscription, status: { code: 201 } });
+      return reply.code(201).send({ data: webhook, status: { code: 201 } });
     },
   });
 
@@ -69,10 +69,10 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{ subscriptions: Subscrip
       tags: TAGS,
       summary: 'Get a subscription',
       params: WebhookPathParams,
-      response: { 200: dataEnvelope(SubscriptionDetail), ...COMMON_ERROR_RESPONSES },
+      response: { 200: dataEnvelope(WebhookDetail), ...COMMON_ERROR_RESPONSES },
     },
     // The same webhook, unchanged, is the same frozen body: its JSON is written once (response-serializer.ts).
-    handler: async (request) => okEnvelopeOf(await subscriptions.get(principalOf(request).account.id, request.params.webhook_id)),
+    handler: async (request) => okEnvelopeOf(await webhooks.get(principalOf(request).account.id, request.params.webhook_id)),
   });
 
   app.put(SINGLE, {
@@ -81,11 +81,11 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{ subscriptions: Subscrip
       tags: TAGS,
       summary: 'Update a subscription (full replacement)',
       params: WebhookPathParams,
-      body: UpdateSubscriptionBody,
-      response: { 200: dataEnvelope(SubscriptionSummary), ...COMMON_ERROR_RESPONSES },
+      body: UpdateWebhookBody,
+      response: { 200: dataEnvelope(WebhookSummary), ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => ({
-      data: await subscriptions.update(principalOf(request).account.id, request.params.webhook_id, request.body),
+      data: await webhooks.update(principalOf(request).account.id, request.params.webhook_id, request.body),
       status: { code: 200 },
     }),
   });
@@ -101,7 +101,7 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{ subscriptions: Subscrip
       response: { 200: dataEnvelope(TestResult), ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => ({
-      data: await subscriptions.test(principalOf(request).account.id, request.params.webhook_id),
+      data: await webhooks.test(principalOf(request).account.id, request.params.webhook_id),
       status: { code: 200 },
     }),
   });
@@ -112,10 +112,10 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{ subscriptions: Subscrip
       tags: TAGS,
       summary: 'Delete a subscription',
       params: WebhookPathParams,
-      response: { 200: DeletedSubscription, ...COMMON_ERROR_RESPONSES },
+      response: { 200: DeletedWebhook, ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => {
-      await subscriptions.remove(principalOf(request).account.id, request.params.webhook_id);
+      await webhooks.remove(principalOf(request).account.id, request.params.webhook_id);
       return { data: { id: request.params.webhook_id }, status: { code: 200, is_success: true as const } };
     },
   });

@@ -1,12 +1,12 @@
-// What a PUT does to a subscription's state: full replacement of the written fields, plus reactivation.
-import type { SubscriptionChange, SubscriptionRecord, SubscriptionWritable } from '../store/store';
+// What a PUT does to a webhook's state: full replacement of the written fields, plus reactivation.
+import type { WebhookChange, WebhookRecord, WebhookWritable } from '../store/store';
 
 /**
  * docs/decisions.md#5-archived-state-in-the-api: `active: true` reactivates an archived webhook, and a new `client_url`
  * makes the webhook active and un-archived whatever `active` says. A new URL also starts its failure
  * record afresh: the failures counted so far were another endpoint's.
  */
-export function planUpdate(current: SubscriptionRecord, input: SubscriptionWritable, now: number): SubscriptionChange {
+export function planUpdate(current: WebhookRecord, input: WebhookWritable, now: number): WebhookChange {
   const urlChanged = input.clientUrl !== current.clientUrl;
   const active = urlChanged || input.active;
   const wasArchived = current.archivedAt !== null;
