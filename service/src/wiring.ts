@@ -11,11 +11,10 @@ import { cryptoRandomBytes, type RandomBytes } from './core/random';
 import { createDeliveryLogService } from './delivery/delivery-log-service';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher';
 import { createRetentionJob, type RetentionJob } from './delivery/log-retention';
-import { ATTEMPT_TIMEOUT_MS, createHttpSender, type HttpSender } from './delivery/sender';
+import { ATTEMPT_TIMEOUT_MS } from './delivery/sender';
 import { createThreadedSender } from './delivery/sender-thread';
 import { createIngestionService } from './events/ingestion-service';
 import { createMetrics } from './observability/metrics';
-import type { LookupAll } from './delivery/guarded-lookup';
 import { buildApp, REDACTED_LOG_PATHS } from './http/app';
 import { type SecretBox, secretKeyFileOf } from './security/secret-box';
 import { openCheckedSecretBox } from './security/secret-key-check';
@@ -27,7 +26,6 @@ import { createStorageHealth } from './observability/storage-failures';
 export interface ServiceOverrides {
   clock?: Clock;
   random?: RandomBytes;
-  resolve?: LookupAll;
   /** Pino options or a logger destination, e.g. a stream a test reads. */
   logger?: FastifyServerOptions['logger'];
 }
@@ -65,10 +63,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     // webhook block the sockets of other webhooks on the same host, so the pool may grow to the total cap.
     connectionsPerOrigin: config.delivery.maxInFlight,
   };
-  // Requests go out from a worker thread, so sending uses the second core. A test that injects a resolver
-  // cannot pass it to a thread, and sends from this one.
-  const sender: HttpSender =
-    overrides.resolve !== undefined ? createHttpSender({ ...senderOptions, resolve: overrides.resolve }) : createThreadedSender(senderOptions);
+  // Requests go out from a worker thread, so sending uses the second core.
+  const sender = createThreadedSender(senderOptions);
   try {
     const accounts = createAccountService({ store, clock, ids, random });
     if (config.bootstrap) await accounts.ensureBootstrapToken(config.bootstrap.accountId, config.bootstrap.token);

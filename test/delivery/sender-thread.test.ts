@@ -1,8 +1,9 @@
 // The sender thread: requests cross to a worker thread and their outcomes come back, each to its own caller;
-// a thread that dies fails its sends (the service's fault, not the endpoint's) and the next send starts a new one.
+// a thread that dies fails its sends (the service's fault, not the endpoint's) and the next send starts a new one;
+// a send whose answer does not come in time fails the same way at its deadline.
 import { createThreadedSender, type ThreadedSender } from '../../service/src/delivery/sender-thread';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait';
+import { sleep, waitFor } from '../support/wait';
 
 let receiver: Receiver;
 let sender: ThreadedSender | null = null;
@@ -65,6 +66,53 @@ test('when the thread dies, its sends in flight fail instead of hanging, and the
 
   receiver.respondWith(answer(200, 'back'));
   await expect(sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} })).resolves.toMatchObject({ status: 200, bodyExcerpt: 'back' });
+});
+
+const post = (url: string) => sender!.send({ url, body: Buffer.from('{}'), headers: {} });
+
+test(
+  'a send whose answer never comes fails at its deadline as the service\'s fault, not as a failed attempt',
+  async () => {
+    receiver.respondWith(() => undefined); // never answers
+    // The thread's own limit is far past this test's time limit, so its answer cannot come while the test runs.
+    sender = createThreadedSender({ allowPrivateUrls: true, timeoutMs: 600_000, replyDeadlineMs: 300 });
+    const started = performance.now();
+    await expect(post(receiver.url)).rejects.toThrow('The sender thread gave no answer within 0.3 s');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+    // The thread works: it sent the request, and only its answer is missing.
+    await waitFor(() => receiver.requests.length === 1, 'the request to arrive');
+    await sender.terminateThread(); // its request would hold a graceful close for the close grace
+  },
+  5_000,
+);
+
+test('an answer that comes after its deadline is ignored, and the next send gets its own', async () => {
+  let lateAnswerSent = false;
+  receiver.respondWith((_request, response) =>
+    setTimeout(() => {
+      response.writeHead(200).end('late');
+      lateAnswerSent = true;
+    }, 1_500),
+  );
+  sender = createThreadedSender({ allowPrivateUrls: true, replyDeadlineMs: 1_000 });
+  await expect(post(`${receiver.url}/first`)).rejects.toThrow('The sender thread gave no answer within 1 s');
+  await waitFor(() => lateAnswerSent, 'the late answer');
+  await sleep(100); // for the thread to pass it on
+
+  receiver.respondWith(answer(201, 'second'));
+  const second = post(`${receiver.url}/second`);
+  await expect(second).resolves.toMatchObject({ kind: 'response', status: 201, bodyExcerpt: 'second' });
+});
+
+test('an answer in time clears its deadline: no timer is left to keep the process alive', async () => {
+  receiver.respondWith(answer(204));
+  sender = createThreadedSender({ allowPrivateUrls: true });
+  await post(receiver.url); // starts the thread and its connection
+  const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+  const before = timers();
+  await Promise.all(Array.from({ length: 50 }, () => post(receiver.url)));
+  // The test runner's own timers come and go; a deadline left running would add one per send.
+  expect(timers() - before).toBeLessThan(5);
 });
 
 test('close waits for requests in flight, then nothing more is sent', async () => {

@@ -1,6 +1,12 @@
 // The sender: what an attempt reports, the whole-attempt time limit, and the send-time DNS check that pins the
-// connection to the checked address.
-import { createHttpSender, type HttpSenderOptions, type SendOutcome } from '../../service/src/delivery/sender';
+// connection to the checked address (checked both in this thread and through the sender thread the service uses).
+import {
+  createHttpSender,
+  type HttpSender,
+  type HttpSenderOptions,
+  type SendOutcome,
+} from '../../service/src/delivery/sender';
+import { createThreadedSender } from '../../service/src/delivery/sender-thread';
 import { answer, closedPortUrl, type Receiver, startReceiver } from '../support/receiver';
 
 let receiver: Receiver;
@@ -13,9 +19,15 @@ afterEach(async () => {
 
 const delivery = (url: string) => ({ url, body: Buffer.from('{}'), headers: { 'content-type': 'application/json' } });
 
-/** One attempt to `url` through a sender made for it, closed afterwards. */
-async function sendOnce(options: HttpSenderOptions, url: string): Promise<SendOutcome> {
-  const sender = createHttpSender(options);
+type MakeSender = (options: HttpSenderOptions) => HttpSender;
+
+/** One attempt to `url` through a sender made for it (in this thread unless told), closed afterwards. */
+async function sendOnce(
+  options: HttpSenderOptions,
+  url: string,
+  make: MakeSender = createHttpSender,
+): Promise<SendOutcome> {
+  const sender = make(options);
   try {
     return await sender.send(delivery(url));
   } finally {
@@ -39,21 +51,40 @@ test('a body that stops arriving after the headers is a failure at the limit, no
   expect(outcome.durationMs).toBeGreaterThanOrEqual(195);
 });
 
-test('a name that resolves to a private address is refused at send time, and nothing is sent', async () => {
-  const port = new URL(receiver.url).port;
-  const outcome = await sendOnce(
-    { allowPrivateUrls: false, resolve: async () => [{ address: '127.0.0.1', family: 4 }] },
-    `http://looks-public.example:${port}/`,
-  );
-  expect(outcome.kind).toBe('no_response');
-  expect(outcome.kind === 'no_response' && outcome.error).toMatch(/non-public/);
-  expect(receiver.requests).toHaveLength(0);
-});
+// The service sends from the thread; the checks must hold there too, with the hosts table crossing into it.
+describe.each<[string, MakeSender]>([
+  ['in this thread', createHttpSender],
+  ['through the sender thread', createThreadedSender],
+])('the address check, %s', (_where, makeSender) => {
+  test('a name that resolves to a private address is refused at send time, and nothing is sent', async () => {
+    const port = new URL(receiver.url).port;
+    const outcome = await sendOnce(
+      { allowPrivateUrls: false, hosts: { 'looks-public.example': [{ address: '127.0.0.1', family: 4 }] } },
+      `http://looks-public.example:${port}/`,
+      makeSender,
+    );
+    expect(outcome.kind).toBe('no_response');
+    expect(outcome.kind === 'no_response' && outcome.error).toMatch(/non-public/);
+    expect(receiver.requests).toHaveLength(0);
+  });
 
-test('a literal private address is refused without a connection', async () => {
-  const outcome = await sendOnce({ allowPrivateUrls: false }, receiver.url);
-  expect(outcome).toMatchObject({ kind: 'no_response', error: '127.0.0.1 is not a public address' });
-  expect(receiver.requests).toHaveLength(0);
+  test('a literal private address is refused without a connection', async () => {
+    const outcome = await sendOnce({ allowPrivateUrls: false }, receiver.url, makeSender);
+    expect(outcome).toMatchObject({ kind: 'no_response', error: '127.0.0.1 is not a public address' });
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  test('the connection goes to the address the name resolved to', async () => {
+    const port = new URL(receiver.url).port;
+    const outcome = await sendOnce(
+      { allowPrivateUrls: true, hosts: { 'hooks.example': [{ address: '127.0.0.1', family: 4 }] } },
+      `http://hooks.example:${port}/pinned`,
+      makeSender,
+    );
+    expect(outcome).toMatchObject({ kind: 'response', status: 200 });
+    const received = receiver.requests.map((request) => [request.url, request.headers.host]);
+    expect(received).toEqual([['/pinned', `hooks.example:${port}`]]);
+  });
 });
 
 test('the response body excerpt is capped at 4 KiB', async () => {

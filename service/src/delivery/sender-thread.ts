@@ -1,18 +1,33 @@
 // An HttpSender whose HTTP work (undici, sockets, response parsing, time limits) runs in a worker thread, so
 // delivery uses a second core: the main thread keeps SQLite, signing and the API. Requests made in one turn of
 // the event loop cross to the thread in one message, and outcomes come back the same way (sender-worker.ts).
-import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../core/package-files';
 import { ATTEMPT_TIMEOUT_MS, type HttpSender, type HttpSenderOptions, type OutgoingDelivery, type SendOutcome } from './sender';
 import type { QueuedRequest, SenderThreadReply, SenderThreadRequest } from './sender-thread-messages';
 
-/** Everything but an injected resolver, which cannot cross into a thread (tests that need one use createHttpSender). */
-export type SenderThreadOptions = Omit<HttpSenderOptions, 'resolve'>;
+export interface SenderThreadOptions extends HttpSenderOptions {
+  /**
+   * Tests only: how long a send waits for the thread's answer, instead of the attempt limit plus
+   * REPLY_MARGIN_MS. Shorter than the attempt limit, it lets a test stand for an answer that is lost.
+   */
+  replyDeadlineMs?: number;
+}
 
 export interface ThreadedSender extends HttpSender {
   /** Stops the thread as a crash would: its sends in flight fail, and the next send starts a new thread. */
   terminateThread(): Promise<void>;
 }
+
+/**
+ * The thread ends every request within the attempt limit and answers in the next turn of its event loop, so an
+ * answer later than that was lost (a bug or a stuck thread). The margin covers the message each way and a busy
+ * thread (a burst of outcomes, a garbage collection), so an answer that is only a little late is not given up.
+ * With the 10 s limit, 12 s stays under the shortest lease (15 s, see
+ * docs/decisions.md#19-delivery-concurrency-and-leases): the send gives up its slot before the delivery can be
+ * claimed again.
+ */
+const REPLY_MARGIN_MS = 2_000;
 
 /**
  * The thread holds little at once (the requests in flight), and V8's default young generation (tens of MB per
@@ -27,15 +42,15 @@ const CLOSE_GRACE_MS = ATTEMPT_TIMEOUT_MS + 1_000;
 interface Waiting {
   resolve: (outcome: SendOutcome) => void;
   reject: (error: Error) => void;
+  deadline: NodeJS.Timeout;
 }
 
-function spawnWorker(options: SenderThreadOptions): Worker {
-  // Built, the worker is the JavaScript file next to this one; run from TypeScript source (tests), tsx compiles it.
-  const fromSource = extname(__filename) === '.ts';
-  return new Worker(join(__dirname, `sender-worker${fromSource ? '.ts' : '.js'}`), {
+function spawnWorker(options: HttpSenderOptions): Worker {
+  const entry = workerEntry(__dirname, 'sender-worker');
+  return new Worker(entry.path, {
     workerData: options,
     resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
-    execArgv: fromSource ? ['--require', 'tsx/cjs'] : [],
+    execArgv: entry.execArgv,
   });
 }
 
@@ -47,8 +62,44 @@ function ownBytes(body: Buffer): Uint8Array {
   return body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
 }
 
-export function createThreadedSender(options: SenderThreadOptions): ThreadedSender {
+/** The sends waiting for the thread's answer, each with its own deadline. */
+function createWaitingList(deadlineMs: number) {
   const waiting = new Map<number, Waiting>();
+
+  /** Removes a send and its timer; undefined once it is settled, so an answer after its deadline is ignored. */
+  function take(id: number): Waiting | undefined {
+    const pending = waiting.get(id);
+    if (pending === undefined) return undefined;
+    waiting.delete(id);
+    clearTimeout(pending.deadline);
+    return pending;
+  }
+
+  // A lost answer fails the send the way a stopped thread does, as the service's fault: whether the request
+  // reached its endpoint, and what it answered, is unknown. A failed attempt would be recorded against the
+  // endpoint (using up its retries for a fault of ours); a rejection records none, frees the dispatcher's slot,
+  // and the delivery is sent again when its lease runs out.
+  const lost = () => new Error(`The sender thread gave no answer within ${deadlineMs / 1000} s`);
+
+  return {
+    add(id: number): Promise<SendOutcome> {
+      return new Promise((resolve, reject) => {
+        const deadline = setTimeout(() => take(id)?.reject(lost()), deadlineMs);
+        waiting.set(id, { resolve, reject, deadline });
+      });
+    },
+    answer(id: number, outcome: SendOutcome): void {
+      take(id)?.resolve(outcome);
+    },
+    failAll(error: Error): void {
+      for (const id of [...waiting.keys()]) take(id)?.reject(error);
+    },
+  };
+}
+
+export function createThreadedSender(options: SenderThreadOptions): ThreadedSender {
+  const { replyDeadlineMs, ...httpOptions } = options;
+  const waiting = createWaitingList(replyDeadlineMs ?? (options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) + REPLY_MARGIN_MS);
   let nextId = 0;
   let queued: QueuedRequest[] = [];
   let worker: Worker | null = null;
@@ -57,13 +108,10 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
   /** The thread is started on the first send, and again after it stopped: most processes in tests never send. */
   function currentWorker(): Worker {
     if (worker !== null) return worker;
-    const started = spawnWorker(options);
+    const started = spawnWorker(httpOptions);
     let failure: Error | null = null;
     started.on('message', (reply: SenderThreadReply) => {
-      for (const { id, outcome } of reply.outcomes) {
-        waiting.get(id)?.resolve(outcome);
-        waiting.delete(id);
-      }
+      for (const { id, outcome } of reply.outcomes) waiting.answer(id, outcome);
     });
     started.on('error', (error) => {
       failure = error;
@@ -72,9 +120,8 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
       if (worker === started) worker = null;
       // Whether these reached their endpoints is unknown. They fail as the service's fault, not the endpoint's:
       // no attempt is recorded, the leases run out, and the deliveries are sent again.
-      const error = new Error(`The sender thread stopped (exit code ${code})${failure ? `: ${failure.message}` : ''}`);
-      for (const pending of waiting.values()) pending.reject(error);
-      waiting.clear();
+      const reason = failure ? `: ${failure.message}` : '';
+      waiting.failAll(new Error(`The sender thread stopped (exit code ${code})${reason}`));
     });
     worker = started;
     return started;
@@ -104,7 +151,7 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
       const id = nextId++;
       if (queued.length === 0) queueMicrotask(flush);
       queued.push({ id, url: delivery.url, body: ownBytes(delivery.body), headers: delivery.headers });
-      return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
+      return waiting.add(id);
     },
     terminateThread: async () => {
       if (worker !== null) await stop(worker, false);

@@ -1,8 +1,7 @@
 // Posts one signed delivery over a keep-alive pool and reports what happened as a tagged outcome.
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { Agent, type Dispatcher } from 'undici';
 import { literalAddress, isPublicAddress } from '../security/address-policy';
-import { createGuardedLookup, type LookupAll } from './guarded-lookup';
+import { createGuardedLookup, type HostsTable, resolverWith } from './guarded-lookup';
 
 /** An attempt without a complete response within 10 s is a failure (docs/decisions.md#7-what-counts-as-success). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -29,12 +28,11 @@ export interface HttpSender {
 export interface HttpSenderOptions {
   allowPrivateUrls: boolean;
   timeoutMs?: number;
-  resolve?: LookupAll;
+  /** Tests only: names that resolve to the addresses given, without DNS (plain data, so it reaches the thread). */
+  hosts?: HostsTable;
   /** Most connections to one origin (scheme, host and port). */
   connectionsPerOrigin?: number;
 }
-
-const defaultResolve: LookupAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /** The reason an attempt is aborted at its time limit; describeFailure names it. */
 class AttemptTimeoutError extends Error {
@@ -128,7 +126,7 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const agent = new Agent({
     connections: options.connectionsPerOrigin ?? 32,
-    connect: { lookup: createGuardedLookup(options.resolve ?? defaultResolve, options.allowPrivateUrls), timeout: timeoutMs },
+    connect: { lookup: createGuardedLookup(resolverWith(options.hosts), options.allowPrivateUrls), timeout: timeoutMs },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   });
