@@ -43,17 +43,15 @@ test('a name in the hosts table resolves to the addresses listed there', async (
   expect(await resolverWith({ 'hooks.example': listed })('hooks.example')).toEqual(listed);
 });
 
-test('a name not in the hosts table is resolved with DNS', async () => {
-  const addresses = await resolverWith({ 'hooks.example': [{ address: '10.0.0.5', family: 4 }] })('localhost');
-  expect(addresses.length).toBeGreaterThan(0);
-  for (const { address } of addresses) expect(['127.0.0.1', '::1']).toContain(address);
-});
-
-test('a name that only Object.prototype has is not in the hosts table', async () => {
-  const answer = await resolverWith({})('constructor').then(
-    (addresses) => addresses,
-    (error: NodeJS.ErrnoException) => error.code,
-  );
-  // DNS answers, most likely that there is no such name; the table never hands out Object.prototype.constructor.
-  expect(Array.isArray(answer) || answer === 'ENOTFOUND' || answer === 'EAI_AGAIN').toBe(true);
+test('a name not in the hosts table goes to DNS, and one that only Object.prototype has is not in the table', async () => {
+  // A stand-in for DNS, so the test asks no name server outside this machine.
+  const asked: string[] = [];
+  const dns = async (name: string) => {
+    asked.push(name);
+    return [{ address: '127.0.0.9', family: 4 }];
+  };
+  const resolve = resolverWith({ 'hooks.example': [{ address: '10.0.0.5', family: 4 }] }, dns);
+  expect(await resolve('other.example')).toEqual([{ address: '127.0.0.9', family: 4 }]);
+  expect(await resolve('constructor')).toEqual([{ address: '127.0.0.9', family: 4 }]);
+  expect(asked).toEqual(['other.example', 'constructor']);
 });

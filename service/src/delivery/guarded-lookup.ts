@@ -25,12 +25,12 @@ export class BlockedAddressError extends Error {
 
 const dnsResolve: LookupAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
-/** Resolves a name from `hosts` when it is listed there, and with DNS otherwise. */
-export function resolverWith(hosts: HostsTable = {}): LookupAll {
+/** Resolves a name from `hosts` when it is listed there, and with `fallback` (DNS) otherwise. */
+export function resolverWith(hosts: HostsTable = {}, fallback: LookupAll = dnsResolve): LookupAll {
   return (hostname) => {
     // hasOwn, so a name such as "constructor" is not looked up on Object.prototype.
     const listed = Object.hasOwn(hosts, hostname) ? hosts[hostname] : undefined;
-    return listed !== undefined ? Promise.resolve(listed.map((entry) => ({ ...entry }))) : dnsResolve(hostname);
+    return listed !== undefined ? Promise.resolve(listed.map((entry) => ({ ...entry }))) : fallback(hostname);
   };
 }
 
