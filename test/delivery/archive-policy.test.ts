@@ -1,11 +1,7 @@
 // The archiving rules (docs/decisions.md#9-failed-deliveries-and-archiving), on a timeline of attempts (microseconds).
-import {
-  ARCHIVE_AFTER_EXHAUSTED_DELIVERIES,
-  ARCHIVE_REASONS,
-  type AttemptFacts,
-  type DispatchState,
-  nextDispatchState,
-} from '../../service/src/delivery/archive-policy';
+import type { AttemptFacts } from '../../service/src/domain/attempt';
+import type { DispatchState } from '../../service/src/domain/webhook';
+import { ARCHIVE_AFTER_EXHAUSTED_DELIVERIES, ARCHIVE_REASONS, nextDispatchState } from '../../service/src/delivery/archive-policy';
 
 const HOUR = 3600 * 1_000_000;
 const DAY = 24 * HOUR;

@@ -3,7 +3,8 @@ import { openDatabase, type SqliteDatabase } from '../../service/src/store/datab
 import { LOOK_REUSE_MS, observeOtherConnections } from '../../service/src/store/other-connections';
 import { createWebhookCache } from '../../service/src/store/webhook-cache';
 import { createWebhooksStore } from '../../service/src/store/webhooks';
-import type { WebhookRecord, WebhooksStore } from '../../service/src/store/store';
+import type { WebhookRecord } from '../../service/src/domain/webhook';
+import type { WebhooksStore } from '../../service/src/store/store';
 import { insertAccountWithWebhook, useTempDatabase } from '../support/temp-database';
 
 const temp = useTempDatabase('webhook-cache');

@@ -6,7 +6,7 @@ import {
   WRITE_PERMISSION_SETS,
 } from '@jobhooks/client/contract';
 import { ForbiddenError, NotFoundError } from '../core/errors';
-import type { AccountRecord, ApiTokenRecord } from '../store/store';
+import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 
 export interface Principal {
   token: ApiTokenRecord;

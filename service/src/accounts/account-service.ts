@@ -5,7 +5,8 @@ import { ConflictError, NotFoundError, UnauthenticatedError } from '../core/erro
 import type { IdGenerator } from '../core/ids';
 import type { RandomBytes } from '../core/random';
 import { generateApiToken, hashApiToken, tokenFromAuthorization } from '../security/api-tokens';
-import type { AccountRecord, ApiTokenRecord, Store } from '../store/store';
+import type { AccountRecord, ApiTokenRecord } from '../domain/account';
+import type { Store } from '../store/store';
 import type { Principal } from './access';
 
 export interface AccountServiceDeps {

@@ -1,6 +1,7 @@
 // What each delivery attempt does to its webhook's dispatch state: status, failure counters and automatic
 // archiving (docs/decisions.md#9-failed-deliveries-and-archiving). Pure, so the rules are tested on a fake clock.
-import type { AttemptVerdict } from './retry-policy';
+import type { AttemptFacts } from '../domain/attempt';
+import type { DispatchState } from '../domain/webhook';
 
 /** Archive after this many consecutive failed (exhausted) deliveries. */
 export const ARCHIVE_AFTER_EXHAUSTED_DELIVERIES = 1000;
@@ -15,29 +16,6 @@ export const ARCHIVE_REASONS = {
   failingForDays: 'Deliveries have failed for 7 days',
   gone: 'The endpoint answered 410 Gone',
 } as const;
-
-/** The columns of a webhook that deliveries change. Times are microseconds since the epoch. */
-export interface DispatchState {
-  httpStatusCode: string;
-  dispatchedAt: number | null;
-  /** Consecutive deliveries whose every attempt failed. */
-  consecutiveFailures: number;
-  /** The first failed attempt after the last success. */
-  failingSince: number | null;
-  lastFailureAt: number | null;
-  archivedAt: number | null;
-  archivedReason: string | null;
-}
-
-export interface AttemptFacts {
-  requestedAt: number;
-  statusCode: string;
-  verdict: AttemptVerdict;
-  /** True when this attempt was the delivery's last: it failed with no retries left, or got a 410. */
-  exhausted: boolean;
-  /** A redelivery asked for by a user: a success clears the failures; a failure other than 410 does not count. */
-  manual: boolean;
-}
 
 function archiveReason(state: DispatchState, facts: AttemptFacts): string | null {
   if (facts.verdict === 'gone') return ARCHIVE_REASONS.gone;

@@ -1,6 +1,6 @@
 // Turns the outcome of one send into its delivery-log row, the same way for deliveries, redeliveries and tests.
 import type { EventType } from '@jobhooks/client/contract';
-import type { AttemptLogEntry } from '../store/store';
+import type { AttemptLogEntry } from '../domain/attempt';
 import { errorTextOf, statusCodeOf, verdictOf } from './retry-policy';
 import type { SendOutcome } from './sender';
 

@@ -1,6 +1,6 @@
 // Which due deliveries a dispatcher takes: the oldest first, but never more than an endpoint's share, so one
 // slow endpoint cannot hold every concurrent request while others wait.
-import type { DueCandidate } from '../store/store';
+import type { DueCandidate } from '../domain/delivery';
 
 export interface ClaimRoom {
   /** Free request slots in total. */

@@ -1,5 +1,6 @@
 // When a failed delivery is tried again (docs/decisions.md#8-retries): pure functions over named constants.
 import { parseRetryAfterSeconds } from '@jobhooks/client/contract';
+import type { AttemptVerdict } from '../domain/attempt';
 import type { SendOutcome } from './sender';
 
 /** Each event is retried five times after its first attempt. */
@@ -14,9 +15,6 @@ export const RETRY_AFTER_MAX_STRETCH = 2;
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 const MICROS_PER_SECOND = 1_000_000;
-
-/** How an attempt went: 2xx succeeded, 410 Gone archives the webhook at once, anything else failed. */
-export type AttemptVerdict = 'succeeded' | 'failed' | 'gone';
 
 export function verdictOf(outcome: SendOutcome): AttemptVerdict {
   if (outcome.kind === 'no_response') return 'failed';

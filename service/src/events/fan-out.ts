@@ -1,7 +1,8 @@
 // Which webhooks an event goes to (docs/life-of-a-delivery.md#3-fan-out), and the delivery each one gets.
 import type { EventType, RunDetails } from '@jobhooks/client/contract';
 import type { IdGenerator } from '../core/ids';
-import type { PlannedDeliveries, WebhookRecord } from '../store/store';
+import type { PlannedDeliveries } from '../domain/delivery';
+import type { WebhookRecord } from '../domain/webhook';
 import { payloadPartsFor } from './payload';
 
 /** Subscribed to the event type, and to the job (an empty job list means every job). */

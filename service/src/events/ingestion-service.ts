@@ -3,7 +3,8 @@
 import type { IngestedEvent, IngestEventBody } from '@jobhooks/client/contract';
 import { type Clock, nanosToMicros } from '../core/clock';
 import type { IdGenerator } from '../core/ids';
-import type { AccountRecord, Store } from '../store/store';
+import type { AccountRecord } from '../domain/account';
+import type { Store } from '../store/store';
 import { planDeliveries } from './fan-out';
 
 export interface IngestionServiceDeps {

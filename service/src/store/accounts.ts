@@ -1,7 +1,8 @@
 // SQLite access to accounts.
 import type { Plan } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
-import type { AccountRecord, AccountsStore } from './store';
+import type { AccountRecord } from '../domain/account';
+import type { AccountsStore } from './store';
 
 interface AccountRow {
   id: number;

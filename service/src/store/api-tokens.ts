@@ -4,7 +4,8 @@ import { BoundedMap } from '../core/bounded-map';
 import { accountFromRow } from './accounts';
 import type { SqliteDatabase } from './database';
 import type { OtherConnections } from './other-connections';
-import type { AccountRecord, ApiTokenRecord, ApiTokensStore } from './store';
+import type { AccountRecord, ApiTokenRecord } from '../domain/account';
+import type { ApiTokensStore } from './store';
 
 interface ApiTokenRow {
   id: string;

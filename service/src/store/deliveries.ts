@@ -1,10 +1,12 @@
 // SQLite access to deliveries: leasing due ones to a dispatcher and recording each attempt's result.
 import type { EventType } from '@jobhooks/client/contract';
-import type { DispatchState } from '../delivery/archive-policy';
+import type { DispatchState } from '../domain/webhook';
+import type { AttemptResult, LoggedAttempt } from '../domain/attempt';
+import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../domain/delivery';
 import type { SqliteDatabase } from './database';
 import { prepareAttemptAppend } from './delivery-log';
 import type { WebhookRow } from './webhooks';
-import type { AttemptResult, ClaimedDelivery, ClaimRequest, DeliveriesStore, DeliveryRecord, DeliveryState, DueCandidate, LoggedAttempt } from './store';
+import type { ClaimRequest, DeliveriesStore } from './store';
 
 /** A delivery joined with its event's type and the webhook columns a send needs. */
 type ClaimedRow = {

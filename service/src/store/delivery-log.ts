@@ -1,7 +1,8 @@
 // SQLite access to the delivery log: every attempt, newest first, purged after the retention period.
 import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
-import type { AttemptLogEntry, DeliveryLogStore, LoggedAttempt } from './store';
+import type { AttemptLogEntry, LoggedAttempt } from '../domain/attempt';
+import type { DeliveryLogStore } from './store';
 
 interface AttemptRow {
   id: number;

@@ -2,7 +2,10 @@
 // with the other events taken in at the same moment (group commit).
 import type { SqliteDatabase } from './database';
 import { createGroupCommit } from './group-commit';
-import type { EventRecord, EventsStore, IngestOutcome, PlannedDeliveries, WebhookRecord } from './store';
+import type { EventRecord } from '../domain/event';
+import type { PlannedDeliveries } from '../domain/delivery';
+import type { WebhookRecord } from '../domain/webhook';
+import type { EventsStore, IngestOutcome } from './store';
 import { SELECT_WEBHOOK, webhookFromRow, type WebhookRow } from './webhooks';
 
 export function createEventsStore(db: SqliteDatabase): EventsStore {

@@ -1,57 +1,10 @@
 // The storage interface the rest of the service programs against. Methods return promises so a
 // PostgreSQL store can implement it later; SQL stays behind it, in this folder.
-import type { EventType, PermissionSet, Plan } from '@jobhooks/client/contract';
-import type { AttemptFacts, DispatchState } from '../delivery/archive-policy';
-
-export interface AccountRecord {
-  id: number;
-  identifier: string;
-  name: string;
-  plan: Plan;
-  createdAt: number;
-}
-
-export interface ApiTokenRecord {
-  id: string;
-  accountId: number;
-  name: string;
-  permissionSet: PermissionSet;
-  createdAt: number;
-  revokedAt: number | null;
-}
-
-export interface WebhookRecord {
-  id: string;
-  accountId: number;
-  accountIdentifier: string;
-  name: string;
-  description: string;
-  clientUrl: string;
-  eventTypes: EventType[];
-  /** Job ids as decimal strings, in the order they were written. */
-  jobIds: string[];
-  active: boolean;
-  sealedSecret: string;
-  createdAt: number;
-  updatedAt: number;
-  dispatchedAt: number | null;
-  httpStatusCode: string;
-  consecutiveFailures: number;
-  failingSince: number | null;
-  lastFailureAt: number | null;
-  archivedAt: number | null;
-  archivedReason: string | null;
-}
-
-/** The fields a user writes through create and update. */
-export type WebhookWritable = Pick<
-  WebhookRecord,
-  'name' | 'description' | 'clientUrl' | 'eventTypes' | 'jobIds' | 'active'
->;
-
-/** What an update may change: the written fields, plus the archive state and failure counters it may reset. */
-export type WebhookChange = WebhookWritable &
-  Pick<WebhookRecord, 'updatedAt' | 'consecutiveFailures' | 'failingSince' | 'lastFailureAt' | 'archivedAt' | 'archivedReason'>;
+import type { AccountRecord, ApiTokenRecord } from '../domain/account';
+import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
+import type { ClaimedDelivery, DeliveryRecord, DueCandidate, PlannedDeliveries } from '../domain/delivery';
+import type { EventRecord } from '../domain/event';
+import type { DispatchState, WebhookChange, WebhookRecord } from '../domain/webhook';
 
 export interface IdempotencyClaim {
   /** The SHA-256 (hex) of the Idempotency-Key header: the key itself is never stored. */
@@ -102,34 +55,6 @@ export interface WebhooksStore {
   countArchived(): Promise<number>;
 }
 
-/** A job-run event taken in. Times are microseconds since the epoch. */
-export interface EventRecord {
-  id: string;
-  accountId: number;
-  eventType: EventType;
-  runId: string;
-  jobId: string;
-  createdAt: number;
-}
-
-export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
-
-/**
- * One event x webhook. The exact bytes every attempt will send are its `payloadHead` followed by the
- * event's `payloadTail` (events/payload.ts), so the run data all webhooks share is stored once per event.
- */
-export interface NewDelivery {
-  id: string;
-  webhookId: string;
-  state: 'pending' | 'skipped';
-  payloadHead: Buffer;
-}
-
-export interface PlannedDeliveries {
-  payloadTail: Buffer;
-  deliveries: NewDelivery[];
-}
-
 export type IngestOutcome =
   | { kind: 'recorded'; queued: number; skipped: number }
   | { kind: 'duplicate'; eventId: string };
@@ -143,28 +68,6 @@ export interface EventsStore {
   record(event: EventRecord, fanOut: (webhooks: WebhookRecord[]) => PlannedDeliveries): Promise<IngestOutcome>;
 }
 
-export interface DueCandidate {
-  id: string;
-  webhookId: string;
-}
-
-/** A delivery leased to one dispatcher, with what its attempt needs. */
-export interface ClaimedDelivery {
-  id: string;
-  eventId: string;
-  eventType: EventType;
-  webhookId: string;
-  payload: Buffer;
-  /** Attempts made so far. */
-  attempts: number;
-  clientUrl: string;
-  sealedSecret: string;
-  /** The signature an earlier attempt computed; null until an attempt has failed and left it to retry. */
-  signature: string | null;
-  active: boolean;
-  archived: boolean;
-}
-
 export interface ClaimRequest {
   owner: string;
   now: number;
@@ -174,53 +77,6 @@ export interface ClaimRequest {
   perWebhook: number;
   /** Webhooks that have no room for another attempt now. */
   excludeWebhookIds: readonly string[];
-}
-
-export interface DeliveryRecord {
-  id: string;
-  eventId: string;
-  eventType: EventType;
-  webhookId: string;
-  state: DeliveryState;
-  payload: Buffer;
-  attempts: number;
-  signature: string | null;
-}
-
-/** One row of the delivery log. */
-export interface AttemptLogEntry {
-  deliveryId: string | null;
-  webhookId: string;
-  eventId: string;
-  eventType: EventType;
-  attempt: number;
-  requestedAt: number;
-  durationMs: number;
-  statusCode: string;
-  error: string | null;
-  success: boolean;
-  responseExcerpt: string;
-  isTest: boolean;
-}
-
-export interface LoggedAttempt extends AttemptLogEntry {
-  id: number;
-}
-
-/** What an attempt does to its delivery row. */
-export type DeliveryChange =
-  /** `signature` is the one this attempt sent; the retry sends it again instead of signing anew. */
-  | { state: 'pending'; nextAttemptAt: number; signature: string | null }
-  | { state: 'succeeded' | 'failed' }
-  /** A manual redelivery that failed leaves the delivery as it was. */
-  | { state: 'unchanged' };
-
-export interface AttemptResult {
-  log: AttemptLogEntry & { deliveryId: string };
-  facts: AttemptFacts;
-  delivery: DeliveryChange;
-  /** The lease the result was produced under; null for a manual redelivery of a finished delivery. */
-  leaseOwner: string | null;
 }
 
 export interface DeliveriesStore {

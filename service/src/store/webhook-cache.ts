@@ -12,7 +12,7 @@
 import { BoundedMap } from '../core/bounded-map';
 import type { SqliteDatabase } from './database';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
-import type { WebhookRecord } from './store';
+import type { WebhookRecord } from '../domain/webhook';
 
 /** Kept webhooks at most (one account's maximum); past that the cache starts over. */
 const RECORDS_KEPT = 1000;

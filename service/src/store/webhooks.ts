@@ -3,7 +3,8 @@ import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
 import { createWebhookCache } from './webhook-cache';
-import type { CreateWebhookOutcome, WebhookChange, WebhookRecord, WebhooksStore } from './store';
+import type { WebhookChange, WebhookRecord } from '../domain/webhook';
+import type { CreateWebhookOutcome, WebhooksStore } from './store';
 
 export interface WebhookRow {
   id: string;

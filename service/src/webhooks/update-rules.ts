@@ -1,5 +1,5 @@
 // What a PUT does to a webhook's state: full replacement of the written fields, plus reactivation.
-import type { WebhookChange, WebhookRecord, WebhookWritable } from '../store/store';
+import type { WebhookChange, WebhookRecord, WebhookWritable } from '../domain/webhook';
 
 /**
  * docs/decisions.md#5-archived-state-in-the-api: `active: true` reactivates an archived webhook, and a new `client_url`

@@ -1,6 +1,6 @@
 // Maps a stored webhook to the response shapes of docs/api-contract.md#6-responses-of-each-operation.
 import type { CreatedWebhook, WebhookDetail, WebhookSummary } from '@jobhooks/client/contract';
-import type { WebhookRecord } from '../store/store';
+import type { WebhookRecord } from '../domain/webhook';
 
 export function toSummary(record: WebhookRecord): WebhookSummary {
   const archived = record.archivedAt !== null;

@@ -1,0 +1,19 @@
+// An account and its API tokens, as the store keeps them. Times are microseconds since the epoch.
+import type { PermissionSet, Plan } from '@jobhooks/client/contract';
+
+export interface AccountRecord {
+  id: number;
+  identifier: string;
+  name: string;
+  plan: Plan;
+  createdAt: number;
+}
+
+export interface ApiTokenRecord {
+  id: string;
+  accountId: number;
+  name: string;
+  permissionSet: PermissionSet;
+  createdAt: number;
+  revokedAt: number | null;
+}

@@ -1,0 +1,61 @@
+// A delivery: one event for one webhook, from its planning at ingestion to its lease and its last state.
+import type { EventType } from '@jobhooks/client/contract';
+
+export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
+
+/**
+ * One event x webhook. The exact bytes every attempt will send are its `payloadHead` followed by the
+ * event's `payloadTail` (events/payload.ts), so the run data all webhooks share is stored once per event.
+ */
+export interface NewDelivery {
+  id: string;
+  webhookId: string;
+  state: 'pending' | 'skipped';
+  payloadHead: Buffer;
+}
+
+export interface PlannedDeliveries {
+  payloadTail: Buffer;
+  deliveries: NewDelivery[];
+}
+
+export interface DueCandidate {
+  id: string;
+  webhookId: string;
+}
+
+/** A delivery leased to one dispatcher, with what its attempt needs. */
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  eventType: EventType;
+  webhookId: string;
+  payload: Buffer;
+  /** Attempts made so far. */
+  attempts: number;
+  clientUrl: string;
+  sealedSecret: string;
+  /** The signature an earlier attempt computed; null until an attempt has failed and left it to retry. */
+  signature: string | null;
+  active: boolean;
+  archived: boolean;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  eventType: EventType;
+  webhookId: string;
+  state: DeliveryState;
+  payload: Buffer;
+  attempts: number;
+  signature: string | null;
+}
+
+/** What an attempt does to its delivery row. */
+export type DeliveryChange =
+  /** `signature` is the one this attempt sent; the retry sends it again instead of signing anew. */
+  | { state: 'pending'; nextAttemptAt: number; signature: string | null }
+  | { state: 'succeeded' | 'failed' }
+  /** A manual redelivery that failed leaves the delivery as it was. */
+  | { state: 'unchanged' };

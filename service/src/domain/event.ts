@@ -1,0 +1,12 @@
+// A job-run event taken in.
+import type { EventType } from '@jobhooks/client/contract';
+
+/** A job-run event taken in. Times are microseconds since the epoch. */
+export interface EventRecord {
+  id: string;
+  accountId: number;
+  eventType: EventType;
+  runId: string;
+  jobId: string;
+  createdAt: number;
+}

@@ -1,0 +1,49 @@
+// A webhook as the store keeps it, the parts a user writes, and the dispatch state its deliveries change.
+// Times are microseconds since the epoch.
+import type { EventType } from '@jobhooks/client/contract';
+
+export interface WebhookRecord {
+  id: string;
+  accountId: number;
+  accountIdentifier: string;
+  name: string;
+  description: string;
+  clientUrl: string;
+  eventTypes: EventType[];
+  /** Job ids as decimal strings, in the order they were written. */
+  jobIds: string[];
+  active: boolean;
+  sealedSecret: string;
+  createdAt: number;
+  updatedAt: number;
+  dispatchedAt: number | null;
+  httpStatusCode: string;
+  consecutiveFailures: number;
+  failingSince: number | null;
+  lastFailureAt: number | null;
+  archivedAt: number | null;
+  archivedReason: string | null;
+}
+
+/** The fields a user writes through create and update. */
+export type WebhookWritable = Pick<
+  WebhookRecord,
+  'name' | 'description' | 'clientUrl' | 'eventTypes' | 'jobIds' | 'active'
+>;
+
+/** What an update may change: the written fields, plus the archive state and failure counters it may reset. */
+export type WebhookChange = WebhookWritable &
+  Pick<WebhookRecord, 'updatedAt' | 'consecutiveFailures' | 'failingSince' | 'lastFailureAt' | 'archivedAt' | 'archivedReason'>;
+
+/** The columns of a webhook that its deliveries change (delivery/archive-policy.ts computes them). Times are microseconds since the epoch. */
+export interface DispatchState {
+  httpStatusCode: string;
+  dispatchedAt: number | null;
+  /** Consecutive deliveries whose every attempt failed. */
+  consecutiveFailures: number;
+  /** The first failed attempt after the last success. */
+  failingSince: number | null;
+  lastFailureAt: number | null;
+  archivedAt: number | null;
+  archivedReason: string | null;
+}
