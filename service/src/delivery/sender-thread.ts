@@ -3,6 +3,7 @@
 // the event loop cross to the thread in one message, and outcomes come back the same way (sender-worker.ts).
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../core/package-files';
+import { createTurnBatch } from '../core/turn-batch';
 import { ATTEMPT_TIMEOUT_MS, type HttpSender, type HttpSenderOptions, type OutgoingDelivery, type SendOutcome } from './sender';
 import type { QueuedRequest, SenderThreadReply, SenderThreadRequest } from './sender-thread-messages';
 
@@ -101,7 +102,6 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
   const { replyDeadlineMs, ...httpOptions } = options;
   const waiting = createWaitingList(replyDeadlineMs ?? (options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) + REPLY_MARGIN_MS);
   let nextId = 0;
-  let queued: QueuedRequest[] = [];
   let worker: Worker | null = null;
   let closed = false;
 
@@ -127,11 +127,10 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
     return started;
   }
 
-  function flush(): void {
-    const requests = queued;
-    queued = [];
+  // The sends of one job (a dispatcher turn launches many) cross to the thread in one message.
+  const queued = createTurnBatch<QueuedRequest>((requests) => {
     currentWorker().postMessage({ kind: 'send', requests } satisfies SenderThreadRequest);
-  }
+  }, queueMicrotask);
 
   async function stop(thread: Worker, graceful: boolean): Promise<void> {
     const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
@@ -149,8 +148,7 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
     send(delivery: OutgoingDelivery): Promise<SendOutcome> {
       if (closed) return Promise.reject(new Error('The sender is closed'));
       const id = nextId++;
-      if (queued.length === 0) queueMicrotask(flush);
-      queued.push({ id, url: delivery.url, body: ownBytes(delivery.body), headers: delivery.headers });
+      queued.add({ id, url: delivery.url, body: ownBytes(delivery.body), headers: delivery.headers });
       return waiting.add(id);
     },
     terminateThread: async () => {

@@ -1,22 +1,16 @@
 // The sender thread's entry point (see sender-thread.ts): sends each request it is given with an HttpSender,
 // and answers with the outcomes that finished in one turn of its event loop, in one message.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { createTurnBatch } from '../core/turn-batch';
 import { createHttpSender, type HttpSenderOptions, type SendOutcome } from './sender';
 import type { SenderThreadReply, SenderThreadRequest } from './sender-thread-messages';
 
 function serve(port: MessagePort, options: HttpSenderOptions): void {
   const sender = createHttpSender(options);
-  let finished: SenderThreadReply['outcomes'] = [];
-
-  function reply(id: number, outcome: SendOutcome): void {
-    if (finished.length === 0) {
-      setImmediate(() => {
-        port.postMessage({ outcomes: finished } satisfies SenderThreadReply);
-        finished = [];
-      });
-    }
-    finished.push({ id, outcome });
-  }
+  const replies = createTurnBatch<SenderThreadReply['outcomes'][number]>((outcomes) =>
+    port.postMessage({ outcomes } satisfies SenderThreadReply),
+  );
+  const reply = (id: number, outcome: SendOutcome) => replies.add({ id, outcome });
 
   port.on('message', (message: SenderThreadRequest) => {
     if (message.kind === 'close') {

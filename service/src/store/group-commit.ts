@@ -1,6 +1,7 @@
 // Group commit: the writes asked for in one event-loop turn share one transaction. Concurrent ingestions then
 // pay for one commit, and write each index page they all touch once, instead of once each. A write's promise
 // settles only after its transaction committed, so an acknowledged write is as durable as before.
+import { createTurnBatch } from '../core/turn-batch';
 import type { SqliteDatabase } from './database';
 
 interface Queued<A extends unknown[], R> {
@@ -18,7 +19,6 @@ export function createGroupCommit<A extends unknown[], R>(
   write: (...args: A) => R,
   beginTransaction: () => void = () => undefined,
 ): (...args: A) => Promise<R> {
-  let queue: Array<Queued<A, R>> = [];
   const together = db.transaction((batch: Array<Queued<A, R>>) => {
     beginTransaction();
     return batch.map((queued) => write(...queued.args));
@@ -36,9 +36,7 @@ export function createGroupCommit<A extends unknown[], R>(
     }
   }
 
-  function flush(): void {
-    const batch = queue;
-    queue = [];
+  function flush(batch: Array<Queued<A, R>>): void {
     let results: R[];
     try {
       // IMMEDIATE: each write's reads (a duplicate check, say) see every committed write before it.
@@ -51,9 +49,6 @@ export function createGroupCommit<A extends unknown[], R>(
     batch.forEach((queued, i) => queued.resolve(results[i]!));
   }
 
-  return (...args) =>
-    new Promise<R>((resolve, reject) => {
-      if (queue.length === 0) setImmediate(flush);
-      queue.push({ args, resolve, reject });
-    });
+  const queue = createTurnBatch(flush);
+  return (...args) => new Promise<R>((resolve, reject) => queue.add({ args, resolve, reject }));
 }
