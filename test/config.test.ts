@@ -6,7 +6,7 @@ test('defaults match the README', () => {
   expect(config).toMatchObject({ host: '127.0.0.1', port: 8080, rateLimitPerMinute: 5000, allowPrivateUrls: false, logLevel: 'info', bootstrap: null, durability: 'full' });
   expect(config.databasePath).toMatch(/data\/jobhooks\.db$/);
   expect(config.retryDelaysSeconds).toEqual([5, 300, 1800, 7200, 18000]);
-  expect(config.delivery).toEqual({ maxInFlight: 256, maxInFlightPerEndpoint: 16, leaseSeconds: 60 });
+  expect(config.delivery).toEqual({ maxInFlight: 256, maxInFlightPerWebhook: 16, leaseSeconds: 60 });
 });
 
 test('the retry schedule and delivery limits are read from the environment', () => {
@@ -17,7 +17,7 @@ test('the retry schedule and delivery limits are read from the environment', () 
     JOBHOOKS_DELIVERY_LEASE_SECONDS: '30',
   });
   expect(config.retryDelaysSeconds).toEqual([1, 2.5, 3, 4, 0]);
-  expect(config.delivery).toEqual({ maxInFlight: 8, maxInFlightPerEndpoint: 2, leaseSeconds: 30 });
+  expect(config.delivery).toEqual({ maxInFlight: 8, maxInFlightPerWebhook: 2, leaseSeconds: 30 });
 });
 
 test('values are read and converted', () => {

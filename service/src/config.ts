@@ -73,7 +73,7 @@ export interface Config {
   maxWebhooksPerAccount: number;
   allowPrivateUrls: boolean;
   retryDelaysSeconds: readonly number[];
-  delivery: { maxInFlight: number; maxInFlightPerEndpoint: number; leaseSeconds: number };
+  delivery: { maxInFlight: number; maxInFlightPerWebhook: number; leaseSeconds: number };
   logLevel: string;
 }
 
@@ -105,7 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     retryDelaysSeconds: e.JOBHOOKS_RETRY_SCHEDULE ?? DEFAULT_RETRY_DELAYS_SECONDS,
     delivery: {
       maxInFlight: e.JOBHOOKS_DELIVERY_CONCURRENCY,
-      maxInFlightPerEndpoint: e.JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT,
+      maxInFlightPerWebhook: e.JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT,
       leaseSeconds: e.JOBHOOKS_DELIVERY_LEASE_SECONDS,
     },
     logLevel: e.LOG_LEVEL,

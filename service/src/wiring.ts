@@ -107,7 +107,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       retryDelaysSeconds: config.retryDelaysSeconds,
       limits: {
         maxInFlight: config.delivery.maxInFlight,
-        maxInFlightPerEndpoint: config.delivery.maxInFlightPerEndpoint,
+        maxInFlightPerWebhook: config.delivery.maxInFlightPerWebhook,
         leaseMicros: config.delivery.leaseSeconds * 1_000_000,
         pollIntervalMs: DISPATCH_POLL_INTERVAL_MS,
       },

@@ -42,7 +42,7 @@ function watchedDispatcher(
     secretBox: { seal: secretBoxOf(h).seal, open },
     owner: 'test',
     retryDelaysSeconds: [60],
-    limits: { maxInFlight, maxInFlightPerEndpoint: maxInFlight, leaseMicros: 60_000_000, pollIntervalMs: 10 },
+    limits: { maxInFlight, maxInFlightPerWebhook: maxInFlight, leaseMicros: 60_000_000, pollIntervalMs: 10 },
     onError: (error) => {
       throw error;
     },

@@ -1,18 +1,15 @@
 // The delivery log as users see it: the attempts of one webhook, newest first, and a manual redelivery.
 import type { DeliveryAttemptView } from '@jobhooks/client/contract';
-import { type Clock, nowMicros } from '../core/clock';
+import type { Clock } from '../core/clock';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { isIdOf } from '../core/ids';
 import type { SecretBox } from '../security/secret-box';
 import type { LoggedAttempt } from '../domain/attempt';
 import type { Store } from '../store/store';
-import { findWebhook } from '../store/find-webhook';
+import { findWebhook, webhookNotFound } from '../store/find-webhook';
 import { nextDispatchState } from './archive-policy';
-import { attemptLogEntry } from './attempt-log-entry';
-import { signedRequest } from './outgoing-request';
-import { verdictOf } from './retry-policy';
+import { makeAttempt, manualResult } from './attempt';
 import type { Send } from './sender';
-import { signatureOf } from './signer';
 
 export function toAttemptView(entry: LoggedAttempt): DeliveryAttemptView {
   return {
@@ -63,28 +60,15 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
     if (webhook.archivedAt !== null || !webhook.active) {
       throw new ConflictError('This webhook is archived or inactive: set "active": true with PUT, then redeliver.');
     }
-    const attempt = delivery.attempts + 1;
-    const signature = signatureOf(delivery, () => deps.secretBox.open(webhook.sealedSecret));
-    const requestedAt = nowMicros(clock);
-    const outcome = await deps.send(signedRequest({ url: webhook.clientUrl, body: delivery.payload, signature, eventId: delivery.eventId, attempt }));
-    const log = attemptLogEntry(
-      { deliveryId: delivery.id, webhookId: webhook.id, eventId: delivery.eventId, eventType: delivery.eventType, attempt },
-      outcome,
-      requestedAt,
-    );
-    const verdict = verdictOf(outcome);
-    const [logged] = await store.deliveries.recordAttempts(
-      [
-        {
-          log: { ...log, deliveryId: delivery.id },
-          facts: { requestedAt, statusCode: log.statusCode, verdict, exhausted: false, manual: true },
-          delivery: verdict === 'succeeded' ? { state: 'succeeded' } : { state: 'unchanged' },
-          leaseOwner: null,
-        },
-      ],
-      nextDispatchState,
-    );
-    if (!logged) throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
+    const made = await makeAttempt(deps, {
+      target: { deliveryId: delivery.id, webhookId: webhook.id, eventId: delivery.eventId, eventType: delivery.eventType, attempt: delivery.attempts + 1 },
+      url: webhook.clientUrl,
+      body: delivery.payload,
+      storedSignature: delivery.signature,
+      secret: () => deps.secretBox.open(webhook.sealedSecret),
+    });
+    const [logged] = await store.deliveries.recordAttempts([manualResult(made)], nextDispatchState);
+    if (!logged) throw webhookNotFound(accountId, webhookId);
     return toAttemptView(logged);
   }
 

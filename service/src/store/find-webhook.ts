@@ -5,8 +5,13 @@ import { isIdOf } from '../core/ids';
 import type { WebhookRecord } from '../domain/webhook';
 import type { Store } from '../store/store';
 
+/** The 404 for a webhook that is not there (or no longer: deleted between a lookup and a write). */
+export function webhookNotFound(accountId: number, webhookId: string): NotFoundError {
+  return new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
+}
+
 export async function findWebhook(store: Store, accountId: number, webhookId: string): Promise<WebhookRecord> {
   const record = isIdOf('webhook', webhookId) ? await store.webhooks.get(accountId, webhookId) : null;
-  if (!record) throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
+  if (!record) throw webhookNotFound(accountId, webhookId);
   return record;
 }

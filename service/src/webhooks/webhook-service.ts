@@ -4,10 +4,8 @@ import { LIMITS, type CreatedWebhook, type WebhookDetail, type WebhookInput, typ
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import type { IdGenerator } from '../core/ids';
-import { attemptLogEntry } from '../delivery/attempt-log-entry';
 import type { RandomBytes } from '../core/random';
-import { signedRequest } from '../delivery/outgoing-request';
-import { signPayload } from '../delivery/signer';
+import { makeAttempt } from '../delivery/attempt';
 import type { Send } from '../delivery/sender';
 import { buildPayload, sampleCompletedRun } from '../events/payload';
 import { refusalForHost } from '../security/address-policy';
@@ -15,7 +13,7 @@ import type { SecretBox } from '../security/secret-box';
 import type { AccountRecord } from '../domain/account';
 import type { WebhookRecord, WebhookWritable } from '../domain/webhook';
 import type { IdempotencyClaim, Store } from '../store/store';
-import { findWebhook } from '../store/find-webhook';
+import { findWebhook, webhookNotFound } from '../store/find-webhook';
 import { toCreated, toDetail, toSummary } from './webhook-view';
 import { planUpdate } from './update-rules';
 
@@ -139,14 +137,14 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     checkUrlPolicy(input.client_url);
     const writable = toWritable(input);
     const updated = await store.webhooks.update(accountId, webhookId, (current) => planUpdate(current, writable, nowMicros(clock)));
-    if (!updated) throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
+    if (!updated) throw webhookNotFound(accountId, webhookId);
     return toSummary(updated);
   }
 
   async function remove(accountId: number, webhookId: string): Promise<void> {
     await find(accountId, webhookId);
     if (!(await store.webhooks.delete(accountId, webhookId))) {
-      throw new NotFoundError(`No webhook with id "${webhookId}" in account ${accountId}.`);
+      throw webhookNotFound(accountId, webhookId);
     }
   }
 
@@ -165,19 +163,17 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       run: sampleCompletedRun(nanos),
       test: true,
     });
-    const requestedAt = nowMicros(clock);
-    const outcome = await deps.send(
-      signedRequest({ url: record.clientUrl, body, signature: signPayload(secretBox.open(record.sealedSecret), body), eventId, attempt: 1 }),
-    );
     // Logged like any attempt, but it changes neither the webhook's status nor its failure record.
-    const entry = attemptLogEntry(
-      { deliveryId: null, webhookId: record.id, eventId, eventType: 'job.run.completed', attempt: 1 },
-      outcome,
-      requestedAt,
-      true,
-    );
-    await store.deliveryLog.append(entry);
-    return { verification_error: entry.error, verification_status_code: entry.statusCode };
+    const { log } = await makeAttempt(deps, {
+      target: { deliveryId: null, webhookId: record.id, eventId, eventType: 'job.run.completed', attempt: 1 },
+      url: record.clientUrl,
+      body,
+      storedSignature: null,
+      secret: () => secretBox.open(record.sealedSecret),
+      isTest: true,
+    });
+    await store.deliveryLog.append(log);
+    return { verification_error: log.error, verification_status_code: log.statusCode };
   }
 
   return {

@@ -1,0 +1,141 @@
+// One attempt of a delivery, made the same way by the dispatcher, a manual redelivery and the test endpoint:
+// sign (or reuse the signature an earlier attempt stored), build the request, send it, and turn what happened
+// into its delivery-log row and, for a delivery, the result the store records
+// (docs/life-of-a-delivery.md#5-sign).
+import type { EventType } from '@jobhooks/client/contract';
+import { type Clock, nowMicros } from '../core/clock';
+import type { AttemptLogEntry, AttemptResult } from '../domain/attempt';
+import type { DeliveryChange } from '../domain/delivery';
+import { signedRequest } from './outgoing-request';
+import { errorTextOf, planNextStep, statusCodeOf, verdictOf } from './retry-policy';
+import type { Send, SendOutcome } from './sender';
+import { signatureOf } from './signer';
+
+/** The outcome of an attempt whose webhook secret cannot be opened: nothing was sent. */
+export const UNSIGNABLE: SendOutcome = {
+  kind: 'no_response',
+  error: "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)",
+  durationMs: 0,
+};
+
+/** What the log row of an attempt names. */
+export interface AttemptTarget {
+  deliveryId: string | null;
+  webhookId: string;
+  eventId: string;
+  eventType: EventType;
+  /** 1 for the first attempt of a delivery. */
+  attempt: number;
+}
+
+export interface AttemptPlan {
+  target: AttemptTarget;
+  url: string;
+  /** The exact bytes to sign and send. */
+  body: Buffer;
+  /** The signature an earlier attempt of this delivery stored, or null to sign the body now. */
+  storedSignature: string | null;
+  /** The webhook's secret; called only to sign anew. It throws when this service's key cannot open it. */
+  secret: () => string;
+  /** A test endpoint send: logged, but it changes no delivery and no webhook state. */
+  isTest?: boolean;
+}
+
+export interface AttemptMade {
+  outcome: SendOutcome;
+  /** When the request started, in microseconds since the epoch. */
+  requestedAt: number;
+  /** The signature sent, for a retry to send again; null when the secret could not be opened. */
+  signature: string | null;
+  log: AttemptLogEntry;
+}
+
+export interface AttemptDeps {
+  send: Send;
+  clock: Clock;
+}
+
+/** Null when the secret cannot be opened: the attempt is then recorded as failed, with no request made. */
+function signatureFor(plan: AttemptPlan): string | null {
+  try {
+    return signatureOf({ signature: plan.storedSignature, payload: plan.body }, plan.secret);
+  } catch {
+    return null;
+  }
+}
+
+export function logEntryOf(target: AttemptTarget, outcome: SendOutcome, requestedAt: number, isTest: boolean): AttemptLogEntry {
+  return {
+    ...target,
+    requestedAt,
+    durationMs: outcome.durationMs,
+    statusCode: statusCodeOf(outcome),
+    error: errorTextOf(outcome),
+    success: verdictOf(outcome) === 'succeeded',
+    responseExcerpt: outcome.kind === 'response' ? outcome.bodyExcerpt : '',
+    isTest,
+  };
+}
+
+export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<AttemptMade> {
+  const { target } = plan;
+  const signature = signatureFor(plan);
+  const requestedAt = nowMicros(deps.clock);
+  const outcome =
+    signature === null
+      ? UNSIGNABLE
+      : await deps.send(signedRequest({ url: plan.url, body: plan.body, signature, eventId: target.eventId, attempt: target.attempt }));
+  return { outcome, requestedAt, signature, log: logEntryOf(target, outcome, requestedAt, plan.isTest ?? false) };
+}
+
+/** The delivery's own id, which a delivery's attempt always has (only a test send has none). */
+function deliveryLog(made: AttemptMade): AttemptLogEntry & { deliveryId: string } {
+  const { deliveryId } = made.log;
+  if (deliveryId === null) throw new Error('A test send has no delivery to record a result for');
+  return { ...made.log, deliveryId };
+}
+
+export interface ScheduledAttemptRules {
+  retryDelaysSeconds: readonly number[];
+  /** A uniform number in [0, 1) that stretches the retry delay. */
+  jitter: number;
+  /** The lease the delivery was claimed under: a result from a lease that ran out is not applied. */
+  leaseOwner: string;
+  /** When the outcome arrived, in microseconds. */
+  finishedAt: number;
+}
+
+/**
+ * What an attempt the dispatcher made does: its delivery is retried (at a time the retry policy picks),
+ * succeeds, or fails for good; the archive rules then see the facts.
+ */
+export function scheduledResult(made: AttemptMade, rules: ScheduledAttemptRules): AttemptResult {
+  const { outcome, requestedAt } = made;
+  const step = planNextStep({
+    outcome,
+    attempt: made.log.attempt,
+    delaysSeconds: rules.retryDelaysSeconds,
+    jitter: rules.jitter,
+    nowMillis: rules.finishedAt / 1000,
+  });
+  const delivery: DeliveryChange =
+    step.kind === 'retry'
+      ? { state: 'pending', nextAttemptAt: rules.finishedAt + step.delayMicros, signature: made.signature }
+      : { state: step.kind === 'succeeded' ? 'succeeded' : 'failed' };
+  const facts = { requestedAt, statusCode: made.log.statusCode, verdict: verdictOf(outcome), exhausted: step.kind === 'exhausted', manual: false };
+  return { log: deliveryLog(made), facts, delivery, leaseOwner: rules.leaseOwner };
+}
+
+/**
+ * What a redelivery a user asked for does: a success marks the delivery succeeded and clears the webhook's
+ * failures; a failure leaves the delivery as it was and counts toward archiving only when it is a 410.
+ */
+export function manualResult(made: AttemptMade): AttemptResult {
+  const verdict = verdictOf(made.outcome);
+  return {
+    log: deliveryLog(made),
+    facts: { requestedAt: made.requestedAt, statusCode: made.log.statusCode, verdict, exhausted: false, manual: true },
+    delivery: verdict === 'succeeded' ? { state: 'succeeded' } : { state: 'unchanged' },
+    leaseOwner: null,
+  };
+}

@@ -1,0 +1,109 @@
+// The stages of the dispatcher, each a function with a typed result (docs/life-of-a-delivery.md):
+// claim (lease due deliveries), prepare (skip, or plan the attempt), attempt (sign, send: attempt.ts), and
+// record (the result, written with the others of the same turn in one transaction).
+import { BoundedMap } from '../core/bounded-map';
+import { type Clock, nowMicros } from '../core/clock';
+import type { RandomBytes } from '../core/random';
+import { createTurnBatch } from '../core/turn-batch';
+import type { AttemptResult } from '../domain/attempt';
+import type { ClaimedDelivery } from '../domain/delivery';
+import type { SecretBox } from '../security/secret-box';
+import type { Store } from '../store/store';
+import { nextDispatchState } from './archive-policy';
+import { type AttemptMade, type AttemptPlan, scheduledResult } from './attempt';
+import { chooseClaims, type ClaimRoom, saturatedWebhooks } from './claim-choice';
+
+/** Decrypted webhook secrets kept at most; past that the cache starts over (one decryption per webhook again). */
+const OPENED_SECRETS_KEPT = 10_000;
+
+export interface StageDeps {
+  store: Store;
+  clock: Clock;
+  random: RandomBytes;
+  secretBox: SecretBox;
+  /** This dispatcher's name on its leases; unique per process. */
+  owner: string;
+  /** How long a claim lasts; longer than an attempt (10 s) plus recording it. */
+  leaseMicros: number;
+  retryDelaysSeconds: readonly number[];
+  onError: (error: unknown, stage: string) => void;
+}
+
+/** What to do with a claimed delivery: nothing to send (its webhook is archived or inactive), or an attempt. */
+export type Prepared = { kind: 'skip' } | { kind: 'attempt'; plan: AttemptPlan };
+
+/** A uniform number in [0, 1) from the injected random source. */
+function fraction(random: RandomBytes): number {
+  return random(4).readUInt32BE(0) / 2 ** 32;
+}
+
+export function createDispatchStages(deps: StageDeps) {
+  const { store, clock, owner } = deps;
+  const openedSecrets = new BoundedMap<string, string>(OPENED_SECRETS_KEPT);
+
+  /** Each webhook's secret is decrypted once, not once per attempt; keyed by the sealed form, so a new secret misses. */
+  function secretOf(sealed: string): string {
+    let secret = openedSecrets.get(sealed);
+    if (secret === undefined) {
+      secret = deps.secretBox.open(sealed);
+      openedSecrets.set(sealed, secret);
+    }
+    return secret;
+  }
+
+  /** Stage 1: leases as many due deliveries as `room` has space for, oldest first within each webhook. */
+  function claim(room: ClaimRoom): Promise<ClaimedDelivery[]> {
+    const now = nowMicros(clock);
+    return store.deliveries.claimDue(
+      {
+        owner,
+        now,
+        leaseUntil: now + deps.leaseMicros,
+        perWebhook: Math.min(room.perWebhook, room.total),
+        excludeWebhookIds: saturatedWebhooks(room),
+      },
+      (candidates) => chooseClaims(candidates, room),
+    );
+  }
+
+  /**
+   * Stage 2: an archived or deactivated webhook gets no request. The others get an attempt at the fixed bytes;
+   * a secret this key cannot open (a damaged row: the service starts only with the database's key) makes a
+   * failed attempt that says so, instead of an error that would lease the delivery again forever.
+   */
+  function prepare(delivery: ClaimedDelivery): Prepared {
+    if (!delivery.active || delivery.archived) return { kind: 'skip' };
+    return {
+      kind: 'attempt',
+      plan: {
+        target: { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, eventType: delivery.eventType, attempt: delivery.attempts + 1 },
+        url: delivery.clientUrl,
+        body: delivery.payload,
+        storedSignature: delivery.signature,
+        secret: () => secretOf(delivery.sealedSecret),
+      },
+    };
+  }
+
+  /** The skipped deliveries' leases end as 'skipped': no request is made. */
+  const skip = (delivery: ClaimedDelivery): Promise<void> => store.deliveries.skip([delivery.id], owner, nowMicros(clock));
+
+  // Stage 4: results that arrive in the same turn are written in one transaction.
+  const results = createTurnBatch<AttemptResult>(async (batch) => {
+    try {
+      await store.deliveries.recordAttempts(batch, nextDispatchState);
+    } catch (error) {
+      // Nothing is lost: the leases run out and the deliveries are sent again.
+      deps.onError(error, 'record');
+    }
+  });
+
+  /** Stage 4: what the attempt means for its delivery and webhook; resolves once it is written. */
+  function record(made: AttemptMade): Promise<void> {
+    const finishedAt = nowMicros(clock);
+    results.add(scheduledResult(made, { retryDelaysSeconds: deps.retryDelaysSeconds, jitter: fraction(deps.random), leaseOwner: owner, finishedAt }));
+    return results.flushed();
+  }
+
+  return { claim, prepare, skip, record, recorded: () => results.flushed() };
+}

@@ -1,0 +1,149 @@
+// When the dispatcher looks for work and how much it may start: wake-ups coalesced per event-loop turn, a poll
+// when nothing wakes it, request slots (in all and per webhook), and a graceful stop. It knows nothing of
+// deliveries: each turn asks `turn` to claim and launch work, and every launched task holds a slot until its
+// request is over.
+import { createTurnBatch } from '../core/turn-batch';
+import type { ClaimRoom } from './claim-choice';
+
+export interface SchedulerLimits {
+  /** Requests in flight at once, over all webhooks. */
+  maxInFlight: number;
+  /** Requests in flight at once to one webhook. */
+  maxInFlightPerWebhook: number;
+  /** How often to look for work when nothing wakes the scheduler. */
+  pollIntervalMs: number;
+}
+
+/** Frees a task's slot; called when its request is over (calling it again does nothing). */
+export type EndRequest = () => void;
+
+export interface Scheduler {
+  start(): void;
+  /** Asks for a turn; the wake-ups of one event-loop turn make one. */
+  wake(): void;
+  /** The room the next claim may fill. */
+  room(): ClaimRoom;
+  /**
+   * Runs `task` in a slot of `webhookId`'s. The task calls `endRequest` once its request is over (its result may
+   * still be on its way to the database); the slot is freed when the task settles at the latest.
+   */
+  launch(webhookId: string, task: (endRequest: EndRequest) => Promise<void>): void;
+  /** Requests in flight now. */
+  inFlight(): number;
+  /** Stops turns and polls, then waits up to `graceMs` for the launched tasks. */
+  stop(graceMs: number): Promise<void>;
+}
+
+export function createScheduler(limits: SchedulerLimits, turn: () => Promise<void>, onError: (error: unknown) => void): Scheduler {
+  const slots = createSlots(limits);
+  const tasks = new Set<Promise<void>>();
+  let started = false;
+  let stopping = false;
+  /** The turn running now; a wake-up during it asks for one more after it. */
+  let running: Promise<void> | null = null;
+  let again = false;
+  let pollTimer: NodeJS.Timeout | null = null;
+  const wakeUps = createTurnBatch<void>(() => runTurn());
+
+  function wake(): void {
+    if (started && !stopping) wakeUps.add();
+  }
+
+  function runTurn(): void {
+    if (stopping) return;
+    if (running !== null) {
+      again = true;
+      return;
+    }
+    running = turn()
+      .catch(onError)
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          wake();
+        } else {
+          schedulePoll();
+        }
+      });
+  }
+
+  function schedulePoll(): void {
+    if (pollTimer !== null || stopping) return;
+    pollTimer = setTimeout(() => {
+      pollTimer = null;
+      wake();
+    }, limits.pollIntervalMs);
+    pollTimer.unref();
+  }
+
+  function launch(webhookId: string, task: (endRequest: EndRequest) => Promise<void>): void {
+    const release = slots.take(webhookId);
+    // Every freed slot may take the next request: it wakes the scheduler.
+    const endRequest = () => {
+      if (release()) wake();
+    };
+    const running: Promise<void> = task(endRequest)
+      .catch(onError)
+      .finally(() => {
+        tasks.delete(running);
+        endRequest();
+      });
+    tasks.add(running);
+  }
+
+  async function stop(graceMs: number): Promise<void> {
+    stopping = true;
+    if (pollTimer !== null) clearTimeout(pollTimer);
+    pollTimer = null;
+    await running;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      graceTimer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.allSettled([...tasks]), grace]);
+    clearTimeout(graceTimer);
+  }
+
+  return {
+    start() {
+      started = true;
+      wake();
+    },
+    wake,
+    room: slots.room,
+    launch,
+    inFlight: slots.inFlight,
+    stop,
+  };
+}
+
+/** Request slots: how many are taken, in all and per webhook. */
+function createSlots(limits: SchedulerLimits) {
+  let taken = 0;
+  const byWebhook = new Map<string, number>();
+
+  function count(webhookId: string, delta: number): void {
+    const next = (byWebhook.get(webhookId) ?? 0) + delta;
+    if (next <= 0) byWebhook.delete(webhookId);
+    else byWebhook.set(webhookId, next);
+  }
+
+  return {
+    room: (): ClaimRoom => ({ total: limits.maxInFlight - taken, perWebhook: limits.maxInFlightPerWebhook, inFlight: byWebhook }),
+    inFlight: () => taken,
+    /** Takes a slot; the function it returns frees it once and answers whether this call freed it. */
+    take(webhookId: string): () => boolean {
+      taken += 1;
+      count(webhookId, 1);
+      let held = true;
+      return () => {
+        if (!held) return false;
+        held = false;
+        taken -= 1;
+        count(webhookId, -1);
+        return true;
+      };
+    },
+  };
+}
