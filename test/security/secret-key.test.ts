@@ -183,3 +183,30 @@ test('a secret the key cannot open makes a failed attempt that says so, not a de
     await receiver.close();
   }
 });
+
+test('a test send and a redelivery of a webhook whose secret the key cannot open are logged failed attempts, not errors', async () => {
+  const receiver = await startReceiver(answer(200));
+  try {
+    await start();
+    const created = await createWebhook(h!, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+    await ingest(h!, 'job.run.completed');
+    const log = async () => (await h!.call('GET', `${webhookPath(created.id)}/deliveries`)).json().data as Array<Record<string, unknown>>;
+    await waitFor(async () => (await log()).length === 1, 'the delivery');
+    const deliveryId = (await log())[0]!.delivery_id as string;
+    const db = new Database(join(dir, 'jobhooks.db'));
+    db.prepare('UPDATE webhooks SET sealed_secret = ? WHERE id = ?').run(`v1:${Buffer.alloc(40, 7).toString('base64')}`, created.id);
+    db.close();
+    const unsent = "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)";
+
+    const tested = await h!.call('GET', `${webhookPath(created.id)}/test`);
+    expect(tested.statusCode).toBe(200);
+    expect(tested.json().data).toEqual({ verification_error: unsent, verification_status_code: '599' });
+
+    const redelivered = await h!.call('POST', `${webhookPath(created.id)}/deliveries/${deliveryId}/retry`);
+    expect(redelivered.statusCode).toBeLessThan(300);
+    expect(redelivered.json().data).toMatchObject({ delivery_id: deliveryId, attempt: 2, success: false, http_status_code: '599', error: unsent });
+    expect(receiver.requests).toHaveLength(1);
+  } finally {
+    await receiver.close();
+  }
+});
