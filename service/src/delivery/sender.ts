@@ -1,5 +1,5 @@
 // Posts one signed delivery over a keep-alive pool and reports what happened as a tagged outcome.
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
 import { literalAddress, isPublicAddress } from '../security/address-policy';
 import { createGuardedLookup, type HostsTable, resolverWith } from './guarded-lookup';
 
@@ -60,7 +60,7 @@ function post(agent: Agent, url: URL, delivery: OutgoingDelivery, timeoutMs: num
     let size = 0;
     let status = 0;
     let retryAfter: string | null = null;
-    let controller: Dispatcher.DispatchController | null = null;
+    let controller: UndiciDispatcher.DispatchController | null = null;
     let settled = false;
 
     const timer = setTimeout(() => end(new AttemptTimeoutError()), timeoutMs);

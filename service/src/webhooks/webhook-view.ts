@@ -12,7 +12,7 @@ export function toSummary(record: WebhookRecord): WebhookSummary {
     job_ids: record.jobIds,
     event_types: record.eventTypes,
     client_url: record.clientUrl,
-    // Design section 2: an archived webhook reports active false.
+    // An archived webhook reports active false (docs/decisions.md#5-archived-state-in-the-api).
     active: record.active && !archived,
     created_at: String(record.createdAt),
     updated_at: String(record.updatedAt),

@@ -22,5 +22,5 @@ export type PermissionSetName = (typeof PERMISSION_SETS)[number];
 
 /** Write access to webhooks needs one of these permission sets. */
 export const WRITE_PERMISSION_SETS: readonly PermissionSetName[] = ['Account Admin', 'Admin', 'Developer'];
-/** Design section 2: job-run events are posted by the scheduler's token or an account admin. */
+/** Job-run events are posted by the scheduler's token or an account admin (docs/decisions.md#15-who-may-do-what). */
 export const INGEST_PERMISSION_SETS: readonly PermissionSetName[] = ['Account Admin', 'Job Runner'];
