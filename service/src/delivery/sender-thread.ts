@@ -33,7 +33,7 @@ const REPLY_MARGIN_MS = 2_000;
 /**
  * The thread holds little at once (the requests in flight), and V8's default young generation (tens of MB per
  * isolate) is mostly garbage waiting to be swept. Capped, the service's peak RSS with a million-delivery backlog
- * went from 320 MB to 264-282 MB in npm run bench runs, at the same delivery rate.
+ * is lower at the same delivery rate (README, "Performance", gives the figures).
  */
 const THREAD_YOUNG_GENERATION_MB = 4;
 

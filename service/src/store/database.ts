@@ -39,8 +39,8 @@ export function openDatabase(path: string, migrations: readonly Migration[] = MI
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
-    // 32 MiB of page cache (the default is 2 MiB): the hot index pages stay in memory, and the peak RSS with a
-    // million-delivery backlog stays well under 300 MB (npm run bench measures it).
+    // 32 MiB of page cache (the default is 2 MiB): the hot index pages stay in memory while the peak RSS with a
+    // million-delivery backlog stays moderate (npm run bench measures it: rss_mb).
     db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     // Sub-journals of nested transactions and temporary sort tables stay in memory instead of temp files.
     db.pragma('temp_store = MEMORY');
