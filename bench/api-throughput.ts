@@ -35,7 +35,10 @@ async function requestsIn(url: string, options: Partial<autocannon.Options>, sec
   await autocannon({ url, connections: CONNECTIONS, duration: WARM_UP_SECONDS, ...options });
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, ...options });
   const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${url}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors})`);
+  if (failed > 0)
+    throw new Error(
+      `${url}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors})`,
+    );
   return result.requests.total;
 }
 
@@ -64,7 +67,11 @@ async function rateAgainstCeiling(
 
 function startBareFastify(getBody: unknown, createBody: unknown): Promise<{ origin: string; child: ChildProcess }> {
   const tsx = require.resolve('tsx/cli');
-  const child = spawn(process.execPath, [tsx, join(__dirname, 'bare-fastify.ts'), JSON.stringify({ getBody, createBody })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [tsx, join(__dirname, 'bare-fastify.ts'), JSON.stringify({ getBody, createBody })],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', (chunk: Buffer) => resolve({ origin: chunk.toString().trim(), child }));
     child.once('exit', (code) => reject(new Error(`bare Fastify exited ${code}`)));
@@ -77,7 +84,13 @@ export async function apiThroughput(target: Target, seconds: number): Promise<Ap
   const authorized = { authorization: `Token ${target.token}`, 'content-type': 'application/json' };
   const plain = { 'content-type': 'application/json' };
   const getBody: unknown = await (await fetch(`${target.origin}${webhookPath}`, { headers: authorized })).json();
-  const createBody: unknown = await (await fetch(`${target.origin}${target.createPath}`, { method: 'POST', headers: authorized, body: target.createBody })).json();
+  const createBody: unknown = await (
+    await fetch(`${target.origin}${target.createPath}`, {
+      method: 'POST',
+      headers: authorized,
+      body: target.createBody,
+    })
+  ).json();
   const bare = await startBareFastify(getBody, createBody);
   try {
     const get = await rateAgainstCeiling(
@@ -89,10 +102,18 @@ export async function apiThroughput(target: Target, seconds: number): Promise<Ap
     const create = await rateAgainstCeiling(
       `${target.origin}${target.createPath}`,
       `${bare.origin}${target.createPath}`,
-      { service: { method: 'POST', headers: authorized, body: target.createBody }, ceiling: { method: 'POST', headers: plain, body: target.createBody } },
+      {
+        service: { method: 'POST', headers: authorized, body: target.createBody },
+        ceiling: { method: 'POST', headers: plain, body: target.createBody },
+      },
       seconds,
     );
-    return { getPerSecond: get.service, createPerSecond: create.service, getCeilingPerSecond: get.ceiling, createCeilingPerSecond: create.ceiling };
+    return {
+      getPerSecond: get.service,
+      createPerSecond: create.service,
+      getCeilingPerSecond: get.ceiling,
+      createCeilingPerSecond: create.ceiling,
+    };
   } finally {
     bare.child.removeAllListeners('exit');
     bare.child.kill('SIGTERM');

@@ -16,7 +16,13 @@ export interface BacklogTemplate {
  * layout ingestion writes: each event holds the run data all its webhooks share (the first template's, with its
  * own run id), each delivery only its head. `label` keeps the events of one fill apart from another's.
  */
-export function fillBacklog(databasePath: string, templates: BacklogTemplate[], count: number, accountId: number, label: number): void {
+export function fillBacklog(
+  databasePath: string,
+  templates: BacklogTemplate[],
+  count: number,
+  accountId: number,
+  label: number,
+): void {
   const db = new Database(databasePath);
   db.pragma('journal_mode = WAL');
   const nowMicros = Date.now() * 1000;
@@ -28,18 +34,35 @@ export function fillBacklog(databasePath: string, templates: BacklogTemplate[], 
     `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?)`,
   );
-  const bodies = templates.map((template) => JSON.parse(template.request.body.toString('utf8')) as { eventId: string; data: { runId: string } });
+  const bodies = templates.map(
+    (template) => JSON.parse(template.request.body.toString('utf8')) as { eventId: string; data: { runId: string } },
+  );
   // "data" is the payload's last field: a head is the body without it, ending in `,"data":`.
-  const headOf = ({ data: _data, ...head }: { eventId: string; data: unknown }) => Buffer.from(`${JSON.stringify(head).slice(0, -1)},"data":`);
+  const headOf = ({ data: _data, ...head }: { eventId: string; data: unknown }) =>
+    Buffer.from(`${JSON.stringify(head).slice(0, -1)},"data":`);
   db.transaction(() => {
     const events = Math.ceil(count / templates.length);
     for (let event = 0; event < events; event += 1) {
       const eventId = `bev_backlog_${label}_${event}`;
       const runId = `${label}-${event}`;
-      insertEvent.run(eventId, accountId, runId, nowMicros, Buffer.from(`${JSON.stringify({ ...bodies[0]!.data, runId })}}`));
+      insertEvent.run(
+        eventId,
+        accountId,
+        runId,
+        nowMicros,
+        Buffer.from(`${JSON.stringify({ ...bodies[0]!.data, runId })}}`),
+      );
       for (let t = 0; t < templates.length && event * templates.length + t < count; t += 1) {
         const head = headOf({ ...bodies[t]!, eventId });
-        insertDelivery.run(`bdl_${label}_${event}_${t}`, eventId, templates[t]!.webhookId, head, nowMicros, nowMicros, nowMicros);
+        insertDelivery.run(
+          `bdl_${label}_${event}_${t}`,
+          eventId,
+          templates[t]!.webhookId,
+          head,
+          nowMicros,
+          nowMicros,
+          nowMicros,
+        );
       }
     }
   })();
@@ -57,7 +80,12 @@ export function peakRssMb(pid: number): number {
  * Deliveries per second arriving at the receiver over `seconds`, counted from the first arrival. A backlog of
  * `size` that runs out before the window ends would understate the rate, so that fails the run.
  */
-export async function drainRate(receiver: BenchReceiver, seconds: number, size: number, timeoutMs = 120_000): Promise<number> {
+export async function drainRate(
+  receiver: BenchReceiver,
+  seconds: number,
+  size: number,
+  timeoutMs = 120_000,
+): Promise<number> {
   const before = receiver.delivered();
   const deadline = Date.now() + timeoutMs;
   while (receiver.delivered() === before) {
@@ -68,6 +96,7 @@ export async function drainRate(receiver: BenchReceiver, seconds: number, size: 
   const startedAt = performance.now();
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const drained = receiver.delivered() - started;
-  if (receiver.delivered() - before >= size) throw new Error(`the ${size}-delivery backlog ran out within the ${seconds} s window`);
+  if (receiver.delivered() - before >= size)
+    throw new Error(`the ${size}-delivery backlog ran out within the ${seconds} s window`);
   return drained / ((performance.now() - startedAt) / 1000);
 }

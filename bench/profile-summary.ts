@@ -29,7 +29,8 @@ function countSamples(profile: CpuProfile, inclusive: boolean): Map<string, numb
   const counts = new Map<string, number>();
   for (const id of profile.samples) {
     const names = new Set<string>();
-    for (let at: number | undefined = id; at !== undefined; at = inclusive ? parentOf.get(at) : undefined) names.add(frameName(byId.get(at)!));
+    for (let at: number | undefined = id; at !== undefined; at = inclusive ? parentOf.get(at) : undefined)
+      names.add(frameName(byId.get(at)!));
     for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
   }
   return counts;
@@ -44,7 +45,8 @@ function main(): void {
   const total = profile.samples.length;
   const top = [...countSamples(profile, inclusive)].sort((a, b) => b[1] - a[1]).slice(0, Number(count));
   process.stdout.write(`${file}: ${total} samples, ${inclusive ? 'total' : 'self'} time\n`);
-  for (const [name, samples] of top) process.stdout.write(`${((100 * samples) / total).toFixed(1).padStart(5)}%  ${name}\n`);
+  for (const [name, samples] of top)
+    process.stdout.write(`${((100 * samples) / total).toFixed(1).padStart(5)}%  ${name}\n`);
 }
 
 main();

@@ -49,7 +49,11 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
         response.writeHead(401).end();
         return;
       }
-      const event = JSON.parse(body.toString('utf8')) as { eventId: string; webhookId: string; data: { runId: string } };
+      const event = JSON.parse(body.toString('utf8')) as {
+        eventId: string;
+        webhookId: string;
+        data: { runId: string };
+      };
       seen.add(`${event.eventId} ${event.webhookId}`);
       if (!receiver.arrivals.has(event.data.runId)) receiver.arrivals.set(event.data.runId, performance.now());
       if (receiver.capture) receiver.captured.push({ path, authorization, body });

@@ -30,10 +30,28 @@ const DISPATCH_LIMITS = loadConfig(process.env).delivery;
 /** When commits reach the disk (JOBHOOKS_DURABILITY, inherited by the service like the limits): printed with the figures. */
 const DURABILITY = loadConfig(process.env).durability;
 const DELIVERY_CONCURRENCY = DISPATCH_LIMITS.maxInFlight;
-const THROUGHPUT_WEBHOOKS = Math.ceil(DISPATCH_LIMITS.maxInFlight / DISPATCH_LIMITS.maxInFlightPerEndpoint);
+const THROUGHPUT_WEBHOOKS = Math.ceil(DISPATCH_LIMITS.maxInFlight / DISPATCH_LIMITS.maxInFlightPerWebhook);
 const SCALE = QUICK
-  ? { subscribers: THROUGHPUT_WEBHOOKS, deliveries: 5_000, latencyRate: 1000, latencySeconds: 3, apiSeconds: 2, backlog: 100_000, baselineBacklog: 30_000, drainSeconds: 2 }
-  : { subscribers: THROUGHPUT_WEBHOOKS, deliveries: 50_000, latencyRate: 1000, latencySeconds: 10, apiSeconds: 5, backlog: 1_000_000, baselineBacklog: 150_000, drainSeconds: 10 };
+  ? {
+      subscribers: THROUGHPUT_WEBHOOKS,
+      deliveries: 5_000,
+      latencyRate: 1000,
+      latencySeconds: 3,
+      apiSeconds: 2,
+      backlog: 100_000,
+      baselineBacklog: 30_000,
+      drainSeconds: 2,
+    }
+  : {
+      subscribers: THROUGHPUT_WEBHOOKS,
+      deliveries: 50_000,
+      latencyRate: 1000,
+      latencySeconds: 10,
+      apiSeconds: 5,
+      backlog: 1_000_000,
+      baselineBacklog: 150_000,
+      drainSeconds: 10,
+    };
 /** Events posted in the throughput run: enough for about SCALE.deliveries deliveries over its webhooks. */
 const EVENTS = Math.ceil(SCALE.deliveries / SCALE.subscribers);
 const INGEST_CONCURRENCY = 64;
@@ -57,13 +75,22 @@ async function waitUntil(condition: () => boolean, what: string, timeoutMs: numb
 }
 
 /** Posts events with runIds from..to-1 through `concurrency` parallel loops; returns each acceptance time. */
-async function ingest(pool: Pool, path: string, runIds: number[], concurrency: number, accepted?: Map<string, number>): Promise<void> {
+async function ingest(
+  pool: Pool,
+  path: string,
+  runIds: number[],
+  concurrency: number,
+  accepted?: Map<string, number>,
+): Promise<void> {
   let next = 0;
   const loop = async () => {
     while (next < runIds.length) {
       const runId = runIds[next++]!;
       const response = await pool.request({
-        method: 'POST', path, headers: { authorization: `Token ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(runEvent(runId)),
+        method: 'POST',
+        path,
+        headers: { authorization: `Token ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(runEvent(runId)),
       });
       await response.body.text();
       if (response.statusCode !== 202) throw new Error(`ingestion answered ${response.statusCode}`);
@@ -73,11 +100,20 @@ async function ingest(pool: Pool, path: string, runIds: number[], concurrency: n
   await Promise.all(Array.from({ length: concurrency }, loop));
 }
 
-async function createSubscribers(client: WebhooksClient, receiver: BenchReceiver, count: number, prefix: string): Promise<string[]> {
+async function createSubscribers(
+  client: WebhooksClient,
+  receiver: BenchReceiver,
+  count: number,
+  prefix: string,
+): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i += 1) {
     const path = `/${prefix}/${i}`;
-    const hook = await client.create({ name: `${prefix} ${i}`, client_url: `${receiver.url}${path}`, event_types: ['job.run.completed'] });
+    const hook = await client.create({
+      name: `${prefix} ${i}`,
+      client_url: `${receiver.url}${path}`,
+      event_types: ['job.run.completed'],
+    });
     receiver.secrets.set(path, hook.hmac_secret);
     ids.push(hook.id);
   }
@@ -95,7 +131,12 @@ async function deliveryThroughput(
   const expected = EVENTS * SCALE.subscribers;
   receiver.capture = true;
   const started = performance.now();
-  await ingest(pool, '/api/v3/accounts/1/webhooks/events', Array.from({ length: EVENTS }, (_, i) => i + 1), INGEST_CONCURRENCY);
+  await ingest(
+    pool,
+    '/api/v3/accounts/1/webhooks/events',
+    Array.from({ length: EVENTS }, (_, i) => i + 1),
+    INGEST_CONCURRENCY,
+  );
   await waitUntil(() => receiver.delivered() >= expected, `${expected} deliveries`, 600_000);
   const seconds = (performance.now() - started) / 1000;
   receiver.capture = false;
@@ -111,7 +152,12 @@ async function deliveryCeiling(receiver: BenchReceiver, requests: SignedRequest[
   const loop = async () => {
     while (next < requests.length) {
       const { path, authorization, body } = requests[next++]!;
-      const response = await pool.request({ method: 'POST', path, headers: { authorization, 'content-type': 'application/json' }, body });
+      const response = await pool.request({
+        method: 'POST',
+        path,
+        headers: { authorization, 'content-type': 'application/json' },
+        body,
+      });
       await response.body.text();
     }
   };
@@ -122,8 +168,18 @@ async function deliveryCeiling(receiver: BenchReceiver, requests: SignedRequest[
 }
 
 /** Ingestion accepted -> receiver hit, for one subscriber, with events posted at a steady rate. */
-async function latency(service: ServiceProcess, receiver: BenchReceiver, client: WebhooksClient): Promise<{ p50: number; p99: number }> {
-  for (const hook of (await client.list({ limit: 100 })).data) await client.update(hook.id, { name: hook.name, client_url: hook.client_url, event_types: hook.event_types, active: false });
+async function latency(
+  service: ServiceProcess,
+  receiver: BenchReceiver,
+  client: WebhooksClient,
+): Promise<{ p50: number; p99: number }> {
+  for (const hook of (await client.list({ limit: 100 })).data)
+    await client.update(hook.id, {
+      name: hook.name,
+      client_url: hook.client_url,
+      event_types: hook.event_types,
+      active: false,
+    });
   await createSubscribers(client, receiver, 1, 'latency');
   const pool = new Pool(new URL(service.baseUrl).origin, { connections: 32 });
   const accepted = new Map<string, number>();
@@ -138,28 +194,41 @@ async function latency(service: ServiceProcess, receiver: BenchReceiver, client:
     sends.push(ingest(pool, '/api/v3/accounts/1/webhooks/events', [firstRunId + i], 1, accepted));
   }
   await Promise.all(sends);
-  await waitUntil(() => [...accepted.keys()].every((runId) => receiver.arrivals.has(runId)), 'latency deliveries', 120_000);
+  await waitUntil(
+    () => [...accepted.keys()].every((runId) => receiver.arrivals.has(runId)),
+    'latency deliveries',
+    120_000,
+  );
   await pool.close();
-  const latencies = [...accepted].map(([runId, at]) => Math.max(0, receiver.arrivals.get(runId)! - at)).sort((a, b) => a - b);
-  const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
+  const latencies = [...accepted]
+    .map(([runId, at]) => Math.max(0, receiver.arrivals.get(runId)! - at))
+    .sort((a, b) => a - b);
+  const percentile = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
   return { p50: percentile(50), p99: percentile(99) };
 }
 
 const ACCOUNT_ID = 1;
 
 function startService(databasePath: string, label: string): Promise<ServiceProcess> {
-  const profiling = PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=service-${label}.cpuprofile`];
-  return startServiceProcess({
-    JOBHOOKS_DB: databasePath,
-    JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: String(ACCOUNT_ID),
-    JOBHOOKS_BOOTSTRAP_TOKEN: TOKEN,
-    JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
-    // The API's per-account limits (5,000 requests and 60,000 events a minute) would throttle the load
-    // itself, and the create benchmark makes far more than the 1,000 webhooks an account may have.
-    JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000000',
-    JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
-    JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '100000000',
-  }, profiling);
+  const profiling =
+    PROFILE_DIR === undefined
+      ? []
+      : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=service-${label}.cpuprofile`];
+  return startServiceProcess(
+    {
+      JOBHOOKS_DB: databasePath,
+      JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: String(ACCOUNT_ID),
+      JOBHOOKS_BOOTSTRAP_TOKEN: TOKEN,
+      JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
+      // The API's per-account limits (5,000 requests and 60,000 events a minute) would throttle the load
+      // itself, and the create benchmark makes far more than the 1,000 webhooks an account may have.
+      JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000000',
+      JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
+      JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '100000000',
+    },
+    profiling,
+  );
 }
 
 /** Restarts the service on the database with `count` due deliveries added; the rate they drain at, and peak RSS. */
@@ -203,7 +272,11 @@ async function main(): Promise<void> {
         webhookId: throughput.webhookIds[0]!,
         createPath: `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`,
         // An event type no benchmark posts, so the webhooks this makes never receive anything.
-        createBody: JSON.stringify({ name: 'created by autocannon', client_url: `${receiver.url}/unused`, event_types: ['job.run.started'] }),
+        createBody: JSON.stringify({
+          name: 'created by autocannon',
+          client_url: `${receiver.url}/unused`,
+          event_types: ['job.run.started'],
+        }),
       },
       SCALE.apiSeconds,
     );
@@ -211,7 +284,12 @@ async function main(): Promise<void> {
     for (const id of throughput.webhookIds) {
       const hook = await client.get(id);
       if (!hook) throw new Error(`webhook ${id} is gone`);
-      await client.update(id, { name: hook.name, client_url: hook.client_url, event_types: hook.event_types, active: true });
+      await client.update(id, {
+        name: hook.name,
+        client_url: hook.client_url,
+        event_types: hook.event_types,
+        active: true,
+      });
     }
     await service.signal('SIGTERM');
     service = null;

@@ -14,7 +14,9 @@ const BIN = resolve(__dirname, '..', 'service', 'bin', 'jobhooks.js');
 let h: Harness;
 let restoreDir: string;
 beforeEach(async () => {
-  h = await startHarness({ env: { JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '100000', JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000' } });
+  h = await startHarness({
+    env: { JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '100000', JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000' },
+  });
   restoreDir = mkdtempSync(join(tmpdir(), 'jobhooks-restore-'));
 });
 afterEach(async () => {
@@ -22,7 +24,8 @@ afterEach(async () => {
   rmSync(restoreDir, { recursive: true, force: true });
 });
 
-const backup = (to: string) => run(process.execPath, [BIN, 'backup', '--to', to], { env: { ...process.env, JOBHOOKS_DB: h.dbPath } });
+const backup = (to: string) =>
+  run(process.execPath, [BIN, 'backup', '--to', to], { env: { ...process.env, JOBHOOKS_DB: h.dbPath } });
 
 test('a backup taken while webhooks are being created is consistent and restores with the key', async () => {
   for (let i = 0; i < 20; i += 1) await createWebhook(h, { name: `before ${i}` });
@@ -61,5 +64,7 @@ test('a backup never overwrites a file', async () => {
   writeFileSync(target, 'keep me');
   const refused = await backup(target).catch((error: { code: number; stderr: string }) => error);
   expect(refused).toMatchObject({ code: 1 });
-  expect((refused as { stderr: string }).stderr).toContain(`${target} exists already: give --to a new file (a backup never overwrites one).`);
+  expect((refused as { stderr: string }).stderr).toContain(
+    `${target} exists already: give --to a new file (a backup never overwrites one).`,
+  );
 });

@@ -34,7 +34,16 @@ async function failing(...args: string[]) {
 
 test('--help explains every command', async () => {
   const { stdout } = await jobhooks('--help');
-  for (const command of ['start', 'account create', 'account list', 'token create', 'token list', 'token revoke', 'terraform install']) expect(stdout).toContain(command);
+  for (const command of [
+    'start',
+    'account create',
+    'account list',
+    'token create',
+    'token list',
+    'token revoke',
+    'terraform install',
+  ])
+    expect(stdout).toContain(command);
   expect(stdout).toContain('Account Admin');
 });
 
@@ -42,12 +51,28 @@ test('accounts and tokens made by the CLI work against a service running on the 
   let service: Service | null = null;
   try {
     service = await createService(loadConfig({ JOBHOOKS_DB: env.JOBHOOKS_DB, LOG_LEVEL: 'silent' }), { logger: false });
-    expect((await jobhooks('account', 'create', '--id', '42', '--name', 'Data team', '--plan', 'starter')).stdout).toMatch(/Created account 42 \(starter plan/);
+    expect(
+      (await jobhooks('account', 'create', '--id', '42', '--name', 'Data team', '--plan', 'starter')).stdout,
+    ).toMatch(/Created account 42 \(starter plan/);
     expect((await jobhooks('account', 'list')).stdout).toMatch(/^42\tstarter\tact_\w+\tData team$/m);
 
-    const { stdout: token } = await jobhooks('token', 'create', '--account', '42', '--permission', 'Developer', '--name', 'ci');
+    const { stdout: token } = await jobhooks(
+      'token',
+      'create',
+      '--account',
+      '42',
+      '--permission',
+      'Developer',
+      '--name',
+      'ci',
+    );
     expect(token).toMatch(/^jhk_[\w-]{43}\n$/);
-    const call = () => service!.app.inject({ method: 'GET', url: '/api/v3/accounts/42/webhooks/subscriptions', headers: { authorization: `Token ${token.trim()}` } });
+    const call = () =>
+      service!.app.inject({
+        method: 'GET',
+        url: '/api/v3/accounts/42/webhooks/subscriptions',
+        headers: { authorization: `Token ${token.trim()}` },
+      });
     expect((await call()).statusCode).toBe(200);
 
     const listed = (await jobhooks('token', 'list', '--account', '42')).stdout;
@@ -101,8 +126,14 @@ describe('jobhooks terraform install', () => {
 
 test('account and token commands refuse to create a database, and name the path they used', async () => {
   const missing = join(dir, 'elsewhere', 'jobhooks.db');
-  for (const args of [['account', 'list'], ['token', 'list', '--account', '1'], ['account', 'create', '--id', '3']]) {
-    const error = await run(process.execPath, [BIN, ...args], { env: { ...env, JOBHOOKS_DB: missing } }).catch((e: unknown) => e as { code: number; stderr: string });
+  for (const args of [
+    ['account', 'list'],
+    ['token', 'list', '--account', '1'],
+    ['account', 'create', '--id', '3'],
+  ]) {
+    const error = await run(process.execPath, [BIN, ...args], { env: { ...env, JOBHOOKS_DB: missing } }).catch(
+      (e: unknown) => e as { code: number; stderr: string },
+    );
     expect(error).toMatchObject({ code: 1 });
     expect((error as { stderr: string }).stderr).toBe(
       `jobhooks: There is no database at ${missing}: set JOBHOOKS_DB to the service's database (the path its start-up message ends with), or start the service once to create it.\n`,

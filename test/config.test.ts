@@ -3,7 +3,15 @@ import { loadConfig } from '../service/src/config';
 
 test('defaults match the README', () => {
   const config = loadConfig({});
-  expect(config).toMatchObject({ host: '127.0.0.1', port: 8080, rateLimitPerMinute: 5000, allowPrivateUrls: false, logLevel: 'info', bootstrap: null, durability: 'full' });
+  expect(config).toMatchObject({
+    host: '127.0.0.1',
+    port: 8080,
+    rateLimitPerMinute: 5000,
+    allowPrivateUrls: false,
+    logLevel: 'info',
+    bootstrap: null,
+    durability: 'full',
+  });
   expect(config.databasePath).toMatch(/data\/jobhooks\.db$/);
   expect(config.retryDelaysSeconds).toEqual([5, 300, 1800, 7200, 18000]);
   expect(config.delivery).toEqual({ maxInFlight: 256, maxInFlightPerWebhook: 16, leaseSeconds: 60 });
@@ -28,7 +36,12 @@ test('values are read and converted', () => {
     JOBHOOKS_BOOTSTRAP_TOKEN: 'a-long-enough-bootstrap-token',
     JOBHOOKS_RATE_LIMIT_PER_MINUTE: '10',
   });
-  expect(config).toMatchObject({ port: 9000, allowPrivateUrls: true, rateLimitPerMinute: 10, bootstrap: { accountId: 12, token: 'a-long-enough-bootstrap-token' } });
+  expect(config).toMatchObject({
+    port: 9000,
+    allowPrivateUrls: true,
+    rateLimitPerMinute: 10,
+    bootstrap: { accountId: 12, token: 'a-long-enough-bootstrap-token' },
+  });
 });
 
 test.each([
@@ -42,7 +55,10 @@ test.each([
   [{ JOBHOOKS_DELIVERY_LEASE_SECONDS: '10' }, /JOBHOOKS_DELIVERY_LEASE_SECONDS: must be at least 15/],
   [{ JOBHOOKS_DELIVERY_CONCURRENCY: '0' }, /JOBHOOKS_DELIVERY_CONCURRENCY/],
   [{ JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1' }, /must be set together/],
-  [{ JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1', JOBHOOKS_BOOTSTRAP_TOKEN: 'short' }, /JOBHOOKS_BOOTSTRAP_TOKEN: must be at least 20/],
+  [
+    { JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1', JOBHOOKS_BOOTSTRAP_TOKEN: 'short' },
+    /JOBHOOKS_BOOTSTRAP_TOKEN: must be at least 20/,
+  ],
 ])('%j is refused with a message naming the variable', (env, message) => {
   expect(() => loadConfig(env)).toThrow(message);
 });

@@ -30,8 +30,14 @@ function anchorsOf(markdownFile: string): Set<string> {
   return new Set(headings.map((line) => anchorOf(line.replace(/^#+ /, ''))));
 }
 
-const CODE = ['service/src', 'provider', 'test', 'bench', 'examples'].flatMap((dir) => filesUnder(join(ROOT, dir), /\.(ts|js|cjs)$/));
-const DOCS = [join(ROOT, 'README.md'), ...filesUnder(join(ROOT, 'docs'), /\.md$/), ...filesUnder(join(ROOT, 'service'), /^README\.md$/)];
+const CODE = ['service/src', 'provider', 'test', 'bench', 'examples'].flatMap((dir) =>
+  filesUnder(join(ROOT, dir), /\.(ts|js|cjs)$/),
+);
+const DOCS = [
+  join(ROOT, 'README.md'),
+  ...filesUnder(join(ROOT, 'docs'), /\.md$/),
+  ...filesUnder(join(ROOT, 'service'), /^README\.md$/),
+];
 
 test('every docs/ link in code comments and in the docs leads to a file and a heading that exist', () => {
   const broken: string[] = [];

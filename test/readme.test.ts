@@ -12,7 +12,9 @@ const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 test('every file the README links to or shows is tracked by git', () => {
   const tracked = new Set(execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n'));
-  const targets = [...README.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!).filter((target) => !/^[a-z]+:/.test(target));
+  const targets = [...README.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+    .map((match) => match[1]!)
+    .filter((target) => !/^[a-z]+:/.test(target));
   expect(targets.length).toBeGreaterThan(0);
   for (const target of targets) expect(tracked.has(target) ? target : `${target} (not in git)`).toBe(target);
 });
@@ -34,7 +36,10 @@ describe("the quick start's webhook and the sample event", () => {
     // The README's fields, but a loopback endpoint: were the webhook to match after all, nothing leaves the machine.
     const body = { ...(JSON.parse(create!) as Record<string, unknown>), client_url: 'http://127.0.0.1:9/quick-start' };
     expect((await h.call('POST', webhooksPath(), { body })).statusCode).toBe(201);
-    const ingested = await h.call('POST', eventsPath(), { rawBody: event!.replace(/\n\s*/g, ''), headers: { 'content-type': 'application/json' } });
+    const ingested = await h.call('POST', eventsPath(), {
+      rawBody: event!.replace(/\n\s*/g, ''),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(ingested.statusCode).toBe(202);
     expect(ingested.json().data).toMatchObject({ deliveries: 0 });
   });

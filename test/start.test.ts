@@ -27,7 +27,9 @@ test('the first start creates account 1, prints an Account Admin token once and 
   const token = /^ {2}(jhk_\S+)$/m.exec(first.output())?.[1];
   expect(token).toBeDefined();
   expect(first.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
-  const response = await request(`${first.baseUrl}/v3/accounts/1/webhooks/subscriptions`, { headers: { authorization: `Token ${token}` } });
+  const response = await request(`${first.baseUrl}/v3/accounts/1/webhooks/subscriptions`, {
+    headers: { authorization: `Token ${token}` },
+  });
   expect(response.statusCode).toBe(200);
   await response.body.text();
   // The built service (dist/) finds the built web UI and serves it at /.
@@ -50,7 +52,10 @@ test('a service a test left running is killed by stopServiceProcesses, so jest d
 
 describe('start-up mistakes get one sentence naming the setting, and exit 1', () => {
   const startFailing = (env: Record<string, string>) =>
-    run(process.execPath, [BIN, 'start'], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', JOBHOOKS_DB: join(dir, 'jobhooks.db'), ...env }, timeout: 20_000 }).then(
+    run(process.execPath, [BIN, 'start'], {
+      env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', JOBHOOKS_DB: join(dir, 'jobhooks.db'), ...env },
+      timeout: 20_000,
+    }).then(
       () => {
         throw new Error('the service started');
       },
@@ -68,7 +73,9 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     try {
       const failed = await startFailing({ PORT: String(port) });
       expect(failed.code).toBe(1);
-      expect(failed.stderr).toBe(`jobhooks: Port ${port} on 127.0.0.1 is already in use: stop the other process, or set PORT to a free port (PORT=0 picks one).\n`);
+      expect(failed.stderr).toBe(
+        `jobhooks: Port ${port} on 127.0.0.1 is already in use: stop the other process, or set PORT to a free port (PORT=0 picks one).\n`,
+      );
       expect(failed.stdout).not.toMatch(/jhk_/);
     } finally {
       busy.close();
@@ -80,21 +87,27 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
   test('a HOST that is not an address of this machine', async () => {
     const failed = await startFailing({ HOST: '192.0.2.1' });
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toBe('jobhooks: HOST "192.0.2.1" is not an address of this machine (EADDRNOTAVAIL): set HOST to one, such as 127.0.0.1 or 0.0.0.0.\n');
+    expect(failed.stderr).toBe(
+      'jobhooks: HOST "192.0.2.1" is not an address of this machine (EADDRNOTAVAIL): set HOST to one, such as 127.0.0.1 or 0.0.0.0.\n',
+    );
   });
 
   test('a HOST name that does not resolve', async () => {
     const failed = await startFailing({ HOST: 'no-such-host.invalid' });
     expect(failed.code).toBe(1);
     oneSentence(failed.stderr);
-    expect(failed.stderr).toMatch(/^jobhooks: HOST "no-such-host\.invalid" is not an address of this machine \((ENOTFOUND|EAI_AGAIN|EAI_NONAME)\): set HOST to one, such as 127\.0\.0\.1 or 0\.0\.0\.0\.\n$/);
+    expect(failed.stderr).toMatch(
+      /^jobhooks: HOST "no-such-host\.invalid" is not an address of this machine \((ENOTFOUND|EAI_AGAIN|EAI_NONAME)\): set HOST to one, such as 127\.0\.0\.1 or 0\.0\.0\.0\.\n$/,
+    );
   });
 
   test('a key file that cannot be read is named, not JOBHOOKS_DB', async () => {
     mkdirSync(join(dir, 'secret.key'));
     const failed = await startFailing({});
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toBe(`jobhooks: The key file ${join(dir, 'secret.key')} cannot be read (EISDIR): fix it, or set JOBHOOKS_SECRET_KEY.\n`);
+    expect(failed.stderr).toBe(
+      `jobhooks: The key file ${join(dir, 'secret.key')} cannot be read (EISDIR): fix it, or set JOBHOOKS_SECRET_KEY.\n`,
+    );
   });
 
   test('a JOBHOOKS_DB that is not a database', async () => {
@@ -102,7 +115,9 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     writeFileSync(notADatabase, 'this is not a database, but a long enough text file to be read as one. '.repeat(100));
     const failed = await startFailing({ JOBHOOKS_DB: notADatabase });
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toBe(`jobhooks: JOBHOOKS_DB names ${notADatabase}, which is not a SQLite database: point JOBHOOKS_DB at the jobhooks database, or at a new file.\n`);
+    expect(failed.stderr).toBe(
+      `jobhooks: JOBHOOKS_DB names ${notADatabase}, which is not a SQLite database: point JOBHOOKS_DB at the jobhooks database, or at a new file.\n`,
+    );
   });
 
   test('a JOBHOOKS_DB that cannot be created', async () => {
@@ -111,7 +126,9 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     const failed = await startFailing({ JOBHOOKS_DB: join(file, 'jobhooks.db') });
     expect(failed.code).toBe(1);
     oneSentence(failed.stderr);
-    expect(failed.stderr).toContain(`JOBHOOKS_DB names ${join(file, 'jobhooks.db')}, which cannot be created or opened (EEXIST): set JOBHOOKS_DB to a file in a writable folder.`);
+    expect(failed.stderr).toContain(
+      `JOBHOOKS_DB names ${join(file, 'jobhooks.db')}, which cannot be created or opened (EEXIST): set JOBHOOKS_DB to a file in a writable folder.`,
+    );
   });
 
   test('a corrupt database names its file', async () => {
@@ -126,14 +143,22 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     const failed = await startFailing({});
     expect(failed.code).toBe(1);
     oneSentence(failed.stderr);
-    expect(failed.stderr).toMatch(new RegExp(`^jobhooks: The database ${path} \\(JOBHOOKS_DB\\) is corrupt \\(.+\\): restore it from a backup\\.\n$`));
+    expect(failed.stderr).toMatch(
+      new RegExp(
+        `^jobhooks: The database ${path} \\(JOBHOOKS_DB\\) is corrupt \\(.+\\): restore it from a backup\\.\n$`,
+      ),
+    );
   });
 
   test('a later start, with accounts and no token to show, says how to make one', async () => {
     const first = await start();
     expect(await first.signal('SIGTERM')).toBe(0);
     const second = await start();
-    expect(second.output()).toContain('API tokens are shown only when made. To make one (npx jobhooks account list shows the account ids):');
-    expect(second.output()).toContain(`  JOBHOOKS_DB=${join(dir, 'jobhooks.db')} npx jobhooks token create --account <id> --permission "Account Admin"`);
+    expect(second.output()).toContain(
+      'API tokens are shown only when made. To make one (npx jobhooks account list shows the account ids):',
+    );
+    expect(second.output()).toContain(
+      `  JOBHOOKS_DB=${join(dir, 'jobhooks.db')} npx jobhooks token create --account <id> --permission "Account Admin"`,
+    );
   });
 });

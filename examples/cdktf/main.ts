@@ -32,7 +32,11 @@ export class WebhooksStack extends TerraformStack {
       active: false,
     });
 
-    for (const [name, hook] of Object.entries({ all_completed_runs: allRuns, nightly_jobs: nightly, errored_runs: errored })) {
+    for (const [name, hook] of Object.entries({
+      all_completed_runs: allRuns,
+      nightly_jobs: nightly,
+      errored_runs: errored,
+    })) {
       new TerraformOutput(this, `${name}_id`, { value: hook.webhookId });
       // Receivers need the secret to verify signatures; Terraform keeps it out of plan output.
       new TerraformOutput(this, `${name}_hmac_secret`, { value: hook.hmacSecret, sensitive: true });

@@ -36,4 +36,8 @@ export const errored = new Webhook('errored-runs', {
 
 export const webhookIds = { allRuns: allRuns.webhookId, nightly: nightly.webhookId, errored: errored.webhookId };
 // Receivers need these to verify signatures; they stay encrypted in the state and the stack outputs.
-export const hmacSecrets = pulumi.secret({ allRuns: allRuns.hmacSecret, nightly: nightly.hmacSecret, errored: errored.hmacSecret });
+export const hmacSecrets = pulumi.secret({
+  allRuns: allRuns.hmacSecret,
+  nightly: nightly.hmacSecret,
+  errored: errored.hmacSecret,
+});

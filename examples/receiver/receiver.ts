@@ -78,6 +78,9 @@ if (require.main === module) {
   const port = Number(process.env.PORT ?? 9000);
   createReceiver({
     secret,
-    onEvent: (event) => process.stdout.write(`${event.eventType} run ${event.data.runId} of job ${event.data.jobId}: ${event.data.runStatus}\n`),
+    onEvent: (event) =>
+      process.stdout.write(
+        `${event.eventType} run ${event.data.runId} of job ${event.data.jobId}: ${event.data.runStatus}\n`,
+      ),
   }).listen(port, '127.0.0.1', () => process.stdout.write(`receiver listening on http://127.0.0.1:${port}/\n`));
 }

@@ -13,7 +13,9 @@ const flag = z
 const trustProxy = z
   .string()
   .refine(
-    (value) => flag.safeParse(value).success || value.split(',').every((part) => ipaddr.isValid(part.trim()) || ipaddr.isValidCIDR(part.trim())),
+    (value) =>
+      flag.safeParse(value).success ||
+      value.split(',').every((part) => ipaddr.isValid(part.trim()) || ipaddr.isValidCIDR(part.trim())),
     "must be 1 (any proxy), 0, or the proxies' addresses or CIDR ranges separated by commas",
   )
   .transform((value) => {
@@ -28,12 +30,20 @@ const retrySchedule = z
   .string()
   .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'must be comma-separated numbers of seconds')
   .transform((value) => value.split(',').map(Number))
-  .refine((delays) => delays.length === RETRIES_PER_DELIVERY, `must list exactly ${RETRIES_PER_DELIVERY} delays (one per retry)`);
+  .refine(
+    (delays) => delays.length === RETRIES_PER_DELIVERY,
+    `must list exactly ${RETRIES_PER_DELIVERY} delays (one per retry)`,
+  );
 
 const EnvSchema = z
   .object({
     HOST: z.string().min(1).default('127.0.0.1'),
-    PORT: z.string().regex(/^\d+$/, 'must be a port number').transform(Number).pipe(z.number().int().min(0).max(65535)).default(8080),
+    PORT: z
+      .string()
+      .regex(/^\d+$/, 'must be a port number')
+      .transform(Number)
+      .pipe(z.number().int().min(0).max(65535))
+      .default(8080),
     JOBHOOKS_DB: z.string().min(1).default('./data/jobhooks.db'),
     JOBHOOKS_SECRET_KEY: z.string().optional(),
     JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: positiveInt.optional(),

@@ -8,7 +8,11 @@ import { createService, type Service } from './wiring';
 async function bootstrapFirstAccount(service: Service): Promise<string | null> {
   if ((await service.accounts.countAccounts()) > 0) return null;
   await service.accounts.createAccount({ id: 1, name: 'Account 1', plan: 'enterprise' });
-  const { token } = await service.accounts.createToken({ accountId: 1, permissionSet: 'Account Admin', name: 'first admin' });
+  const { token } = await service.accounts.createToken({
+    accountId: 1,
+    permissionSet: 'Account Admin',
+    name: 'first admin',
+  });
   return token;
 }
 
@@ -17,10 +21,16 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   // Handlers go in before anything is announced: a supervisor may signal as soon as it reads the
   // start-up message, and a signal that arrives with no handler kills the process without cleanup.
   const shutdown = installShutdownHandlers();
-  const service = await startupStep(() => createService(config), (error) => databaseStartupError(error, config.databasePath));
+  const service = await startupStep(
+    () => createService(config),
+    (error) => databaseStartupError(error, config.databasePath),
+  );
   let address: string;
   try {
-    address = await startupStep(() => service.app.listen({ host: config.host, port: config.port }), (error) => listenStartupError(error, config.host, config.port));
+    address = await startupStep(
+      () => service.app.listen({ host: config.host, port: config.port }),
+      (error) => listenStartupError(error, config.host, config.port),
+    );
   } catch (error) {
     await service.close();
     throw error;

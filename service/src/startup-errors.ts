@@ -15,8 +15,10 @@ export function databaseStartupError(error: unknown, path: string): string | nul
   if (typeof failedPath === 'string' && basename(failedPath) === 'secret.key') {
     return `The key file ${failedPath} cannot be read or created (${String(code)}): fix its permissions, or set JOBHOOKS_SECRET_KEY.`;
   }
-  if (code === 'SQLITE_NOTADB') return `JOBHOOKS_DB names ${path}, which is not a SQLite database: point JOBHOOKS_DB at the jobhooks database, or at a new file.`;
-  if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')) return `The database ${path} (JOBHOOKS_DB) is corrupt (${messageOf(error)}): restore it from a backup.`;
+  if (code === 'SQLITE_NOTADB')
+    return `JOBHOOKS_DB names ${path}, which is not a SQLite database: point JOBHOOKS_DB at the jobhooks database, or at a new file.`;
+  if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'))
+    return `The database ${path} (JOBHOOKS_DB) is corrupt (${messageOf(error)}): restore it from a backup.`;
   if (['SQLITE_CANTOPEN', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST', 'EISDIR', 'EROFS', 'ENOENT'].includes(String(code))) {
     return `JOBHOOKS_DB names ${path}, which cannot be created or opened (${String(code)}): set JOBHOOKS_DB to a file in a writable folder.`;
   }
@@ -26,8 +28,10 @@ export function databaseStartupError(error: unknown, path: string): string | nul
 /** Why listening on host:port failed, as the operator can act on it, or null. */
 export function listenStartupError(error: unknown, host: string, port: number): string | null {
   const code = codeOf(error);
-  if (code === 'EADDRINUSE') return `Port ${port} on ${host} is already in use: stop the other process, or set PORT to a free port (PORT=0 picks one).`;
-  if (code === 'EACCES') return `Listening on port ${port} needs privileges this process does not have: set PORT to 1024 or above.`;
+  if (code === 'EADDRINUSE')
+    return `Port ${port} on ${host} is already in use: stop the other process, or set PORT to a free port (PORT=0 picks one).`;
+  if (code === 'EACCES')
+    return `Listening on port ${port} needs privileges this process does not have: set PORT to 1024 or above.`;
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') {
     return `HOST "${host}" is not an address of this machine (${String(code)}): set HOST to one, such as 127.0.0.1 or 0.0.0.0.`;
   }

@@ -52,7 +52,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const store = createSqliteStore(config.databasePath, undefined, config.durability);
   let secretBox: SecretBox;
   try {
-    secretBox = await openCheckedSecretBox({ envValue: config.secretKey, keyFile: secretKeyFileOf(config.databasePath), store: store.secretKeys, random });
+    secretBox = await openCheckedSecretBox({
+      envValue: config.secretKey,
+      keyFile: secretKeyFileOf(config.databasePath),
+      store: store.secretKeys,
+      random,
+    });
   } catch (error) {
     await store.close();
     throw error;
@@ -120,7 +125,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       },
     });
     dispatcher = running;
-    const retention = createRetentionJob({ log: store.deliveryLog, clock, onError: (error) => app.log.error({ err: error }, 'delivery log purge failed') });
+    const retention = createRetentionJob({
+      log: store.deliveryLog,
+      clock,
+      onError: (error) => app.log.error({ err: error }, 'delivery log purge failed'),
+    });
     running.start();
     retention.start();
     let closing: Promise<void> | null = null;

@@ -15,7 +15,11 @@ interface Violation {
   to: string;
 }
 
-async function depcruise(cwd: string, paths: string[], outputType: string): Promise<{ stdout: string; exitCode: number }> {
+async function depcruise(
+  cwd: string,
+  paths: string[],
+  outputType: string,
+): Promise<{ stdout: string; exitCode: number }> {
   const args = [...paths, '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', outputType];
   return promisify(execFile)(DEPCRUISE, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).then(
     (done) => ({ stdout: done.stdout, exitCode: 0 }),
@@ -56,7 +60,8 @@ test('the repository keeps the layer order, the package borders and has no impor
 test('a store module that imports a delivery module fails the check, naming the rule', async () => {
   writeTree(scratch, {
     'service/src/delivery/retry-policy.ts': 'export const RETRIES = 5;\n',
-    'service/src/store/deliveries.ts': "import { RETRIES } from '../delivery/retry-policy';\nexport const n = RETRIES;\n",
+    'service/src/store/deliveries.ts':
+      "import { RETRIES } from '../delivery/retry-policy';\nexport const n = RETRIES;\n",
   });
   const { violations, exitCode } = await checkLayers(scratch, ['service/src']);
   expect(violations.map((v) => [v.rule.name, v.from, v.to])).toEqual([
@@ -79,7 +84,8 @@ test('a cycle of type-only imports inside one layer fails the check', async () =
 test('the same modules in the allowed direction pass', async () => {
   writeTree(scratch, {
     'service/src/store/deliveries.ts': 'export const RETRIES = 5;\n',
-    'service/src/delivery/retry-policy.ts': "import { RETRIES } from '../store/deliveries';\nexport const n = RETRIES;\n",
+    'service/src/delivery/retry-policy.ts':
+      "import { RETRIES } from '../store/deliveries';\nexport const n = RETRIES;\n",
   });
   expect(await checkLayers(scratch, ['service/src'])).toEqual({ violations: [], exitCode: 0 });
 }, 60_000);

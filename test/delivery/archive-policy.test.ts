@@ -1,7 +1,11 @@
 // The archiving rules (docs/decisions.md#9-failed-deliveries-and-archiving), on a timeline of attempts (microseconds).
 import type { AttemptFacts } from '../../service/src/domain/attempt';
 import type { DispatchState } from '../../service/src/domain/webhook';
-import { ARCHIVE_AFTER_EXHAUSTED_DELIVERIES, ARCHIVE_REASONS, nextDispatchState } from '../../service/src/delivery/archive-policy';
+import {
+  ARCHIVE_AFTER_EXHAUSTED_DELIVERIES,
+  ARCHIVE_REASONS,
+  nextDispatchState,
+} from '../../service/src/delivery/archive-policy';
 
 const HOUR = 3600 * 1_000_000;
 const DAY = 24 * HOUR;
@@ -17,12 +21,30 @@ const fresh: DispatchState = {
   archivedReason: null,
 };
 
-const failed = (requestedAt: number, exhausted = true): AttemptFacts => ({ requestedAt, statusCode: '500', verdict: 'failed', exhausted, manual: false });
-const succeeded = (requestedAt: number): AttemptFacts => ({ requestedAt, statusCode: '200', verdict: 'succeeded', exhausted: false, manual: false });
+const failed = (requestedAt: number, exhausted = true): AttemptFacts => ({
+  requestedAt,
+  statusCode: '500',
+  verdict: 'failed',
+  exhausted,
+  manual: false,
+});
+const succeeded = (requestedAt: number): AttemptFacts => ({
+  requestedAt,
+  statusCode: '200',
+  verdict: 'succeeded',
+  exhausted: false,
+  manual: false,
+});
 
 test('every attempt sets the status code and the dispatch time', () => {
   const state = nextDispatchState(fresh, { ...failed(T0, false), statusCode: '599' });
-  expect(state).toMatchObject({ httpStatusCode: '599', dispatchedAt: T0, failingSince: T0, lastFailureAt: T0, consecutiveFailures: 0 });
+  expect(state).toMatchObject({
+    httpStatusCode: '599',
+    dispatchedAt: T0,
+    failingSince: T0,
+    lastFailureAt: T0,
+    consecutiveFailures: 0,
+  });
 });
 
 test('only an exhausted delivery counts as a failed delivery', () => {
@@ -44,7 +66,12 @@ test(`the ${ARCHIVE_AFTER_EXHAUSTED_DELIVERIES}th consecutive failed delivery ar
 test('a success resets the count and the failing period', () => {
   let state: DispatchState = { ...fresh, consecutiveFailures: 999, failingSince: T0, lastFailureAt: T0 + DAY };
   state = nextDispatchState(state, succeeded(T0 + 2 * DAY));
-  expect(state).toMatchObject({ consecutiveFailures: 0, failingSince: null, lastFailureAt: null, httpStatusCode: '200' });
+  expect(state).toMatchObject({
+    consecutiveFailures: 0,
+    failingSince: null,
+    lastFailureAt: null,
+    httpStatusCode: '200',
+  });
   state = nextDispatchState(state, failed(T0 + 7 * DAY + 1));
   expect(state.archivedAt).toBeNull();
   expect(state.failingSince).toBe(T0 + 7 * DAY + 1);
@@ -60,19 +87,34 @@ test.each([
 });
 
 test('a 410 Gone archives at once, even on a healthy webhook', () => {
-  const state = nextDispatchState(fresh, { requestedAt: T0, statusCode: '410', verdict: 'gone', exhausted: true, manual: false });
+  const state = nextDispatchState(fresh, {
+    requestedAt: T0,
+    statusCode: '410',
+    verdict: 'gone',
+    exhausted: true,
+    manual: false,
+  });
   expect(state).toMatchObject({ archivedAt: T0, archivedReason: ARCHIVE_REASONS.gone, httpStatusCode: '410' });
 });
 
 test('a manual redelivery that fails changes the status but not the failure record', () => {
   const failing = { ...fresh, consecutiveFailures: 999, failingSince: T0, lastFailureAt: T0 };
   const state = nextDispatchState(failing, { ...failed(T0 + 8 * DAY), manual: true });
-  expect(state).toMatchObject({ consecutiveFailures: 999, failingSince: T0, lastFailureAt: T0, archivedAt: null, httpStatusCode: '500' });
+  expect(state).toMatchObject({
+    consecutiveFailures: 999,
+    failingSince: T0,
+    lastFailureAt: T0,
+    archivedAt: null,
+    httpStatusCode: '500',
+  });
 });
 
 test('a manual redelivery that succeeds clears the failure record', () => {
   const failing = { ...fresh, consecutiveFailures: 10, failingSince: T0, lastFailureAt: T0 };
-  expect(nextDispatchState(failing, { ...succeeded(T0 + DAY), manual: true })).toMatchObject({ consecutiveFailures: 0, failingSince: null });
+  expect(nextDispatchState(failing, { ...succeeded(T0 + DAY), manual: true })).toMatchObject({
+    consecutiveFailures: 0,
+    failingSince: null,
+  });
 });
 
 test('an archived webhook is not archived again by a late result', () => {

@@ -47,7 +47,8 @@ function unfinishedDeliveries(): number {
 }
 
 const read = async (id: string) => (await h.call('GET', webhookPath(id))).json().data;
-const webhook = () => createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+const webhook = () =>
+  createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
 let runs = 0;
 /** Ingests one event of a new run and waits until its delivery has finished. */
 async function deliverOne() {
@@ -66,7 +67,11 @@ test('the 1,000th consecutive failed delivery archives the webhook, not the 999t
 
   runs = 999;
   await deliverOne();
-  expect(await read(hook.id)).toMatchObject({ active: false, archived: true, archived_reason: '1000 consecutive deliveries failed' });
+  expect(await read(hook.id)).toMatchObject({
+    active: false,
+    archived: true,
+    archived_reason: '1000 consecutive deliveries failed',
+  });
 }, 90_000);
 
 test('a success resets the count of failed deliveries', async () => {
@@ -87,7 +92,11 @@ test('7 days of failure with a failed attempt in the last 24 h archives the webh
   expect((await read(hook.id)).archived).toBe(false);
   clock.advanceMillis(3600_000);
   await deliverOne();
-  expect(await read(hook.id)).toMatchObject({ active: false, archived: true, archived_reason: 'Deliveries have failed for 7 days' });
+  expect(await read(hook.id)).toMatchObject({
+    active: false,
+    archived: true,
+    archived_reason: 'Deliveries have failed for 7 days',
+  });
   // The third delivery's first failed attempt archived the webhook; its retries were skipped.
   expect(receiver.requests).toHaveLength(6 + 6 + 1);
 });
@@ -120,7 +129,12 @@ describe('reactivation after a real archiving', () => {
   test('PUT with active true reactivates it, clears the failure record, and events flow again', async () => {
     const hook = await archivedBy410();
     const put = await h.call('PUT', webhookPath(hook.id), {
-      body: validCreateBody({ client_url: hook.client_url, event_types: ['job.run.completed'], job_ids: [], active: true }),
+      body: validCreateBody({
+        client_url: hook.client_url,
+        event_types: ['job.run.completed'],
+        job_ids: [],
+        active: true,
+      }),
     });
     expect(put.json().data).toMatchObject({ active: true, archived: false });
     expect(failureRecord(hook.id)).toEqual({ consecutive_failures: 0, failing_since: null });
@@ -133,7 +147,12 @@ describe('reactivation after a real archiving', () => {
   test('PUT with a new client_url reactivates it even with active false', async () => {
     const hook = await archivedBy410();
     const put = await h.call('PUT', webhookPath(hook.id), {
-      body: validCreateBody({ client_url: `${receiver.url}/new`, event_types: ['job.run.completed'], job_ids: [], active: false }),
+      body: validCreateBody({
+        client_url: `${receiver.url}/new`,
+        event_types: ['job.run.completed'],
+        job_ids: [],
+        active: false,
+      }),
     });
     expect(put.json().data).toMatchObject({ active: true, archived: false });
     await deliverOne();
@@ -143,7 +162,12 @@ describe('reactivation after a real archiving', () => {
   test('PUT with active false and the same URL leaves it archived, and events are skipped', async () => {
     const hook = await archivedBy410();
     await h.call('PUT', webhookPath(hook.id), {
-      body: validCreateBody({ client_url: hook.client_url, event_types: ['job.run.completed'], job_ids: [], active: false }),
+      body: validCreateBody({
+        client_url: hook.client_url,
+        event_types: ['job.run.completed'],
+        job_ids: [],
+        active: false,
+      }),
     });
     const before = receiver.requests.length;
     runs += 1;

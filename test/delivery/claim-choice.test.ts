@@ -18,5 +18,15 @@ test('a slow endpoint at its share does not take the room of the others', () => 
 });
 
 test('webhooks at their share are excluded from the claim query', () => {
-  expect(saturatedWebhooks({ total: 5, perWebhook: 2, inFlight: new Map([['a', 2], ['b', 1], ['c', 3]]) })).toEqual(['a', 'c']);
+  expect(
+    saturatedWebhooks({
+      total: 5,
+      perWebhook: 2,
+      inFlight: new Map([
+        ['a', 2],
+        ['b', 1],
+        ['c', 3],
+      ]),
+    }),
+  ).toEqual(['a', 'c']);
 });

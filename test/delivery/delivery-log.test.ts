@@ -23,7 +23,8 @@ afterEach(async () => {
 
 const logPath = (id: string, query = '') => `${webhookPath(id)}/deliveries${query}`;
 const log = async (id: string, query = '') => (await h.call('GET', logPath(id, query))).json();
-const webhook = () => createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+const webhook = () =>
+  createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
 const retry = (id: string, deliveryId: string, token?: string) =>
   h.call('POST', `${logPath(id)}/${deliveryId}/retry`, token ? { token } : {});
 
@@ -99,7 +100,13 @@ describe('redelivery', () => {
     receiver.respondWith(answer(200, 'thanks'));
     const response = await retry(hook.id, deliveryId);
     expect(response.statusCode).toBe(200);
-    expect(response.json().data).toMatchObject({ delivery_id: deliveryId, attempt: 7, success: true, http_status_code: '200', response_body: 'thanks' });
+    expect(response.json().data).toMatchObject({
+      delivery_id: deliveryId,
+      attempt: 7,
+      success: true,
+      http_status_code: '200',
+      response_body: 'thanks',
+    });
     expect(receiver.requests).toHaveLength(7);
     const [first, last] = [receiver.requests[0]!, receiver.requests[6]!];
     expect(last.body.equals(first.body)).toBe(true);
@@ -159,7 +166,10 @@ test("another account's webhook log is a 404 through one's own path and a 403 th
   const { hook } = await exhaustedDelivery();
   const stranger = await h.token('Account Admin', 2);
   expect((await h.call('GET', logPath(hook.id), { token: stranger })).statusCode).toBe(403);
-  expect((await h.call('GET', `/api/v3/accounts/2/webhooks/subscription/${hook.id}/deliveries`, { token: stranger })).statusCode).toBe(404);
+  expect(
+    (await h.call('GET', `/api/v3/accounts/2/webhooks/subscription/${hook.id}/deliveries`, { token: stranger }))
+      .statusCode,
+  ).toBe(404);
 });
 
 describe('test endpoint entries', () => {
@@ -168,16 +178,27 @@ describe('test endpoint entries', () => {
   test.each([
     ['a 200 endpoint', 200, null, '200', true],
     ['a 500 endpoint', 500, 'The endpoint answered HTTP 500', '500', false],
-  ] as const)('%s is logged as a test attempt and leaves the webhook status alone', async (_name, status, error, code, success) => {
-    receiver.respondWith(answer(status, 'reply'));
-    const hook = await webhook();
-    const result = (await runTest(hook.id)).json().data;
-    expect(result).toEqual({ verification_error: error, verification_status_code: code });
-    const [entry] = (await log(hook.id)).data;
-    expect(entry).toMatchObject({ test: true, delivery_id: null, attempt: 1, event_type: 'job.run.completed', success, error, http_status_code: code });
-    expect(entry.event_id).toBe(JSON.parse(receiver.requests[0]!.body.toString('utf8')).eventId);
-    expect((await h.call('GET', webhookPath(hook.id))).json().data.http_status_code).toBe('0');
-  });
+  ] as const)(
+    '%s is logged as a test attempt and leaves the webhook status alone',
+    async (_name, status, error, code, success) => {
+      receiver.respondWith(answer(status, 'reply'));
+      const hook = await webhook();
+      const result = (await runTest(hook.id)).json().data;
+      expect(result).toEqual({ verification_error: error, verification_status_code: code });
+      const [entry] = (await log(hook.id)).data;
+      expect(entry).toMatchObject({
+        test: true,
+        delivery_id: null,
+        attempt: 1,
+        event_type: 'job.run.completed',
+        success,
+        error,
+        http_status_code: code,
+      });
+      expect(entry.event_id).toBe(JSON.parse(receiver.requests[0]!.body.toString('utf8')).eventId);
+      expect((await h.call('GET', webhookPath(hook.id))).json().data.http_status_code).toBe('0');
+    },
+  );
 
   test('a test that gets a 410 does not archive the webhook', async () => {
     receiver.respondWith(answer(410));

@@ -21,10 +21,19 @@ beforeEach(async () => {
 afterEach(() => h.close());
 
 function secretBoxOf(harness: Harness) {
-  return createSecretBox(loadSecretKey({ envValue: undefined, keyFile: join(harness.dir, 'secret.key'), random: cryptoRandomBytes }), cryptoRandomBytes);
+  return createSecretBox(
+    loadSecretKey({ envValue: undefined, keyFile: join(harness.dir, 'secret.key'), random: cryptoRandomBytes }),
+    cryptoRandomBytes,
+  );
 }
 
-const answer = (status: number): SendOutcome => ({ kind: 'response', status, durationMs: 1, bodyExcerpt: '', retryAfter: null });
+const answer = (status: number): SendOutcome => ({
+  kind: 'response',
+  status,
+  durationMs: 1,
+  bodyExcerpt: '',
+  retryAfter: null,
+});
 
 /** A dispatcher on the harness's store (or `options.store`) that sends with `send` and opens secrets with `open`. */
 function watchedDispatcher(
@@ -50,7 +59,11 @@ function watchedDispatcher(
 }
 
 test("a webhook's secret is decrypted once for all its attempts, and every attempt is still signed with it", async () => {
-  const hook = await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook', event_types: ['job.run.completed'], job_ids: [] });
+  const hook = await createWebhook(h, {
+    client_url: 'http://127.0.0.1:9/hook',
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
   for (let run = 1; run <= 20; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
   const box = secretBoxOf(h);
   let opened = 0;
@@ -66,15 +79,23 @@ test("a webhook's secret is decrypted once for all its attempts, and every attem
     await dispatcher.stop(1000);
   }
   expect(opened).toBe(1);
-  for (const request of sent) expect(isGenuine(hook.hmac_secret, request.body, request.headers.authorization!)).toBe(true);
+  for (const request of sent)
+    expect(isGenuine(hook.hmac_secret, request.body, request.headers.authorization!)).toBe(true);
 });
 
 test('a retry sends the signature its first attempt computed and stored: after a restart it needs no secret at all', async () => {
-  const hook = await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook', event_types: ['job.run.completed'], job_ids: [] });
+  const hook = await createWebhook(h, {
+    client_url: 'http://127.0.0.1:9/hook',
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
   await ingest(h, 'job.run.completed', { runId: '1' });
   const box = secretBoxOf(h);
   const sent: OutgoingDelivery[] = [];
-  const failing = watchedDispatcher(async (request) => (sent.push(request), answer(500)), (sealed) => box.open(sealed));
+  const failing = watchedDispatcher(
+    async (request) => (sent.push(request), answer(500)),
+    (sealed) => box.open(sealed),
+  );
   failing.start();
   try {
     await waitFor(() => sent.length === 1, 'the first attempt');
@@ -133,10 +154,15 @@ test("a request's slot is free for the next request as soon as the endpoint answ
   const sent: OutgoingDelivery[] = [];
   const box = secretBoxOf(h);
   // One request at a time: the second can only start once the first one's slot is free.
-  const dispatcher = watchedDispatcher(async (request) => (sent.push(request), answer(200)), (sealed) => box.open(sealed), createSystemClock(), {
-    store: heldStore,
-    maxInFlight: 1,
-  });
+  const dispatcher = watchedDispatcher(
+    async (request) => (sent.push(request), answer(200)),
+    (sealed) => box.open(sealed),
+    createSystemClock(),
+    {
+      store: heldStore,
+      maxInFlight: 1,
+    },
+  );
   dispatcher.start();
   try {
     await waitFor(() => sent.length === 2, 'the second request while the first result is not yet written', 3000);

@@ -59,7 +59,11 @@ async function createWebhook(baseUrl: string, url: string): Promise<{ id: string
  * Posts the events of `runIds` with bounded concurrency, like a scheduler's client: resolves with the runs
  * that were accepted (202). Requests that fail because the process died are simply not in the result.
  */
-async function postEvents(baseUrl: string, runIds: string[], onAccepted: (accepted: number) => void): Promise<Set<string>> {
+async function postEvents(
+  baseUrl: string,
+  runIds: string[],
+  onAccepted: (accepted: number) => void,
+): Promise<Set<string>> {
   const origin = new URL(baseUrl).origin;
   const pool = new Pool(origin, { connections: POST_CONCURRENCY });
   const accepted = new Set<string>();
@@ -102,7 +106,9 @@ test(`kill -9 during a burst of ${EVENTS} events to ${SUBSCRIBERS} subscribers l
   receivers = await Promise.all(
     Array.from({ length: SUBSCRIBERS }, (_, i) =>
       // One slow subscriber keeps deliveries in flight at the moment of the kill.
-      startReceiver((_req, res) => (i === 0 ? setTimeout(() => res.writeHead(200).end(), 20) : res.writeHead(200).end())),
+      startReceiver((_req, res) =>
+        i === 0 ? setTimeout(() => res.writeHead(200).end(), 20) : res.writeHead(200).end(),
+      ),
     ),
   );
   service = await startServiceProcess(env());
@@ -124,13 +130,18 @@ test(`kill -9 during a burst of ${EVENTS} events to ${SUBSCRIBERS} subscribers l
   const acceptedAfter = await postEvents(service.baseUrl, resent, () => undefined);
   expect(acceptedAfter.size).toBe(resent.length);
 
-  await waitFor(() => receivers.every((r) => deliveredRuns(r).size === EVENTS), 'every event at every subscriber', 90_000);
+  await waitFor(
+    () => receivers.every((r) => deliveredRuns(r).size === EVENTS),
+    'every event at every subscriber',
+    90_000,
+  );
   let duplicates = 0;
   receivers.forEach((receiver, i) => {
     const runs = deliveredRuns(receiver);
     expect([...runs.keys()].sort()).toEqual([...runIds].sort());
     duplicates += receiver.requests.length - runs.size;
-    for (const r of receiver.requests) expect(isGenuine(hooks[i]!.hmac_secret, r.body, r.headers.authorization)).toBe(true);
+    for (const r of receiver.requests)
+      expect(isGenuine(hooks[i]!.hmac_secret, r.body, r.headers.authorization)).toBe(true);
   });
   process.stdout.write(
     `durability: ${acceptedBeforeKill.size} events accepted and ${deliveredBeforeKill} deliveries made before kill -9; ` +
@@ -166,8 +177,12 @@ test('SIGTERM lets the attempt in flight finish, records it, and exits 0', async
 
   const db = new Database(join(dir, 'jobhooks.db'), { readonly: true });
   try {
-    expect(db.prepare('SELECT state, attempts, lease_owner FROM deliveries').all()).toEqual([{ state: 'succeeded', attempts: 1, lease_owner: null }]);
-    expect(db.prepare('SELECT status_code, success FROM delivery_attempts').all()).toEqual([{ status_code: '200', success: 1 }]);
+    expect(db.prepare('SELECT state, attempts, lease_owner FROM deliveries').all()).toEqual([
+      { state: 'succeeded', attempts: 1, lease_owner: null },
+    ]);
+    expect(db.prepare('SELECT status_code, success FROM delivery_attempts').all()).toEqual([
+      { status_code: '200', success: 1 },
+    ]);
   } finally {
     db.close();
   }

@@ -3,10 +3,16 @@
 import type { LookupAddress } from 'node:dns';
 import { createGuardedLookup, resolverWith } from '../../service/src/delivery/guarded-lookup';
 
-function lookupWith(addresses: LookupAddress[], allowPrivate: boolean, options: { all?: boolean; family?: number } = {}) {
+function lookupWith(
+  addresses: LookupAddress[],
+  allowPrivate: boolean,
+  options: { all?: boolean; family?: number } = {},
+) {
   const lookup = createGuardedLookup(async () => addresses, allowPrivate);
   return new Promise<{ error: Error | null; result: unknown }>((resolve) => {
-    lookup('host.example', options, (error, address, family) => resolve({ error, result: options.all ? address : { address, family } }));
+    lookup('host.example', options, (error, address, family) =>
+      resolve({ error, result: options.all ? address : { address, family } }),
+    );
   });
 }
 
@@ -20,7 +26,10 @@ const MIXED: LookupAddress[] = [
 test('of a mix of private and public addresses, only the public ones are handed to the socket', async () => {
   expect(await lookupWith(MIXED, false, { all: true })).toEqual({
     error: null,
-    result: [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }],
+    result: [
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:2800:220:1::1', family: 6 },
+    ],
   });
 });
 
@@ -39,7 +48,10 @@ test('JOBHOOKS_ALLOW_PRIVATE_URLS keeps private addresses', async () => {
 });
 
 test('a name in the hosts table resolves to the addresses listed there', async () => {
-  const listed = [{ address: '10.0.0.5', family: 4 as const }, { address: 'fd00::1', family: 6 as const }];
+  const listed = [
+    { address: '10.0.0.5', family: 4 as const },
+    { address: 'fd00::1', family: 6 as const },
+  ];
   expect(await resolverWith({ 'hooks.example': listed })('hooks.example')).toEqual(listed);
 });
 

@@ -21,12 +21,21 @@ afterEach(async () => {
 });
 
 const webhook = (path = '/hook', overrides: Record<string, unknown> = {}) =>
-  createWebhook(h, { client_url: `${receiver.url}${path}`, event_types: ['job.run.completed'], job_ids: [], ...overrides });
+  createWebhook(h, {
+    client_url: `${receiver.url}${path}`,
+    event_types: ['job.run.completed'],
+    job_ids: [],
+    ...overrides,
+  });
 const read = async (id: string) => (await h.call('GET', webhookPath(id))).json().data;
 const deliveryStates = (dbPath: string) => {
   const db = new Database(dbPath, { readonly: true });
   try {
-    return db.prepare<[], { state: string; attempts: number; lease_owner: string | null }>('SELECT state, attempts, lease_owner FROM deliveries').all();
+    return db
+      .prepare<[], { state: string; attempts: number; lease_owner: string | null }>(
+        'SELECT state, attempts, lease_owner FROM deliveries',
+      )
+      .all();
   } finally {
     db.close();
   }
@@ -97,7 +106,12 @@ test('a 410 archives the webhook at once and is not retried', async () => {
   await ingest(h, 'job.run.completed');
   await waitFor(async () => (await read(hook.id)).archived === true, 'archiving');
   const state = await read(hook.id);
-  expect(state).toMatchObject({ active: false, archived: true, http_status_code: '410', archived_reason: 'The endpoint answered 410 Gone' });
+  expect(state).toMatchObject({
+    active: false,
+    archived: true,
+    http_status_code: '410',
+    archived_reason: 'The endpoint answered 410 Gone',
+  });
   expect(state.archived_at).toMatch(/^\d{16}$/);
   await sleep(300);
   expect(receiver.requests).toHaveLength(1);
@@ -149,7 +163,9 @@ test('a receiver that answers 200 after 11 s has failed: the attempt is over at 
 
 test('a slow endpoint holds at most its share of requests and the others are delivered meanwhile', async () => {
   await h.close();
-  h = await startHarness({ env: { JOBHOOKS_DELIVERY_CONCURRENCY: '4', JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: '2' } });
+  h = await startHarness({
+    env: { JOBHOOKS_DELIVERY_CONCURRENCY: '4', JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: '2' },
+  });
   const held: Array<() => void> = [];
   let open = 0;
   let mostOpen = 0;

@@ -8,7 +8,13 @@ import {
 } from '../../service/src/delivery/retry-policy';
 import type { SendOutcome } from '../../service/src/delivery/sender';
 
-const response = (status: number, retryAfter: string | null = null): SendOutcome => ({ kind: 'response', status, durationMs: 5, bodyExcerpt: '', retryAfter });
+const response = (status: number, retryAfter: string | null = null): SendOutcome => ({
+  kind: 'response',
+  status,
+  durationMs: 5,
+  bodyExcerpt: '',
+  retryAfter,
+});
 const noResponse: SendOutcome = { kind: 'no_response', error: 'Connection refused', durationMs: 1 };
 const NOW = Date.parse('2026-11-21T10:00:00Z');
 const plan = (outcome: SendOutcome, attempt: number, jitter = 0) =>

@@ -15,7 +15,11 @@ beforeEach(() => {
   turns = 0;
   turn = async () => undefined;
   errors.length = 0;
-  scheduler = createScheduler(LIMITS, () => ((turns += 1), turn()), (error) => errors.push(error));
+  scheduler = createScheduler(
+    LIMITS,
+    () => ((turns += 1), turn()),
+    (error) => errors.push(error),
+  );
 });
 afterEach(async () => {
   const stopped = scheduler.stop(0);

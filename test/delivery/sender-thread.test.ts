@@ -22,7 +22,11 @@ test('a request sent from the thread arrives byte for byte, and its outcome come
   // A view into a larger buffer: only its own bytes are sent.
   const slab = Buffer.from('xxxx{"event":"job.run.completed"}yyyy');
   const body = slab.subarray(4, slab.length - 4);
-  const outcome = await sender.send({ url: `${receiver.url}/hook`, body, headers: { 'content-type': 'application/json', authorization: 'sig' } });
+  const outcome = await sender.send({
+    url: `${receiver.url}/hook`,
+    body,
+    headers: { 'content-type': 'application/json', authorization: 'sig' },
+  });
   expect(outcome).toMatchObject({ kind: 'response', status: 429, bodyExcerpt: 'slow down', retryAfter: '7' });
   expect(receiver.requests).toHaveLength(1);
   expect(receiver.requests[0]!.body.toString()).toBe('{"event":"job.run.completed"}');
@@ -34,7 +38,9 @@ test('many requests made at once each get their own outcome', async () => {
   sender = createThreadedSender({ allowPrivateUrls: true });
   const statuses = [200, 201, 400, 404, 410, 500, 503];
   const paths = Array.from({ length: 300 }, (_, i) => `/${statuses[i % statuses.length]}/${i}`);
-  const outcomes = await Promise.all(paths.map((path) => sender!.send({ url: `${receiver.url}${path}`, body: Buffer.from('{}'), headers: {} })));
+  const outcomes = await Promise.all(
+    paths.map((path) => sender!.send({ url: `${receiver.url}${path}`, body: Buffer.from('{}'), headers: {} })),
+  );
   outcomes.forEach((outcome, i) => {
     expect(outcome).toMatchObject({ kind: 'response', status: statuses[i % statuses.length], bodyExcerpt: paths[i] });
   });
@@ -65,26 +71,25 @@ test('when the thread dies, its sends in flight fail instead of hanging, and the
   await expect(inFlight).rejects.toThrow(/The sender thread stopped/);
 
   receiver.respondWith(answer(200, 'back'));
-  await expect(sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} })).resolves.toMatchObject({ status: 200, bodyExcerpt: 'back' });
+  await expect(sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} })).resolves.toMatchObject({
+    status: 200,
+    bodyExcerpt: 'back',
+  });
 });
 
 const post = (url: string) => sender!.send({ url, body: Buffer.from('{}'), headers: {} });
 
-test(
-  'a send whose answer never comes fails at its deadline as the service\'s fault, not as a failed attempt',
-  async () => {
-    receiver.respondWith(() => undefined); // never answers
-    // The thread's own limit is far past this test's time limit, so its answer cannot come while the test runs.
-    sender = createThreadedSender({ allowPrivateUrls: true, timeoutMs: 600_000, replyDeadlineMs: 300 });
-    const started = performance.now();
-    await expect(post(receiver.url)).rejects.toThrow('The sender thread gave no answer within 0.3 s');
-    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
-    // The thread works: it sent the request, and only its answer is missing.
-    await waitFor(() => receiver.requests.length === 1, 'the request to arrive');
-    await sender.terminateThread(); // its request would hold a graceful close for the close grace
-  },
-  5_000,
-);
+test("a send whose answer never comes fails at its deadline as the service's fault, not as a failed attempt", async () => {
+  receiver.respondWith(() => undefined); // never answers
+  // The thread's own limit is far past this test's time limit, so its answer cannot come while the test runs.
+  sender = createThreadedSender({ allowPrivateUrls: true, timeoutMs: 600_000, replyDeadlineMs: 300 });
+  const started = performance.now();
+  await expect(post(receiver.url)).rejects.toThrow('The sender thread gave no answer within 0.3 s');
+  expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+  // The thread works: it sent the request, and only its answer is missing.
+  await waitFor(() => receiver.requests.length === 1, 'the request to arrive');
+  await sender.terminateThread(); // its request would hold a graceful close for the close grace
+}, 5_000);
 
 test('an answer that comes after its deadline is ignored, and the next send gets its own', async () => {
   let lateAnswerSent = false;
@@ -122,6 +127,8 @@ test('close waits for requests in flight, then nothing more is sent', async () =
   await waitFor(() => receiver.requests.length === 1, 'the request to arrive');
   await sender.close();
   await expect(inFlight).resolves.toMatchObject({ kind: 'response', status: 204 });
-  await expect(sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} })).rejects.toThrow('The sender is closed');
+  await expect(sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} })).rejects.toThrow(
+    'The sender is closed',
+  );
   expect(receiver.requests).toHaveLength(1);
 });

@@ -106,7 +106,12 @@ test('a body longer than 4 KiB that never ends is answered at 4 KiB, not at the 
 test('the status, the Retry-After header and the whole of a short body are reported; the request carries the bytes and headers given', async () => {
   receiver.respondWith(answer(429, 'slow down', { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' }));
   const outcome = await sendOnce({ allowPrivateUrls: true }, `${receiver.url}/hook?source=test`);
-  expect(outcome).toMatchObject({ kind: 'response', status: 429, bodyExcerpt: 'slow down', retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT' });
+  expect(outcome).toMatchObject({
+    kind: 'response',
+    status: 429,
+    bodyExcerpt: 'slow down',
+    retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT',
+  });
   expect(receiver.requests[0]).toMatchObject({ method: 'POST', url: '/hook?source=test', body: Buffer.from('{}') });
   expect(receiver.requests[0]!.headers['content-type']).toBe('application/json');
 });
@@ -123,8 +128,12 @@ test('a request still waiting for a connection at its limit is a failure then, a
     const first = sender.send(delivery(`${receiver.url}/first`));
     await new Promise((resolve) => setTimeout(resolve, 100));
     // Both wait for the connection; at 300 ms the second gets it, and the third is still waiting at its limit.
-    const [second, third] = await Promise.all([sender.send(delivery(`${receiver.url}/second`)), sender.send(delivery(`${receiver.url}/third`))]);
-    for (const outcome of [await first, second, third]) expect(outcome).toMatchObject({ kind: 'no_response', error: 'No complete response within 0.3 s' });
+    const [second, third] = await Promise.all([
+      sender.send(delivery(`${receiver.url}/second`)),
+      sender.send(delivery(`${receiver.url}/third`)),
+    ]);
+    for (const outcome of [await first, second, third])
+      expect(outcome).toMatchObject({ kind: 'no_response', error: 'No complete response within 0.3 s' });
     expect(third.durationMs).toBeLessThan(1_000);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.requests.map((request) => request.url)).toEqual(['/first', '/second']);

@@ -16,8 +16,10 @@ afterEach(async () => {
   await receiver.close();
 });
 
-const hook = (path: string, overrides: Record<string, unknown>) => createWebhook(h, { client_url: `${receiver.url}${path}`, ...overrides });
-const received = (path: string) => receiver.requests.filter((r) => r.url === path).map((r) => JSON.parse(r.body.toString('utf8')));
+const hook = (path: string, overrides: Record<string, unknown>) =>
+  createWebhook(h, { client_url: `${receiver.url}${path}`, ...overrides });
+const received = (path: string) =>
+  receiver.requests.filter((r) => r.url === path).map((r) => JSON.parse(r.body.toString('utf8')));
 
 test('an accepted event answers 202 with its id and the number of deliveries queued', async () => {
   await hook('/a', { event_types: ['job.run.completed'], job_ids: [] });
@@ -26,13 +28,21 @@ test('an accepted event answers 202 with its id and the number of deliveries que
   expect(response.statusCode).toBe(202);
   const body = response.json();
   expect(body.status).toEqual({ code: 202 });
-  expect(body.data).toEqual({ event_id: expect.stringMatching(/^wev_[0-9A-Z]{26}$/), deliveries: 2, skipped: 0, duplicate: false });
+  expect(body.data).toEqual({
+    event_id: expect.stringMatching(/^wev_[0-9A-Z]{26}$/),
+    deliveries: 2,
+    skipped: 0,
+    duplicate: false,
+  });
 });
 
 test('deliveries follow event types and job ids; an empty job list means every job', async () => {
   await hook('/all-completed', { event_types: ['job.run.completed'], job_ids: [] });
   await hook('/job7-started', { event_types: ['job.run.started'], job_ids: [7] });
-  await hook('/job42-any', { event_types: ['job.run.started', 'job.run.completed', 'job.run.errored'], job_ids: [42, 9] });
+  await hook('/job42-any', {
+    event_types: ['job.run.started', 'job.run.completed', 'job.run.errored'],
+    job_ids: [42, 9],
+  });
   await hook('/inactive', { event_types: ['job.run.completed'], job_ids: [], active: false });
 
   await ingest(h, 'job.run.started', { jobId: '42', runId: '1' });
@@ -41,7 +51,10 @@ test('deliveries follow event types and job ids; an empty job list means every j
   await ingest(h, 'job.run.completed', { jobId: '8', runId: '3' });
   await waitFor(() => receiver.requests.length === 4, 'four deliveries');
 
-  const events = (path: string) => received(path).map((p) => `${p.eventType} ${p.data.jobId}`).sort();
+  const events = (path: string) =>
+    received(path)
+      .map((p) => `${p.eventType} ${p.data.jobId}`)
+      .sort();
   expect(events('/all-completed')).toEqual(['job.run.completed 7', 'job.run.completed 8']);
   expect(events('/job7-started')).toEqual(['job.run.started 7']);
   expect(events('/job42-any')).toEqual(['job.run.started 42']);
@@ -56,14 +69,26 @@ test('an errored run subscribed to errored and completed gets two notifications 
   await waitFor(() => receiver.requests.length === 2, 'the completed notification');
 
   const [errored, completed] = received('/both');
-  expect(errored).toMatchObject({ eventType: 'job.run.errored', webhookId: both.id, data: { runId: '1001', runStatusCode: 20 } });
-  expect(completed).toMatchObject({ eventType: 'job.run.completed', webhookId: both.id, data: { runId: '1001', runStatusCode: 20 } });
+  expect(errored).toMatchObject({
+    eventType: 'job.run.errored',
+    webhookId: both.id,
+    data: { runId: '1001', runStatusCode: 20 },
+  });
+  expect(completed).toMatchObject({
+    eventType: 'job.run.completed',
+    webhookId: both.id,
+    data: { runId: '1001', runStatusCode: 20 },
+  });
   expect(errored.eventId).not.toBe(completed.eventId);
   expect(errored.timestamp < completed.timestamp).toBe(true);
 });
 
 test('the payload is exactly the documented payload, with the finishing timestamp of its event type only', async () => {
-  const created = await hook('/p', { name: 'Payload check', event_types: ['job.run.started', 'job.run.completed', 'job.run.errored'], job_ids: [] });
+  const created = await hook('/p', {
+    name: 'Payload check',
+    event_types: ['job.run.started', 'job.run.completed', 'job.run.errored'],
+    job_ids: [],
+  });
   const ids = {
     started: (await ingest(h, 'job.run.started')).event_id,
     completed: (await ingest(h, 'job.run.completed')).event_id,
@@ -104,7 +129,15 @@ test('the payload is exactly the documented payload, with the finishing timestam
     ...envelope('job.run.errored', ids.errored),
     data: { ...common, runStatus: 'Errored', runStatusCode: 20, runErroredAt: '2026-11-21T09:04:00Z' },
   });
-  expect(Object.keys(byType['job.run.completed'])).toEqual(['accountId', 'webhookId', 'eventId', 'timestamp', 'eventType', 'webhookName', 'data']);
+  expect(Object.keys(byType['job.run.completed'])).toEqual([
+    'accountId',
+    'webhookId',
+    'eventId',
+    'timestamp',
+    'eventType',
+    'webhookName',
+    'data',
+  ]);
 });
 
 test('a repeat of the same run and event type returns the first event id and queues nothing', async () => {
@@ -113,7 +146,12 @@ test('a repeat of the same run and event type returns the first event id and que
   const repeat = await postEvent(h, 'job.run.completed', { jobName: 'changed name' });
   expect(repeat.statusCode).toBe(202);
   expect(repeat.headers['idempotent-replayed']).toBe('true');
-  expect(repeat.json().data).toEqual({ event_id: first.json().data.event_id, deliveries: 0, skipped: 0, duplicate: true });
+  expect(repeat.json().data).toEqual({
+    event_id: first.json().data.event_id,
+    deliveries: 0,
+    skipped: 0,
+    duplicate: true,
+  });
   await waitFor(() => receiver.requests.length >= 1, 'the delivery');
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(receiver.requests).toHaveLength(1);
@@ -136,34 +174,64 @@ test.each([
 
 test("a token cannot post events to another account's webhooks", async () => {
   const other = await h.token('Account Admin', 2);
-  const response = await h.call('POST', eventsPath(1), { token: other, body: { event_type: 'job.run.started', run: runOf('job.run.started') } });
+  const response = await h.call('POST', eventsPath(1), {
+    token: other,
+    body: { event_type: 'job.run.started', run: runOf('job.run.started') },
+  });
   expect(response.statusCode).toBe(403);
 });
 
 test.each([
-  ['completed without runFinishedAt', 'job.run.completed', { runFinishedAt: undefined }, 'run.runFinishedAt', /required for job.run.completed/],
-  ['errored without runErroredAt', 'job.run.errored', { runErroredAt: undefined }, 'run.runErroredAt', /required for job.run.errored/],
+  [
+    'completed without runFinishedAt',
+    'job.run.completed',
+    { runFinishedAt: undefined },
+    'run.runFinishedAt',
+    /required for job.run.completed/,
+  ],
+  [
+    'errored without runErroredAt',
+    'job.run.errored',
+    { runErroredAt: undefined },
+    'run.runErroredAt',
+    /required for job.run.errored/,
+  ],
   ['started with a finished status', 'job.run.started', { runStatusCode: 10 }, 'run.runStatusCode', /2, 3/],
   ['errored with a success status', 'job.run.errored', { runStatusCode: 10 }, 'run.runStatusCode', /20/],
   ['a non-numeric job id', 'job.run.started', { jobId: 'abc' }, 'run.jobId', /positive whole number/],
   ['a numeric run status code as a string', 'job.run.started', { runStatusCode: '3' }, 'run.runStatusCode', /number/],
-  ['a run start time without a time zone', 'job.run.started', { runStartedAt: '2026-11-21T09:00:00' }, 'run.runStartedAt', /./],
+  [
+    'a run start time without a time zone',
+    'job.run.started',
+    { runStartedAt: '2026-11-21T09:00:00' },
+    'run.runStartedAt',
+    /./,
+  ],
   ['a missing runId', 'job.run.started', { runId: undefined }, 'run.runId', /./],
-] as const)('%s is a 400 naming the field, and records nothing', async (_name, eventType, overrides, field, message) => {
-  await hook('/v', { event_types: ['job.run.started', 'job.run.completed', 'job.run.errored'], job_ids: [] });
-  const before = snapshotDatabase(h.dbPath);
-  const run = { ...runOf(eventType), ...overrides };
-  const response = await h.call('POST', eventsPath(), { body: { event_type: eventType, run: JSON.parse(JSON.stringify(run)) } });
-  expect(response.statusCode).toBe(400);
-  const fieldErrors = response.json().extra.field_errors;
-  expect(fieldErrors[field]?.join(' ')).toMatch(message);
-  expect(snapshotDatabase(h.dbPath)).toEqual(before);
-});
+] as const)(
+  '%s is a 400 naming the field, and records nothing',
+  async (_name, eventType, overrides, field, message) => {
+    await hook('/v', { event_types: ['job.run.started', 'job.run.completed', 'job.run.errored'], job_ids: [] });
+    const before = snapshotDatabase(h.dbPath);
+    const run = { ...runOf(eventType), ...overrides };
+    const response = await h.call('POST', eventsPath(), {
+      body: { event_type: eventType, run: JSON.parse(JSON.stringify(run)) },
+    });
+    expect(response.statusCode).toBe(400);
+    const fieldErrors = response.json().extra.field_errors;
+    expect(fieldErrors[field]?.join(' ')).toMatch(message);
+    expect(snapshotDatabase(h.dbPath)).toEqual(before);
+  },
+);
 
 test('an unknown event type is a 400 listing the event types', async () => {
-  const response = await h.call('POST', eventsPath(), { body: { event_type: 'job.run.paused', run: runOf('job.run.started') } });
+  const response = await h.call('POST', eventsPath(), {
+    body: { event_type: 'job.run.paused', run: runOf('job.run.started') },
+  });
   expect(response.statusCode).toBe(400);
-  expect(response.json().extra.field_errors.event_type[0]).toMatch(/job.run.started, job.run.completed, job.run.errored/);
+  expect(response.json().extra.field_errors.event_type[0]).toMatch(
+    /job.run.started, job.run.completed, job.run.errored/,
+  );
 });
 
 test('an archived webhook gets a skipped delivery and no request', async () => {
@@ -177,19 +245,26 @@ test('an archived webhook gets a skipped delivery and no request', async () => {
   expect(receiver.requests).toHaveLength(1);
 });
 
-
-test("events taken in together fan out alike; a webhook added or changed after their transaction is seen by the next", async () => {
+test('events taken in together fan out alike; a webhook added or changed after their transaction is seen by the next', async () => {
   // The events of one transaction read their account's webhooks once; the next transaction must read them again.
   await h.service.dispatcher.stop(0);
   const first = await hook('/first', { event_types: ['job.run.completed'], job_ids: [] });
-  const together = await Promise.all([1, 2, 3].map((runId) => ingest(h, 'job.run.completed', { runId: String(runId) })));
+  const together = await Promise.all(
+    [1, 2, 3].map((runId) => ingest(h, 'job.run.completed', { runId: String(runId) })),
+  );
   expect(together.map((event) => event.deliveries)).toEqual([1, 1, 1]);
 
   await hook('/second', { event_types: ['job.run.completed'], job_ids: [] });
   expect((await ingest(h, 'job.run.completed', { runId: '4' })).deliveries).toBe(2);
 
   const update = await h.call('PUT', webhookPath(first.id), {
-    body: { name: first.name, client_url: first.client_url, event_types: ['job.run.started'], job_ids: [], active: true },
+    body: {
+      name: first.name,
+      client_url: first.client_url,
+      event_types: ['job.run.started'],
+      job_ids: [],
+      active: true,
+    },
   });
   expect(update.statusCode).toBe(200);
   const next = await Promise.all([5, 6].map((runId) => ingest(h, 'job.run.completed', { runId: String(runId) })));

@@ -32,13 +32,21 @@ test('a delivery from the service is verified and handled; the webhook records t
   await placeholder.close();
   const events: JobRunEvent[] = [];
   const url = await listen(hook.hmac_secret, events);
-  await h.call('PUT', webhookPath(hook.id), { body: { name: 'receiver', client_url: url, event_types: ['job.run.completed'], job_ids: [] } });
+  await h.call('PUT', webhookPath(hook.id), {
+    body: { name: 'receiver', client_url: url, event_types: ['job.run.completed'], job_ids: [] },
+  });
 
   await ingest(h, 'job.run.completed', { runId: '777' });
   await waitFor(() => events.length === 1, 'the event to be handled');
   expect(events[0]).toMatchObject({ eventType: 'job.run.completed', webhookId: hook.id, data: { runId: '777' } });
-  await waitFor(async () => (await h.call('GET', webhookPath(hook.id))).json().data.http_status_code === '204', 'the recorded 204');
-  expect((await h.call('GET', `${webhookPath(hook.id)}/test`)).json().data).toEqual({ verification_error: null, verification_status_code: '204' });
+  await waitFor(
+    async () => (await h.call('GET', webhookPath(hook.id))).json().data.http_status_code === '204',
+    'the recorded 204',
+  );
+  expect((await h.call('GET', `${webhookPath(hook.id)}/test`)).json().data).toEqual({
+    verification_error: null,
+    verification_status_code: '204',
+  });
 });
 
 test('a forged or unsigned request is a 401 and is not handled', async () => {
@@ -63,7 +71,11 @@ test('a redelivery of an event already handled is acknowledged but not handled t
   const events: JobRunEvent[] = [];
   const url = await listen(hook.hmac_secret, events);
   for (let i = 0; i < 2; i += 1) {
-    const response = await request(url, { method: 'POST', body: original.body, headers: { authorization: original.headers.authorization! } });
+    const response = await request(url, {
+      method: 'POST',
+      body: original.body,
+      headers: { authorization: original.headers.authorization! },
+    });
     expect(response.statusCode).toBe(204);
     await response.body.dump();
   }

@@ -1,7 +1,14 @@
 // Tokens see only their own account, read-only permission sets cannot write, revoked tokens and other plans are refused.
 import { PERMISSION_SETS, WRITE_PERMISSION_SETS } from '@jobhooks/client/contract';
 import { snapshotDatabase } from '../support/db-snapshot';
-import { createWebhook, type Harness, startHarness, webhookPath, webhooksPath, validCreateBody } from '../support/harness';
+import {
+  createWebhook,
+  type Harness,
+  startHarness,
+  webhookPath,
+  webhooksPath,
+  validCreateBody,
+} from '../support/harness';
 
 let h: Harness;
 beforeEach(async () => {
@@ -41,7 +48,7 @@ describe('account isolation', () => {
     expect(snapshotDatabase(h.dbPath)).toBe(before);
   });
 
-  test('the v2 accounts list shows only the token\'s own account', async () => {
+  test("the v2 accounts list shows only the token's own account", async () => {
     const tokenOfB = await h.token('Read-Only', 2);
     const body = (await h.call('GET', '/api/v2/accounts/', { token: tokenOfB })).json();
     expect(body.data.map((a: { id: number }) => a.id)).toEqual([2]);
@@ -79,7 +86,9 @@ describe('permission sets', () => {
     const created = await h.call('POST', webhooksPath(), { token, body: validCreateBody() });
     expect(created.statusCode).toBe(201);
     const id = created.json().data.id;
-    expect((await h.call('PUT', webhookPath(id), { token, body: validCreateBody({ name: 'y' }) })).statusCode).toBe(200);
+    expect((await h.call('PUT', webhookPath(id), { token, body: validCreateBody({ name: 'y' }) })).statusCode).toBe(
+      200,
+    );
     expect((await h.call('DELETE', webhookPath(id), { token })).statusCode).toBe(200);
   });
 });

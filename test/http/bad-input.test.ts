@@ -1,5 +1,12 @@
 // Bad input gets a 4xx in the error envelope, names what is wrong, and changes nothing in the database.
-import { createWebhook, type Harness, startHarness, webhookPath, webhooksPath, validCreateBody } from '../support/harness';
+import {
+  createWebhook,
+  type Harness,
+  startHarness,
+  webhookPath,
+  webhooksPath,
+  validCreateBody,
+} from '../support/harness';
 import { snapshotDatabase } from '../support/db-snapshot';
 
 let h: Harness;
@@ -46,12 +53,20 @@ const INVALID_BODIES: Array<[string, unknown, string]> = [
   ['ftp client_url', validCreateBody({ client_url: 'ftp://example.com/x' }), 'client_url'],
   ['javascript client_url', validCreateBody({ client_url: 'javascript:alert(1)' }), 'client_url'],
   ['client_url with credentials', validCreateBody({ client_url: 'https://user:pw@example.com/' }), 'client_url'],
-  ['client_url of 2,049 characters', validCreateBody({ client_url: `https://example.com/${'a'.repeat(2030)}` }), 'client_url'],
+  [
+    'client_url of 2,049 characters',
+    validCreateBody({ client_url: `https://example.com/${'a'.repeat(2030)}` }),
+    'client_url',
+  ],
   ['loopback client_url', validCreateBody({ client_url: 'http://127.0.0.1:9000/' }), 'client_url'],
   ['loopback client_url in hex', validCreateBody({ client_url: 'http://0x7f.1/' }), 'client_url'],
   ['localhost client_url', validCreateBody({ client_url: 'http://localhost:9000/' }), 'client_url'],
   ['private client_url', validCreateBody({ client_url: 'http://10.1.2.3/' }), 'client_url'],
-  ['link-local client_url (cloud metadata)', validCreateBody({ client_url: 'http://169.254.169.254/latest' }), 'client_url'],
+  [
+    'link-local client_url (cloud metadata)',
+    validCreateBody({ client_url: 'http://169.254.169.254/latest' }),
+    'client_url',
+  ],
   ['CGNAT client_url', validCreateBody({ client_url: 'http://100.64.0.1/' }), 'client_url'],
   ['IPv6 loopback client_url', validCreateBody({ client_url: 'http://[::1]/' }), 'client_url'],
   ['IPv4-mapped IPv6 client_url', validCreateBody({ client_url: 'http://[::ffff:192.168.0.1]/' }), 'client_url'],
@@ -69,10 +84,16 @@ describe.each([
     '%s: 400 naming the field, database unchanged',
     async (_what, body, field) => {
       const before = snapshotDatabase(h.dbPath);
-      const response = await h.call(method, path(), { rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const response = await h.call(method, path(), {
+        rawBody: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(response.statusCode).toBe(400);
       const envelope = response.json();
-      expect(envelope).toMatchObject({ data: null, status: { code: 400, is_success: false, developer_message: 'validation_failed' } });
+      expect(envelope).toMatchObject({
+        data: null,
+        status: { code: 400, is_success: false, developer_message: 'validation_failed' },
+      });
       expect(Object.keys(envelope.extra.field_errors)).toContain(field);
       expect(envelope.status.user_message).toContain(field === 'body' ? 'JSON object' : field);
       expect(snapshotDatabase(h.dbPath)).toBe(before);
@@ -86,7 +107,12 @@ describe('malformed requests', () => {
     ['JSON with __proto__ poisoning', '{"__proto__": {"admin": true}, "name": "x"}', 'application/json', 400],
     ['a text/plain body', 'name=x', 'text/plain', 415],
     ['a form body', 'name=x', 'application/x-www-form-urlencoded', 415],
-    ['an over-64 KiB body', JSON.stringify(validCreateBody({ description: 'x'.repeat(70 * 1024) })), 'application/json', 413],
+    [
+      'an over-64 KiB body',
+      JSON.stringify(validCreateBody({ description: 'x'.repeat(70 * 1024) })),
+      'application/json',
+      413,
+    ],
   ])('%s gets %#: status in the envelope, database unchanged', async (_what, raw, contentType, status) => {
     const before = snapshotDatabase(h.dbPath);
     const response = await h.call('POST', webhooksPath(), { rawBody: raw, headers: { 'content-type': contentType } });
@@ -102,7 +128,9 @@ describe('malformed requests', () => {
   });
 
   test('an unknown field is ignored, as real clients send read-only fields back', async () => {
-    const response = await h.call('POST', webhooksPath(), { body: validCreateBody({ http_status_code: '200', hmac_secret: 'mine' }) });
+    const response = await h.call('POST', webhooksPath(), {
+      body: validCreateBody({ http_status_code: '200', hmac_secret: 'mine' }),
+    });
     expect(response.statusCode).toBe(201);
     expect(response.json().data.http_status_code).toBe('0');
     expect(response.json().data.hmac_secret).not.toBe('mine');

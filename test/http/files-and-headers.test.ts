@@ -44,19 +44,34 @@ test('every API answer carries Cache-Control: no-store, the create with its secr
 });
 
 test.each([
-  ['a name with a lone high surrogate', '{"name":"bad \\ud800 name","client_url":"https://hooks.example.com/x","event_types":["job.run.completed"]}', 'name'],
-  ['a description with a lone low surrogate', '{"name":"ok","description":"x\\udc00","client_url":"https://hooks.example.com/x","event_types":["job.run.completed"]}', 'description'],
-  ['an event type inside a list', '{"name":"ok","client_url":"https://hooks.example.com/x","event_types":["job.run.completed\\udfff"]}', 'event_types.0'],
+  [
+    'a name with a lone high surrogate',
+    '{"name":"bad \\ud800 name","client_url":"https://hooks.example.com/x","event_types":["job.run.completed"]}',
+    'name',
+  ],
+  [
+    'a description with a lone low surrogate',
+    '{"name":"ok","description":"x\\udc00","client_url":"https://hooks.example.com/x","event_types":["job.run.completed"]}',
+    'description',
+  ],
+  [
+    'an event type inside a list',
+    '{"name":"ok","client_url":"https://hooks.example.com/x","event_types":["job.run.completed\\udfff"]}',
+    'event_types.0',
+  ],
 ])('%s is refused with 400 naming the field, and nothing is created', async (_case, rawBody, field) => {
   const refused = await h.call('POST', webhooksPath(), { rawBody, headers: { 'content-type': 'application/json' } });
   expect(refused.statusCode).toBe(400);
-  expect(refused.json().extra.field_errors).toEqual({ [field]: ['must not contain a lone surrogate (\\ud800 to \\udfff without its pair): it is not text'] });
+  expect(refused.json().extra.field_errors).toEqual({
+    [field]: ['must not contain a lone surrogate (\\ud800 to \\udfff without its pair): it is not text'],
+  });
   expect((await h.call('GET', webhooksPath())).json().data).toEqual([]);
 });
 
 test('a surrogate pair (an emoji written as escapes) is text, and comes back as sent', async () => {
   const created = await h.call('POST', webhooksPath(), {
-    rawBody: '{"name":"rocket \\ud83d\\ude80","client_url":"https://hooks.example.com/x","event_types":["job.run.completed"]}',
+    rawBody:
+      '{"name":"rocket \\ud83d\\ude80","client_url":"https://hooks.example.com/x","event_types":["job.run.completed"]}',
     headers: { 'content-type': 'application/json' },
   });
   expect(created.statusCode).toBe(201);

@@ -20,7 +20,14 @@ afterAll(async () => {
   await h.close();
 });
 
-const accountSegment = fc.oneof(fc.constant('1'), fc.constant('2'), fc.constant('999'), fc.constant('-1'), fc.constant('1e3'), fc.string({ maxLength: 12 }));
+const accountSegment = fc.oneof(
+  fc.constant('1'),
+  fc.constant('2'),
+  fc.constant('999'),
+  fc.constant('-1'),
+  fc.constant('1e3'),
+  fc.string({ maxLength: 12 }),
+);
 const webhookSegment = fc.oneof(
   fc.constant('KNOWN'),
   fc.constant('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ'),
@@ -28,22 +35,47 @@ const webhookSegment = fc.oneof(
   fc.stringMatching(/^wsu_[0-9A-Z]{0,30}$/),
 );
 const path = fc.oneof(
-  fc.tuple(accountSegment, fc.constantFrom('subscriptions', 'subscriptions/')).map(([a, s]) => `/api/v3/accounts/${a}/webhooks/${s}`),
-  fc.tuple(accountSegment, webhookSegment, fc.constantFrom('', '/test', '/', '/x')).map(([a, w, s]) => `/api/v3/accounts/${a}/webhooks/subscription/${w}${s}`),
-  fc.constantFrom('/api/v2/accounts/', '/api/v2/accounts', '/healthz', '/api/openapi.json', '/api/v3/accounts/1/webhooks'),
+  fc
+    .tuple(accountSegment, fc.constantFrom('subscriptions', 'subscriptions/'))
+    .map(([a, s]) => `/api/v3/accounts/${a}/webhooks/${s}`),
+  fc
+    .tuple(accountSegment, webhookSegment, fc.constantFrom('', '/test', '/', '/x'))
+    .map(([a, w, s]) => `/api/v3/accounts/${a}/webhooks/subscription/${w}${s}`),
+  fc.constantFrom(
+    '/api/v2/accounts/',
+    '/api/v2/accounts',
+    '/healthz',
+    '/api/openapi.json',
+    '/api/v3/accounts/1/webhooks',
+  ),
   // A request target always starts with a slash on the wire.
   fc.webPath().map((p) => (p.startsWith('/') ? p : `/${p}`)),
 );
-const query = fc.oneof(fc.constant(''), fc.record({ offset: fc.string({ maxLength: 6 }), limit: fc.string({ maxLength: 6 }) }).map((q) => `?offset=${encodeURIComponent(q.offset)}&limit=${encodeURIComponent(q.limit)}`));
+const query = fc.oneof(
+  fc.constant(''),
+  fc
+    .record({ offset: fc.string({ maxLength: 6 }), limit: fc.string({ maxLength: 6 }) })
+    .map((q) => `?offset=${encodeURIComponent(q.offset)}&limit=${encodeURIComponent(q.limit)}`),
+);
 
-const field = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 300 }), fc.integer(), fc.double(), fc.constant(null));
+const field = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.string({ maxLength: 300 }),
+  fc.integer(),
+  fc.double(),
+  fc.constant(null),
+);
 const plausibleBody = fc
   .record(
     {
       id: fc.oneof(fc.constant(''), field),
       name: fc.oneof(fc.string({ maxLength: 300 }), field),
       description: fc.oneof(fc.string({ maxLength: 1100 }), field),
-      client_url: fc.oneof(fc.webUrl(), fc.constantFrom('http://127.0.0.1/', 'http://[::1]/', 'http://10.0.0.1/', 'ftp://x.example/'), field),
+      client_url: fc.oneof(
+        fc.webUrl(),
+        fc.constantFrom('http://127.0.0.1/', 'http://[::1]/', 'http://10.0.0.1/', 'ftp://x.example/'),
+        field,
+      ),
       event_types: fc.oneof(fc.array(fc.constantFrom(...EVENT_TYPES, 'job.run.other'), { maxLength: 5 }), field),
       job_ids: fc.oneof(fc.array(fc.oneof(fc.integer(), fc.double(), fc.string()), { maxLength: 5 }), field),
       active: fc.oneof(fc.boolean(), field),
@@ -66,7 +98,14 @@ const authorization = fc.oneof(
   fc.constant(undefined),
   fc.string({ maxLength: 60 }),
 );
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', undefined);
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  undefined,
+);
 const request = fc.record({
   method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'),
   path,

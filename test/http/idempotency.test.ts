@@ -61,7 +61,11 @@ test('a replay after the webhook was deleted is a 409, not a silent re-create', 
 test('keys are scoped to the account', async () => {
   const other = await h.token('Account Admin', 2);
   await createWithKey('shared');
-  const response = await h.call('POST', webhooksPath(2), { token: other, body: validCreateBody(), headers: { 'idempotency-key': 'shared' } });
+  const response = await h.call('POST', webhooksPath(2), {
+    token: other,
+    body: validCreateBody(),
+    headers: { 'idempotency-key': 'shared' },
+  });
   expect(response.statusCode).toBe(201);
   expect(response.headers['idempotent-replayed']).toBeUndefined();
 });

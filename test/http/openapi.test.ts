@@ -33,11 +33,15 @@ test('documents event ingestion, the delivery log and redelivery', async () => {
 
 test('the create request schema is the validation schema: required fields, enums and limits', async () => {
   const doc = (await h.call('GET', '/api/openapi.json', { token: null })).json();
-  const body = doc.paths['/api/v3/accounts/{account_id}/webhooks/subscriptions'].post.requestBody.content['application/json'].schema;
+  const body =
+    doc.paths['/api/v3/accounts/{account_id}/webhooks/subscriptions'].post.requestBody.content['application/json']
+      .schema;
   expect(body.required.sort()).toEqual(['client_url', 'event_types', 'name']);
   expect(body.properties.event_types.items.enum).toEqual(['job.run.started', 'job.run.completed', 'job.run.errored']);
   expect(body.properties.name.maxLength).toBe(255);
   expect(body.properties.client_url.maxLength).toBe(2048);
-  const created = doc.paths['/api/v3/accounts/{account_id}/webhooks/subscriptions'].post.responses['201'].content['application/json'].schema;
+  const created =
+    doc.paths['/api/v3/accounts/{account_id}/webhooks/subscriptions'].post.responses['201'].content['application/json']
+      .schema;
   expect(created.properties.data.required).toContain('hmac_secret');
 });

@@ -59,12 +59,23 @@ describe('budgets', () => {
   const event = (runId: number) => ({
     event_type: 'job.run.started',
     run: {
-      jobId: '42', jobName: 'Nightly', runId: String(runId), environmentId: '5', environmentName: 'Prod', dbtVersion: '1.9.0',
-      projectName: 'Analytics', projectId: '3', runStatus: 'Running', runStatusCode: 3, runStatusMessage: 'None',
-      runReason: 'Scheduled', runStartedAt: '2026-11-21T09:00:00Z',
+      jobId: '42',
+      jobName: 'Nightly',
+      runId: String(runId),
+      environmentId: '5',
+      environmentName: 'Prod',
+      dbtVersion: '1.9.0',
+      projectName: 'Analytics',
+      projectId: '3',
+      runStatus: 'Running',
+      runStatusCode: 3,
+      runStatusMessage: 'None',
+      runReason: 'Scheduled',
+      runStartedAt: '2026-11-21T09:00:00Z',
     },
   });
-  const ingest = (token: string, runId: number) => h.call('POST', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/events`, { token, body: event(runId) });
+  const ingest = (token: string, runId: number) =>
+    h.call('POST', `/api/v3/accounts/${ACCOUNT_ID}/webhooks/events`, { token, body: event(runId) });
 
   test("a flood of management requests does not lock out the job runner's events", async () => {
     const runner = await h.token('Job Runner');
@@ -76,7 +87,10 @@ describe('budgets', () => {
 
   test('a flood of events does not lock out the admins, and over its own limit waits only for the minute', async () => {
     await h.close();
-    h = await startHarness({ clock, env: { JOBHOOKS_RATE_LIMIT_PER_MINUTE: '5', JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '3' } });
+    h = await startHarness({
+      clock,
+      env: { JOBHOOKS_RATE_LIMIT_PER_MINUTE: '5', JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '3' },
+    });
     const runner = await h.token('Job Runner');
     for (let run = 1; run <= 3; run += 1) expect((await ingest(runner, run)).statusCode).toBe(202);
     const refused = await ingest(runner, 4);

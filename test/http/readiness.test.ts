@@ -2,7 +2,12 @@
 // Retry-After (not 500), /readyz says why, and the log gets one line per interval with a count.
 import Database from 'better-sqlite3';
 import { createManualClock } from '../../service/src/core/clock';
-import { createStorageHealth, STORAGE_FAILURE_LOG_INTERVAL_MS, STORAGE_FAILURE_MEMORY_MS, storageFailureReason } from '../../service/src/observability/storage-failures';
+import {
+  createStorageHealth,
+  STORAGE_FAILURE_LOG_INTERVAL_MS,
+  STORAGE_FAILURE_MEMORY_MS,
+  storageFailureReason,
+} from '../../service/src/observability/storage-failures';
 import { createReadinessProbe } from '../../service/src/store/readiness-probe';
 import { type Harness, startHarness, webhooksPath } from '../support/harness';
 import { useTempDatabase } from '../support/temp-database';
@@ -29,9 +34,13 @@ test('a storage failure is logged once per interval with the count of the others
   const full = { reason: 'the disk is full', detail: 'database or disk is full' };
   expect(health.note(full)).toBe('storage failure: the disk is full (database or disk is full)');
   for (let i = 0; i < 999; i += 1) expect(health.note(full)).toBeNull();
-  expect(health.note({ reason: 'the database is read-only', detail: 'attempt to write a readonly database' })).not.toBeNull();
+  expect(
+    health.note({ reason: 'the database is read-only', detail: 'attempt to write a readonly database' }),
+  ).not.toBeNull();
   clock.advanceMillis(STORAGE_FAILURE_LOG_INTERVAL_MS);
-  expect(health.note(full)).toBe('storage failure: the disk is full (database or disk is full); 999 more since the last report');
+  expect(health.note(full)).toBe(
+    'storage failure: the disk is full (database or disk is full); 999 more since the last report',
+  );
   expect(health.recentFailure()).toMatchObject({ reason: 'the disk is full' });
   clock.advanceMillis(STORAGE_FAILURE_MEMORY_MS);
   expect(health.recentFailure()).toBeNull();
@@ -60,13 +69,19 @@ describe('through the API', () => {
 
   test('a full disk answers 503 with Retry-After, and /readyz says why until it has passed', async () => {
     expect((await h.call('GET', '/readyz', { token: null })).json()).toEqual({ status: 'ready' });
-    const full = jest.spyOn(h.service.store.webhooks, 'list').mockRejectedValue(sqliteError('SQLITE_FULL', 'database or disk is full'));
+    const full = jest
+      .spyOn(h.service.store.webhooks, 'list')
+      .mockRejectedValue(sqliteError('SQLITE_FULL', 'database or disk is full'));
     const refused = await h.call('GET', webhooksPath());
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBe('30');
     expect(refused.json()).toMatchObject({
       data: null,
-      status: { code: 503, developer_message: 'storage_unavailable', user_message: 'The service cannot read or store data right now (the disk is full); try again later.' },
+      status: {
+        code: 503,
+        developer_message: 'storage_unavailable',
+        user_message: 'The service cannot read or store data right now (the disk is full); try again later.',
+      },
     });
     const ready = await h.call('GET', '/readyz', { token: null });
     expect(ready.statusCode).toBe(503);
@@ -75,7 +90,9 @@ describe('through the API', () => {
   });
 
   test('/readyz answers 503 when the database cannot be written, with the reason', async () => {
-    jest.spyOn(h.service.store, 'checkReadiness').mockRejectedValue(sqliteError('SQLITE_READONLY', 'attempt to write a readonly database'));
+    jest
+      .spyOn(h.service.store, 'checkReadiness')
+      .mockRejectedValue(sqliteError('SQLITE_READONLY', 'attempt to write a readonly database'));
     const ready = await h.call('GET', '/readyz', { token: null });
     expect(ready.statusCode).toBe(503);
     expect(ready.json()).toEqual({ status: 'unavailable', reason: 'the database is read-only' });
@@ -86,11 +103,21 @@ describe('through the API', () => {
 test('a storage failure in the delivery pipeline also makes /readyz answer 503 with the reason', async () => {
   const h = await startHarness();
   try {
-    await h.call('POST', webhooksPath(), { body: { name: 'x', client_url: 'http://127.0.0.1:9/x', event_types: ['job.run.completed'] } });
-    jest.spyOn(h.service.store.deliveries, 'claimDue').mockRejectedValue(sqliteError('SQLITE_FULL', 'database or disk is full'));
+    await h.call('POST', webhooksPath(), {
+      body: { name: 'x', client_url: 'http://127.0.0.1:9/x', event_types: ['job.run.completed'] },
+    });
+    jest
+      .spyOn(h.service.store.deliveries, 'claimDue')
+      .mockRejectedValue(sqliteError('SQLITE_FULL', 'database or disk is full'));
     await ingest(h, 'job.run.completed');
-    await waitFor(async () => (await h.call('GET', '/readyz', { token: null })).statusCode === 503, '/readyz to answer 503');
-    expect((await h.call('GET', '/readyz', { token: null })).json()).toEqual({ status: 'unavailable', reason: 'the disk is full' });
+    await waitFor(
+      async () => (await h.call('GET', '/readyz', { token: null })).statusCode === 503,
+      '/readyz to answer 503',
+    );
+    expect((await h.call('GET', '/readyz', { token: null })).json()).toEqual({
+      status: 'unavailable',
+      reason: 'the disk is full',
+    });
   } finally {
     await h.close();
   }

@@ -6,7 +6,8 @@ import { frozenBody } from '../../service/src/http/frozen-body';
 import { responseSerializerCompiler } from '../../service/src/http/response-serializer';
 import { ACCOUNT_ID, createWebhook, type Harness, startHarness } from '../support/harness';
 
-const serializerFor = (schema: unknown) => responseSerializerCompiler({ schema, method: 'GET', url: '/x', httpStatus: '200' });
+const serializerFor = (schema: unknown) =>
+  responseSerializerCompiler({ schema, method: 'GET', url: '/x', httpStatus: '200' });
 
 test('fields the schema does not name are dropped, and the rest is JSON', () => {
   const serialize = serializerFor(z.object({ id: z.string(), count: z.number() }));
@@ -86,7 +87,9 @@ describe('through the app', () => {
     const path = `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscription/${hook.id}`;
     const stringify = jest.spyOn(JSON, 'stringify');
     try {
-      const envelopesWritten = () => stringify.mock.calls.filter(([value]) => (value as { data?: { id?: unknown } } | null)?.data?.id === hook.id).length;
+      const envelopesWritten = () =>
+        stringify.mock.calls.filter(([value]) => (value as { data?: { id?: unknown } } | null)?.data?.id === hook.id)
+          .length;
       const first = await h.call('GET', path);
       const second = await h.call('GET', path);
       expect(second.body).toBe(first.body);

@@ -12,14 +12,21 @@ afterEach(async () => {
 });
 
 const list = (token: string, remoteAddress = '198.51.100.20', headers: Record<string, string> = {}) =>
-  h.service.app.inject({ method: 'GET', url: webhooksPath(), remoteAddress, headers: { authorization: `Token ${token}`, ...headers } });
+  h.service.app.inject({
+    method: 'GET',
+    url: webhooksPath(),
+    remoteAddress,
+    headers: { authorization: `Token ${token}`, ...headers },
+  });
 
 test('past the limit of failed sign-ins an address waits for the minute, and other addresses do not', async () => {
   h = await startHarness({ clock, env: { JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE: '3' } });
   for (let i = 0; i < 4; i += 1) expect((await list('wrong-token-guess')).statusCode).toBe(401);
   const throttled = await list(ADMIN_TOKEN);
   expect(throttled.statusCode).toBe(429);
-  expect(throttled.json().status.user_message).toMatch(/^Too many failed sign-ins from this address: wait \d+ seconds before retrying\.$/);
+  expect(throttled.json().status.user_message).toMatch(
+    /^Too many failed sign-ins from this address: wait \d+ seconds before retrying\.$/,
+  );
   expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
   expect(Number(throttled.headers['retry-after'])).toBeLessThanOrEqual(60);
   expect((await list(ADMIN_TOKEN, '198.51.100.21')).statusCode).toBe(200);
@@ -33,7 +40,10 @@ test('good sign-ins do not count', async () => {
 });
 
 test('behind a trusted proxy the client address comes from X-Forwarded-For; untrusted, the header is ignored', async () => {
-  h = await startHarness({ clock, env: { JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE: '2', JOBHOOKS_TRUST_PROXY: '10.0.0.5' } });
+  h = await startHarness({
+    clock,
+    env: { JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE: '2', JOBHOOKS_TRUST_PROXY: '10.0.0.5' },
+  });
   const viaProxy = (token: string, client: string) => list(token, '10.0.0.5', { 'x-forwarded-for': client });
   for (let i = 0; i < 3; i += 1) await viaProxy('wrong', '203.0.113.1');
   expect((await viaProxy(ADMIN_TOKEN, '203.0.113.1')).statusCode).toBe(429);

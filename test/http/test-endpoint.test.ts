@@ -20,7 +20,10 @@ test('a 200 endpoint receives a signed job.run.completed sample and the result h
   const hook = await createWebhook(h, { client_url: `${receiver.url}/hook?x=1`, name: 'My hook' });
   const response = await runTest(hook.id);
   expect(response.statusCode).toBe(200);
-  expect(response.json()).toEqual({ data: { verification_error: null, verification_status_code: '200' }, status: { code: 200 } });
+  expect(response.json()).toEqual({
+    data: { verification_error: null, verification_status_code: '200' },
+    status: { code: 200 },
+  });
 
   expect(receiver.requests).toHaveLength(1);
   const [request] = receiver.requests;
@@ -30,7 +33,12 @@ test('a 200 endpoint receives a signed job.run.completed sample and the result h
   expect(request!.headers['user-agent']).toMatch(/^jobhooks\//);
   expect(isGenuine(hook.hmac_secret, request!.body, request!.headers.authorization)).toBe(true);
   const payload = JSON.parse(request!.body.toString('utf8'));
-  expect(payload).toMatchObject({ accountId: 1, webhookId: hook.id, eventType: 'job.run.completed', webhookName: 'My hook' });
+  expect(payload).toMatchObject({
+    accountId: 1,
+    webhookId: hook.id,
+    eventType: 'job.run.completed',
+    webhookName: 'My hook',
+  });
   expect(payload.eventId).toMatch(/^wev_/);
   expect(request!.headers['x-jobhooks-event-id']).toBe(payload.eventId);
   expect(payload.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
@@ -42,7 +50,10 @@ test('a 200 endpoint receives a signed job.run.completed sample and the result h
 test('a 500 endpoint is reported as a verification error with status "500"', async () => {
   receiver.respondWith(answer(500, 'boom'));
   const hook = await createWebhook(h, { client_url: receiver.url });
-  expect((await runTest(hook.id)).json().data).toEqual({ verification_error: 'The endpoint answered HTTP 500', verification_status_code: '500' });
+  expect((await runTest(hook.id)).json().data).toEqual({
+    verification_error: 'The endpoint answered HTTP 500',
+    verification_status_code: '500',
+  });
 });
 
 test('a redirect is a failure and its target is never requested', async () => {
@@ -54,9 +65,14 @@ test('a redirect is a failure and its target is never requested', async () => {
 
 test('an unreachable endpoint is reported with status "599" and the reason, and logged', async () => {
   const hook = await createWebhook(h, { client_url: await closedPortUrl() });
-  expect((await runTest(hook.id)).json().data).toEqual({ verification_error: 'Connection refused', verification_status_code: '599' });
+  expect((await runTest(hook.id)).json().data).toEqual({
+    verification_error: 'Connection refused',
+    verification_status_code: '599',
+  });
   const log = (await h.call('GET', `${webhookPath(hook.id)}/deliveries`)).json().data;
-  expect(log).toEqual([expect.objectContaining({ test: true, http_status_code: '599', error: 'Connection refused', success: false })]);
+  expect(log).toEqual([
+    expect.objectContaining({ test: true, http_status_code: '599', error: 'Connection refused', success: false }),
+  ]);
 });
 
 test('the test does not change http_status_code or dispatched_at', async () => {

@@ -1,5 +1,14 @@
 // The six webhook endpoints (docs/api-contract.md#3-endpoints): fields, types, status codes and envelopes, and the exact requests real clients send.
-import { ACCOUNT_ID, ADMIN_TOKEN, createWebhook, type Harness, startHarness, webhookPath, webhooksPath, validCreateBody } from '../support/harness';
+import {
+  ACCOUNT_ID,
+  ADMIN_TOKEN,
+  createWebhook,
+  type Harness,
+  startHarness,
+  webhookPath,
+  webhooksPath,
+  validCreateBody,
+} from '../support/harness';
 
 let h: Harness;
 beforeEach(async () => {
@@ -60,17 +69,29 @@ describe('create (POST .../webhooks/subscriptions)', () => {
 
   test('accepts null for optional fields as if omitted', async () => {
     const response = await h.call('POST', webhooksPath(), {
-      body: { name: 'x', client_url: 'https://a.example.com', event_types: ['job.run.errored'], job_ids: null, description: null, active: null },
+      body: {
+        name: 'x',
+        client_url: 'https://a.example.com',
+        event_types: ['job.run.errored'],
+        job_ids: null,
+        description: null,
+        active: null,
+      },
     });
     expect(response.statusCode).toBe(201);
     expect(response.json().data).toMatchObject({ description: '', job_ids: [], active: true });
   });
 
   test('accepts the Terraform provider create body: "id":"", integer job_ids, no description', async () => {
-    const terraformBody = '{"id":"","name":"tf","client_url":"https://example.com","event_types":["job.run.started","job.run.completed"],"job_ids":[],"active":true}';
+    const terraformBody =
+      '{"id":"","name":"tf","client_url":"https://example.com","event_types":["job.run.started","job.run.completed"],"job_ids":[],"active":true}';
     const response = await h.call('POST', webhooksPath(), {
       rawBody: terraformBody,
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'terraform-provider-dbtcloud/1.12.0' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': 'terraform-provider-dbtcloud/1.12.0',
+      },
     });
     expect(response.statusCode).toBe(201);
     expect(response.json().data).toMatchObject({ name: 'tf', description: '', job_ids: [], active: true });
@@ -78,7 +99,10 @@ describe('create (POST .../webhooks/subscriptions)', () => {
   });
 
   test('keeps the order of job_ids and event_types exactly as sent', async () => {
-    const created = await createWebhook(h, { job_ids: [9, 1, 5], event_types: ['job.run.errored', 'job.run.started', 'job.run.completed'] });
+    const created = await createWebhook(h, {
+      job_ids: [9, 1, 5],
+      event_types: ['job.run.errored', 'job.run.started', 'job.run.completed'],
+    });
     const read = (await h.call('GET', webhookPath(created.id))).json().data;
     expect(read.job_ids).toEqual(['9', '1', '5']);
     expect(read.event_types).toEqual(['job.run.errored', 'job.run.started', 'job.run.completed']);
@@ -112,7 +136,9 @@ describe('get (GET .../webhooks/subscription/{id})', () => {
 
   test('answers the Terraform provider GET, which sends Content-Type: application/json with no body', async () => {
     const created = await createWebhook(h);
-    const response = await h.call('GET', webhookPath(created.id), { headers: { 'content-type': 'application/json', accept: 'application/json' } });
+    const response = await h.call('GET', webhookPath(created.id), {
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+    });
     expect(response.statusCode).toBe(200);
   });
 
@@ -168,23 +194,39 @@ describe('list (GET .../webhooks/subscriptions)', () => {
     expect(body.extra).toEqual({ pagination: { total_count: 3, count: 2 }, filters: { offset: 1, limit: 2 } });
   });
 
-  test.each(['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'offset=1.5'])('refuses %s with 400 naming the parameter', async (query) => {
-    const response = await h.call('GET', `${webhooksPath()}?${query}`);
-    expect(response.statusCode).toBe(400);
-    expect(Object.keys(response.json().extra.field_errors)).toEqual([query.split('=')[0]]);
-  });
+  test.each(['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'offset=1.5'])(
+    'refuses %s with 400 naming the parameter',
+    async (query) => {
+      const response = await h.call('GET', `${webhooksPath()}?${query}`);
+      expect(response.statusCode).toBe(400);
+      expect(Object.keys(response.json().extra.field_errors)).toEqual([query.split('=')[0]]);
+    },
+  );
 });
 
 describe('update (PUT .../webhooks/subscription/{id})', () => {
   test('replaces the fields and returns the update fields without hmac_secret', async () => {
     const created = await createWebhook(h);
     const response = await h.call('PUT', webhookPath(created.id), {
-      body: { name: 'renamed', client_url: 'https://hooks.example.com/dbt', event_types: ['job.run.errored'], job_ids: [3], active: false, description: 'd' },
+      body: {
+        name: 'renamed',
+        client_url: 'https://hooks.example.com/dbt',
+        event_types: ['job.run.errored'],
+        job_ids: [3],
+        active: false,
+        description: 'd',
+      },
     });
     expect(response.statusCode).toBe(200);
     const data = response.json().data;
     expect(Object.keys(data).sort()).toEqual(SUMMARY_FIELDS.sort());
-    expect(data).toMatchObject({ name: 'renamed', event_types: ['job.run.errored'], job_ids: ['3'], active: false, description: 'd' });
+    expect(data).toMatchObject({
+      name: 'renamed',
+      event_types: ['job.run.errored'],
+      job_ids: ['3'],
+      active: false,
+      description: 'd',
+    });
     expect(data.created_at).toBe(created.created_at);
     expect(Number(data.updated_at)).toBeGreaterThan(Number(created.updated_at));
   });
@@ -199,17 +241,32 @@ describe('update (PUT .../webhooks/subscription/{id})', () => {
 
   test('accepts the Terraform provider update body, which repeats the webhook id', async () => {
     const created = await createWebhook(h);
-    const body = { id: created.id, name: 'tf2', client_url: 'https://example.com/test', event_types: ['job.run.completed'], job_ids: [1234], active: true };
+    const body = {
+      id: created.id,
+      name: 'tf2',
+      client_url: 'https://example.com/test',
+      event_types: ['job.run.completed'],
+      job_ids: [1234],
+      active: true,
+    };
     const response = await h.call('PUT', webhookPath(created.id), { body });
     expect(response.statusCode).toBe(200);
     const read = (await h.call('GET', webhookPath(created.id))).json().data;
-    expect(read).toMatchObject({ name: 'tf2', client_url: 'https://example.com/test', event_types: ['job.run.completed'], job_ids: ['1234'], description: '' });
+    expect(read).toMatchObject({
+      name: 'tf2',
+      client_url: 'https://example.com/test',
+      event_types: ['job.run.completed'],
+      job_ids: ['1234'],
+      description: '',
+    });
   });
 
   test('refuses a body id that names another webhook, and changes nothing', async () => {
     const a = await createWebhook(h);
     const b = await createWebhook(h);
-    const response = await h.call('PUT', webhookPath(a.id), { body: { ...validCreateBody({ name: 'changed' }), id: b.id } });
+    const response = await h.call('PUT', webhookPath(a.id), {
+      body: { ...validCreateBody({ name: 'changed' }), id: b.id },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json().extra.field_errors.id).toBeDefined();
     expect((await h.call('GET', webhookPath(a.id))).json().data.name).toBe(a.name);
@@ -223,7 +280,9 @@ describe('update (PUT .../webhooks/subscription/{id})', () => {
 
   test('a new client_url makes the webhook active whatever active says', async () => {
     const created = await createWebhook(h, { active: false });
-    const response = await h.call('PUT', webhookPath(created.id), { body: validCreateBody({ client_url: 'https://other.example.com/', active: false }) });
+    const response = await h.call('PUT', webhookPath(created.id), {
+      body: validCreateBody({ client_url: 'https://other.example.com/', active: false }),
+    });
     expect(response.json().data.active).toBe(true);
   });
 });
@@ -240,17 +299,27 @@ describe('delete (DELETE .../webhooks/subscription/{id})', () => {
 
   test('answers the Terraform provider DELETE, which sends Content-Type: application/json with no body', async () => {
     const created = await createWebhook(h);
-    const response = await h.call('DELETE', webhookPath(created.id), { headers: { 'content-type': 'application/json' } });
+    const response = await h.call('DELETE', webhookPath(created.id), {
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.statusCode).toBe(200);
   });
 });
 
 describe('accounts (GET /api/v2/accounts/)', () => {
-  test('lists the token\'s account with a numeric id, at the trailing-slash path the Terraform provider calls', async () => {
+  test("lists the token's account with a numeric id, at the trailing-slash path the Terraform provider calls", async () => {
     const response = await h.call('GET', '/api/v2/accounts/', { headers: { 'content-type': 'application/json' } });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
-      data: [{ id: ACCOUNT_ID, name: 'Account 1', plan: 'enterprise', identifier: expect.stringMatching(/^act_/), permission_set: 'Account Admin' }],
+      data: [
+        {
+          id: ACCOUNT_ID,
+          name: 'Account 1',
+          plan: 'enterprise',
+          identifier: expect.stringMatching(/^act_/),
+          permission_set: 'Account Admin',
+        },
+      ],
       status: { code: 200 },
     });
   });
@@ -259,7 +328,10 @@ describe('accounts (GET /api/v2/accounts/)', () => {
 describe('authentication schemes', () => {
   test('Bearer and Token are equivalent, case-insensitively', async () => {
     for (const scheme of ['Token', 'Bearer', 'bearer', 'TOKEN']) {
-      const response = await h.call('GET', webhooksPath(), { token: null, headers: { authorization: `${scheme} ${ADMIN_TOKEN}` } });
+      const response = await h.call('GET', webhooksPath(), {
+        token: null,
+        headers: { authorization: `${scheme} ${ADMIN_TOKEN}` },
+      });
       expect(response.statusCode).toBe(200);
     }
   });
@@ -270,7 +342,10 @@ describe('authentication schemes', () => {
     ['a bare token', ADMIN_TOKEN],
     ['an unknown token', 'Token nope-nope-nope-nope-nope'],
   ])('answers 401 in the envelope for %s', async (_label, header) => {
-    const response = await h.call('GET', webhooksPath(), { token: null, headers: header === undefined ? {} : { authorization: header } });
+    const response = await h.call('GET', webhooksPath(), {
+      token: null,
+      headers: header === undefined ? {} : { authorization: header },
+    });
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ data: null, status: { code: 401, is_success: false } });
   });

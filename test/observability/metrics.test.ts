@@ -29,13 +29,24 @@ const value = (text: string, series: string) => {
 };
 
 test('attempts are counted by outcome and timed; archived webhooks and due deliveries are gauged', async () => {
-  const ok = await createWebhook(h, { client_url: `${receiver.url}/ok`, event_types: ['job.run.completed'], job_ids: [] });
-  const failing = await createWebhook(h, { client_url: `${receiver.url}/fail`, event_types: ['job.run.completed'], job_ids: [] });
+  const ok = await createWebhook(h, {
+    client_url: `${receiver.url}/ok`,
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
+  const failing = await createWebhook(h, {
+    client_url: `${receiver.url}/fail`,
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
   await createWebhook(h, { client_url: `${receiver.url}/gone`, event_types: ['job.run.completed'], job_ids: [] });
   receiver.respondWith((req, res) => res.writeHead(req.url === '/ok' ? 200 : req.url === '/fail' ? 500 : 410).end());
   await ingest(h, 'job.run.completed');
   // The receiver seeing a request is not the dispatcher having the answer: wait for the three results.
-  await waitFor(async () => value(await metrics(), 'jobhooks_delivery_attempt_duration_seconds_count') === 3, 'three finished attempts');
+  await waitFor(
+    async () => value(await metrics(), 'jobhooks_delivery_attempt_duration_seconds_count') === 3,
+    'three finished attempts',
+  );
   await waitFor(async () => value(await metrics(), 'jobhooks_subscriptions_archived') === 1, 'the archived gauge');
 
   const text = await metrics();

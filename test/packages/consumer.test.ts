@@ -32,10 +32,16 @@ let account2Token: string;
 /** Runs a command with the environment of a user's shell (no jest or ts-jest variables needed). */
 async function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
   try {
-    return await run(command, args, { cwd, env: { ...process.env, CHECKPOINT_DISABLE: '1', ...env }, maxBuffer: 64 * 1024 * 1024 });
+    return await run(command, args, {
+      cwd,
+      env: { ...process.env, CHECKPOINT_DISABLE: '1', ...env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch (error) {
     const failed = error as Error & { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed in ${cwd}: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`,
+    );
   }
 }
 
@@ -45,7 +51,8 @@ const write = (file: string, text: string) => {
 };
 
 /** `npm install` in a project, its registry packages from npm's cache, which the checkout's own `npm ci` filled. */
-const npmInstall = (dir: string) => sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], dir);
+const npmInstall = (dir: string) =>
+  sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], dir);
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'jobhooks-consumer-'));
@@ -56,11 +63,23 @@ beforeAll(async () => {
 
   // The service on its own, as an operator installs it: nothing else in the folder to lend it a dependency.
   serviceDir = join(root, 'jobhooks-service');
-  write(join(serviceDir, 'package.json'), JSON.stringify({ name: 'jobhooks-service', private: true, dependencies: { jobhooks: tarball('jobhooks'), '@jobhooks/client': tarball('jobhooks-client') } }));
+  write(
+    join(serviceDir, 'package.json'),
+    JSON.stringify({
+      name: 'jobhooks-service',
+      private: true,
+      dependencies: { jobhooks: tarball('jobhooks'), '@jobhooks/client': tarball('jobhooks-client') },
+    }),
+  );
   await npmInstall(serviceDir);
   const dbPath = join(root, 'data', 'jobhooks.db');
   service = await startServiceProcess(
-    { JOBHOOKS_DB: dbPath, JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1', JOBHOOKS_BOOTSTRAP_TOKEN: ADMIN_TOKEN, JOBHOOKS_ALLOW_PRIVATE_URLS: '1' },
+    {
+      JOBHOOKS_DB: dbPath,
+      JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1',
+      JOBHOOKS_BOOTSTRAP_TOKEN: ADMIN_TOKEN,
+      JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
+    },
     [],
     { command: 'npx', args: ['--no-install', 'jobhooks', 'start'], cwd: serviceDir },
   );
@@ -112,12 +131,17 @@ test('the jobhooks package, installed alone from its tarball, serves the API and
   expect((await api().accounts()).map((account) => account.id)).toEqual([1]);
 
   const installed = readdirSync(join(serviceDir, 'node_modules'));
-  for (const unused of ['@pulumi', 'cdktf', 'constructs', '@grpc', 'typescript', 'tsx', 'jest']) expect(installed).not.toContain(unused);
+  for (const unused of ['@pulumi', 'cdktf', 'constructs', '@grpc', 'typescript', 'tsx', 'jest'])
+    expect(installed).not.toContain(unused);
 });
 
 test('`npx jobhooks terraform install` without @jobhooks/terraform-provider says which package to add', async () => {
-  const failed = await sh('npx', ['--no-install', 'jobhooks', 'terraform', 'install'], serviceDir).catch((error: Error) => error);
-  expect(String(failed)).toContain('jobhooks terraform install needs the package @jobhooks/terraform-provider: add it with "npm install --save-dev @jobhooks/terraform-provider"');
+  const failed = await sh('npx', ['--no-install', 'jobhooks', 'terraform', 'install'], serviceDir).catch(
+    (error: Error) => error,
+  );
+  expect(String(failed)).toContain(
+    'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it with "npm install --save-dev @jobhooks/terraform-provider"',
+  );
 });
 
 describe('Pulumi', () => {
@@ -150,7 +174,11 @@ if (!config.getBoolean('empty')) {
     'infrastructure:secondToken': account2Token,
     ...extra,
   });
-  const up = (dir: string, previous: StackState | undefined, extra: Record<string, string> = {}): Promise<PulumiRunResult> =>
+  const up = (
+    dir: string,
+    previous: StackState | undefined,
+    extra: Record<string, string> = {},
+  ): Promise<PulumiRunResult> =>
     runPulumiProgram({
       projectDir: dir,
       main: 'index.js',
@@ -161,14 +189,23 @@ if (!config.getBoolean('empty')) {
       previous,
       timeoutMs: 120_000,
     });
-  const opsByName = (result: PulumiRunResult) => Object.fromEntries(result.steps.map((step) => [step.urn.split('::').pop(), step.op]));
+  const opsByName = (result: PulumiRunResult) =>
+    Object.fromEntries(result.steps.map((step) => [step.urn.split('::').pop(), step.op]));
 
   test('creates, updates after the project moved, and deletes, with a state that names no file path', async () => {
     // A Pulumi project of its own, as `pulumi new` makes one: its package.json, its node_modules.
     const pulumiDir = join(root, 'pulumi-webhooks');
     write(
       join(pulumiDir, 'package.json'),
-      JSON.stringify({ name: 'pulumi-webhooks', private: true, dependencies: { '@jobhooks/client': tarball('jobhooks-client'), '@jobhooks/pulumi': tarball('jobhooks-pulumi'), '@pulumi/pulumi': '~3.248.0' } }),
+      JSON.stringify({
+        name: 'pulumi-webhooks',
+        private: true,
+        dependencies: {
+          '@jobhooks/client': tarball('jobhooks-client'),
+          '@jobhooks/pulumi': tarball('jobhooks-pulumi'),
+          '@pulumi/pulumi': '~3.248.0',
+        },
+      }),
     );
     write(join(pulumiDir, 'index.js'), PROGRAM);
     await npmInstall(pulumiDir);
@@ -213,11 +250,20 @@ const hook = new DbtcloudWebhook(stack, 'errored_runs', { name: 'Errored runs ($
 new TerraformOutput(stack, 'webhook_id', { value: hook.webhookId });
 app.synth();
 `;
-  const connection = () => ({ DBT_CLOUD_HOST_URL: hostUrl, DBT_CLOUD_ACCOUNT_ID: '1', DBT_CLOUD_TOKEN: ADMIN_TOKEN, CI: '1' });
+  const connection = () => ({
+    DBT_CLOUD_HOST_URL: hostUrl,
+    DBT_CLOUD_ACCOUNT_ID: '1',
+    DBT_CLOUD_TOKEN: ADMIN_TOKEN,
+    CI: '1',
+  });
   const lockedHash = (dir: string) => /"(h1:[^"]+)"/.exec(readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8'))?.[1];
   /** `npx jobhooks-terraform-provider install [--dir D]` in the project; the TF_CLI_CONFIG_FILE it prints. */
   const installProvider = async (dir?: string) => {
-    const install = await sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install', ...(dir === undefined ? [] : ['--dir', dir])], project);
+    const install = await sh(
+      'npx',
+      ['--no-install', 'jobhooks-terraform-provider', 'install', ...(dir === undefined ? [] : ['--dir', dir])],
+      project,
+    );
     return cliConfigFileOf(install.stdout)!;
   };
 
@@ -228,12 +274,22 @@ app.synth();
     expect(cliConfig).toBe(join(project, '.jobhooks', 'terraform', 'terraform.rc'));
     const dir = join(project, 'cdktf');
     write(join(dir, 'main.js'), app('cdktf'));
-    write(join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js', projectId: 'infrastructure', sendCrashReports: 'false' }));
+    write(
+      join(dir, 'cdktf.json'),
+      JSON.stringify({
+        language: 'typescript',
+        app: 'node main.js',
+        projectId: 'infrastructure',
+        sendCrashReports: 'false',
+      }),
+    );
     const env = { ...connection(), TF_CLI_CONFIG_FILE: cliConfig };
 
     const cdktf = (args: string[]) => sh('npx', ['--no-install', 'cdktf', ...args], dir, env);
     await cdktf(['deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json']);
-    const webhookId = (JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }).webhooks.webhook_id;
+    const webhookId = (
+      JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }
+    ).webhooks.webhook_id;
     expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktf)' });
 
     const stackDir = join(dir, 'cdktf.out', 'stacks', 'webhooks');
@@ -245,7 +301,9 @@ app.synth();
 
     // With the lock file in place, the plain command works too.
     await cdktf(['deploy', '--auto-approve']);
-    expect(readFileSync(join(dir, 'terraform.webhooks.tfstate'), 'utf8')).not.toMatch(new RegExp(`${CHECKOUT}|${root}`));
+    expect(readFileSync(join(dir, 'terraform.webhooks.tfstate'), 'utf8')).not.toMatch(
+      new RegExp(`${CHECKOUT}|${root}`),
+    );
     await cdktf(['destroy', '--auto-approve']);
     expect(await api().get(webhookId)).toBeNull();
   });
@@ -254,26 +312,45 @@ app.synth();
     const dir = join(project, 'cdktn');
     write(join(dir, 'main.js'), app('cdktn'));
     await sh(process.execPath, ['main.js'], dir);
-    const synthesized = JSON.parse(readFileSync(join(dir, 'cdktf.out', 'stacks', 'webhooks', 'cdk.tf.json'), 'utf8')) as {
+    const synthesized = JSON.parse(
+      readFileSync(join(dir, 'cdktf.out', 'stacks', 'webhooks', 'cdk.tf.json'), 'utf8'),
+    ) as {
       terraform: { required_providers: unknown };
       resource: { dbtcloud_webhook: Record<string, { name: string }> };
     };
-    expect(synthesized.terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' } });
+    expect(synthesized.terraform.required_providers).toEqual({
+      dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' },
+    });
     expect(synthesized.resource.dbtcloud_webhook.errored_runs!.name).toBe('Errored runs (cdktn)');
   });
 
   test('`npx cdktn deploy --skip-provider-lock` applies the cdktn app on Node 22.10 or later; on older Node cdktn-cli stops as the README says', async () => {
     const dir = join(project, 'cdktn');
-    write(join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js', projectId: 'infrastructure-cdktn', sendCrashReports: 'false' }));
+    write(
+      join(dir, 'cdktf.json'),
+      JSON.stringify({
+        language: 'typescript',
+        app: 'node main.js',
+        projectId: 'infrastructure-cdktn',
+        sendCrashReports: 'false',
+      }),
+    );
     const env = { ...connection(), TF_CLI_CONFIG_FILE: await installProvider() };
     const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
-    const deploy = sh('npx', ['--no-install', 'cdktn', 'deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json'], dir, env);
+    const deploy = sh(
+      'npx',
+      ['--no-install', 'cdktn', 'deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json'],
+      dir,
+      env,
+    );
     if (major < 22 || (major === 22 && minor < 10)) {
       await expect(deploy).rejects.toThrow('markAsUncloneable is not a function');
       return;
     }
     await deploy;
-    const webhookId = (JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }).webhooks.webhook_id;
+    const webhookId = (
+      JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }
+    ).webhooks.webhook_id;
     expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktn)' });
     await sh('npx', ['--no-install', 'cdktn', 'destroy', '--skip-provider-lock', '--auto-approve'], dir, env);
     expect(await api().get(webhookId)).toBeNull();
@@ -309,8 +386,14 @@ output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
     // Inside the project with a mirror elsewhere: found around the working directory, with the same checksum.
     const inside = join(project, 'terraform');
     write(join(inside, 'main.tf'), hcl);
-    await sh('terraform', ['init', '-input=false', '-no-color'], inside, { ...connection(), TF_CLI_CONFIG_FILE: await installProvider(join(root, 'elsewhere')) });
-    await sh('terraform', ['validate', '-no-color'], inside, { ...connection(), TF_CLI_CONFIG_FILE: join(root, 'elsewhere', 'terraform.rc') });
+    await sh('terraform', ['init', '-input=false', '-no-color'], inside, {
+      ...connection(),
+      TF_CLI_CONFIG_FILE: await installProvider(join(root, 'elsewhere')),
+    });
+    await sh('terraform', ['validate', '-no-color'], inside, {
+      ...connection(),
+      TF_CLI_CONFIG_FILE: join(root, 'elsewhere', 'terraform.rc'),
+    });
     expect(lockedHash(inside)).toMatch(/^h1:/);
     expect(lockedHash(inside)).toBe(lockedHash(outside));
   });

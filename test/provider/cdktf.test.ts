@@ -52,7 +52,10 @@ test('the example stack declares the provider from dbt-labs/dbtcloud and three w
 
 test('the secrets are sensitive outputs and the ids are references to the resources', () => {
   const { json } = synthesizedExample();
-  expect(json.output.nightly_jobs_hmac_secret).toEqual({ value: '${dbtcloud_webhook.nightly_jobs.hmac_secret}', sensitive: true });
+  expect(json.output.nightly_jobs_hmac_secret).toEqual({
+    value: '${dbtcloud_webhook.nightly_jobs.hmac_secret}',
+    sensitive: true,
+  });
   expect(json.output.nightly_jobs_id).toEqual({ value: '${dbtcloud_webhook.nightly_jobs.id}' });
 });
 
@@ -68,7 +71,9 @@ test('synth --hcl writes every attribute, not empty blocks', () => {
   const app = Testing.app();
   const stack = new WebhooksStack(app, 'webhooks');
   const hcl = Testing.synthHcl(stack);
-  expect(hcl).toMatch(/resource "dbtcloud_webhook" "nightly_jobs" \{[^}]*client_url\s*=\s*"https:\/\/dashboards\.example\.com\/ingest\/runs"/);
+  expect(hcl).toMatch(
+    /resource "dbtcloud_webhook" "nightly_jobs" \{[^}]*client_url\s*=\s*"https:\/\/dashboards\.example\.com\/ingest\/runs"/,
+  );
   expect(hcl).toMatch(/job_ids\s*=\s*\[\s*101,\s*102\s*\]/);
   expect(hcl).toMatch(/event_types\s*=\s*\[\s*"job\.run\.started",\s*"job\.run\.completed"\s*\]/);
   expect(hcl).toMatch(/active\s*=\s*false/);
@@ -78,7 +83,12 @@ test('synth --hcl writes every attribute, not empty blocks', () => {
 test('the provider construct writes the public provider configuration', () => {
   const app = Testing.app();
   const stack = new TerraformStack(app, 's');
-  new DbtcloudProvider(stack, 'dbtcloud', { accountId: 1, hostUrl: 'http://127.0.0.1:8080/api', token: 'jhk_x', skipCredentialsValidation: true });
+  new DbtcloudProvider(stack, 'dbtcloud', {
+    accountId: 1,
+    hostUrl: 'http://127.0.0.1:8080/api',
+    token: 'jhk_x',
+    skipCredentialsValidation: true,
+  });
   expect(JSON.parse(Testing.synth(stack)).provider.dbtcloud).toEqual([
     { account_id: 1, host_url: 'http://127.0.0.1:8080/api', token: 'jhk_x', skip_credentials_validation: true },
   ]);
@@ -87,17 +97,28 @@ test('the provider construct writes the public provider configuration', () => {
 test('the stack requires the provider at a version the installed one satisfies, unless the app names another', () => {
   const stack = new TerraformStack(Testing.app(), 's');
   new DbtcloudProvider(stack, 'dbtcloud', { versionConstraint: '>= 1.3, < 2.0' });
-  expect(JSON.parse(Testing.synth(stack)).terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud', version: '>= 1.3, < 2.0' } });
+  expect(JSON.parse(Testing.synth(stack)).terraform.required_providers).toEqual({
+    dbtcloud: { source: 'dbt-labs/dbtcloud', version: '>= 1.3, < 2.0' },
+  });
 });
 
 describe('synth-time validation', () => {
   const build = (config: Partial<ConstructorParameters<typeof DbtcloudWebhook>[2]>) => () => {
     const stack = new TerraformStack(Testing.app(), 's');
-    new DbtcloudWebhook(stack, 'hook', { name: 'n', clientUrl: 'https://hooks.example.com/', eventTypes: ['job.run.completed'], ...config });
+    new DbtcloudWebhook(stack, 'hook', {
+      name: 'n',
+      clientUrl: 'https://hooks.example.com/',
+      eventTypes: ['job.run.completed'],
+      ...config,
+    });
   };
 
   test.each([
-    ['an unknown event type', { eventTypes: ['job.run.paused'] }, /eventTypes: event_types may contain only job.run.started, job.run.completed, job.run.errored/],
+    [
+      'an unknown event type',
+      { eventTypes: ['job.run.paused'] },
+      /eventTypes: event_types may contain only job.run.started, job.run.completed, job.run.errored/,
+    ],
     ['no event types', { eventTypes: [] }, /eventTypes: event_types needs at least one event type/],
     ['a URL that is not http(s)', { clientUrl: 'ftp://x' }, /clientUrl:/],
     ['a repeated job id', { jobIds: [5, 5] }, /jobIds: job_ids must not repeat a job id/],
@@ -111,7 +132,14 @@ describe('synth-time validation', () => {
   test('values that are tokens are left to Terraform', () => {
     const stack = new TerraformStack(Testing.app(), 's');
     const url = new TerraformVariable(stack, 'url', { type: 'string' });
-    expect(() => new DbtcloudWebhook(stack, 'hook', { name: 'n', clientUrl: url.stringValue, eventTypes: ['job.run.completed'] })).not.toThrow();
+    expect(
+      () =>
+        new DbtcloudWebhook(stack, 'hook', {
+          name: 'n',
+          clientUrl: url.stringValue,
+          eventTypes: ['job.run.completed'],
+        }),
+    ).not.toThrow();
   });
 });
 
@@ -122,8 +150,9 @@ test('the app writes cdktf.out-style stacks/webhooks/cdk.tf.json with the same r
     new WebhooksStack(app, 'webhooks');
     app.synth();
     // The app's output carries construct metadata under "//"; the attributes are the same.
-    const written = JSON.parse(readFileSync(join(outdir, 'stacks', 'webhooks', 'cdk.tf.json'), 'utf8'), (key, value: unknown) =>
-      key === '//' ? undefined : value,
+    const written = JSON.parse(
+      readFileSync(join(outdir, 'stacks', 'webhooks', 'cdk.tf.json'), 'utf8'),
+      (key, value: unknown) => (key === '//' ? undefined : value),
     ) as SynthesizedStack;
     expect(written.resource).toEqual(synthesizedExample().json.resource);
   } finally {
@@ -140,11 +169,14 @@ test('`npx cdktf synth` in examples/cdktf writes the stack offline', () => {
       stdio: 'pipe',
       timeout: 120_000,
     });
-    const written = JSON.parse(readFileSync(join(outdir, 'stacks', 'webhooks', 'cdk.tf.json'), 'utf8'), (key, value: unknown) =>
-      key === '//' ? undefined : value,
+    const written = JSON.parse(
+      readFileSync(join(outdir, 'stacks', 'webhooks', 'cdk.tf.json'), 'utf8'),
+      (key, value: unknown) => (key === '//' ? undefined : value),
     ) as SynthesizedStack;
     expect(written.resource).toEqual(synthesizedExample().json.resource);
-    expect(written.terraform.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' } });
+    expect(written.terraform.required_providers).toEqual({
+      dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' },
+    });
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

@@ -6,7 +6,12 @@ import { Testing, TerraformOutput, TerraformStack } from 'cdktn';
 import * as cdktf from '@jobhooks/cdktf';
 import * as cdktn from '@jobhooks/cdktn';
 
-const WEBHOOK = { name: 'Errored runs', clientUrl: 'https://pager.example.com/v1/dbt', eventTypes: ['job.run.errored'], jobIds: [101] };
+const WEBHOOK = {
+  name: 'Errored runs',
+  clientUrl: 'https://pager.example.com/v1/dbt',
+  eventTypes: ['job.run.errored'],
+  jobIds: [101],
+};
 
 function cdktnStack() {
   const stack = new TerraformStack(Testing.app(), 'webhooks');
@@ -21,7 +26,12 @@ test('inside a cdktn app the constructs synthesize the provider with its version
   expect(json.terraform!.required_providers).toEqual({ dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' } });
   expect(json.resource).toEqual({
     dbtcloud_webhook: {
-      errored_runs: { name: 'Errored runs', client_url: 'https://pager.example.com/v1/dbt', event_types: ['job.run.errored'], job_ids: [101] },
+      errored_runs: {
+        name: 'Errored runs',
+        client_url: 'https://pager.example.com/v1/dbt',
+        event_types: ['job.run.errored'],
+        job_ids: [101],
+      },
     },
   });
   expect(json.output).toEqual({ secret: { value: '${dbtcloud_webhook.errored_runs.hmac_secret}', sensitive: true } });
@@ -34,11 +44,14 @@ test('the cdktn and cdktf builds synthesize the same resources', () => {
   const fromCdktf = JSON.parse(CdktfTesting.synth(stack)) as Record<string, unknown>;
   const fromCdktn = cdktnStack();
   expect(fromCdktn.resource).toEqual(fromCdktf.resource);
-  expect(fromCdktn.terraform!.required_providers).toEqual((fromCdktf.terraform as Record<string, unknown>).required_providers);
+  expect(fromCdktn.terraform!.required_providers).toEqual(
+    (fromCdktf.terraform as Record<string, unknown>).required_providers,
+  );
 });
 
 test('the cdktn build loads cdktn and not cdktf', () => {
   // In a plain Node process (jest keeps its own module registry): what does requiring the package load?
-  const script = "require('@jobhooks/cdktn'); const ids = Object.keys(require.cache); console.log(JSON.stringify(['cdktn', 'cdktf'].map((lib) => ids.some((id) => id.includes('/node_modules/' + lib + '/')))));";
+  const script =
+    "require('@jobhooks/cdktn'); const ids = Object.keys(require.cache); console.log(JSON.stringify(['cdktn', 'cdktf'].map((lib) => ids.some((id) => id.includes('/node_modules/' + lib + '/')))));";
   expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).toEqual([true, false]);
 });

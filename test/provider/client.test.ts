@@ -20,7 +20,12 @@ afterEach(async () => {
   await h.close();
 });
 
-const input = { name: 'Data team', client_url: 'https://hooks.example.com/a', event_types: ['job.run.completed' as const], job_ids: [3, 1] };
+const input = {
+  name: 'Data team',
+  client_url: 'https://hooks.example.com/a',
+  event_types: ['job.run.completed' as const],
+  job_ids: [3, 1],
+};
 
 test('create, get, update, list, test, delete and get again, with the shapes of the API', async () => {
   const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
@@ -48,7 +53,9 @@ test("a refusal carries the status and the server's message", async () => {
   const error = await readOnly.create(input).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ApiError);
   expect(error).toMatchObject({ status: 403, developerMessage: 'forbidden' });
-  expect((error as ApiError).message).toMatch(/^Create webhook failed with HTTP 403: The permission set "Read-Only" cannot change webhooks/);
+  expect((error as ApiError).message).toMatch(
+    /^Create webhook failed with HTTP 403: The permission set "Read-Only" cannot change webhooks/,
+  );
 
   const admin = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
   const missing = await admin.update('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ', input).catch((e: unknown) => e);
@@ -56,7 +63,12 @@ test("a refusal carries the status and the server's message", async () => {
 });
 
 /** A proxy in front of the service that answers the first `failures` requests matching `match` itself. */
-async function startProxy(target: string, failures: number, match: (req: IncomingMessage) => boolean, failure: { status: number; headers?: Record<string, string>; forwardFirst: boolean }) {
+async function startProxy(
+  target: string,
+  failures: number,
+  match: (req: IncomingMessage) => boolean,
+  failure: { status: number; headers?: Record<string, string>; forwardFirst: boolean },
+) {
   let failed = 0;
   const seen: IncomingMessage[] = [];
   proxy = createServer((req, res) => {
@@ -87,7 +99,12 @@ test('a create whose response was lost is retried with the same Idempotency-Key 
   const isCreate = (req: IncomingMessage) => req.method === 'POST';
   const { url, seen } = await startProxy(origin, 1, isCreate, { status: 502, forwardFirst: true });
   const waits: number[] = [];
-  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, sleep: async (ms) => void waits.push(ms) });
+  const client = createWebhooksClient({
+    hostUrl: url,
+    accountId: 1,
+    token: ADMIN_TOKEN,
+    sleep: async (ms) => void waits.push(ms),
+  });
   const created = await client.create(input);
   const creates = seen.filter(isCreate);
   expect(creates).toHaveLength(2);
@@ -100,9 +117,18 @@ test('a create whose response was lost is retried with the same Idempotency-Key 
 
 test('a 429 is retried after the Retry-After the server asked for', async () => {
   const origin = new URL(hostUrl).origin;
-  const { url } = await startProxy(origin, 2, () => true, { status: 429, headers: { 'retry-after': '7' }, forwardFirst: false });
+  const { url } = await startProxy(origin, 2, () => true, {
+    status: 429,
+    headers: { 'retry-after': '7' },
+    forwardFirst: false,
+  });
   const waits: number[] = [];
-  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, sleep: async (ms) => void waits.push(ms) });
+  const client = createWebhooksClient({
+    hostUrl: url,
+    accountId: 1,
+    token: ADMIN_TOKEN,
+    sleep: async (ms) => void waits.push(ms),
+  });
   expect((await client.list()).data).toEqual([]);
   expect(waits).toEqual([7000, 7000]);
 });
@@ -111,19 +137,34 @@ test('a 5xx that persists fails after the last attempt with the server text', as
   const origin = new URL(hostUrl).origin;
   const { url, seen } = await startProxy(origin, 10, () => true, { status: 503, forwardFirst: false });
   const waits: number[] = [];
-  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, maxAttempts: 3, sleep: async (ms) => void waits.push(ms) });
-  await expect(client.list()).rejects.toMatchObject({ status: 503, message: 'List webhooks failed with HTTP 503: <html>bad gateway</html>' });
+  const client = createWebhooksClient({
+    hostUrl: url,
+    accountId: 1,
+    token: ADMIN_TOKEN,
+    maxAttempts: 3,
+    sleep: async (ms) => void waits.push(ms),
+  });
+  await expect(client.list()).rejects.toMatchObject({
+    status: 503,
+    message: 'List webhooks failed with HTTP 503: <html>bad gateway</html>',
+  });
   expect(seen).toHaveLength(3);
   expect(waits).toHaveLength(2);
   expect(waits[1]!).toBeGreaterThan(waits[0]!);
-
 });
 
 test('the retry settings the Terraform provider passes: which statuses, the first delay, and a request timeout', async () => {
   const origin = new URL(hostUrl).origin;
   const { url, seen } = await startProxy(origin, 2, () => true, { status: 418, forwardFirst: false });
   const waits: number[] = [];
-  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, retryableStatuses: [418], firstRetryDelayMs: 2000, sleep: async (ms) => void waits.push(ms) });
+  const client = createWebhooksClient({
+    hostUrl: url,
+    accountId: 1,
+    token: ADMIN_TOKEN,
+    retryableStatuses: [418],
+    firstRetryDelayMs: 2000,
+    sleep: async (ms) => void waits.push(ms),
+  });
   expect((await client.list()).data).toEqual([]);
   expect(seen).toHaveLength(3);
   expect(waits[0]!).toBeGreaterThanOrEqual(2000);
@@ -133,7 +174,13 @@ test('the retry settings the Terraform provider passes: which statuses, the firs
   const silent = createServer(() => {}); // accepts, never answers
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   try {
-    const slow = createWebhooksClient({ hostUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/api`, accountId: 1, token: ADMIN_TOKEN, maxAttempts: 1, timeoutMs: 200 });
+    const slow = createWebhooksClient({
+      hostUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/api`,
+      accountId: 1,
+      token: ADMIN_TOKEN,
+      maxAttempts: 1,
+      timeoutMs: 200,
+    });
     const started = Date.now();
     await expect(slow.list()).rejects.toThrow(/List webhooks failed: could not reach/);
     expect(Date.now() - started).toBeLessThan(5000);
@@ -148,8 +195,15 @@ test('a 400 is not retried', async () => {
   const created = await direct.create(input);
   const { url, seen } = await startProxy(new URL(hostUrl).origin, 0, () => false, { status: 500, forwardFirst: false });
   const waits: number[] = [];
-  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, sleep: async (ms) => void waits.push(ms) });
-  const error = await client.update(created.id, { ...input, id: 'wsu_01HAAAAAAAAAAAAAAAAAAAAAAA' }).catch((e: unknown) => e);
+  const client = createWebhooksClient({
+    hostUrl: url,
+    accountId: 1,
+    token: ADMIN_TOKEN,
+    sleep: async (ms) => void waits.push(ms),
+  });
+  const error = await client
+    .update(created.id, { ...input, id: 'wsu_01HAAAAAAAAAAAAAAAAAAAAAAA' })
+    .catch((e: unknown) => e);
   expect(error).toMatchObject({ status: 400, fieldErrors: { id: [expect.stringMatching(/does not match/)] } });
   expect(seen).toHaveLength(1);
   expect(waits).toEqual([]);
@@ -158,16 +212,33 @@ test('a 400 is not retried', async () => {
 test('an unreachable server fails with a message naming it, after the retries', async () => {
   const dead = `${(await closedPortUrl()).replace(/\/$/, '')}/api`;
   const waits: number[] = [];
-  const client = createWebhooksClient({ hostUrl: dead, accountId: 1, token: ADMIN_TOKEN, maxAttempts: 2, sleep: async (ms) => void waits.push(ms) });
-  await expect(client.get('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ')).rejects.toThrow(`Read webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ failed: could not reach ${dead}`);
+  const client = createWebhooksClient({
+    hostUrl: dead,
+    accountId: 1,
+    token: ADMIN_TOKEN,
+    maxAttempts: 2,
+    sleep: async (ms) => void waits.push(ms),
+  });
+  await expect(client.get('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ')).rejects.toThrow(
+    `Read webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ failed: could not reach ${dead}`,
+  );
   expect(waits).toHaveLength(1);
 });
 
 describe('a host URL without /api', () => {
   test.each([
-    ['http://127.0.0.1:8080', 'host_url must end in /api (e.g. http://127.0.0.1:8080/api), not "http://127.0.0.1:8080".'],
-    ['https://cloud.getdbt.com/v3', 'host_url must end in /api (e.g. https://cloud.getdbt.com/api), not "https://cloud.getdbt.com/v3".'],
-    ['cloud.getdbt.com/api', 'host_url must be the API base URL ending in /api (e.g. http://127.0.0.1:8080/api); "cloud.getdbt.com/api" is not a URL.'],
+    [
+      'http://127.0.0.1:8080',
+      'host_url must end in /api (e.g. http://127.0.0.1:8080/api), not "http://127.0.0.1:8080".',
+    ],
+    [
+      'https://cloud.getdbt.com/v3',
+      'host_url must end in /api (e.g. https://cloud.getdbt.com/api), not "https://cloud.getdbt.com/v3".',
+    ],
+    [
+      'cloud.getdbt.com/api',
+      'host_url must be the API base URL ending in /api (e.g. http://127.0.0.1:8080/api); "cloud.getdbt.com/api" is not a URL.',
+    ],
     ['ftp://example.com/api', 'host_url must be an http or https URL, not "ftp://example.com/api".'],
   ])('%s is refused by the client with one sentence', (hostUrl, message) => {
     expect(hostUrlProblem(hostUrl)).toBe(message);
@@ -175,7 +246,8 @@ describe('a host URL without /api', () => {
   });
 
   test('the ones that end in /api are fine, with or without a trailing slash', () => {
-    for (const hostUrl of ['http://127.0.0.1:8080/api', 'https://cloud.getdbt.com/api/', 'https://emea.dbt.com/api']) expect(hostUrlProblem(hostUrl)).toBeNull();
+    for (const hostUrl of ['http://127.0.0.1:8080/api', 'https://cloud.getdbt.com/api/', 'https://emea.dbt.com/api'])
+      expect(hostUrlProblem(hostUrl)).toBeNull();
   });
 
   test('the service answers an API path outside /api with where the API is', async () => {

@@ -31,8 +31,12 @@ beforeAll(async () => {
 beforeEach(async () => {
   h = await startHarness();
   hostUrl = await h.listen();
-  host = spawn(process.execPath, [require.resolve('@pulumi/pulumi/cmd/dynamic-provider'), '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => host.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
+  host = spawn(process.execPath, [require.resolve('@pulumi/pulumi/cmd/dynamic-provider'), '127.0.0.1:0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<string>((resolve) =>
+    host.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
+  );
   client = new providerRpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
 });
 afterEach(async () => {
@@ -49,7 +53,9 @@ const struct = (props: Props) => Struct.fromJavaScript(props as Parameters<typeo
 const withProvider = (props: Props) => ({ ...props, __provider: serialized });
 
 async function configure(config: Props) {
-  await rpc<providerProto.ConfigureResponse>((callback) => client.configure(new providerProto.ConfigureRequest().setArgs(struct(config)), callback));
+  await rpc<providerProto.ConfigureResponse>((callback) =>
+    client.configure(new providerProto.ConfigureRequest().setArgs(struct(config)), callback),
+  );
 }
 
 const inputs = { name: 'team', clientUrl: 'https://hooks.example.com/team', eventTypes: ['job.run.completed'] };
@@ -57,10 +63,20 @@ const inputs = { name: 'team', clientUrl: 'https://hooks.example.com/team', even
 test('check, create, read, diff, update and delete through the host, with the token only in the config', async () => {
   await configure({ 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN });
 
-  const checked = await rpc<providerProto.CheckResponse>((callback) => client.check(new providerProto.CheckRequest().setUrn(URN).setOlds(struct({})).setNews(struct(withProvider(inputs))), callback));
+  const checked = await rpc<providerProto.CheckResponse>((callback) =>
+    client.check(
+      new providerProto.CheckRequest()
+        .setUrn(URN)
+        .setOlds(struct({}))
+        .setNews(struct(withProvider(inputs))),
+      callback,
+    ),
+  );
   expect(checked.getFailuresList()).toEqual([]);
 
-  const created = await rpc<providerProto.CreateResponse>((callback) => client.create(new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(inputs))), callback));
+  const created = await rpc<providerProto.CreateResponse>((callback) =>
+    client.create(new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(inputs))), callback),
+  );
   const id = created.getId();
   const outs = created.getProperties()!.toJavaScript() as Props;
   expect(id).toMatch(/^wsu_/);
@@ -68,22 +84,68 @@ test('check, create, read, diff, update and delete through the host, with the to
   expect(outs.hmacSecret).toMatch(/^[0-9a-f]{64}$/);
   expect(JSON.stringify(outs)).not.toContain(ADMIN_TOKEN);
 
-  const read = await rpc<providerProto.ReadResponse>((callback) => client.read(new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))), callback));
+  const read = await rpc<providerProto.ReadResponse>((callback) =>
+    client.read(
+      new providerProto.ReadRequest()
+        .setId(id)
+        .setUrn(URN)
+        .setProperties(struct(withProvider(outs))),
+      callback,
+    ),
+  );
   expect(read.getId()).toBe(id);
   expect(read.getProperties()!.toJavaScript()).toMatchObject({ name: 'team', hmacSecret: outs.hmacSecret });
   expect(JSON.stringify(read.getInputs()!.toJavaScript())).not.toContain(ADMIN_TOKEN);
 
   const news = withProvider({ ...inputs, jobIds: [5], active: false });
-  const diff = await rpc<providerProto.DiffResponse>((callback) => client.diff(new providerProto.DiffRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(outs))).setNews(struct(news)), callback));
+  const diff = await rpc<providerProto.DiffResponse>((callback) =>
+    client.diff(
+      new providerProto.DiffRequest()
+        .setId(id)
+        .setUrn(URN)
+        .setOlds(struct(withProvider(outs)))
+        .setNews(struct(news)),
+      callback,
+    ),
+  );
   expect(diff.getChanges()).toBe(providerProto.DiffResponse.DiffChanges.DIFF_SOME);
   expect(diff.getReplacesList()).toEqual([]);
 
-  const updated = await rpc<providerProto.UpdateResponse>((callback) => client.update(new providerProto.UpdateRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(outs))).setNews(struct(news)), callback));
-  expect(updated.getProperties()!.toJavaScript()).toMatchObject({ jobIds: [5], active: false, hmacSecret: outs.hmacSecret });
+  const updated = await rpc<providerProto.UpdateResponse>((callback) =>
+    client.update(
+      new providerProto.UpdateRequest()
+        .setId(id)
+        .setUrn(URN)
+        .setOlds(struct(withProvider(outs)))
+        .setNews(struct(news)),
+      callback,
+    ),
+  );
+  expect(updated.getProperties()!.toJavaScript()).toMatchObject({
+    jobIds: [5],
+    active: false,
+    hmacSecret: outs.hmacSecret,
+  });
 
-  await rpc<unknown>((callback) => client.delete(new providerProto.DeleteRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))), callback));
+  await rpc<unknown>((callback) =>
+    client.delete(
+      new providerProto.DeleteRequest()
+        .setId(id)
+        .setUrn(URN)
+        .setProperties(struct(withProvider(outs))),
+      callback,
+    ),
+  );
   expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toBeNull();
-  const gone = await rpc<providerProto.ReadResponse>((callback) => client.read(new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(outs))), callback));
+  const gone = await rpc<providerProto.ReadResponse>((callback) =>
+    client.read(
+      new providerProto.ReadRequest()
+        .setId(id)
+        .setUrn(URN)
+        .setProperties(struct(withProvider(outs))),
+      callback,
+    ),
+  );
   expect(gone.getId()).toBe('');
 });
 
@@ -92,19 +154,54 @@ test('through the host, a refresh shows archiving and an update with active true
   const receiver = await startReceiver(answer(410));
   try {
     const declared = { ...inputs, clientUrl: `${receiver.url}/gone` };
-    const created = await rpc<providerProto.CreateResponse>((callback) => client.create(new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(declared))), callback));
+    const created = await rpc<providerProto.CreateResponse>((callback) =>
+      client.create(
+        new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(declared))),
+        callback,
+      ),
+    );
     const id = created.getId();
     await ingest(h, 'job.run.completed');
-    await waitFor(async () => (await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id))?.archived === true, 'archiving');
+    await waitFor(
+      async () =>
+        (await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id))?.archived === true,
+      'archiving',
+    );
 
-    const refreshed = await rpc<providerProto.ReadResponse>((callback) => client.read(new providerProto.ReadRequest().setId(id).setUrn(URN).setProperties(struct(withProvider(created.getProperties()!.toJavaScript() as Props))), callback));
+    const refreshed = await rpc<providerProto.ReadResponse>((callback) =>
+      client.read(
+        new providerProto.ReadRequest()
+          .setId(id)
+          .setUrn(URN)
+          .setProperties(struct(withProvider(created.getProperties()!.toJavaScript() as Props))),
+        callback,
+      ),
+    );
     const archived = refreshed.getProperties()!.toJavaScript() as Props;
     expect(archived).toMatchObject({ active: false, archived: true, httpStatusCode: '410' });
 
     const news = withProvider({ ...declared, active: true });
-    const diff = await rpc<providerProto.DiffResponse>((callback) => client.diff(new providerProto.DiffRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(archived))).setNews(struct(news)), callback));
+    const diff = await rpc<providerProto.DiffResponse>((callback) =>
+      client.diff(
+        new providerProto.DiffRequest()
+          .setId(id)
+          .setUrn(URN)
+          .setOlds(struct(withProvider(archived)))
+          .setNews(struct(news)),
+        callback,
+      ),
+    );
     expect(diff.getChanges()).toBe(providerProto.DiffResponse.DiffChanges.DIFF_SOME);
-    const updated = await rpc<providerProto.UpdateResponse>((callback) => client.update(new providerProto.UpdateRequest().setId(id).setUrn(URN).setOlds(struct(withProvider(archived))).setNews(struct(news)), callback));
+    const updated = await rpc<providerProto.UpdateResponse>((callback) =>
+      client.update(
+        new providerProto.UpdateRequest()
+          .setId(id)
+          .setUrn(URN)
+          .setOlds(struct(withProvider(archived)))
+          .setNews(struct(news)),
+        callback,
+      ),
+    );
     expect(updated.getProperties()!.toJavaScript()).toMatchObject({ active: true, archived: false });
   } finally {
     await receiver.close();
@@ -113,13 +210,23 @@ test('through the host, a refresh shows archiving and an update with active true
 
 test('check failures come back by property through the host', async () => {
   await configure({ 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN });
-  const request = new providerProto.CheckRequest().setUrn(URN).setOlds(struct({})).setNews(struct(withProvider({ ...inputs, clientUrl: 'nope', eventTypes: [] })));
+  const request = new providerProto.CheckRequest()
+    .setUrn(URN)
+    .setOlds(struct({}))
+    .setNews(struct(withProvider({ ...inputs, clientUrl: 'nope', eventTypes: [] })));
   const checked = await rpc<providerProto.CheckResponse>((callback) => client.check(request, callback));
-  expect(checked.getFailuresList().map((f) => f.getProperty()).sort()).toEqual(['clientUrl', 'eventTypes']);
+  expect(
+    checked
+      .getFailuresList()
+      .map((f) => f.getProperty())
+      .sort(),
+  ).toEqual(['clientUrl', 'eventTypes']);
 });
 
 test('without configuration the host reports which settings are missing', async () => {
   await configure({});
-  const error = await rpc<providerProto.CreateResponse>((callback) => client.create(new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(inputs))), callback)).catch((e: unknown) => e);
+  const error = await rpc<providerProto.CreateResponse>((callback) =>
+    client.create(new providerProto.CreateRequest().setUrn(URN).setProperties(struct(withProvider(inputs))), callback),
+  ).catch((e: unknown) => e);
   expect(String((error as Error).message)).toMatch(/The jobhooks provider is not configured: set jobhooks:baseUrl/);
 });

@@ -33,14 +33,20 @@ function outputValue<T>(output: pulumi.Output<T>): Promise<T> {
 }
 
 test('the example program creates its three webhooks through its own serialized providers', async () => {
-  const config: Record<string, string> = { 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN };
+  const config: Record<string, string> = {
+    'jobhooks:baseUrl': hostUrl,
+    'jobhooks:accountId': '1',
+    'jobhooks:token': ADMIN_TOKEN,
+  };
   const created: string[] = [];
   pulumi.runtime.setMocks(
     {
       newResource: async ({ inputs }) => {
         const { __provider: serialized, ...declared } = inputs as Record<string, unknown>;
         const provider = rehydrate(serialized as string);
-        await provider.configure({ config: { get: (key: string) => config[key], require: (key: string) => config[key]! } });
+        await provider.configure({
+          config: { get: (key: string) => config[key], require: (key: string) => config[key]! },
+        });
         const { failures } = await provider.check({}, declared);
         if (failures && failures.length > 0) throw new Error(JSON.stringify(failures));
         const { id, outs } = await provider.create(declared);
@@ -54,7 +60,9 @@ test('the example program creates its three webhooks through its own serialized 
     false,
   );
   // What the engine is asked to keep secret: additionalSecretOutputs travels in each registration request.
-  const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource: (req: RegisterRequest, callback: unknown) => unknown };
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    registerResource: (req: RegisterRequest, callback: unknown) => unknown;
+  };
   const register = monitor.registerResource.bind(monitor);
   const secretOutputs: string[][] = [];
   monitor.registerResource = (req, callback) => {
@@ -83,5 +91,9 @@ test('the example program creates its three webhooks through its own serialized 
   expect(Object.values(secrets).every((secret) => /^[0-9a-f]{64}$/.test(secret))).toBe(true);
   // The exported secrets are secret in the program, and every Webhook asks the engine to keep hmacSecret secret.
   expect(await pulumi.isSecret(program.hmacSecrets)).toBe(true);
-  expect(secretOutputs).toEqual([['hmacSecret', 'connection'], ['hmacSecret', 'connection'], ['hmacSecret', 'connection']]);
+  expect(secretOutputs).toEqual([
+    ['hmacSecret', 'connection'],
+    ['hmacSecret', 'connection'],
+    ['hmacSecret', 'connection'],
+  ]);
 });

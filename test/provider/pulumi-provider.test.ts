@@ -2,7 +2,11 @@
 import type * as pulumi from '@pulumi/pulumi';
 import { createWebhooksClient } from '@jobhooks/client';
 import { resolveConnection } from '../../provider/pulumi/src/connection';
-import { createWebhookProvider, type WebhookInputs, type WebhookOutputs } from '../../provider/pulumi/src/webhook-provider';
+import {
+  createWebhookProvider,
+  type WebhookInputs,
+  type WebhookOutputs,
+} from '../../provider/pulumi/src/webhook-provider';
 import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -17,7 +21,11 @@ beforeEach(async () => {
   hostUrl = await h.listen();
   receiver = await startReceiver();
   provider = createWebhookProvider({}) as Required<pulumi.dynamic.ResourceProvider>;
-  const config: Record<string, string> = { 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN };
+  const config: Record<string, string> = {
+    'jobhooks:baseUrl': hostUrl,
+    'jobhooks:accountId': '1',
+    'jobhooks:token': ADMIN_TOKEN,
+  };
   await provider.configure({ config: { get: (key: string) => config[key], require: (key: string) => config[key]! } });
 });
 afterEach(async () => {
@@ -51,18 +59,35 @@ test('the full lifecycle: create, refresh, update in place, archive, reactivate,
   expect(outs.hmacSecret).toMatch(/^[0-9a-f]{64}$/);
 
   const refreshed = await provider.read(created.id, outs);
-  expect(refreshed).toEqual({ id: created.id, props: outs, inputs: expect.objectContaining({ name: 'data-team', active: true }) });
+  expect(refreshed).toEqual({
+    id: created.id,
+    props: outs,
+    inputs: expect.objectContaining({ name: 'data-team', active: true }),
+  });
   expect((await provider.diff(created.id, outs, inputs)).changes).toBe(false);
 
   const changed = declared({ name: 'renamed', jobIds: [7, 3], description: 'runs of two jobs' });
-  expect(await provider.diff(created.id, outs, changed)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  expect(await provider.diff(created.id, outs, changed)).toEqual({
+    changes: true,
+    replaces: [],
+    deleteBeforeReplace: false,
+  });
   const updated = (await provider.update(created.id, outs, changed)).outs as WebhookOutputs;
-  expect(updated).toMatchObject({ name: 'renamed', jobIds: [7, 3], description: 'runs of two jobs', hmacSecret: outs.hmacSecret });
+  expect(updated).toMatchObject({
+    name: 'renamed',
+    jobIds: [7, 3],
+    description: 'runs of two jobs',
+    hmacSecret: outs.hmacSecret,
+  });
 
   // The service archives it after a 410; a refresh shows it, and the next update with active: true reactivates it.
   receiver.respondWith(answer(410));
   await ingest(h, 'job.run.completed', { jobId: '7' });
-  await waitFor(async () => (await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(created.id))?.archived === true, 'archiving');
+  await waitFor(
+    async () =>
+      (await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(created.id))?.archived === true,
+    'archiving',
+  );
   const archived = (await provider.read(created.id, updated)).props as WebhookOutputs;
   expect(archived).toMatchObject({ active: false, archived: true, httpStatusCode: '410' });
   const again = declared({ name: 'renamed', jobIds: [7, 3], description: 'runs of two jobs', active: true });
@@ -89,10 +114,22 @@ test('adoption takes over an existing webhook by id and makes it what the progra
   });
   const adopted = await provider.create(declared({ adoptWebhookId: existing.id }));
   expect(adopted.id).toBe(existing.id);
-  expect(adopted.outs).toMatchObject({ name: 'data-team', clientUrl: `${receiver.url}/hook`, adoptWebhookId: existing.id, hmacSecret: '' });
-  expect((await provider.diff(existing.id, adopted.outs, declared({ adoptWebhookId: existing.id }))).changes).toBe(false);
-  expect((await provider.diff(existing.id, adopted.outs, declared({ adoptWebhookId: 'wsu_01HAAAAAAAAAAAAAAAAAAAAAAA' }))).replaces).toEqual(['adoptWebhookId']);
-  await expect(provider.create(declared({ adoptWebhookId: 'wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ' }))).rejects.toThrow(/Cannot adopt webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ: it does not exist/);
+  expect(adopted.outs).toMatchObject({
+    name: 'data-team',
+    clientUrl: `${receiver.url}/hook`,
+    adoptWebhookId: existing.id,
+    hmacSecret: '',
+  });
+  expect((await provider.diff(existing.id, adopted.outs, declared({ adoptWebhookId: existing.id }))).changes).toBe(
+    false,
+  );
+  expect(
+    (await provider.diff(existing.id, adopted.outs, declared({ adoptWebhookId: 'wsu_01HAAAAAAAAAAAAAAAAAAAAAAA' })))
+      .replaces,
+  ).toEqual(['adoptWebhookId']);
+  await expect(provider.create(declared({ adoptWebhookId: 'wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ' }))).rejects.toThrow(
+    /Cannot adopt webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ: it does not exist/,
+  );
 });
 
 test.each([
@@ -117,8 +154,12 @@ test('check reports every failure at once', async () => {
 test('check refuses a clientUrl change while active is false, and allows it with active true', async () => {
   const olds = { clientUrl: 'https://hooks.example.com/a', active: false } as Partial<WebhookOutputs>;
   const refused = await provider.check(olds, declared({ clientUrl: 'https://hooks.example.com/b', active: false }));
-  expect(refused.failures).toEqual([{ property: 'clientUrl', reason: expect.stringMatching(/^Cannot change clientUrl while active is false/) }]);
-  expect((await provider.check(olds, declared({ clientUrl: 'https://hooks.example.com/b', active: true }))).failures).toEqual([]);
+  expect(refused.failures).toEqual([
+    { property: 'clientUrl', reason: expect.stringMatching(/^Cannot change clientUrl while active is false/) },
+  ]);
+  expect(
+    (await provider.check(olds, declared({ clientUrl: 'https://hooks.example.com/b', active: true }))).failures,
+  ).toEqual([]);
 });
 
 test('check allows moving an active webhook and deactivating it in one change; update ends in exactly that state', async () => {
@@ -128,7 +169,10 @@ test('check allows moving an active webhook and deactivating it in one change; u
   // The API reactivates on a URL change, so a single PUT would come back active: the update takes two.
   const updated = (await provider.update(id, outs, moved)).outs as WebhookOutputs;
   expect(updated).toMatchObject({ clientUrl: 'https://hooks.example.com/moved', active: false });
-  expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toMatchObject({ client_url: 'https://hooks.example.com/moved', active: false });
+  expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toMatchObject({
+    client_url: 'https://hooks.example.com/moved',
+    active: false,
+  });
 });
 
 test('check skips values that are not known yet during a preview', async () => {
@@ -139,12 +183,20 @@ test('check skips values that are not known yet during a preview', async () => {
 test('diff treats omitted optional inputs as their defaults', async () => {
   const { id, outs } = await provider.create(declared());
   expect((await provider.diff(id, outs, declared({ description: '', jobIds: [], active: true }))).changes).toBe(false);
-  expect((await provider.diff(id, outs, declared({ eventTypes: ['job.run.errored', 'job.run.completed'] }))).changes).toBe(true);
+  expect(
+    (await provider.diff(id, outs, declared({ eventTypes: ['job.run.errored', 'job.run.completed'] }))).changes,
+  ).toBe(true);
 });
 
 describe('connection', () => {
   test('falls back to the DBT_CLOUD_* environment variables', () => {
-    expect(resolveConnection(undefined, { DBT_CLOUD_HOST_URL: 'http://h/api', DBT_CLOUD_ACCOUNT_ID: '3', DBT_CLOUD_TOKEN: 't' })).toEqual({
+    expect(
+      resolveConnection(undefined, {
+        DBT_CLOUD_HOST_URL: 'http://h/api',
+        DBT_CLOUD_ACCOUNT_ID: '3',
+        DBT_CLOUD_TOKEN: 't',
+      }),
+    ).toEqual({
       hostUrl: 'http://h/api',
       accountId: 3,
       token: 't',
@@ -161,8 +213,16 @@ describe('connection', () => {
   test("reads pulumi-dbtcloud's config names, and jobhooks' own first when both are set", () => {
     const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
     const dbtcloud = { 'dbtcloud:hostUrl': 'http://dbt/api', 'dbtcloud:accountId': '7', 'dbtcloud:token': 'dbt-token' };
-    expect(resolveConnection(config(dbtcloud), {})).toEqual({ hostUrl: 'http://dbt/api', accountId: 7, token: 'dbt-token' });
-    expect(resolveConnection(config({ ...dbtcloud, 'jobhooks:accountId': '8' }), {})).toEqual({ hostUrl: 'http://dbt/api', accountId: 8, token: 'dbt-token' });
+    expect(resolveConnection(config(dbtcloud), {})).toEqual({
+      hostUrl: 'http://dbt/api',
+      accountId: 7,
+      token: 'dbt-token',
+    });
+    expect(resolveConnection(config({ ...dbtcloud, 'jobhooks:accountId': '8' }), {})).toEqual({
+      hostUrl: 'http://dbt/api',
+      accountId: 8,
+      token: 'dbt-token',
+    });
   });
 
   test('a resource with its own connection lives in that account, and the stack config is not needed for it', async () => {
@@ -179,9 +239,17 @@ describe('connection', () => {
     expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toBeNull();
 
     expect((await unconfigured.read(id, outs)).id).toBe(id);
-    const diffToAccount1 = await unconfigured.diff(id, outs as WebhookOutputs, declared({ connection: { ...connection, accountId: 1, token: ADMIN_TOKEN } }));
+    const diffToAccount1 = await unconfigured.diff(
+      id,
+      outs as WebhookOutputs,
+      declared({ connection: { ...connection, accountId: 1, token: ADMIN_TOKEN } }),
+    );
     expect(diffToAccount1).toMatchObject({ changes: true, replaces: ['connection'] });
-    const newToken = await unconfigured.diff(id, outs as WebhookOutputs, declared({ connection: { ...connection, token: ADMIN_TOKEN } }));
+    const newToken = await unconfigured.diff(
+      id,
+      outs as WebhookOutputs,
+      declared({ connection: { ...connection, token: ADMIN_TOKEN } }),
+    );
     expect(newToken).toMatchObject({ changes: true, replaces: [] });
 
     await unconfigured.delete(id, outs);
@@ -192,10 +260,14 @@ describe('connection', () => {
     const { failures } = await provider.check({}, declared({ connection: { hostUrl, accountId: 0, token: '' } }));
     expect(failures).toEqual([{ property: 'connection', reason: 'connection needs token' }]);
     const badAccount = await provider.check({}, declared({ connection: { hostUrl, accountId: -1, token: 't' } }));
-    expect(badAccount.failures).toEqual([{ property: 'connection', reason: 'connection.accountId must be a positive whole number, not "-1"' }]);
+    expect(badAccount.failures).toEqual([
+      { property: 'connection', reason: 'connection.accountId must be a positive whole number, not "-1"' },
+    ]);
   });
 
   test('refuses an account id that is not a number', () => {
-    expect(() => resolveConnection(undefined, { DBT_CLOUD_HOST_URL: 'x', DBT_CLOUD_ACCOUNT_ID: 'abc', DBT_CLOUD_TOKEN: 't' })).toThrow(/positive whole number/);
+    expect(() =>
+      resolveConnection(undefined, { DBT_CLOUD_HOST_URL: 'x', DBT_CLOUD_ACCOUNT_ID: 'abc', DBT_CLOUD_TOKEN: 't' }),
+    ).toThrow(/positive whole number/);
   });
 });

@@ -32,14 +32,22 @@ test('without JOBHOOKS_SECRET_KEY a key file is created with mode 0600 and reuse
 
 test('JOBHOOKS_SECRET_KEY takes hex or base64 and wins over the file', () => {
   const hex = 'ab'.repeat(32);
-  expect(loadSecretKey({ envValue: hex, keyFile: join(dir, 'k'), random: cryptoRandomBytes }).toString('hex')).toBe(hex);
+  expect(loadSecretKey({ envValue: hex, keyFile: join(dir, 'k'), random: cryptoRandomBytes }).toString('hex')).toBe(
+    hex,
+  );
   const b64 = Buffer.from(hex, 'hex').toString('base64');
-  expect(loadSecretKey({ envValue: b64, keyFile: join(dir, 'k'), random: cryptoRandomBytes }).toString('hex')).toBe(hex);
+  expect(loadSecretKey({ envValue: b64, keyFile: join(dir, 'k'), random: cryptoRandomBytes }).toString('hex')).toBe(
+    hex,
+  );
 });
 
 test('a bad key is refused with a message that says what a key looks like', () => {
-  expect(() => loadSecretKey({ envValue: 'too-short', keyFile: join(dir, 'k'), random: cryptoRandomBytes })).toThrow(/64 hex characters/);
+  expect(() => loadSecretKey({ envValue: 'too-short', keyFile: join(dir, 'k'), random: cryptoRandomBytes })).toThrow(
+    /64 hex characters/,
+  );
   writeFileSync(join(dir, 'bad.key'), 'garbage');
-  expect(() => loadSecretKey({ envValue: undefined, keyFile: join(dir, 'bad.key'), random: cryptoRandomBytes })).toThrow(/bad\.key does not hold a valid key/);
+  expect(() =>
+    loadSecretKey({ envValue: undefined, keyFile: join(dir, 'bad.key'), random: cryptoRandomBytes }),
+  ).toThrow(/bad\.key does not hold a valid key/);
   expect(readFileSync(join(dir, 'bad.key'), 'utf8')).toBe('garbage');
 });

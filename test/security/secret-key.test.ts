@@ -36,13 +36,14 @@ const stop = async () => {
   await h?.close();
   h = null;
 };
-const startFails = (env: Record<string, string> = {}) => startHarness({ dir, env }).then(
-  async (started) => {
-    await started.close();
-    throw new Error('the service started');
-  },
-  (error: Error) => error.message,
-);
+const startFails = (env: Record<string, string> = {}) =>
+  startHarness({ dir, env }).then(
+    async (started) => {
+      await started.close();
+      throw new Error('the service started');
+    },
+    (error: Error) => error.message,
+  );
 
 test('a database restored without its key file is refused, and no new key file is made for it', async () => {
   await start();
@@ -79,7 +80,9 @@ test('a database from before the key check is checked against a stored secret, t
   const db = new Database(join(dir, 'jobhooks.db'));
   db.prepare('DELETE FROM secret_key_check').run();
   db.close();
-  expect(await startFails({ JOBHOOKS_SECRET_KEY: KEY_B })).toMatch(/^The secret key from JOBHOOKS_SECRET_KEY is not the key/);
+  expect(await startFails({ JOBHOOKS_SECRET_KEY: KEY_B })).toMatch(
+    /^The secret key from JOBHOOKS_SECRET_KEY is not the key/,
+  );
   await start({ JOBHOOKS_SECRET_KEY: KEY_A });
   await stop();
   const after = new Database(join(dir, 'jobhooks.db'));
@@ -88,7 +91,10 @@ test('a database from before the key check is checked against a stored secret, t
 });
 
 describe('jobhooks secret-key rotate', () => {
-  const cli = (env: Record<string, string> = {}) => run(process.execPath, [BIN, 'secret-key', 'rotate'], { env: { ...process.env, JOBHOOKS_DB: join(dir, 'jobhooks.db'), ...env } });
+  const cli = (env: Record<string, string> = {}) =>
+    run(process.execPath, [BIN, 'secret-key', 'rotate'], {
+      env: { ...process.env, JOBHOOKS_DB: join(dir, 'jobhooks.db'), ...env },
+    });
 
   test('with the key file: every secret re-sealed, the old key refused after, and deliveries signed as before', async () => {
     const receiver = await startReceiver(answer(200));
@@ -110,7 +116,9 @@ describe('jobhooks secret-key rotate', () => {
       expect(readFileSync(join(dir, kept[0]!), 'utf8').trim()).toBe(oldKey);
       expect(existsSync(`${keyFile()}.new`)).toBe(false);
 
-      expect(await startFails({ JOBHOOKS_SECRET_KEY: oldKey })).toMatch(/^The secret key from JOBHOOKS_SECRET_KEY is not the key/);
+      expect(await startFails({ JOBHOOKS_SECRET_KEY: oldKey })).toMatch(
+        /^The secret key from JOBHOOKS_SECRET_KEY is not the key/,
+      );
       await start();
       expect((await h!.call('GET', `${webhookPath(created.id)}/test`)).json().data.verification_error).toBeNull();
       const sent = receiver.requests.at(-1)!;
@@ -127,14 +135,18 @@ describe('jobhooks secret-key rotate', () => {
     const rotated = await cli({ JOBHOOKS_SECRET_KEY: KEY_A });
     const newKey = rotated.stdout.trim();
     expect(rotated.stdout).toMatch(/^[0-9a-f]{64}\n$/);
-    expect(rotated.stderr).toContain(`Re-encrypted 1 webhook secrets under the new key printed above, also written to ${keyFile()}.new: set JOBHOOKS_SECRET_KEY to it`);
+    expect(rotated.stderr).toContain(
+      `Re-encrypted 1 webhook secrets under the new key printed above, also written to ${keyFile()}.new: set JOBHOOKS_SECRET_KEY to it`,
+    );
     // Written before the commit, so a lost terminal cannot lose the key; 0600 like the key file.
     expect(readFileSync(`${keyFile()}.new`, 'utf8').trim()).toBe(newKey);
     expect(statSync(`${keyFile()}.new`).mode & 0o777).toBe(0o600);
     expect(existsSync(keyFile())).toBe(false);
     // The old key is refused, and the refusal points at the file that holds the right one.
     expect(await startFails({ JOBHOOKS_SECRET_KEY: KEY_A })).toMatch(
-      new RegExp(`^The secret key from JOBHOOKS_SECRET_KEY is not the key .* The key in ${keyFile()}\\.new opens it \\(a key rotation stopped before its last step\\)`),
+      new RegExp(
+        `^The secret key from JOBHOOKS_SECRET_KEY is not the key .* The key in ${keyFile()}\\.new opens it \\(a key rotation stopped before its last step\\)`,
+      ),
     );
     await start({ JOBHOOKS_SECRET_KEY: newKey });
   });
@@ -142,9 +154,13 @@ describe('jobhooks secret-key rotate', () => {
   test('is refused while the service runs on the database', async () => {
     const running = await startServiceProcess({ JOBHOOKS_DB: join(dir, 'jobhooks.db'), JOBHOOKS_SECRET_KEY: KEY_A });
     try {
-      const refused = await cli({ JOBHOOKS_SECRET_KEY: KEY_A }).catch((error: { code: number; stderr: string }) => error);
+      const refused = await cli({ JOBHOOKS_SECRET_KEY: KEY_A }).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
       expect(refused).toMatchObject({ code: 1 });
-      expect((refused as { stderr: string }).stderr).toContain(`The service is running on this database (pid ${running.child.pid}): stop it first`);
+      expect((refused as { stderr: string }).stderr).toContain(
+        `The service is running on this database (pid ${running.child.pid}): stop it first`,
+      );
     } finally {
       await stopServiceProcesses();
     }
@@ -165,18 +181,27 @@ test('a secret the key cannot open makes a failed attempt that says so, not a de
   const receiver = await startReceiver(answer(200));
   try {
     await start({ JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' });
-    const created = await createWebhook(h!, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+    const created = await createWebhook(h!, {
+      client_url: `${receiver.url}/hook`,
+      event_types: ['job.run.completed'],
+      job_ids: [],
+    });
     const db = new Database(join(dir, 'jobhooks.db'));
-    db.prepare('UPDATE webhooks SET sealed_secret = ? WHERE id = ?').run(`v1:${Buffer.alloc(40, 7).toString('base64')}`, created.id);
+    db.prepare('UPDATE webhooks SET sealed_secret = ? WHERE id = ?').run(
+      `v1:${Buffer.alloc(40, 7).toString('base64')}`,
+      created.id,
+    );
     db.close();
     await ingest(h!, 'job.run.completed');
-    const log = async () => (await h!.call('GET', `${webhookPath(created.id)}/deliveries`)).json().data as Array<Record<string, unknown>>;
+    const log = async () =>
+      (await h!.call('GET', `${webhookPath(created.id)}/deliveries`)).json().data as Array<Record<string, unknown>>;
     await waitFor(async () => (await log()).length === 1, 'the failed attempt in the log');
     expect((await log())[0]).toMatchObject({
       attempt: 1,
       success: false,
       http_status_code: '599',
-      error: "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)",
+      error:
+        "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)",
     });
     expect(receiver.requests).toHaveLength(0);
   } finally {
@@ -188,15 +213,24 @@ test('a test send and a redelivery of a webhook whose secret the key cannot open
   const receiver = await startReceiver(answer(200));
   try {
     await start();
-    const created = await createWebhook(h!, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+    const created = await createWebhook(h!, {
+      client_url: `${receiver.url}/hook`,
+      event_types: ['job.run.completed'],
+      job_ids: [],
+    });
     await ingest(h!, 'job.run.completed');
-    const log = async () => (await h!.call('GET', `${webhookPath(created.id)}/deliveries`)).json().data as Array<Record<string, unknown>>;
+    const log = async () =>
+      (await h!.call('GET', `${webhookPath(created.id)}/deliveries`)).json().data as Array<Record<string, unknown>>;
     await waitFor(async () => (await log()).length === 1, 'the delivery');
     const deliveryId = (await log())[0]!.delivery_id as string;
     const db = new Database(join(dir, 'jobhooks.db'));
-    db.prepare('UPDATE webhooks SET sealed_secret = ? WHERE id = ?').run(`v1:${Buffer.alloc(40, 7).toString('base64')}`, created.id);
+    db.prepare('UPDATE webhooks SET sealed_secret = ? WHERE id = ?').run(
+      `v1:${Buffer.alloc(40, 7).toString('base64')}`,
+      created.id,
+    );
     db.close();
-    const unsent = "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)";
+    const unsent =
+      "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)";
 
     const tested = await h!.call('GET', `${webhookPath(created.id)}/test`);
     expect(tested.statusCode).toBe(200);
@@ -204,7 +238,13 @@ test('a test send and a redelivery of a webhook whose secret the key cannot open
 
     const redelivered = await h!.call('POST', `${webhookPath(created.id)}/deliveries/${deliveryId}/retry`);
     expect(redelivered.statusCode).toBeLessThan(300);
-    expect(redelivered.json().data).toMatchObject({ delivery_id: deliveryId, attempt: 2, success: false, http_status_code: '599', error: unsent });
+    expect(redelivered.json().data).toMatchObject({
+      delivery_id: deliveryId,
+      attempt: 2,
+      success: false,
+      http_status_code: '599',
+      error: unsent,
+    });
     expect(receiver.requests).toHaveLength(1);
   } finally {
     await receiver.close();

@@ -3,7 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { REDACTED_LOG_PATHS } from '../../service/src/http/app';
-import { ADMIN_TOKEN, createWebhook, type Harness, startHarness, webhookPath, webhooksPath, validCreateBody } from '../support/harness';
+import {
+  ADMIN_TOKEN,
+  createWebhook,
+  type Harness,
+  startHarness,
+  webhookPath,
+  webhooksPath,
+  validCreateBody,
+} from '../support/harness';
 
 let h: Harness;
 let logged = '';
@@ -40,7 +48,10 @@ test('hmac_secret is in the create response and in no other response', async () 
 
 test('neither the secret, the API token nor the Idempotency-Key reaches the log, even at trace level', async () => {
   const created = (
-    await h.call('POST', webhooksPath(), { body: validCreateBody(), headers: { 'idempotency-key': 'idem-key-visible-only-to-client' } })
+    await h.call('POST', webhooksPath(), {
+      body: validCreateBody(),
+      headers: { 'idempotency-key': 'idem-key-visible-only-to-client' },
+    })
   ).json().data;
   await h.call('GET', webhookPath(created.id));
   await h.call('GET', webhooksPath(), { token: 'wrong-token-that-must-not-be-logged' });

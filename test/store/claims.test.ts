@@ -10,8 +10,12 @@ const temp = useTempDatabase('claims');
 let db: SqliteDatabase;
 beforeEach(() => {
   db = temp.db;
-  db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'A', 'enterprise', 0)").run();
-  db.prepare("INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at) VALUES ('wev_1', 1, 'job.run.completed', '1', '1', 0)").run();
+  db.prepare(
+    "INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'A', 'enterprise', 0)",
+  ).run();
+  db.prepare(
+    "INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at) VALUES ('wev_1', 1, 'job.run.completed', '1', '1', 0)",
+  ).run();
 });
 
 function addWebhook(id: string): void {
@@ -41,7 +45,11 @@ const request = (overrides: Partial<ClaimRequest> = {}): ClaimRequest => ({
   excludeWebhookIds: [],
   ...overrides,
 });
-const room = (total: number, inFlight: Array<[string, number]> = []) => ({ total, perWebhook: 16, inFlight: new Map(inFlight) });
+const room = (total: number, inFlight: Array<[string, number]> = []) => ({
+  total,
+  perWebhook: 16,
+  inFlight: new Map(inFlight),
+});
 
 /** Parameters for each claim statement; the type makes a new statement need its entry here. */
 const CLAIM_PARAMETERS: Record<keyof typeof CLAIM_QUERIES, unknown[]> = {
@@ -71,7 +79,9 @@ test("a webhook with no room left does not hold back another's newer deliveries,
   addDue('wsu_idle', 3, 100_000);
   const store = createDeliveriesStore(db);
   const current = room(256, [['wsu_busy', 16]]);
-  const claimed = await store.claimDue(request({ excludeWebhookIds: ['wsu_busy'] }), (candidates) => chooseClaims(candidates, current));
+  const claimed = await store.claimDue(request({ excludeWebhookIds: ['wsu_busy'] }), (candidates) =>
+    chooseClaims(candidates, current),
+  );
   expect(claimed.map((delivery) => delivery.id)).toEqual(['wsu_idle_100000', 'wsu_idle_100001', 'wsu_idle_100002']);
 });
 

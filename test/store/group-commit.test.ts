@@ -5,7 +5,9 @@ import type { SqliteDatabase } from '../../service/src/store/database';
 import { createGroupCommit } from '../../service/src/store/group-commit';
 import { useTempDatabase } from '../support/temp-database';
 
-const temp = useTempDatabase('group-commit', [{ version: 1, description: 'a table', sql: 'CREATE TABLE names (name TEXT PRIMARY KEY) STRICT' }]);
+const temp = useTempDatabase('group-commit', [
+  { version: 1, description: 'a table', sql: 'CREATE TABLE names (name TEXT PRIMARY KEY) STRICT' },
+]);
 let db: SqliteDatabase;
 let path: string;
 beforeEach(() => {

@@ -11,7 +11,11 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const NEXT: Migration = { version: MIGRATIONS.length + 1, description: 'a later build adds a column', sql: "ALTER TABLE accounts ADD COLUMN region TEXT NOT NULL DEFAULT 'eu'" };
+const NEXT: Migration = {
+  version: MIGRATIONS.length + 1,
+  description: 'a later build adds a column',
+  sql: "ALTER TABLE accounts ADD COLUMN region TEXT NOT NULL DEFAULT 'eu'",
+};
 
 test('a fresh database gets every migration, WAL mode, foreign keys, a 32 MiB page cache and in-memory temp storage', () => {
   const db = openDatabase(join(dir, 'a.db'));
@@ -21,14 +25,26 @@ test('a fresh database gets every migration, WAL mode, foreign keys, a 32 MiB pa
   expect(db.pragma('cache_size', { simple: true })).toBe(-32 * 1024);
   expect(db.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-  expect(tables).toEqual(expect.arrayContaining(['accounts', 'api_tokens', 'webhooks', 'events', 'deliveries', 'delivery_attempts', 'idempotency_keys']));
+  expect(tables).toEqual(
+    expect.arrayContaining([
+      'accounts',
+      'api_tokens',
+      'webhooks',
+      'events',
+      'deliveries',
+      'delivery_attempts',
+      'idempotency_keys',
+    ]),
+  );
   db.close();
 });
 
 test('a database made by an older build opens in a newer one and keeps its rows', () => {
   const path = join(dir, 'b.db');
   const old = openDatabase(path, MIGRATIONS);
-  old.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_x', 'A', 'enterprise', 1)").run();
+  old
+    .prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_x', 'A', 'enterprise', 1)")
+    .run();
   old.close();
   const upgraded = openDatabase(path, [...MIGRATIONS, NEXT]);
   expect(schemaVersion(upgraded)).toBe(NEXT.version);
@@ -52,7 +68,11 @@ test('a database from a newer build is refused with a message saying to upgrade'
 
 test('a failing migration leaves the database at the previous version', () => {
   const path = join(dir, 'e.db');
-  const broken: Migration = { version: NEXT.version, description: 'broken', sql: 'CREATE TABLE t (x); SELECT nonsense FROM nowhere;' };
+  const broken: Migration = {
+    version: NEXT.version,
+    description: 'broken',
+    sql: 'CREATE TABLE t (x); SELECT nonsense FROM nowhere;',
+  };
   expect(() => openDatabase(path, [...MIGRATIONS, broken])).toThrow();
   const db = openDatabase(path, MIGRATIONS);
   expect(schemaVersion(db)).toBe(MIGRATIONS.at(-1)!.version);
@@ -74,7 +94,10 @@ test('commits reach the disk at every commit by default (synchronous FULL), or a
 
 test('migration 9 renames subscriptions to webhooks with their rows, and the cascades still hold', () => {
   const path = join(dir, 'f.db');
-  const before = openDatabase(path, MIGRATIONS.filter((migration) => migration.version < 9));
+  const before = openDatabase(
+    path,
+    MIGRATIONS.filter((migration) => migration.version < 9),
+  );
   before.exec(`
     INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_x', 'A', 'enterprise', 1);
     INSERT INTO subscriptions (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
@@ -92,7 +115,10 @@ test('migration 9 renames subscriptions to webhooks with their rows, and the cas
   expect(after.prepare('SELECT webhook_id FROM deliveries').pluck().all()).toEqual(['wsu_a']);
   expect(after.prepare('SELECT webhook_id FROM delivery_attempts').pluck().all()).toEqual(['wsu_a']);
   expect(after.prepare('SELECT webhook_id FROM idempotency_keys').pluck().all()).toEqual(['wsu_a']);
-  const indexes = after.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%subscription%'").pluck().all();
+  const indexes = after
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%subscription%'")
+    .pluck()
+    .all();
   expect(indexes).toEqual([]);
   after.prepare("DELETE FROM webhooks WHERE id = 'wsu_a'").run();
   expect(after.prepare('SELECT count(*) FROM deliveries').pluck().get()).toBe(0);

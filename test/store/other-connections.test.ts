@@ -63,9 +63,11 @@ test('checks share each read, and each keeps its own last look', () => {
   expect(reads).toHaveBeenCalledTimes(2);
 });
 
-test('the service store reads other connections\' commits once for its token and webhook caches alike', async () => {
+test("the service store reads other connections' commits once for its token and webhook caches alike", async () => {
   insertAccountWithWebhook(db, 1);
-  db.prepare("INSERT INTO api_tokens (id, account_id, name, permission_set, token_hash, created_at) VALUES ('tok_1', 1, 't', 'Account Admin', 'hash', 0)").run();
+  db.prepare(
+    "INSERT INTO api_tokens (id, account_id, name, permission_set, token_hash, created_at) VALUES ('tok_1', 1, 't', 'Account Admin', 'hash', 0)",
+  ).run();
   const store = createSqliteStore(temp.path, () => nowMs);
   try {
     const nameOf = async () => (await store.webhooks.get(1, 'wsu_a'))?.name;

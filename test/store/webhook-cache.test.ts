@@ -13,7 +13,9 @@ let store: WebhooksStore;
 beforeEach(() => {
   db = temp.db;
   insertAccountWithWebhook(db, 1);
-  db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (2, 'act_2', 'B', 'enterprise', 0)").run();
+  db.prepare(
+    "INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (2, 'act_2', 'B', 'enterprise', 0)",
+  ).run();
   store = createWebhooksStore(db);
 });
 
@@ -52,7 +54,10 @@ test('a delete is seen by the next read', async () => {
 
 test('a commit of another connection (another process on the same file) is seen by the next read 1 ms after it', async () => {
   let nowMs = 0;
-  const watched = createWebhooksStore(db, observeOtherConnections(db, () => nowMs));
+  const watched = createWebhooksStore(
+    db,
+    observeOtherConnections(db, () => nowMs),
+  );
   expect((await watched.get(1, 'wsu_a'))?.name).toBe('before');
   const other = openDatabase(temp.path);
   try {

@@ -26,7 +26,9 @@ export interface LaunchedChromium {
 
 export async function launchChromium(): Promise<LaunchedChromium> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium is not at ${CHROMIUM_PATH}: install Debian's chromium package (bash .ci/run does) or set CHROMIUM_PATH.`);
+    throw new Error(
+      `Chromium is not at ${CHROMIUM_PATH}: install Debian's chromium package (bash .ci/run does) or set CHROMIUM_PATH.`,
+    );
   }
   const server = await chromium.launchServer({
     executablePath: CHROMIUM_PATH,
@@ -87,7 +89,11 @@ export interface UiPage {
   screenshot(name: string): Promise<string>;
 }
 
-export async function openUi(browser: Browser, origin: string, viewport = { width: 1280, height: 900 }): Promise<UiPage> {
+export async function openUi(
+  browser: Browser,
+  origin: string,
+  viewport = { width: 1280, height: 900 },
+): Promise<UiPage> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const foreignRequests: string[] = [];
@@ -97,7 +103,8 @@ export async function openUi(browser: Browser, origin: string, viewport = { widt
   });
   page.on('console', (message) => {
     // A 4xx the UI asked for and handled is logged by Chromium too; that is not the page's error.
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) consoleErrors.push(message.text());
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      consoleErrors.push(message.text());
   });
   page.on('pageerror', (error) => consoleErrors.push(error.message));
   await page.goto(`${origin}/`);
@@ -151,10 +158,7 @@ export async function startUiHarness(options: HarnessOptions = {}): Promise<UiHa
     // Each step is bounded or always ends, so the service is closed even when Chromium hangs.
     close: async () => {
       try {
-        await settlesWithin(
-          BROWSER_CLOSE_GRACE_MS,
-          Promise.all(opened.map((ui) => ui.context.close())),
-        );
+        await settlesWithin(BROWSER_CLOSE_GRACE_MS, Promise.all(opened.map((ui) => ui.context.close())));
         await chromiumProcess.close();
       } finally {
         await h.close();

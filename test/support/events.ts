@@ -34,7 +34,10 @@ export function runOf(eventType: EventType, overrides: Record<string, unknown> =
 }
 
 export async function postEvent(h: Harness, eventType: EventType, run: Record<string, unknown> = {}, token?: string) {
-  return h.call('POST', eventsPath(), { body: { event_type: eventType, run: runOf(eventType, run) }, ...(token ? { token } : {}) });
+  return h.call('POST', eventsPath(), {
+    body: { event_type: eventType, run: runOf(eventType, run) },
+    ...(token ? { token } : {}),
+  });
 }
 
 /** Posts an event and fails the test unless it was accepted. */

@@ -19,7 +19,10 @@ export interface Harness {
   /** Makes a token with this permission set on `accountId` (created with `plan` when missing). */
   /** Listens on 127.0.0.1 on a free port and returns the API base URL, ending in /api. */
   listen(): Promise<string>;
-  token(permissionSet: Parameters<Service['accounts']['createToken']>[0]['permissionSet'], accountId?: number): Promise<string>;
+  token(
+    permissionSet: Parameters<Service['accounts']['createToken']>[0]['permissionSet'],
+    accountId?: number,
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -78,7 +81,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 }
 
 export const webhooksPath = (accountId = ACCOUNT_ID) => `/api/v3/accounts/${accountId}/webhooks/subscriptions`;
-export const webhookPath = (id: string, accountId = ACCOUNT_ID) => `/api/v3/accounts/${accountId}/webhooks/subscription/${id}`;
+export const webhookPath = (id: string, accountId = ACCOUNT_ID) =>
+  `/api/v3/accounts/${accountId}/webhooks/subscription/${id}`;
 
 export const validCreateBody = (overrides: Record<string, unknown> = {}) => ({
   name: 'Notify the data team',

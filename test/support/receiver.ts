@@ -18,9 +18,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export const answer = (status: number, body = '', headers: Record<string, string> = {}): Responder => (_req, res) => {
-  res.writeHead(status, headers).end(body);
-};
+export const answer =
+  (status: number, body = '', headers: Record<string, string> = {}): Responder =>
+  (_req, res) => {
+    res.writeHead(status, headers).end(body);
+  };
 
 export async function startReceiver(responder: Responder = answer(200, 'ok')): Promise<Receiver> {
   let current = responder;
@@ -29,7 +31,12 @@ export async function startReceiver(responder: Responder = answer(200, 'ok')): P
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      const received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       requests.push(received);
       current(received, res);
     });

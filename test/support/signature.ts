@@ -3,5 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export function isGenuine(secret: string, rawBody: Buffer, header: string | string[] | undefined): boolean {
   const expected = Buffer.from(createHmac('sha256', secret).update(rawBody).digest('hex'));
-  return typeof header === 'string' && header.length === expected.length && timingSafeEqual(Buffer.from(header), expected);
+  return (
+    typeof header === 'string' && header.length === expected.length && timingSafeEqual(Buffer.from(header), expected)
+  );
 }

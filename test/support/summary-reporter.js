@@ -3,7 +3,9 @@
 class SummaryReporter {
   onRunComplete(_contexts, results) {
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
-    process.stdout.write(`\njest: ${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests} skipped\n`);
+    process.stdout.write(
+      `\njest: ${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests} skipped\n`,
+    );
   }
 }
 module.exports = SummaryReporter;

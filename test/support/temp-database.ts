@@ -31,7 +31,10 @@ export function useTempDatabase(name: string, migrations?: readonly Migration[])
 
 /** An account (`act_<id>`) with one webhook, `id`, named `name`: the rows the cache tests read and change. */
 export function insertAccountWithWebhook(db: SqliteDatabase, accountId: number, id = 'wsu_a', name = 'before'): void {
-  db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (?, ?, 'A', 'enterprise', 0)").run(accountId, `act_${accountId}`);
+  db.prepare("INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (?, ?, 'A', 'enterprise', 0)").run(
+    accountId,
+    `act_${accountId}`,
+  );
   db.prepare(
     `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret, created_at, updated_at)
      VALUES (?, ?, ?, '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', 1, 'v1:x', 0, 0)`,

@@ -17,9 +17,15 @@ export function terraformOnPath(path = process.env.PATH ?? ''): string {
       return false;
     }
   };
-  const binary = path.split(delimiter).filter(Boolean).map((dir) => join(dir, 'terraform')).find(executable);
+  const binary = path
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, 'terraform'))
+    .find(executable);
   if (binary === undefined) {
-    throw new Error('terraform is not on PATH. The Terraform provider tests run the real binary (1.11 or later); install it, nothing is skipped.');
+    throw new Error(
+      'terraform is not on PATH. The Terraform provider tests run the real binary (1.11 or later); install it, nothing is skipped.',
+    );
   }
   return binary;
 }
@@ -74,11 +80,18 @@ export async function createTerraformWorkspace(env: Record<string, string> = {})
   // The provider's launcher loads @jobhooks/terraform-provider from the Node project around the configuration
   // or the mirror, as in a user's repository: make this folder such a project (rm -r removes only the link).
   symlinkSync(resolve(__dirname, '..', '..', 'node_modules'), join(dir, 'node_modules'));
-  const installInto = (args: string[]) => runProcess(process.execPath, [BIN, 'terraform', 'install', '--dir', join(dir, 'provider'), ...args], dir, process.env);
+  const installInto = (args: string[]) =>
+    runProcess(
+      process.execPath,
+      [BIN, 'terraform', 'install', '--dir', join(dir, 'provider'), ...args],
+      dir,
+      process.env,
+    );
   const install = await installInto([]);
   if (install.code !== 0) throw new Error(`jobhooks terraform install failed: ${install.stderr}`);
   const cliConfig = cliConfigFileOf(install.stdout);
-  if (cliConfig === undefined) throw new Error(`jobhooks terraform install printed no TF_CLI_CONFIG_FILE line: ${install.stdout}`);
+  if (cliConfig === undefined)
+    throw new Error(`jobhooks terraform install printed no TF_CLI_CONFIG_FILE line: ${install.stdout}`);
   const workspaceEnv: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: dir,
@@ -96,18 +109,27 @@ export async function createTerraformWorkspace(env: Record<string, string> = {})
     write: (file, content) => writeFileSync(join(dir, file), content),
     run: (args, cwd = dir) => {
       const [command = '', ...rest] = args;
-      return runProcess(terraform, [command, ...(COLOURED.has(command) ? ['-no-color'] : []), ...rest], cwd, workspaceEnv);
+      return runProcess(
+        terraform,
+        [command, ...(COLOURED.has(command) ? ['-no-color'] : []), ...rest],
+        cwd,
+        workspaceEnv,
+      );
     },
     async must(args, expectedCode = 0, cwd = dir) {
       const result = await workspace.run(args, cwd);
       if (result.code !== expectedCode) {
-        throw new Error(`terraform ${args.join(' ')} exited ${result.code}, expected ${expectedCode}\n${result.stdout}\n${result.stderr}`);
+        throw new Error(
+          `terraform ${args.join(' ')} exited ${result.code}, expected ${expectedCode}\n${result.stdout}\n${result.stderr}`,
+        );
       }
       return result;
     },
     async attributes(address, cwd = dir) {
       const shown = await workspace.must(['show', '-json'], 0, cwd);
-      const state = JSON.parse(shown.stdout) as { values?: { root_module?: { resources?: Array<{ address: string; values: Record<string, unknown> }> } } };
+      const state = JSON.parse(shown.stdout) as {
+        values?: { root_module?: { resources?: Array<{ address: string; values: Record<string, unknown> }> } };
+      };
       return state.values?.root_module?.resources?.find((resource) => resource.address === address)?.values ?? null;
     },
     close: () => rmSync(dir, { recursive: true, force: true }),

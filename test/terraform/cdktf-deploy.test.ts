@@ -22,7 +22,11 @@ beforeAll(async () => {
   harness = await startHarness();
   hostUrl = await harness.listen();
   // The example takes its connection from the environment, as its README says.
-  workspace = await createTerraformWorkspace({ DBT_CLOUD_ACCOUNT_ID: '1', DBT_CLOUD_TOKEN: ADMIN_TOKEN, DBT_CLOUD_HOST_URL: hostUrl });
+  workspace = await createTerraformWorkspace({
+    DBT_CLOUD_ACCOUNT_ID: '1',
+    DBT_CLOUD_TOKEN: ADMIN_TOKEN,
+    DBT_CLOUD_HOST_URL: hostUrl,
+  });
 });
 afterAll(async () => {
   workspace?.close();
@@ -36,15 +40,27 @@ test('the synthesized example stack applies, settles, and destroys through the p
   await workspace.must(['apply', '-auto-approve', '-input=false'], 0, stackDir);
   await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 0, stackDir);
 
-  const outputs = JSON.parse((await workspace.must(['output', '-json'], 0, stackDir)).stdout) as Record<string, { value: string; sensitive: boolean }>;
+  const outputs = JSON.parse((await workspace.must(['output', '-json'], 0, stackDir)).stdout) as Record<
+    string,
+    { value: string; sensitive: boolean }
+  >;
   expect(outputs.errored_runs_hmac_secret).toMatchObject({ sensitive: true, value: expect.stringMatching(/\S{16,}/) });
   const api = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
   const nightly = await api.get(outputs.nightly_jobs_id!.value);
-  expect(nightly).toMatchObject({ name: 'Nightly jobs', job_ids: ['101', '102'], event_types: ['job.run.started', 'job.run.completed'] });
-  expect((await api.list()).data.map((hook) => hook.name).sort()).toEqual(['All completed runs', 'Errored runs to on-call', 'Nightly jobs']);
+  expect(nightly).toMatchObject({
+    name: 'Nightly jobs',
+    job_ids: ['101', '102'],
+    event_types: ['job.run.started', 'job.run.completed'],
+  });
+  expect((await api.list()).data.map((hook) => hook.name).sort()).toEqual([
+    'All completed runs',
+    'Errored runs to on-call',
+    'Nightly jobs',
+  ]);
 
   await workspace.must(['destroy', '-auto-approve', '-input=false'], 0, stackDir);
-  for (const name of ['all_completed_runs', 'nightly_jobs', 'errored_runs']) expect(await api.get(outputs[`${name}_id`]!.value)).toBeNull();
+  for (const name of ['all_completed_runs', 'nightly_jobs', 'errored_runs'])
+    expect(await api.get(outputs[`${name}_id`]!.value)).toBeNull();
 });
 
 describe("cdktf's toBeValidTerraform, run against this provider's schema", () => {
@@ -61,14 +77,26 @@ describe("cdktf's toBeValidTerraform, run against this provider's schema", () =>
   test('fails for a stack whose webhook has an attribute the provider does not know, for that reason', async () => {
     const stack = new TerraformStack(Testing.app(), 'invalid');
     new DbtcloudProvider(stack, 'dbtcloud');
-    const hook = new DbtcloudWebhook(stack, 'hook', { name: 'x', clientUrl: 'https://example.com/x', eventTypes: ['job.run.completed'] });
+    const hook = new DbtcloudWebhook(stack, 'hook', {
+      name: 'x',
+      clientUrl: 'https://example.com/x',
+      eventTypes: ['job.run.completed'],
+    });
     hook.addOverride('retry_forever', true);
     const outdir = Testing.fullSynth(stack);
     expect(outdir).not.toBeValidTerraform();
     // The matcher ran init in the stack folder; validate there says why (and that it is not, say, init failing).
     const validate = await workspace.run(['validate', '-json'], join(outdir, 'stacks', 'invalid'));
-    const result = JSON.parse(validate.stdout) as { valid: boolean; diagnostics: Array<{ summary: string; detail: string }> };
+    const result = JSON.parse(validate.stdout) as {
+      valid: boolean;
+      diagnostics: Array<{ summary: string; detail: string }>;
+    };
     expect(result.valid).toBe(false);
-    expect(result.diagnostics).toEqual([expect.objectContaining({ summary: 'Extraneous JSON object property', detail: 'No argument or block type is named "retry_forever".' })]);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        summary: 'Extraneous JSON object property',
+        detail: 'No argument or block type is named "retry_forever".',
+      }),
+    ]);
   });
 });

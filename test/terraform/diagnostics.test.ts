@@ -24,10 +24,13 @@ afterAll(async () => {
 const webhook = (attributes: string) => `resource "dbtcloud_webhook" "hook" {\n${attributes}\n}\n`;
 
 test('invalid values fail the plan at their attribute, with the API validation messages', async () => {
-  workspace.write('main.tf', `${providerBlock(hostUrl, ADMIN_TOKEN)}${webhook(`  name        = "bad"
+  workspace.write(
+    'main.tf',
+    `${providerBlock(hostUrl, ADMIN_TOKEN)}${webhook(`  name        = "bad"
   client_url  = "ftp://example.com/x"
   event_types = ["job.run.finished"]
-  job_ids     = [1.5]`)}`);
+  job_ids     = [1.5]`)}`,
+  );
   const plan = await workspace.must(['plan', '-input=false'], 1);
   expect(plan.stderr).toMatch(/Error: Invalid client_url[\s\S]*client_url\s+= "ftp:\/\/example\.com\/x"/);
   expect(plan.stderr).toMatch(/Error: Invalid event_types[\s\S]*job\.run\.finished/);
@@ -35,13 +38,16 @@ test('invalid values fail the plan at their attribute, with the API validation m
 });
 
 test('values known only at apply are checked then, not at plan', async () => {
-  workspace.write('main.tf', `${providerBlock(hostUrl, ADMIN_TOKEN)}
+  workspace.write(
+    'main.tf',
+    `${providerBlock(hostUrl, ADMIN_TOKEN)}
 resource "terraform_data" "later" {
   input = "https://example.com/from-another-resource"
 }
 ${webhook(`  name        = "late"
   client_url  = terraform_data.later.output
-  event_types = ["job.run.completed"]`)}`);
+  event_types = ["job.run.completed"]`)}`,
+  );
   const plan = await workspace.run(['plan', '-input=false']);
   expect(plan.stderr).toBe('');
   expect(plan.stdout).toMatch(/client_url\s+= \(known after apply\)/);
@@ -49,18 +55,24 @@ ${webhook(`  name        = "late"
 
 test("an API refusal at apply carries the server's message and status", async () => {
   const viewer = await harness.token('Read-Only');
-  workspace.write('main.tf', `${providerBlock(hostUrl, viewer)}${webhook(`  name        = "not allowed"
+  workspace.write(
+    'main.tf',
+    `${providerBlock(hostUrl, viewer)}${webhook(`  name        = "not allowed"
   client_url  = "https://example.com/no"
-  event_types = ["job.run.completed"]`)}`);
+  event_types = ["job.run.completed"]`)}`,
+  );
   const apply = await workspace.must(['apply', '-auto-approve', '-input=false'], 1);
   expect(apply.stderr).toMatch(/Error: Unable to create webhook/);
   expect(apply.stderr).toMatch(/\(HTTP 403\)/);
 });
 
 test('a wrong token fails at configuration, before any change', async () => {
-  workspace.write('main.tf', `${providerBlock(hostUrl, 'not-a-real-token')}${webhook(`  name        = "x"
+  workspace.write(
+    'main.tf',
+    `${providerBlock(hostUrl, 'not-a-real-token')}${webhook(`  name        = "x"
   client_url  = "https://example.com/x"
-  event_types = ["job.run.completed"]`)}`);
+  event_types = ["job.run.completed"]`)}`,
+  );
   const plan = await workspace.must(['plan', '-input=false'], 1);
   expect(plan.stderr).toMatch(/Error: Unable to connect to http:\/\/127\.0\.0\.1:\d+\/api/);
   expect(plan.stderr).toMatch(/\(HTTP 401\)/);
@@ -80,7 +92,11 @@ ${webhook(`  name        = "from-env"
   expect(missing.stderr).toMatch(/Missing dbt Cloud account identifier[\s\S]*DBT_CLOUD_ACCOUNT_ID/);
   expect(missing.stderr).toMatch(/Missing dbt Cloud token[\s\S]*DBT_CLOUD_TOKEN/);
 
-  const fromEnv = await createTerraformWorkspace({ DBT_CLOUD_ACCOUNT_ID: '1', DBT_CLOUD_TOKEN: ADMIN_TOKEN, DBT_CLOUD_HOST_URL: hostUrl });
+  const fromEnv = await createTerraformWorkspace({
+    DBT_CLOUD_ACCOUNT_ID: '1',
+    DBT_CLOUD_TOKEN: ADMIN_TOKEN,
+    DBT_CLOUD_HOST_URL: hostUrl,
+  });
   try {
     fromEnv.write('main.tf', bare);
     await fromEnv.must(['init', '-input=false']);
@@ -95,7 +111,10 @@ test('skip_credentials_validation skips the account check: a wrong account shows
   const hook = webhook(`  name        = "x"
   client_url  = "https://example.com/x"
   event_types = ["job.run.completed"]`);
-  const block = providerBlock(hostUrl, ADMIN_TOKEN, 999).replace('host_url   =', 'skip_credentials_validation = true\n  host_url   =');
+  const block = providerBlock(hostUrl, ADMIN_TOKEN, 999).replace(
+    'host_url   =',
+    'skip_credentials_validation = true\n  host_url   =',
+  );
   workspace.write('main.tf', `${block}${hook}`);
   expect((await workspace.must(['plan', '-input=false'])).stdout).toMatch(/1 to add/);
   workspace.write('main.tf', `${providerBlock(hostUrl, ADMIN_TOKEN, 999)}${hook}`);

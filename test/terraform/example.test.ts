@@ -16,8 +16,13 @@ let hostUrl: string;
 beforeAll(async () => {
   harness = await startHarness();
   hostUrl = await harness.listen();
-  workspace = await createTerraformWorkspace({ DBT_CLOUD_ACCOUNT_ID: '1', DBT_CLOUD_TOKEN: ADMIN_TOKEN, DBT_CLOUD_HOST_URL: hostUrl });
-  for (const file of readdirSync(EXAMPLE).filter((name) => name.endsWith('.tf'))) copyFileSync(join(EXAMPLE, file), join(workspace.dir, file));
+  workspace = await createTerraformWorkspace({
+    DBT_CLOUD_ACCOUNT_ID: '1',
+    DBT_CLOUD_TOKEN: ADMIN_TOKEN,
+    DBT_CLOUD_HOST_URL: hostUrl,
+  });
+  for (const file of readdirSync(EXAMPLE).filter((name) => name.endsWith('.tf')))
+    copyFileSync(join(EXAMPLE, file), join(workspace.dir, file));
 });
 afterAll(async () => {
   workspace?.close();
@@ -30,7 +35,10 @@ test('examples/terraform applies, settles and destroys', async () => {
   await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 0);
 
   const ids = JSON.parse((await workspace.must(['output', '-json', 'webhook_ids'])).stdout) as Record<string, string>;
-  const secrets = JSON.parse((await workspace.must(['output', '-json', 'hmac_secrets'])).stdout) as Record<string, string>;
+  const secrets = JSON.parse((await workspace.must(['output', '-json', 'hmac_secrets'])).stdout) as Record<
+    string,
+    string
+  >;
   expect(Object.keys(ids).sort()).toEqual(['all_completed_runs', 'errored_runs', 'nightly_jobs']);
   expect(Object.values(secrets).every((secret) => secret.length >= 16)).toBe(true);
   const api = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });

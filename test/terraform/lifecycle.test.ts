@@ -5,7 +5,12 @@ import { createWebhooksClient } from '@jobhooks/client';
 import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
-import { createTerraformWorkspace, providerBlock, type TerraformResult, type TerraformWorkspace } from '../support/terraform';
+import {
+  createTerraformWorkspace,
+  providerBlock,
+  type TerraformResult,
+  type TerraformWorkspace,
+} from '../support/terraform';
 import { waitFor } from '../support/wait';
 
 jest.setTimeout(240_000);
@@ -23,7 +28,10 @@ beforeAll(async () => {
   receiver = await startReceiver(answer(200));
   workspace = await createTerraformWorkspace();
   // Once for the file, so every test can also run on its own.
-  workspace.write('main.tf', webhookConfig('  name = "x"\n  client_url = "https://example.com"\n  event_types = ["job.run.completed"]'));
+  workspace.write(
+    'main.tf',
+    webhookConfig('  name = "x"\n  client_url = "https://example.com"\n  event_types = ["job.run.completed"]'),
+  );
   init = await workspace.must(['init', '-input=false']);
 });
 afterAll(async () => {
@@ -62,7 +70,12 @@ test('the acceptance lifecycle: create, modify, refuse a URL change while inacti
   description = "My webhook"
   client_url  = "https://example.com"
   event_types = ["job.run.started", "job.run.completed"]`);
-  expect(created).toMatchObject({ name: 'webhook-one', client_url: 'https://example.com', event_types: ['job.run.started', 'job.run.completed'], active: true });
+  expect(created).toMatchObject({
+    name: 'webhook-one',
+    client_url: 'https://example.com',
+    event_types: ['job.run.started', 'job.run.completed'],
+    active: true,
+  });
   expect(created.job_ids ?? []).toEqual([]);
   expect(created.hmac_secret).toMatch(/\S{16,}/);
   expect(created.account_identifier).toMatch(/\S+/);
@@ -77,16 +90,26 @@ test('the acceptance lifecycle: create, modify, refuse a URL change while inacti
   event_types = ["job.run.completed"]
   job_ids     = [42]
   active      = false`);
-  expect(modified).toMatchObject({ id, name: 'webhook-two', client_url: 'https://example.com/test', event_types: ['job.run.completed'], job_ids: [42], active: false });
+  expect(modified).toMatchObject({
+    id,
+    name: 'webhook-two',
+    client_url: 'https://example.com/test',
+    event_types: ['job.run.completed'],
+    job_ids: [42],
+    active: false,
+  });
   expect(modified.hmac_secret).toBe(created.hmac_secret);
   expect(await api().get(id)).toMatchObject({ name: 'webhook-two', active: false, job_ids: ['42'] });
 
   // Step 3: a new URL while inactive is refused at plan time, and nothing changes.
-  workspace.write('main.tf', webhookConfig(`  name        = "webhook-two"
+  workspace.write(
+    'main.tf',
+    webhookConfig(`  name        = "webhook-two"
   client_url  = "https://example.com/elsewhere"
   event_types = ["job.run.completed"]
   job_ids     = [42]
-  active      = false`));
+  active      = false`),
+  );
   const refused = await workspace.must(['plan', '-input=false'], 1);
   expect(refused.stderr).toMatch(/Cannot change client_url while active=false/);
   expect(refused.stderr).toMatch(/client_url\s+=\s+"https:\/\/example\.com\/elsewhere"/);
@@ -142,7 +165,11 @@ test('a change made outside Terraform shows as drift and the next apply puts the
   event_types = ["job.run.completed"]`;
   const created = await applyAndSettle(declared);
   const id = created.id as string;
-  await api().update(id, { name: 'renamed by hand', client_url: 'https://example.com/drift', event_types: ['job.run.completed', 'job.run.errored'] });
+  await api().update(id, {
+    name: 'renamed by hand',
+    client_url: 'https://example.com/drift',
+    event_types: ['job.run.completed', 'job.run.errored'],
+  });
 
   const drift = await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 2);
   expect(drift.stdout).toMatch(/~ name\s+= "renamed by hand" -> "declared-name"/);
@@ -171,8 +198,15 @@ test('a webhook deleted out of band leaves the state on refresh and is created a
 });
 
 test('the data source reads a webhook by id', async () => {
-  const created = await api().create({ name: 'read-me', client_url: 'https://example.com/read', event_types: ['job.run.started'], job_ids: [5] });
-  workspace.write('main.tf', `${providerBlock(hostUrl, ADMIN_TOKEN)}
+  const created = await api().create({
+    name: 'read-me',
+    client_url: 'https://example.com/read',
+    event_types: ['job.run.started'],
+    job_ids: [5],
+  });
+  workspace.write(
+    'main.tf',
+    `${providerBlock(hostUrl, ADMIN_TOKEN)}
 data "dbtcloud_webhook" "read" {
   webhook_id = ${JSON.stringify(created.id)}
 }
@@ -186,7 +220,8 @@ output "read" {
     active      = data.dbtcloud_webhook.read.active
   }
 }
-`);
+`,
+  );
   await workspace.must(['apply', '-auto-approve', '-input=false']);
   const output = await workspace.must(['output', '-json', 'read']);
   expect(JSON.parse(output.stdout)).toEqual({

@@ -17,7 +17,12 @@ let handshake: string[];
 beforeAll(async () => {
   terraformSide = await createServerCertificate();
   plugin = spawn(process.execPath, [PLUGIN], {
-    env: { PATH: process.env.PATH, TF_PLUGIN_MAGIC_COOKIE: COOKIE, PLUGIN_PROTOCOL_VERSIONS: '5,6', PLUGIN_CLIENT_CERT: terraformSide.certificatePem },
+    env: {
+      PATH: process.env.PATH,
+      TF_PLUGIN_MAGIC_COOKIE: COOKIE,
+      PLUGIN_PROTOCOL_VERSIONS: '5,6',
+      PLUGIN_CLIENT_CERT: terraformSide.certificatePem,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = (await once(plugin.stdout!, 'data')) as [Buffer];
@@ -27,14 +32,27 @@ afterAll(() => plugin.kill('SIGKILL'));
 
 const Client = grpc.makeGenericClientConstructor(loadServiceDefinitions().provider, 'Provider');
 const Controller = grpc.makeGenericClientConstructor(loadServiceDefinitions().controller, 'GRPCController');
-const serverPem = () => `-----BEGIN CERTIFICATE-----\n${Buffer.from(handshake[5]!, 'base64').toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+const serverPem = () =>
+  `-----BEGIN CERTIFICATE-----\n${Buffer.from(handshake[5]!, 'base64')
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n')}\n-----END CERTIFICATE-----\n`;
 const target = () => `unix://${handshake[3]}`;
-const asTerraform = () => grpc.credentials.createSsl(Buffer.from(serverPem()), Buffer.from(terraformSide.privateKeyPem), Buffer.from(terraformSide.certificatePem));
+const asTerraform = () =>
+  grpc.credentials.createSsl(
+    Buffer.from(serverPem()),
+    Buffer.from(terraformSide.privateKeyPem),
+    Buffer.from(terraformSide.certificatePem),
+  );
 const options = { 'grpc.ssl_target_name_override': 'localhost', 'grpc.default_authority': 'localhost' };
 
 function call<T>(client: grpc.Client, method: string, request: object = {}): Promise<T> {
-  const invoke = (client as unknown as Record<string, (r: object, cb: (e: grpc.ServiceError | null, v: T) => void) => void>)[method]!.bind(client);
-  return new Promise((resolveCall, reject) => invoke(request, (error, value) => (error ? reject(error) : resolveCall(value))));
+  const invoke = (
+    client as unknown as Record<string, (r: object, cb: (e: grpc.ServiceError | null, v: T) => void) => void>
+  )[method]!.bind(client);
+  return new Promise((resolveCall, reject) =>
+    invoke(request, (error, value) => (error ? reject(error) : resolveCall(value))),
+  );
 }
 
 test('the handshake line: core protocol 1, plugin protocol 6, a unix socket, grpc, and the server certificate', () => {
@@ -45,7 +63,10 @@ test('the handshake line: core protocol 1, plugin protocol 6, a unix socket, grp
 
 test("a client presenting Terraform's certificate gets the schema", async () => {
   const client = new Client(target(), asTerraform(), options);
-  const schema = await call<{ resource_schemas: Record<string, unknown>; data_source_schemas: Record<string, unknown> }>(client, 'GetProviderSchema');
+  const schema = await call<{
+    resource_schemas: Record<string, unknown>;
+    data_source_schemas: Record<string, unknown>;
+  }>(client, 'GetProviderSchema');
   expect(Object.keys(schema.resource_schemas)).toEqual(['dbtcloud_webhook']);
   expect(Object.keys(schema.data_source_schemas)).toEqual(['dbtcloud_webhook']);
   client.close();
@@ -55,7 +76,11 @@ test('a client without a certificate, or with another one, is refused', async ()
   const stranger = await createServerCertificate();
   for (const credentials of [
     grpc.credentials.createSsl(Buffer.from(serverPem())),
-    grpc.credentials.createSsl(Buffer.from(serverPem()), Buffer.from(stranger.privateKeyPem), Buffer.from(stranger.certificatePem)),
+    grpc.credentials.createSsl(
+      Buffer.from(serverPem()),
+      Buffer.from(stranger.privateKeyPem),
+      Buffer.from(stranger.certificatePem),
+    ),
   ]) {
     const client = new Client(target(), credentials, { ...options, 'grpc.initial_reconnect_backoff_ms': 50 });
     await expect(call(client, 'GetProviderSchema')).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });

@@ -30,7 +30,9 @@ test('a second --source into the same folder serves both addresses from the mirr
   expect(second.stdout).toContain('as registry.terraform.io/jobhooks/dbtcloud 1.12.0');
   const refused = await workspace.install(['--source', 'Jobhooks']);
   expect(refused.code).toBe(2);
-  expect(refused.stderr).toContain('--source must look like namespace/type or host/namespace/type (lowercase), not "Jobhooks"');
+  expect(refused.stderr).toContain(
+    '--source must look like namespace/type or host/namespace/type (lowercase), not "Jobhooks"',
+  );
 });
 
 test('resources with provider = jobhooks reach jobhooks, the others the provider at dbt-labs/dbtcloud', async () => {
@@ -79,7 +81,10 @@ output "ids" { value = [dbtcloud_webhook.on_dbt_cloud.id, dbtcloud_webhook.on_jo
   await workspace.must(['apply', '-auto-approve', '-input=false']);
   await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 0);
 
-  const [onDbtCloud, onJobhooks] = JSON.parse((await workspace.must(['output', '-json', 'ids'])).stdout) as [string, string];
+  const [onDbtCloud, onJobhooks] = JSON.parse((await workspace.must(['output', '-json', 'ids'])).stdout) as [
+    string,
+    string,
+  ];
   const jobhooks = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
   const dbtCloud = createWebhooksClient({ hostUrl, accountId: 2, token: otherToken });
   expect(await jobhooks.get(onJobhooks)).toMatchObject({ name: 'Goes to jobhooks' });

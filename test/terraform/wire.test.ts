@@ -6,13 +6,27 @@ import { encode, ExtData, decode } from '@msgpack/msgpack';
 import { resolveProviderSettings } from '../../provider/terraform/src/provider-config';
 import { terraformOnPath } from '../support/terraform';
 import { decodeDynamic, encodeDynamic, isWhollyKnown, UNKNOWN } from '../../provider/terraform/src/values';
-import { CLIENT_URL_WHILE_INACTIVE, planWebhook, validateWebhookConfig } from '../../provider/terraform/src/webhook-resource';
+import {
+  CLIENT_URL_WHILE_INACTIVE,
+  planWebhook,
+  validateWebhookConfig,
+} from '../../provider/terraform/src/webhook-resource';
 
 const msgpack = (value: unknown) => ({ msgpack: encode(value) });
-const refined = new ExtData(12, encode(new Map<number, unknown>([[1, false], [2, 'https://']])));
+const refined = new ExtData(
+  12,
+  encode(
+    new Map<number, unknown>([
+      [1, false],
+      [2, 'https://'],
+    ]),
+  ),
+);
 
 test('any msgpack extension decodes as unknown: plain (code 0) and refined (code 12, refinements ignored)', () => {
-  const decoded = decodeDynamic(msgpack({ name: 'x', client_url: refined, job_ids: [1, new ExtData(0, new Uint8Array([0]))], active: null }));
+  const decoded = decodeDynamic(
+    msgpack({ name: 'x', client_url: refined, job_ids: [1, new ExtData(0, new Uint8Array([0]))], active: null }),
+  );
   expect(decoded).toEqual({ name: 'x', client_url: UNKNOWN, job_ids: [1, UNKNOWN], active: null });
   expect(isWhollyKnown(decoded)).toBe(false);
   expect(isWhollyKnown({ name: 'x', job_ids: [1, 2] })).toBe(true);
@@ -26,14 +40,30 @@ test('unknowns are written in the plain form, code 0', () => {
 });
 
 test('JSON is the fallback when msgpack is empty (stored state), and nothing decodes as null', () => {
-  expect(decodeDynamic({ msgpack: new Uint8Array(), json: Buffer.from('{"id":"wsu_1","job_ids":[3]}') })).toEqual({ id: 'wsu_1', job_ids: [3] });
+  expect(decodeDynamic({ msgpack: new Uint8Array(), json: Buffer.from('{"id":"wsu_1","job_ids":[3]}') })).toEqual({
+    id: 'wsu_1',
+    job_ids: [3],
+  });
   expect(decodeDynamic(null)).toBeNull();
 });
 
 test('validation skips what is unknown and reports what is known, at the attribute', () => {
-  expect(validateWebhookConfig({ name: 'x', client_url: UNKNOWN, event_types: ['job.run.completed'], job_ids: [UNKNOWN] })).toEqual([]);
-  const problems = validateWebhookConfig({ name: 'x', client_url: 'not a url', event_types: ['job.run.completed'], job_ids: null });
-  expect(problems).toEqual([expect.objectContaining({ severity: 'ERROR', summary: 'Invalid client_url', attribute: { steps: [{ attribute_name: 'client_url' }] } })]);
+  expect(
+    validateWebhookConfig({ name: 'x', client_url: UNKNOWN, event_types: ['job.run.completed'], job_ids: [UNKNOWN] }),
+  ).toEqual([]);
+  const problems = validateWebhookConfig({
+    name: 'x',
+    client_url: 'not a url',
+    event_types: ['job.run.completed'],
+    job_ids: null,
+  });
+  expect(problems).toEqual([
+    expect.objectContaining({
+      severity: 'ERROR',
+      summary: 'Invalid client_url',
+      attribute: { steps: [{ attribute_name: 'client_url' }] },
+    }),
+  ]);
 });
 
 const state = {
@@ -49,17 +79,67 @@ const state = {
   hmac_secret: 'secret',
   account_identifier: 'act_1',
 };
-const config = { ...state, id: null, webhook_id: null, http_status_code: null, hmac_secret: null, account_identifier: null };
+const config = {
+  ...state,
+  id: null,
+  webhook_id: null,
+  http_status_code: null,
+  hmac_secret: null,
+  account_identifier: null,
+};
 
 test.each([
-  ['create: computed values unknown, omitted optionals defaulted', null, { ...config, description: null, active: null }, { ...state, id: UNKNOWN, webhook_id: UNKNOWN, http_status_code: UNKNOWN, hmac_secret: UNKNOWN, account_identifier: UNKNOWN }],
+  [
+    'create: computed values unknown, omitted optionals defaulted',
+    null,
+    { ...config, description: null, active: null },
+    {
+      ...state,
+      id: UNKNOWN,
+      webhook_id: UNKNOWN,
+      http_status_code: UNKNOWN,
+      hmac_secret: UNKNOWN,
+      account_identifier: UNKNOWN,
+    },
+  ],
   ['no change: the prior state, status included', state, config, state],
-  ['a change: ids and secret kept, status unknown', state, { ...config, name: 'm' }, { ...state, name: 'm', http_status_code: UNKNOWN }],
-  ['omitting description plans its default', { ...state, description: 'd' }, { ...config, description: null }, { ...state, http_status_code: UNKNOWN }],
-  ['moving and deactivating an active webhook at once is allowed', state, { ...config, client_url: 'https://example.com/b', active: false }, { ...state, client_url: 'https://example.com/b', active: false, http_status_code: UNKNOWN }],
-  ['reactivating an archived (inactive) webhook with a new URL is allowed', { ...state, active: false }, { ...config, client_url: 'https://example.com/b' }, { ...state, client_url: 'https://example.com/b', http_status_code: UNKNOWN }],
+  [
+    'a change: ids and secret kept, status unknown',
+    state,
+    { ...config, name: 'm' },
+    { ...state, name: 'm', http_status_code: UNKNOWN },
+  ],
+  [
+    'omitting description plans its default',
+    { ...state, description: 'd' },
+    { ...config, description: null },
+    { ...state, http_status_code: UNKNOWN },
+  ],
+  [
+    'moving and deactivating an active webhook at once is allowed',
+    state,
+    { ...config, client_url: 'https://example.com/b', active: false },
+    { ...state, client_url: 'https://example.com/b', active: false, http_status_code: UNKNOWN },
+  ],
+  [
+    'reactivating an archived (inactive) webhook with a new URL is allowed',
+    { ...state, active: false },
+    { ...config, client_url: 'https://example.com/b' },
+    { ...state, client_url: 'https://example.com/b', http_status_code: UNKNOWN },
+  ],
 ])('plan: %s', (_name, prior, configured, expected) => {
-  const proposed = { ...configured, ...(prior === null ? {} : { id: prior.id, webhook_id: prior.webhook_id, http_status_code: prior.http_status_code, hmac_secret: prior.hmac_secret, account_identifier: prior.account_identifier }) };
+  const proposed = {
+    ...configured,
+    ...(prior === null
+      ? {}
+      : {
+          id: prior.id,
+          webhook_id: prior.webhook_id,
+          http_status_code: prior.http_status_code,
+          hmac_secret: prior.hmac_secret,
+          account_identifier: prior.account_identifier,
+        }),
+  };
   expect(planWebhook(prior, proposed, configured)).toEqual({ planned: expected, diagnostics: [] });
 });
 
@@ -67,7 +147,13 @@ test('plan: a new URL for a webhook that is inactive and stays inactive is an er
   const prior = { ...state, active: false };
   const configured = { ...config, client_url: 'https://example.com/b', active: false };
   const { diagnostics } = planWebhook(prior, { ...configured, id: 'wsu_1' }, configured);
-  expect(diagnostics).toEqual([expect.objectContaining({ severity: 'ERROR', summary: CLIENT_URL_WHILE_INACTIVE, attribute: { steps: [{ attribute_name: 'client_url' }] } })]);
+  expect(diagnostics).toEqual([
+    expect.objectContaining({
+      severity: 'ERROR',
+      summary: CLIENT_URL_WHILE_INACTIVE,
+      attribute: { steps: [{ attribute_name: 'client_url' }] },
+    }),
+  ]);
 });
 
 test('plan: destroy plans null', () => {
@@ -89,17 +175,50 @@ test('without terraform on PATH the Terraform tests fail and say why, rather tha
 test('provider settings: the block wins over DBT_CLOUD_*, and the retry settings reach the client', () => {
   const env = { DBT_CLOUD_ACCOUNT_ID: '7', DBT_CLOUD_TOKEN: 'from-env', DBT_CLOUD_HOST_URL: 'http://127.0.0.1:1/api' };
   const configured = resolveProviderSettings(
-    { account_id: 3, token: null, host_url: null, max_retries: 5, retry_interval_seconds: 2, retriable_status_codes: ['429', '503'], timeout_seconds: 30, disable_retry: null, skip_credentials_validation: true },
+    {
+      account_id: 3,
+      token: null,
+      host_url: null,
+      max_retries: 5,
+      retry_interval_seconds: 2,
+      retriable_status_codes: ['429', '503'],
+      timeout_seconds: 30,
+      disable_retry: null,
+      skip_credentials_validation: true,
+    },
     env,
   );
   expect(configured.settings).toEqual({
-    client: { hostUrl: 'http://127.0.0.1:1/api', accountId: 3, token: 'from-env', maxAttempts: 6, firstRetryDelayMs: 2000, retryableStatuses: [429, 503], timeoutMs: 30000 },
+    client: {
+      hostUrl: 'http://127.0.0.1:1/api',
+      accountId: 3,
+      token: 'from-env',
+      maxAttempts: 6,
+      firstRetryDelayMs: 2000,
+      retryableStatuses: [429, 503],
+      timeoutMs: 30000,
+    },
     skipCredentialsValidation: true,
   });
   expect(resolveProviderSettings({ disable_retry: true }, env).settings?.client.maxAttempts).toBe(1);
-  expect(resolveProviderSettings({ account_id: 1, token: 't' }, {}).settings?.client.hostUrl).toBe('https://cloud.getdbt.com/api');
-  expect(resolveProviderSettings({}, {}).diagnostics.map((d) => d.attribute?.steps[0]?.attribute_name)).toEqual(['account_id', 'token']);
-  const withoutApi = resolveProviderSettings({ account_id: 1, token: 't', host_url: 'http://127.0.0.1:8080' }, {}).diagnostics;
-  expect(withoutApi).toEqual([expect.objectContaining({ summary: 'Invalid host_url', detail: 'host_url must end in /api (e.g. http://127.0.0.1:8080/api), not "http://127.0.0.1:8080".' })]);
-  expect(resolveProviderSettings({ account_id: UNKNOWN }, env).diagnostics).toEqual([expect.objectContaining({ summary: 'Unknown account_id' })]);
+  expect(resolveProviderSettings({ account_id: 1, token: 't' }, {}).settings?.client.hostUrl).toBe(
+    'https://cloud.getdbt.com/api',
+  );
+  expect(resolveProviderSettings({}, {}).diagnostics.map((d) => d.attribute?.steps[0]?.attribute_name)).toEqual([
+    'account_id',
+    'token',
+  ]);
+  const withoutApi = resolveProviderSettings(
+    { account_id: 1, token: 't', host_url: 'http://127.0.0.1:8080' },
+    {},
+  ).diagnostics;
+  expect(withoutApi).toEqual([
+    expect.objectContaining({
+      summary: 'Invalid host_url',
+      detail: 'host_url must end in /api (e.g. http://127.0.0.1:8080/api), not "http://127.0.0.1:8080".',
+    }),
+  ]);
+  expect(resolveProviderSettings({ account_id: UNKNOWN }, env).diagnostics).toEqual([
+    expect.objectContaining({ summary: 'Unknown account_id' }),
+  ]);
 });

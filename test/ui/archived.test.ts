@@ -21,7 +21,12 @@ afterAll(async () => {
 });
 
 async function hookAt(name: string, path: string, jobId: number): Promise<string> {
-  const created = await createWebhook(ui.h, { name, client_url: `${receiver.url}${path}`, event_types: ['job.run.completed'], job_ids: [jobId] });
+  const created = await createWebhook(ui.h, {
+    name,
+    client_url: `${receiver.url}${path}`,
+    event_types: ['job.run.completed'],
+    job_ids: [jobId],
+  });
   return created.id;
 }
 
@@ -78,7 +83,10 @@ test('a new tab (a new browser session) shows the banner again, and changing the
   const view = await ui.open();
   await signIn(view, ADMIN_TOKEN);
   await view.page.getByRole('region', { name: 'Archived webhooks' }).waitFor();
-  await view.page.getByRole('region', { name: 'Archived webhooks' }).getByRole('button', { name: /Dismiss/ }).click();
+  await view.page
+    .getByRole('region', { name: 'Archived webhooks' })
+    .getByRole('button', { name: /Dismiss/ })
+    .click();
 
   await view.page.goto(`${ui.origin}/#/webhooks/${archived}/edit`);
   await view.page.getByText('Changing the URL reactivates this archived webhook.').waitFor();

@@ -26,7 +26,12 @@ afterAll(async () => {
 
 /** A webhook on the receiver at `path`, for job-run events of job `path.length` only. */
 async function hookAt(name: string, path: string): Promise<string> {
-  const created = await createWebhook(ui.h, { name, client_url: `${receiver.url}${path}`, event_types: ['job.run.completed'], job_ids: [path.length] });
+  const created = await createWebhook(ui.h, {
+    name,
+    client_url: `${receiver.url}${path}`,
+    event_types: ['job.run.completed'],
+    job_ids: [path.length],
+  });
   return created.id;
 }
 
@@ -76,7 +81,8 @@ test('deliveries show with their outcome, and a failed one is redelivered from t
 
 test('a successful delivery shows as succeeded, and the list pages by 20, newest first', async () => {
   const healthy = await hookAt('Healthy endpoint', '/healthy');
-  for (let run = 1; run <= 23; run += 1) await ingest(ui.h, 'job.run.completed', { jobId: String('/healthy'.length), runId: String(9000 + run) });
+  for (let run = 1; run <= 23; run += 1)
+    await ingest(ui.h, 'job.run.completed', { jobId: String('/healthy'.length), runId: String(9000 + run) });
   await waitFor(async () => (await attempts(healthy)).length === 23, '23 deliveries');
 
   const view = await ui.open();

@@ -22,7 +22,10 @@ function unnamedControls(page: Page): Promise<string[]> {
   return page.evaluate(() =>
     [...document.querySelectorAll<HTMLElement>('input, textarea, select, button, a[href]')]
       .filter((control) => {
-        const labelled = (control as HTMLInputElement).labels?.length || control.getAttribute('aria-label') || control.getAttribute('aria-labelledby');
+        const labelled =
+          (control as HTMLInputElement).labels?.length ||
+          control.getAttribute('aria-label') ||
+          control.getAttribute('aria-labelledby');
         return !labelled && (control.textContent ?? '').trim() === '';
       })
       .map((control) => control.outerHTML),
@@ -42,7 +45,10 @@ test('at 375 px wide nothing overflows the page, and every control has a name', 
     job_ids: [11],
   });
   await ingest(ui.h, 'job.run.completed', { jobId: '11', runId: '7001' });
-  await waitFor(async () => (await ui.h.call('GET', webhookPath(long))).json().data.dispatched_at !== undefined, 'a dispatch');
+  await waitFor(
+    async () => (await ui.h.call('GET', webhookPath(long))).json().data.dispatched_at !== undefined,
+    'a dispatch',
+  );
 
   const phone = await ui.open({ width: 375, height: 812 });
   expect(await unnamedControls(phone.page)).toEqual([]);
@@ -107,7 +113,9 @@ test('sign in, create a webhook and cancel a delete with the keyboard alone', as
   expect(await view.page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
   await view.page.keyboard.press('Escape');
   await confirm.waitFor({ state: 'detached' });
-  const names = ((await ui.h.call('GET', `${webhooksPath()}?limit=100`)).json().data as Array<{ name: string }>).map((webhook) => webhook.name);
+  const names = ((await ui.h.call('GET', `${webhooksPath()}?limit=100`)).json().data as Array<{ name: string }>).map(
+    (webhook) => webhook.name,
+  );
   expect(names).toContain('Typed by keyboard');
   await view.screenshot('keyboard');
 });

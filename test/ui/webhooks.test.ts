@@ -30,7 +30,11 @@ async function fillForm(view: UiPage, fields: { name?: string; url?: string; job
 async function errorOf(view: UiPage, label: string): Promise<string> {
   return view.page.getByLabel(label, { exact: true }).evaluate((field) => {
     const ids = (field.getAttribute('aria-describedby') ?? '').split(' ');
-    return ids.map((id) => document.getElementById(id)).filter((node) => node?.classList.contains('field-error')).map((node) => node?.textContent).join('');
+    return ids
+      .map((id) => document.getElementById(id))
+      .filter((node) => node?.classList.contains('field-error'))
+      .map((node) => node?.textContent)
+      .join('');
   });
 }
 
@@ -94,7 +98,11 @@ test('create shows the signing secret once, and it is the secret that signs deli
 
 test('a failing test send shows the endpoint’s answer', async () => {
   const failing = await startReceiver(answer(503, 'down for maintenance'));
-  const { id } = await createWebhook(ui.h, { name: 'Flaky', client_url: `${failing.url}/`, event_types: ['job.run.completed'] });
+  const { id } = await createWebhook(ui.h, {
+    name: 'Flaky',
+    client_url: `${failing.url}/`,
+    event_types: ['job.run.completed'],
+  });
   const view = await ui.open();
   await signIn(view, ADMIN_TOKEN);
   await view.page.goto(`${ui.origin}/#/webhooks/${id}`);
@@ -106,7 +114,11 @@ test('a failing test send shows the endpoint’s answer', async () => {
 });
 
 test('edit changes the webhook, the switch turns it off and on, and delete asks first', async () => {
-  const { id } = await createWebhook(ui.h, { name: 'Finance', client_url: `${receiver.url}/finance`, event_types: ['job.run.completed'] });
+  const { id } = await createWebhook(ui.h, {
+    name: 'Finance',
+    client_url: `${receiver.url}/finance`,
+    event_types: ['job.run.completed'],
+  });
   const view = await ui.open();
   await signIn(view, ADMIN_TOKEN);
   const card = view.page.locator(`[data-webhook-id="${id}"]`);
@@ -115,7 +127,10 @@ test('edit changes the webhook, the switch turns it off and on, and delete asks 
   await view.page.getByRole('button', { name: 'Save changes' }).click();
   await view.page.getByRole('heading', { name: 'Finance models', level: 1 }).waitFor();
   await view.page.getByRole('status').getByText('Finance models is saved.').waitFor();
-  expect((await listWebhooks()).find((webhook) => webhook.id === id)).toMatchObject({ name: 'Finance models', job_ids: ['12', '34'] });
+  expect((await listWebhooks()).find((webhook) => webhook.id === id)).toMatchObject({
+    name: 'Finance models',
+    job_ids: ['12', '34'],
+  });
 
   await view.page.getByRole('link', { name: '← All webhooks' }).click();
   const toggle = card.getByRole('switch');
@@ -142,7 +157,9 @@ test('edit changes the webhook, the switch turns it off and on, and delete asks 
 
 test('refusals only the server can decide show at the field (a private address) or atop the form (the webhook limit)', async () => {
   // A service of its own: private addresses refused, and at most one webhook per account.
-  const strict = await startUiHarness({ env: { JOBHOOKS_ALLOW_PRIVATE_URLS: '0', JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '1' } });
+  const strict = await startUiHarness({
+    env: { JOBHOOKS_ALLOW_PRIVATE_URLS: '0', JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '1' },
+  });
   try {
     const view = await strict.open();
     await signIn(view, ADMIN_TOKEN);
@@ -150,9 +167,15 @@ test('refusals only the server can decide show at the field (a private address) 
     await fillForm(view, { name: 'Internal', url: 'http://10.0.0.8/hooks' });
     await view.page.getByRole('button', { name: 'Create webhook' }).click();
     await view.page.locator('.field-error:not([hidden])').waitFor();
-    expect(await errorOf(view, 'Endpoint URL')).toBe('client_url must not point at a private, loopback, link-local or otherwise non-public address');
+    expect(await errorOf(view, 'Endpoint URL')).toBe(
+      'client_url must not point at a private, loopback, link-local or otherwise non-public address',
+    );
 
-    await createWebhook(strict.h, { name: 'First', client_url: 'https://example.com/first', event_types: ['job.run.completed'] });
+    await createWebhook(strict.h, {
+      name: 'First',
+      client_url: 'https://example.com/first',
+      event_types: ['job.run.completed'],
+    });
     await fillForm(view, { url: 'https://example.com/second' });
     await view.page.getByRole('button', { name: 'Create webhook' }).click();
     const formError = view.page.locator('form .form-error');

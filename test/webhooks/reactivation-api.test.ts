@@ -26,7 +26,12 @@ test('an archived webhook reads as active false, archived true, with when and wh
   const hook = await createWebhook(h);
   await archive(hook.id);
   const read = (await h.call('GET', webhookPath(hook.id))).json().data;
-  expect(read).toMatchObject({ active: false, archived: true, archived_at: '3', archived_reason: '1,000 consecutive failed deliveries' });
+  expect(read).toMatchObject({
+    active: false,
+    archived: true,
+    archived_at: '3',
+    archived_reason: '1,000 consecutive failed deliveries',
+  });
   const listed = (await h.call('GET', '/api/v3/accounts/1/webhooks/subscriptions')).json().data[0];
   expect(listed).toMatchObject({ active: false, archived: true });
 });
@@ -42,13 +47,19 @@ test('PUT with active true reactivates it', async () => {
 test('PUT with a new client_url reactivates it even with active false', async () => {
   const hook = await createWebhook(h);
   await archive(hook.id);
-  const updated = (await h.call('PUT', webhookPath(hook.id), { body: validCreateBody({ active: false, client_url: 'https://new.example.com/' }) })).json().data;
+  const updated = (
+    await h.call('PUT', webhookPath(hook.id), {
+      body: validCreateBody({ active: false, client_url: 'https://new.example.com/' }),
+    })
+  ).json().data;
   expect(updated).toMatchObject({ active: true, archived: false, client_url: 'https://new.example.com/' });
 });
 
 test('PUT with active false and the same URL leaves it archived', async () => {
   const hook = await createWebhook(h);
   await archive(hook.id);
-  const updated = (await h.call('PUT', webhookPath(hook.id), { body: validCreateBody({ active: false, name: 'renamed' }) })).json().data;
+  const updated = (
+    await h.call('PUT', webhookPath(hook.id), { body: validCreateBody({ active: false, name: 'renamed' }) })
+  ).json().data;
   expect(updated).toMatchObject({ active: false, archived: true, name: 'renamed' });
 });

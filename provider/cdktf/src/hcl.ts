@@ -6,7 +6,9 @@ export interface HclAttribute {
 }
 
 /** Drops unset attributes, as generated bindings do, and marks the rest as attributes, not blocks. */
-export function hclAttributes(attributes: Record<string, HclAttribute>): Record<string, HclAttribute & { isBlock: false }> {
+export function hclAttributes(
+  attributes: Record<string, HclAttribute>,
+): Record<string, HclAttribute & { isBlock: false }> {
   return Object.fromEntries(
     Object.entries(attributes)
       .filter(([, attribute]) => attribute.value !== undefined)

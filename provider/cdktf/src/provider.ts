@@ -1,6 +1,14 @@
 // `provider "dbtcloud"` for CDKTF apps: the public dbt-labs/dbtcloud provider's configuration, so a synthesized
 // stack works with the public provider and with this project's own.
-import { TerraformProvider, numberToHclTerraform, numberToTerraform, booleanToHclTerraform, booleanToTerraform, stringToHclTerraform, stringToTerraform } from 'cdktf';
+import {
+  TerraformProvider,
+  numberToHclTerraform,
+  numberToTerraform,
+  booleanToHclTerraform,
+  booleanToTerraform,
+  stringToHclTerraform,
+  stringToTerraform,
+} from 'cdktf';
 import { DBTCLOUD_PROVIDER_CONSTRAINT, DBTCLOUD_PROVIDER_SOURCE } from '@jobhooks/client';
 import type { Construct } from 'constructs';
 import { hclAttributes } from './hcl';
@@ -28,7 +36,10 @@ export class DbtcloudProvider extends TerraformProvider {
   constructor(scope: Construct, id: string, config: DbtcloudProviderConfig = {}) {
     super(scope, id, {
       terraformResourceType: DbtcloudProvider.tfResourceType,
-      terraformGeneratorMetadata: { providerName: 'dbtcloud', providerVersion: config.versionConstraint ?? DBTCLOUD_PROVIDER_CONSTRAINT },
+      terraformGeneratorMetadata: {
+        providerName: 'dbtcloud',
+        providerVersion: config.versionConstraint ?? DBTCLOUD_PROVIDER_CONSTRAINT,
+      },
       terraformProviderSource: DBTCLOUD_PROVIDER_SOURCE,
     });
     this.config = config;

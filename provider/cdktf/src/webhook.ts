@@ -33,7 +33,9 @@ export interface DbtcloudWebhookConfig extends TerraformMetaArguments {
  * tokens (variables, references) are checked by Terraform at plan time instead.
  */
 export function webhookConfigProblems(config: DbtcloudWebhookConfig): string[] {
-  return webhookProblems(config, (value) => !Token.isUnresolved(value)).map(({ property, reason }) => `${property}: ${reason}`);
+  return webhookProblems(config, (value) => !Token.isUnresolved(value)).map(
+    ({ property, reason }) => `${property}: ${reason}`,
+  );
 }
 
 export class DbtcloudWebhook extends TerraformResource {
@@ -89,9 +91,17 @@ export class DbtcloudWebhook extends TerraformResource {
     return hclAttributes({
       name: { value: stringToHclTerraform(c.name), type: 'simple', storageClassType: 'string' },
       client_url: { value: stringToHclTerraform(c.clientUrl), type: 'simple', storageClassType: 'string' },
-      event_types: { value: listMapperHcl(stringToHclTerraform, false)(c.eventTypes), type: 'list', storageClassType: 'stringList' },
+      event_types: {
+        value: listMapperHcl(stringToHclTerraform, false)(c.eventTypes),
+        type: 'list',
+        storageClassType: 'stringList',
+      },
       description: { value: stringToHclTerraform(c.description), type: 'simple', storageClassType: 'string' },
-      job_ids: { value: listMapperHcl(numberToHclTerraform, false)(c.jobIds), type: 'list', storageClassType: 'numberList' },
+      job_ids: {
+        value: listMapperHcl(numberToHclTerraform, false)(c.jobIds),
+        type: 'list',
+        storageClassType: 'numberList',
+      },
       active: { value: booleanToHclTerraform(c.active), type: 'simple', storageClassType: 'boolean' },
     });
   }

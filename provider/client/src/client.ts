@@ -99,10 +99,17 @@ export function createWebhooksClient(options: ClientOptions) {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const retryable = new Set(options.retryableStatuses ?? RETRYABLE_STATUSES);
   const firstDelayMs = options.firstRetryDelayMs ?? FIRST_RETRY_DELAY_MS;
-  const timeouts = options.timeoutMs === undefined ? {} : { headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs };
+  const timeouts =
+    options.timeoutMs === undefined ? {} : { headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs };
 
   /** Sends one request, retrying 408/429/5xx and connection failures; resolves with the status and text. */
-  async function send(method: string, url: string, operation: string, body?: unknown, headers: Record<string, string> = {}) {
+  async function send(
+    method: string,
+    url: string,
+    operation: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     for (let attempt = 1; ; attempt += 1) {
       let waitMs: number;
       try {
@@ -121,7 +128,8 @@ export function createWebhooksClient(options: ClientOptions) {
         if (!retryable.has(response.statusCode) || attempt >= maxAttempts) return { status: response.statusCode, text };
         waitMs = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, firstDelayMs);
       } catch (error) {
-        if (attempt >= maxAttempts) throw new Error(`${operation} failed: could not reach ${base} (${(error as Error).message})`);
+        if (attempt >= maxAttempts)
+          throw new Error(`${operation} failed: could not reach ${base} (${(error as Error).message})`);
         waitMs = backoffMs(attempt, firstDelayMs);
       }
       await sleep(Math.min(waitMs, maxDelay));
@@ -129,7 +137,15 @@ export function createWebhooksClient(options: ClientOptions) {
   }
 
   /** Sends and parses a success with `schema`; any other status becomes an ApiError. */
-  async function call<T extends z.ZodType>(schema: T, expected: number, method: string, url: string, operation: string, body?: unknown, headers?: Record<string, string>) {
+  async function call<T extends z.ZodType>(
+    schema: T,
+    expected: number,
+    method: string,
+    url: string,
+    operation: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) {
     const { status, text } = await send(method, url, operation, body, headers);
     if (status !== expected) throw apiErrorFrom(status, text, operation);
     return schema.parse(JSON.parse(text)) as z.output<T>;
@@ -141,9 +157,17 @@ export function createWebhooksClient(options: ClientOptions) {
     /** Creates a webhook. One Idempotency-Key per call, reused by its retries, so a retried create never duplicates. */
     async create(input: WebhookInput): Promise<CreatedWebhook> {
       const body = CreateWebhookBody.parse(input);
-      const envelope = await call(dataEnvelope(CreatedWebhook), 201, 'POST', `${webhooks}/subscriptions`, 'Create webhook', body, {
-        'idempotency-key': randomUUID(),
-      });
+      const envelope = await call(
+        dataEnvelope(CreatedWebhook),
+        201,
+        'POST',
+        `${webhooks}/subscriptions`,
+        'Create webhook',
+        body,
+        {
+          'idempotency-key': randomUUID(),
+        },
+      );
       return envelope.data;
     },
     /** The webhook, or null when it does not exist (deleted, or never existed). */

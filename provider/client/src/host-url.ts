@@ -3,9 +3,11 @@
 
 /** What is wrong with a host URL, in one sentence, or null when it can be used. */
 export function hostUrlProblem(hostUrl: string): string | null {
-  if (!URL.canParse(hostUrl)) return `host_url must be the API base URL ending in /api (e.g. http://127.0.0.1:8080/api); "${hostUrl}" is not a URL.`;
+  if (!URL.canParse(hostUrl))
+    return `host_url must be the API base URL ending in /api (e.g. http://127.0.0.1:8080/api); "${hostUrl}" is not a URL.`;
   const url = new URL(hostUrl);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `host_url must be an http or https URL, not "${hostUrl}".`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `host_url must be an http or https URL, not "${hostUrl}".`;
   if (!/\/api\/*$/.test(url.pathname)) return `host_url must end in /api (e.g. ${url.origin}/api), not "${hostUrl}".`;
   return null;
 }

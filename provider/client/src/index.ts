@@ -4,4 +4,9 @@ export { ApiError, type ClientOptions, createWebhooksClient, type WebhookInput, 
 export { hostUrlProblem } from './host-url';
 export { FIELD_OF_PROPERTY, type WebhookProblem, type WebhookProperties, webhookProblems } from './webhook-problems';
 export { updateWebhook, urlChangeWhileInactive } from './webhook-updates';
-export { DBTCLOUD_PROVIDER_ADDRESS, DBTCLOUD_PROVIDER_CONSTRAINT, DBTCLOUD_PROVIDER_SOURCE, DBTCLOUD_PROVIDER_VERSION } from './dbtcloud-provider';
+export {
+  DBTCLOUD_PROVIDER_ADDRESS,
+  DBTCLOUD_PROVIDER_CONSTRAINT,
+  DBTCLOUD_PROVIDER_SOURCE,
+  DBTCLOUD_PROVIDER_VERSION,
+} from './dbtcloud-provider';

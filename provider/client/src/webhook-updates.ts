@@ -14,14 +14,24 @@ interface UrlAndActive {
  * webhook in one change is fine: see updateWebhook.)
  */
 export function urlChangeWhileInactive(prior: UrlAndActive, next: UrlAndActive): boolean {
-  return typeof next.clientUrl === 'string' && next.clientUrl !== prior.clientUrl && prior.active === false && next.active === false;
+  return (
+    typeof next.clientUrl === 'string' &&
+    next.clientUrl !== prior.clientUrl &&
+    prior.active === false &&
+    next.active === false
+  );
 }
 
 /**
  * A full-replacement update that ends in exactly the state asked for. Moving the URL and deactivating in the
  * same change takes two requests: the first (with the new URL) reactivates, the second deactivates.
  */
-export async function updateWebhook(api: Pick<WebhooksClient, 'update'>, id: string, currentUrl: string, input: WebhookInput): Promise<WebhookSummary> {
+export async function updateWebhook(
+  api: Pick<WebhooksClient, 'update'>,
+  id: string,
+  currentUrl: string,
+  input: WebhookInput,
+): Promise<WebhookSummary> {
   if (input.client_url !== currentUrl && input.active === false) {
     await api.update(id, { ...input, active: true });
   }

@@ -31,11 +31,17 @@ export function resolveConnection(config: ConfigSource | undefined, env: NodeJS.
       `The jobhooks provider is not configured: set ${how}, or give the resource a connection. Example: pulumi config set --secret jobhooks:token <token>`,
     );
   }
-  return checkedConnection({ hostUrl: value('hostUrl')!, accountId: value('accountId')!, token: value('token')! }, 'jobhooks:accountId');
+  return checkedConnection(
+    { hostUrl: value('hostUrl')!, accountId: value('accountId')!, token: value('token')! },
+    'jobhooks:accountId',
+  );
 }
 
 /** A connection given as values (a resource's `connection`, or the config's strings) with its account id checked. */
-export function checkedConnection(given: { hostUrl: string; accountId: number | string; token: string }, accountIdName: string): Connection {
+export function checkedConnection(
+  given: { hostUrl: string; accountId: number | string; token: string },
+  accountIdName: string,
+): Connection {
   const accountId = Number(given.accountId);
   if (!Number.isSafeInteger(accountId) || accountId <= 0) {
     throw new Error(`${accountIdName} must be a positive whole number, not "${given.accountId}"`);

@@ -1,7 +1,15 @@
 // The lifecycle of a jobhooks webhook for Pulumi (check, diff, create, read, update, delete), over the typed
 // client and the service's own schemas. Loaded by the serialized shell in webhook.ts inside the provider host.
 import type * as pulumi from '@pulumi/pulumi';
-import { createWebhooksClient, hostUrlProblem, updateWebhook, urlChangeWhileInactive, type WebhookInput, webhookProblems, type WebhooksClient } from '@jobhooks/client';
+import {
+  createWebhooksClient,
+  hostUrlProblem,
+  updateWebhook,
+  urlChangeWhileInactive,
+  type WebhookInput,
+  webhookProblems,
+  type WebhooksClient,
+} from '@jobhooks/client';
 import { WEBHOOK_DEFAULTS, type WebhookDetail, type WebhookSummary } from '@jobhooks/client/contract';
 import { checkedConnection, type ConfigSource, type Connection, resolveConnection } from './connection';
 
@@ -41,7 +49,14 @@ export interface WebhookOutputs extends Required<Omit<WebhookInputs, 'adoptWebho
 /** The value Pulumi's host puts where an input is not known yet (a preview). */
 const UNKNOWN = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
 
-const UPDATABLE: ReadonlyArray<keyof WebhookInputs> = ['name', 'clientUrl', 'eventTypes', 'description', 'jobIds', 'active'];
+const UPDATABLE: ReadonlyArray<keyof WebhookInputs> = [
+  'name',
+  'clientUrl',
+  'eventTypes',
+  'description',
+  'jobIds',
+  'active',
+];
 
 function toApiInput(inputs: WebhookInputs): WebhookInput {
   return {
@@ -84,13 +99,16 @@ const DEFAULTS: Partial<WebhookInputs> = {
 };
 const defaulted = (inputs: Partial<WebhookInputs>, key: keyof WebhookInputs) => inputs[key] ?? DEFAULTS[key];
 /** Which webhook store a connection points at; another one holds other webhooks, so moving means replacing. */
-const place = (connection: WebhookConnection | undefined) => (connection ? `${connection.hostUrl.replace(/\/+$/, '')}#${connection.accountId}` : null);
+const place = (connection: WebhookConnection | undefined) =>
+  connection ? `${connection.hostUrl.replace(/\/+$/, '')}#${connection.accountId}` : null;
 
 /** What is wrong with a resource's own connection, if it has one. */
 function connectionProblems(connection: unknown): pulumi.dynamic.CheckFailure[] {
   if (connection === undefined || connection === null) return [];
   const given = connection as Partial<Record<keyof WebhookConnection, unknown>>;
-  const missing = (['hostUrl', 'accountId', 'token'] as const).filter((key) => given[key] === undefined || given[key] === '');
+  const missing = (['hostUrl', 'accountId', 'token'] as const).filter(
+    (key) => given[key] === undefined || given[key] === '',
+  );
   if (missing.length > 0) return [{ property: 'connection', reason: `connection needs ${missing.join(', ')}` }];
   const badUrl = hostUrlProblem(String(given.hostUrl));
   if (badUrl !== null) return [{ property: 'connection', reason: `connection.${badUrl}` }];
@@ -110,7 +128,9 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
     const key = own ? JSON.stringify([own.hostUrl, own.accountId, own.token]) : '';
     let client = clients.get(key);
     if (client === undefined) {
-      const connection: Connection = own ? checkedConnection(own, 'connection.accountId') : resolveConnection(config, env);
+      const connection: Connection = own
+        ? checkedConnection(own, 'connection.accountId')
+        : resolveConnection(config, env);
       client = createWebhooksClient(connection);
       clients.set(key, client);
     }
@@ -126,11 +146,15 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
     /** Every failure by property, with the service's own messages; known values only during a preview. */
     async check(olds: Partial<WebhookOutputs>, news: WebhookInputs) {
       const known = (value: unknown) => !JSON.stringify(value ?? null).includes(UNKNOWN);
-      const failures: pulumi.dynamic.CheckFailure[] = [...webhookProblems(news, known), ...(known(news.connection) ? connectionProblems(news.connection) : [])];
+      const failures: pulumi.dynamic.CheckFailure[] = [
+        ...webhookProblems(news, known),
+        ...(known(news.connection) ? connectionProblems(news.connection) : []),
+      ];
       if (olds.clientUrl !== undefined && known(news.clientUrl) && urlChangeWhileInactive(olds, news)) {
         failures.push({
           property: 'clientUrl',
-          reason: 'Cannot change clientUrl while active is false: the service reactivates a webhook whose URL changes. Set active: true in the same change.',
+          reason:
+            'Cannot change clientUrl while active is false: the service reactivates a webhook whose URL changes. Set active: true in the same change.',
         });
       }
       return { inputs: news, failures };
@@ -144,7 +168,8 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
       const changed = UPDATABLE.filter((key) => !same(defaulted(olds, key), defaulted(news, key)));
       if (!same(olds.connection ?? null, news.connection ?? null)) changed.push('connection');
       const replaces: string[] = [];
-      if ((olds.adoptWebhookId ?? null) !== (news.adoptWebhookId ?? null) && news.adoptWebhookId !== undefined) replaces.push('adoptWebhookId');
+      if ((olds.adoptWebhookId ?? null) !== (news.adoptWebhookId ?? null) && news.adoptWebhookId !== undefined)
+        replaces.push('adoptWebhookId');
       if (place(olds.connection) !== place(news.connection)) replaces.push('connection');
       return { changes: changed.length + replaces.length > 0, replaces, deleteBeforeReplace: false };
     },
@@ -153,7 +178,8 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
       const client = api(inputs.connection);
       if (inputs.adoptWebhookId) {
         const existing = await client.get(inputs.adoptWebhookId);
-        if (!existing) throw new Error(`Cannot adopt webhook ${inputs.adoptWebhookId}: it does not exist in this account.`);
+        if (!existing)
+          throw new Error(`Cannot adopt webhook ${inputs.adoptWebhookId}: it does not exist in this account.`);
         const updated = await client.update(existing.id, toApiInput(inputs));
         return { id: updated.id, outs: outputsFrom(updated, '', inputs) };
       }
@@ -165,8 +191,18 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
     async read(id, props?: Partial<WebhookOutputs>) {
       const webhook = await api(props?.connection).get(id);
       if (!webhook) return { id: '' };
-      const outs = outputsFrom(webhook, props?.hmacSecret ?? '', { adoptWebhookId: props?.adoptWebhookId, connection: props?.connection });
-      const { webhookId: _w, hmacSecret: _h, httpStatusCode: _s, accountIdentifier: _a, archived: _r, ...inputs } = outs;
+      const outs = outputsFrom(webhook, props?.hmacSecret ?? '', {
+        adoptWebhookId: props?.adoptWebhookId,
+        connection: props?.connection,
+      });
+      const {
+        webhookId: _w,
+        hmacSecret: _h,
+        httpStatusCode: _s,
+        accountIdentifier: _a,
+        archived: _r,
+        ...inputs
+      } = outs;
       return { id, props: outs, inputs };
     },
 

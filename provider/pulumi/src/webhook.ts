@@ -42,7 +42,9 @@ export const PROVIDER_MODULE = '@jobhooks/pulumi/provider';
 export function serializableProvider(moduleName: string = PROVIDER_MODULE): pulumi.dynamic.ResourceProvider {
   // No state of its own: Pulumi copies captured variables into each serialized function.
   const load = () =>
-    (require(moduleName) as { sharedWebhookProvider: () => pulumi.dynamic.ResourceProvider }).sharedWebhookProvider() as Required<pulumi.dynamic.ResourceProvider>;
+    (
+      require(moduleName) as { sharedWebhookProvider: () => pulumi.dynamic.ResourceProvider }
+    ).sharedWebhookProvider() as Required<pulumi.dynamic.ResourceProvider>;
   return {
     configure: (request) => load().configure(request),
     check: (olds, news) => load().check(olds, news),

@@ -7,7 +7,8 @@ const [command, ...args] = process.argv.slice(2);
 if (command !== 'install') {
   const usage = `Usage: jobhooks-terraform-provider ${INSTALL_USAGE}\n`;
   process.stdout.write(command === undefined || command === '--help' || command === '-h' ? usage : '');
-  if (command !== undefined && command !== '--help' && command !== '-h') process.stderr.write(`Unknown command "${command}".\n${usage}`);
+  if (command !== undefined && command !== '--help' && command !== '-h')
+    process.stderr.write(`Unknown command "${command}".\n${usage}`);
   process.exitCode = command === undefined || command === '--help' || command === '-h' ? 0 : 2;
 } else {
   const result = runInstallCommand(args);

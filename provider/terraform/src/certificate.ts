@@ -16,7 +16,10 @@ const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const VALIDITY_MS = 365 * 24 * 3600 * 1000;
 
 function pem(label: string, der: ArrayBuffer): string {
-  const lines = Buffer.from(der).toString('base64').match(/.{1,64}/g) ?? [];
+  const lines =
+    Buffer.from(der)
+      .toString('base64')
+      .match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
@@ -24,7 +27,9 @@ export async function createServerCertificate(now = new Date()): Promise<ServerC
   x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
   const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     name: 'CN=localhost, O=jobhooks',
     notBefore: new Date(now.getTime() - 60_000),
     notAfter: new Date(now.getTime() + VALIDITY_MS),
@@ -33,7 +38,10 @@ export async function createServerCertificate(now = new Date()): Promise<ServerC
     extensions: [
       // As go-plugin's own certificates: a CA (it is its own root for the peer) usable by server and client.
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyCertSign, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyCertSign,
+        true,
+      ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
       new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'localhost' }]),
     ],

@@ -10,7 +10,12 @@ export interface Diagnostic {
 }
 
 export function errorAt(attribute: string | null, summary: string, detail: string): Diagnostic {
-  return { severity: 'ERROR', summary, detail, ...(attribute === null ? {} : { attribute: { steps: [{ attribute_name: attribute }] } }) };
+  return {
+    severity: 'ERROR',
+    summary,
+    detail,
+    ...(attribute === null ? {} : { attribute: { steps: [{ attribute_name: attribute }] } }),
+  };
 }
 
 export function warning(summary: string, detail: string): Diagnostic {
@@ -22,7 +27,8 @@ export function warning(summary: string, detail: string): Diagnostic {
  * field error pointing at that attribute (the API's field names are the Terraform attribute names).
  */
 export function diagnosticsOf(error: unknown, summary: string): Diagnostic[] {
-  if (!(error instanceof ApiError)) return [errorAt(null, summary, error instanceof Error ? error.message : String(error))];
+  if (!(error instanceof ApiError))
+    return [errorAt(null, summary, error instanceof Error ? error.message : String(error))];
   const detail = `${error.userMessage} (HTTP ${error.status})`;
   const fields = Object.entries(error.fieldErrors);
   if (fields.length === 0) return [errorAt(null, summary, detail)];

@@ -1,3 +1,10 @@
 // @jobhooks/terraform-provider: the provider Terraform runs (plugin protocol 6) and its installer.
-export { DEFAULT_PROVIDER_VERSION, type Installation, installTerraformProvider, type InstallOptions, PROVIDER_ADDRESS, terraformPlatform } from './install';
+export {
+  DEFAULT_PROVIDER_VERSION,
+  type Installation,
+  installTerraformProvider,
+  type InstallOptions,
+  PROVIDER_ADDRESS,
+  terraformPlatform,
+} from './install';
 export { type CommandResult, INSTALL_USAGE, runInstallCommand } from './install-command';

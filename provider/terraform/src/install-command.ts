@@ -20,7 +20,11 @@ export function runInstallCommand(args: string[]): CommandResult {
   try {
     const options = { dir: { type: 'string' }, version: { type: 'string' }, source: { type: 'string' } } as const;
     const { values } = parseArgs({ args, options, strict: true });
-    const installation = installTerraformProvider({ dir: values.dir ?? join('.jobhooks', 'terraform'), version: values.version, source: values.source });
+    const installation = installTerraformProvider({
+      dir: values.dir ?? join('.jobhooks', 'terraform'),
+      version: values.version,
+      source: values.source,
+    });
     const stdout = [
       `Installed the jobhooks Terraform provider as ${installation.address} ${installation.version} in ${installation.mirrorDir}.`,
       'Point Terraform at it (then "terraform init" works offline):',

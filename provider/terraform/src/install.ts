@@ -63,17 +63,28 @@ require(entry).main();
 export function providerAddress(source: string): { address: string; type: string } {
   const parts = source.split('/');
   const name = /^[a-z0-9][a-z0-9-]*$/;
-  const valid = (parts.length === 2 || parts.length === 3) && parts.slice(-2).every((part) => name.test(part)) && (parts.length === 2 || /^[a-z0-9.-]+(:\d+)?$/.test(parts[0]!));
-  if (!valid) throw new Error(`--source must look like namespace/type or host/namespace/type (lowercase), not "${source}"`);
+  const valid =
+    (parts.length === 2 || parts.length === 3) &&
+    parts.slice(-2).every((part) => name.test(part)) &&
+    (parts.length === 2 || /^[a-z0-9.-]+(:\d+)?$/.test(parts[0]!));
+  if (!valid)
+    throw new Error(`--source must look like namespace/type or host/namespace/type (lowercase), not "${source}"`);
   const address = parts.length === 2 ? `registry.terraform.io/${source}` : source;
   return { address, type: parts[parts.length - 1]! };
 }
 
 /** The provider addresses a mirror folder holds (its HOST/NAMESPACE/TYPE folders), sorted. */
 function addressesIn(mirrorDir: string): string[] {
-  const below = (dir: string) => readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  const below = (dir: string) =>
+    readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
   return below(mirrorDir)
-    .flatMap((host) => below(join(mirrorDir, host)).flatMap((namespace) => below(join(mirrorDir, host, namespace)).map((type) => `${host}/${namespace}/${type}`)))
+    .flatMap((host) =>
+      below(join(mirrorDir, host)).flatMap((namespace) =>
+        below(join(mirrorDir, host, namespace)).map((type) => `${host}/${namespace}/${type}`),
+      ),
+    )
     .sort();
 }
 
@@ -81,7 +92,8 @@ export function installTerraformProvider(options: InstallOptions): Installation 
   const dir = resolve(options.dir);
   const version = options.version ?? DEFAULT_PROVIDER_VERSION;
   if (!/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`--version must look like 1.2.3, not "${version}"`);
-  const { address, type } = options.source === undefined ? { address: PROVIDER_ADDRESS, type: 'dbtcloud' } : providerAddress(options.source);
+  const { address, type } =
+    options.source === undefined ? { address: PROVIDER_ADDRESS, type: 'dbtcloud' } : providerAddress(options.source);
   const mirrorDir = join(dir, 'mirror');
   const packageDir = join(mirrorDir, address, version, terraformPlatform());
   mkdirSync(packageDir, { recursive: true });

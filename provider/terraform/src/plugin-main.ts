@@ -17,12 +17,16 @@ const SHUTDOWN_GRACE_MS = 1_000;
 
 export async function servePlugin(env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
   if (env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
-    process.stderr.write('This is the jobhooks Terraform provider (dbt-labs/dbtcloud). Terraform starts it; set it up with "npx jobhooks-terraform-provider install".\n');
+    process.stderr.write(
+      'This is the jobhooks Terraform provider (dbt-labs/dbtcloud). Terraform starts it; set it up with "npx jobhooks-terraform-provider install".\n',
+    );
     return 1;
   }
   const offered = (env.PLUGIN_PROTOCOL_VERSIONS ?? String(APP_PROTOCOL_VERSION)).split(',');
   if (!offered.includes(String(APP_PROTOCOL_VERSION))) {
-    process.stderr.write(`This provider speaks plugin protocol ${APP_PROTOCOL_VERSION}; Terraform offered ${offered.join(', ')}. Use Terraform 1.0 or later.\n`);
+    process.stderr.write(
+      `This provider speaks plugin protocol ${APP_PROTOCOL_VERSION}; Terraform offered ${offered.join(', ')}. Use Terraform 1.0 or later.\n`,
+    );
     return 1;
   }
   // Terraform forwards Ctrl-C to the whole process group; it then stops providers itself, so ignore it here.
@@ -57,7 +61,9 @@ export async function servePlugin(env: NodeJS.ProcessEnv = process.env): Promise
     );
     certificateField = `|${certificate.handshakeBase64}`;
   }
-  await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${socket}`, credentials, (error) => (error ? reject(error) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${socket}`, credentials, (error) => (error ? reject(error) : resolve())),
+  );
   process.on('exit', () => rmSync(socketDir, { recursive: true, force: true }));
   process.stdout.write(`${CORE_PROTOCOL_VERSION}|${APP_PROTOCOL_VERSION}|unix|${socket}|grpc${certificateField}\n`);
   return null;

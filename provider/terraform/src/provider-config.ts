@@ -28,7 +28,8 @@ export function validateProviderConfig(value: TfValue): Diagnostic[] {
   const accountId = known(config, 'account_id');
   if (accountId !== null && !(accountId instanceof Unknown)) {
     const id = asNumber(accountId);
-    if (id === null || !Number.isSafeInteger(id) || id <= 0) problems.push(errorAt('account_id', 'Invalid account_id', 'account_id must be a positive whole number.'));
+    if (id === null || !Number.isSafeInteger(id) || id <= 0)
+      problems.push(errorAt('account_id', 'Invalid account_id', 'account_id must be a positive whole number.'));
   }
   const hostUrl = known(config, 'host_url');
   const problem = typeof hostUrl === 'string' ? hostUrlProblem(hostUrl) : null;
@@ -37,12 +38,21 @@ export function validateProviderConfig(value: TfValue): Diagnostic[] {
 }
 
 /** The settings, or diagnostics naming each missing or unknown setting and how to give it. */
-export function resolveProviderSettings(value: TfValue, env: NodeJS.ProcessEnv): { settings: ProviderSettings | null; diagnostics: Diagnostic[] } {
+export function resolveProviderSettings(
+  value: TfValue,
+  env: NodeJS.ProcessEnv,
+): { settings: ProviderSettings | null; diagnostics: Diagnostic[] } {
   const config = conform(PROVIDER_SCHEMA, value) ?? conform(PROVIDER_SCHEMA, {})!;
   const diagnostics: Diagnostic[] = [];
   for (const name of ['account_id', 'token', 'host_url'] as const) {
     if (config[name] instanceof Unknown) {
-      diagnostics.push(errorAt(name, `Unknown ${name}`, `${name} depends on a value known only after apply; the provider needs it to plan.`));
+      diagnostics.push(
+        errorAt(
+          name,
+          `Unknown ${name}`,
+          `${name} depends on a value known only after apply; the provider needs it to plan.`,
+        ),
+      );
     }
   }
   if (diagnostics.length > 0) return { settings: null, diagnostics };
@@ -51,9 +61,16 @@ export function resolveProviderSettings(value: TfValue, env: NodeJS.ProcessEnv):
   const token = (known(config, 'token') as string | null) ?? env[ENV.token] ?? '';
   const hostUrl = (known(config, 'host_url') as string | null) ?? (env[ENV.host_url] || DEFAULT_HOST_URL);
   if (accountId === null || !Number.isSafeInteger(accountId) || accountId <= 0) {
-    diagnostics.push(errorAt('account_id', 'Missing dbt Cloud account identifier', `Set account_id in the provider block or ${ENV.account_id} to a positive whole number.`));
+    diagnostics.push(
+      errorAt(
+        'account_id',
+        'Missing dbt Cloud account identifier',
+        `Set account_id in the provider block or ${ENV.account_id} to a positive whole number.`,
+      ),
+    );
   }
-  if (token === '') diagnostics.push(errorAt('token', 'Missing dbt Cloud token', `Set token in the provider block or ${ENV.token}.`));
+  if (token === '')
+    diagnostics.push(errorAt('token', 'Missing dbt Cloud token', `Set token in the provider block or ${ENV.token}.`));
   const hostUrlIssue = hostUrlProblem(hostUrl);
   if (hostUrlIssue !== null) diagnostics.push(errorAt('host_url', 'Invalid host_url', hostUrlIssue));
   if (diagnostics.length > 0) return { settings: null, diagnostics };
@@ -81,7 +98,9 @@ export function resolveProviderSettings(value: TfValue, env: NodeJS.ProcessEnv):
 }
 
 /** A client for the settings, after checking (unless skipped) that the token sees the account. */
-export async function connect(settings: ProviderSettings): Promise<{ client: WebhooksClient | null; diagnostics: Diagnostic[] }> {
+export async function connect(
+  settings: ProviderSettings,
+): Promise<{ client: WebhooksClient | null; diagnostics: Diagnostic[] }> {
   const client = createWebhooksClient(settings.client);
   if (settings.skipCredentialsValidation) return { client, diagnostics: [] };
   try {

@@ -6,9 +6,23 @@ import * as protoLoader from '@grpc/proto-loader';
 import type { WebhooksClient } from '@jobhooks/client';
 import { type Diagnostic, errorAt } from './diagnostics';
 import { connect, resolveProviderSettings, validateProviderConfig } from './provider-config';
-import { conform, PROVIDER_SCHEMA, schemaMessage, WEBHOOK_DATA_SOURCE_SCHEMA, WEBHOOK_RESOURCE_SCHEMA, WEBHOOK_TYPE } from './schema';
+import {
+  conform,
+  PROVIDER_SCHEMA,
+  schemaMessage,
+  WEBHOOK_DATA_SOURCE_SCHEMA,
+  WEBHOOK_RESOURCE_SCHEMA,
+  WEBHOOK_TYPE,
+} from './schema';
 import { decodeDynamic, encodeDynamic, type TfValue } from './values';
-import { applyWebhook, importWebhook, planWebhook, readWebhook, readWebhookDataSource, validateWebhookConfig } from './webhook-resource';
+import {
+  applyWebhook,
+  importWebhook,
+  planWebhook,
+  readWebhook,
+  readWebhookDataSource,
+  validateWebhookConfig,
+} from './webhook-resource';
 
 /** The package's proto/ folder: src/ and dist/ both sit directly under the package root. */
 function protoPath(file: string): string {
@@ -38,15 +52,20 @@ function unary(handler: Handler): grpc.handleUnaryCall<Request, Record<string, u
       .then(() => handler(call.request))
       .then(
         (response) => callback(null, response),
-        (error: unknown) => callback({ code: grpc.status.INTERNAL, details: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) =>
+          callback({ code: grpc.status.INTERNAL, details: error instanceof Error ? error.message : String(error) }),
       );
   };
 }
 
 const decode = (value: unknown) => decodeDynamic(value as Dynamic);
 const objectOf = (schema: typeof WEBHOOK_RESOURCE_SCHEMA, value: unknown) => conform(schema, decode(value));
-const unknownType = (typeName: string): Diagnostic[] => [errorAt(null, 'Unknown type', `This provider serves ${WEBHOOK_TYPE} only, not ${typeName}.`)];
-const notConfigured: Diagnostic[] = [errorAt(null, 'Provider not configured', 'The dbtcloud provider was used before it was configured.')];
+const unknownType = (typeName: string): Diagnostic[] => [
+  errorAt(null, 'Unknown type', `This provider serves ${WEBHOOK_TYPE} only, not ${typeName}.`),
+];
+const notConfigured: Diagnostic[] = [
+  errorAt(null, 'Provider not configured', 'The dbtcloud provider was used before it was configured.'),
+];
 
 export interface ProviderServerOptions {
   env: NodeJS.ProcessEnv;
@@ -77,9 +96,13 @@ export function providerHandlers(options: ProviderServerOptions) {
     GetFunctions: unary(() => ({ diagnostics: [] })),
     ValidateProviderConfig: unary((request) => ({ diagnostics: validateProviderConfig(decode(request.config)) })),
     ValidateResourceConfig: unary((request) =>
-      request.type_name === WEBHOOK_TYPE ? { diagnostics: validateWebhookConfig(decode(request.config)) } : { diagnostics: unknownType(String(request.type_name)) },
+      request.type_name === WEBHOOK_TYPE
+        ? { diagnostics: validateWebhookConfig(decode(request.config)) }
+        : { diagnostics: unknownType(String(request.type_name)) },
     ),
-    ValidateDataResourceConfig: unary((request) => ({ diagnostics: request.type_name === WEBHOOK_TYPE ? [] : unknownType(String(request.type_name)) })),
+    ValidateDataResourceConfig: unary((request) => ({
+      diagnostics: request.type_name === WEBHOOK_TYPE ? [] : unknownType(String(request.type_name)),
+    })),
     /** One schema version so far: the stored JSON state only needs to be re-encoded (unknown old attributes dropped). */
     UpgradeResourceState: unary((request) => {
       const raw = (request.raw_state as { json?: Uint8Array } | null)?.json;
@@ -118,7 +141,8 @@ export function providerHandlers(options: ProviderServerOptions) {
       }),
     ),
     ImportResourceState: unary((request) => {
-      if (request.type_name !== WEBHOOK_TYPE) return { imported_resources: [], diagnostics: unknownType(String(request.type_name)) };
+      if (request.type_name !== WEBHOOK_TYPE)
+        return { imported_resources: [], diagnostics: unknownType(String(request.type_name)) };
       const state: TfValue = importWebhook(String(request.id));
       return { imported_resources: [{ type_name: WEBHOOK_TYPE, state: encodeDynamic(state) }], diagnostics: [] };
     }),

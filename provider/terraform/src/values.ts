@@ -19,7 +19,8 @@ function fromWire(value: unknown): TfValue {
   if (value instanceof ExtData) return UNKNOWN;
   if (value === null || value === undefined) return null;
   if (Array.isArray(value)) return value.map(fromWire);
-  if (typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fromWire(item)]));
+  if (typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fromWire(item)]));
   if (typeof value === 'bigint') return Number(value);
   return value as string | number | boolean;
 }
@@ -27,7 +28,8 @@ function fromWire(value: unknown): TfValue {
 function toWire(value: TfValue): unknown {
   if (value instanceof Unknown) return new ExtData(0, new Uint8Array([0]));
   if (Array.isArray(value)) return value.map(toWire);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, toWire(item)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, toWire(item)]));
   return value;
 }
 
@@ -58,7 +60,12 @@ export function isObject(value: TfValue): value is TfObject {
 export function sameValue(a: TfValue, b: TfValue): boolean {
   if (a instanceof Unknown || b instanceof Unknown) return false;
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameValue(item, b[i] ?? null));
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((item, i) => sameValue(item, b[i] ?? null))
+    );
   }
   if (isObject(a) || isObject(b)) {
     if (!isObject(a) || !isObject(b)) return false;

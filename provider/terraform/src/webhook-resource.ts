@@ -43,19 +43,29 @@ export function validateWebhookConfig(config: TfValue): Diagnostic[] {
  * The planned state. Create: computed values unknown. Update: ids and the secret carry over,
  * http_status_code becomes unknown when anything changes. Omitted optionals take their defaults.
  */
-export function planWebhook(prior: TfObject | null, proposed: TfObject | null, config: TfObject | null): { planned: TfObject | null; diagnostics: Diagnostic[] } {
+export function planWebhook(
+  prior: TfObject | null,
+  proposed: TfObject | null,
+  config: TfObject | null,
+): { planned: TfObject | null; diagnostics: Diagnostic[] } {
   if (proposed === null || config === null) return { planned: null, diagnostics: [] };
   const planned: TfObject = { ...proposed };
   if (config.description === null) planned.description = '';
   if (config.active === null) planned.active = true;
   if (prior === null) {
-    for (const name of ['id', 'webhook_id', 'http_status_code', 'hmac_secret', 'account_identifier']) planned[name] = UNKNOWN;
+    for (const name of ['id', 'webhook_id', 'http_status_code', 'hmac_secret', 'account_identifier'])
+      planned[name] = UNKNOWN;
     return { planned, diagnostics: [] };
   }
   for (const name of ['id', 'webhook_id', 'hmac_secret', 'account_identifier']) planned[name] = prior[name] ?? null;
   const changed = WRITABLE.some((name) => !sameValue(planned[name] ?? null, prior[name] ?? null));
   planned.http_status_code = changed ? UNKNOWN : (prior.http_status_code ?? null);
-  if (urlChangeWhileInactive({ clientUrl: prior.client_url, active: prior.active }, { clientUrl: planned.client_url, active: planned.active })) {
+  if (
+    urlChangeWhileInactive(
+      { clientUrl: prior.client_url, active: prior.active },
+      { clientUrl: planned.client_url, active: planned.active },
+    )
+  ) {
     const detail =
       'The webhook is inactive and would stay so, but the API makes a webhook active again whenever its client_url changes. ' +
       'Set active = true together with the new client_url, or keep the old client_url while the webhook is inactive.';
@@ -100,7 +110,11 @@ function stateOf(webhook: WebhookSummary | WebhookDetail, carried: Carried): TfO
 }
 
 /** Creates, updates in place or deletes, and returns the new state (null once deleted). */
-export async function applyWebhook(api: WebhookApi, prior: TfObject | null, planned: TfObject | null): Promise<{ newState: TfObject | null; diagnostics: Diagnostic[] }> {
+export async function applyWebhook(
+  api: WebhookApi,
+  prior: TfObject | null,
+  planned: TfObject | null,
+): Promise<{ newState: TfObject | null; diagnostics: Diagnostic[] }> {
   if (planned === null) {
     if (prior === null) return { newState: null, diagnostics: [] };
     try {
@@ -128,13 +142,27 @@ export async function applyWebhook(api: WebhookApi, prior: TfObject | null, plan
 }
 
 /** Refresh: the server's view (drift, archiving as active = false), or null when it was deleted out of band. */
-export async function readWebhook(api: WebhookApi, current: TfObject): Promise<{ newState: TfObject | null; diagnostics: Diagnostic[] }> {
+export async function readWebhook(
+  api: WebhookApi,
+  current: TfObject,
+): Promise<{ newState: TfObject | null; diagnostics: Diagnostic[] }> {
   try {
     const webhook = await api.get(String(current.id));
     if (webhook === null) {
-      return { newState: null, diagnostics: [warning('Resource not found', `Webhook ${String(current.id)} no longer exists; it has been removed from the state.`)] };
+      return {
+        newState: null,
+        diagnostics: [
+          warning(
+            'Resource not found',
+            `Webhook ${String(current.id)} no longer exists; it has been removed from the state.`,
+          ),
+        ],
+      };
     }
-    return { newState: stateOf(webhook, { hmacSecret: current.hmac_secret ?? null, jobIdsNull: current.job_ids === null }), diagnostics: [] };
+    return {
+      newState: stateOf(webhook, { hmacSecret: current.hmac_secret ?? null, jobIdsNull: current.job_ids === null }),
+      diagnostics: [],
+    };
   } catch (error) {
     return { newState: current, diagnostics: diagnosticsOf(error, 'Unable to read webhook') };
   }
@@ -146,13 +174,26 @@ export function importWebhook(id: string): TfObject {
 }
 
 /** `data "dbtcloud_webhook"`: one webhook by webhook_id; a missing webhook is an error, not an empty result. */
-export async function readWebhookDataSource(api: WebhookApi, config: TfObject): Promise<{ state: TfObject | null; diagnostics: Diagnostic[] }> {
+export async function readWebhookDataSource(
+  api: WebhookApi,
+  config: TfObject,
+): Promise<{ state: TfObject | null; diagnostics: Diagnostic[] }> {
   const id = String(config.webhook_id);
   try {
     const webhook = await api.get(id);
-    if (webhook === null) return { state: null, diagnostics: [errorAt('webhook_id', 'Webhook not found', `No webhook ${id} in this account.`)] };
+    if (webhook === null)
+      return {
+        state: null,
+        diagnostics: [errorAt('webhook_id', 'Webhook not found', `No webhook ${id} in this account.`)],
+      };
     // The data source schema has no hmac_secret, so conform leaves it out.
-    return { state: conform(WEBHOOK_DATA_SOURCE_SCHEMA, { ...stateOf(webhook, { hmacSecret: null, jobIdsNull: false }), webhook_id: id }), diagnostics: [] };
+    return {
+      state: conform(WEBHOOK_DATA_SOURCE_SCHEMA, {
+        ...stateOf(webhook, { hmacSecret: null, jobIdsNull: false }),
+        webhook_id: id,
+      }),
+      diagnostics: [],
+    };
   } catch (error) {
     return { state: null, diagnostics: diagnosticsOf(error, 'Unable to read webhook') };
   }

@@ -31,7 +31,9 @@ export function authorize(principal: Principal, pathAccountId: string | undefine
     throw new NotFoundError(`No account with id "${pathAccountId ?? ''}".`);
   }
   if (Number(pathAccountId) !== principal.account.id) {
-    throw new ForbiddenError(`This token belongs to account ${principal.account.id} and cannot access account ${pathAccountId}.`);
+    throw new ForbiddenError(
+      `This token belongs to account ${principal.account.id} and cannot access account ${pathAccountId}.`,
+    );
   }
   if (!WEBHOOK_PLANS.includes(principal.account.plan)) {
     throw new ForbiddenError(

@@ -32,7 +32,12 @@ export function createAccountService({ store, clock, ids, random }: AccountServi
     return account;
   }
 
-  async function storeToken(accountId: number, permissionSet: PermissionSet, name: string, token: string): Promise<ApiTokenRecord> {
+  async function storeToken(
+    accountId: number,
+    permissionSet: PermissionSet,
+    name: string,
+    token: string,
+  ): Promise<ApiTokenRecord> {
     const record: ApiTokenRecord = {
       id: ids.next('token'),
       accountId,

@@ -30,20 +30,26 @@ export function admitRequest(previous: RateState | undefined, nowMs: number, bud
   if (previous?.blockedUntilMs != null && nowMs < previous.blockedUntilMs) {
     return { allowed: false, retryAfterSeconds: Math.ceil((previous.blockedUntilMs - nowMs) / 1000), state: previous };
   }
-  const windowOpen = previous !== undefined && previous.blockedUntilMs === null && nowMs - previous.windowStartMs < RATE_WINDOW_MS;
+  const windowOpen =
+    previous !== undefined && previous.blockedUntilMs === null && nowMs - previous.windowStartMs < RATE_WINDOW_MS;
   const state: RateState = windowOpen
     ? { ...previous, count: previous.count + 1 }
     : { windowStartMs: nowMs, count: 1, blockedUntilMs: null };
   if (state.count > budget.limitPerMinute) {
     const blockedUntilMs = budget.cooldownMs > 0 ? nowMs + budget.cooldownMs : state.windowStartMs + RATE_WINDOW_MS;
-    return { allowed: false, retryAfterSeconds: Math.ceil((blockedUntilMs - nowMs) / 1000), state: { ...state, blockedUntilMs } };
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.ceil((blockedUntilMs - nowMs) / 1000),
+      state: { ...state, blockedUntilMs },
+    };
   }
   return { allowed: true, remaining: budget.limitPerMinute - state.count, state };
 }
 
 /** Takes back one admitted request (the server failed it), if its window is still the current one. */
 export function refundRequest(state: RateState | undefined, admittedInWindowStartMs: number): RateState | undefined {
-  if (state === undefined || state.windowStartMs !== admittedInWindowStartMs || state.blockedUntilMs !== null) return state;
+  if (state === undefined || state.windowStartMs !== admittedInWindowStartMs || state.blockedUntilMs !== null)
+    return state;
   return { ...state, count: Math.max(0, state.count - 1) };
 }
 
@@ -69,7 +75,11 @@ export function createRateLimiter(clock: Clock, budgets: Readonly<Record<RateBud
   const states: Record<RateBudgetName, Map<number, RateState>> = { management: new Map(), ingestion: new Map() };
   return {
     admit(accountId, budget) {
-      const decision = admitRequest(states[budget].get(accountId), Number(clock.nowNanos() / 1_000_000n), budgets[budget]);
+      const decision = admitRequest(
+        states[budget].get(accountId),
+        Number(clock.nowNanos() / 1_000_000n),
+        budgets[budget],
+      );
       states[budget].set(accountId, decision.state);
       return { ...decision, admission: { accountId, budget, windowStartMs: decision.state.windowStartMs } };
     },

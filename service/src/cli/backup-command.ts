@@ -15,8 +15,11 @@ export async function backupDatabase(databasePath: string, target: string): Prom
   try {
     closeSync(openSync(to, 'wx', 0o600));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ConfigurationError(`${to} exists already: give --to a new file (a backup never overwrites one).`);
-    throw new ConfigurationError(`${to} cannot be created (${(error as NodeJS.ErrnoException).code}): give --to a file in a writable folder.`);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new ConfigurationError(`${to} exists already: give --to a new file (a backup never overwrites one).`);
+    throw new ConfigurationError(
+      `${to} cannot be created (${(error as NodeJS.ErrnoException).code}): give --to a file in a writable folder.`,
+    );
   }
   const db = new Database(databasePath, { readonly: true, fileMustExist: true });
   try {

@@ -65,7 +65,12 @@ function wholeNumber(value: unknown, option: string): number {
   return Number(value);
 }
 
-function pick<T extends string>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }, value: unknown, option: string, choices: readonly string[]): T {
+function pick<T extends string>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
+  value: unknown,
+  option: string,
+  choices: readonly string[],
+): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new UsageError(`${option} must be one of: ${choices.join(', ')}`);
   return parsed.data;
@@ -90,7 +95,14 @@ async function withAccounts<T>(run: (accounts: ReturnType<typeof createAccountSe
   const store = openExistingStore(loadConfig(process.env));
   const clock = createSystemClock();
   try {
-    return await run(createAccountService({ store, clock, ids: createIdGenerator(clock, cryptoRandomBytes), random: cryptoRandomBytes }));
+    return await run(
+      createAccountService({
+        store,
+        clock,
+        ids: createIdGenerator(clock, cryptoRandomBytes),
+        random: cryptoRandomBytes,
+      }),
+    );
   } finally {
     await store.close();
   }
@@ -102,7 +114,9 @@ async function backupCommand(args: string[]): Promise<void> {
   const config = loadConfig(process.env);
   const { target, pages } = await backupDatabase(existingDatabase(config), values.to);
   const key = config.secretKey ? 'JOBHOOKS_SECRET_KEY' : secretKeyFileOf(config.databasePath);
-  process.stdout.write(`Backed up ${config.databasePath} to ${target} (${pages} pages). Its webhook secrets are sealed with the secret key: keep ${key} with the backup.\n`);
+  process.stdout.write(
+    `Backed up ${config.databasePath} to ${target} (${pages} pages). Its webhook secrets are sealed with the secret key: keep ${key} with the backup.\n`,
+  );
 }
 
 async function secretKeyCommand(sub: string | undefined): Promise<void> {
@@ -112,10 +126,14 @@ async function secretKeyCommand(sub: string | undefined): Promise<void> {
   try {
     const rotation = await rotateSecretKey(config, store, cryptoRandomBytes);
     if (rotation.previousKeyFile !== null) {
-      process.stderr.write(`Re-encrypted ${rotation.webhooks} webhook secrets under a new key, now in ${rotation.keyFile} (the old key is in ${rotation.previousKeyFile}: keep it as long as backups taken before need it).\n`);
+      process.stderr.write(
+        `Re-encrypted ${rotation.webhooks} webhook secrets under a new key, now in ${rotation.keyFile} (the old key is in ${rotation.previousKeyFile}: keep it as long as backups taken before need it).\n`,
+      );
     } else {
       process.stdout.write(`${rotation.newKeyHex}\n`);
-      process.stderr.write(`Re-encrypted ${rotation.webhooks} webhook secrets under the new key printed above, also written to ${rotation.keyFile}: set JOBHOOKS_SECRET_KEY to it before the next start, then delete that file.\n`);
+      process.stderr.write(
+        `Re-encrypted ${rotation.webhooks} webhook secrets under the new key printed above, also written to ${rotation.keyFile}: set JOBHOOKS_SECRET_KEY to it before the next start, then delete that file.\n`,
+      );
     }
   } finally {
     await store.close();
@@ -156,7 +174,9 @@ async function tokenCommand(sub: string | undefined, args: string[]): Promise<vo
     const accountId = wholeNumber(values.account, '--account');
     const list = await withAccounts((a) => a.listTokens(accountId));
     for (const t of list) {
-      process.stdout.write(`${t.id}\t${t.permissionSet}\t${t.revokedAt === null ? 'active' : `revoked ${formatTime(t.revokedAt)}`}\t${t.name}\n`);
+      process.stdout.write(
+        `${t.id}\t${t.permissionSet}\t${t.revokedAt === null ? 'active' : `revoked ${formatTime(t.revokedAt)}`}\t${t.name}\n`,
+      );
     }
     return;
   }
@@ -180,7 +200,9 @@ export interface TerraformProviderPackage {
  * @jobhooks/terraform-provider as installed beside this package or in the project of the working directory, or
  * an error that says which package to add.
  */
-export function loadTerraformProviderPackage(searchFrom: readonly string[] = [process.cwd(), __dirname]): TerraformProviderPackage {
+export function loadTerraformProviderPackage(
+  searchFrom: readonly string[] = [process.cwd(), __dirname],
+): TerraformProviderPackage {
   let path: string;
   try {
     path = require.resolve('@jobhooks/terraform-provider', { paths: [...searchFrom] });

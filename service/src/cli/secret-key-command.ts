@@ -30,10 +30,17 @@ function syncPath(path: string): void {
   }
 }
 
-export async function rotateSecretKey(config: Config, store: Store, random: RandomBytes, now: Date = new Date()): Promise<Rotation> {
+export async function rotateSecretKey(
+  config: Config,
+  store: Store,
+  random: RandomBytes,
+  now: Date = new Date(),
+): Promise<Rotation> {
   const running = runningServiceOf(config.databasePath);
   if (running !== null) {
-    throw new ConfigurationError(`The service is running on this database (pid ${running}): stop it first, or it would keep sealing new secrets with the old key.`);
+    throw new ConfigurationError(
+      `The service is running on this database (pid ${running}): stop it first, or it would keep sealing new secrets with the old key.`,
+    );
   }
   const keyFile = secretKeyFileOf(config.databasePath);
   const current = await openCheckedSecretBox({ envValue: config.secretKey, keyFile, store: store.secretKeys, random });

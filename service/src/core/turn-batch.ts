@@ -25,7 +25,10 @@ interface Waiter {
  * `flush` gets every item added since the last flush, in order. It may be async: `flushed()` then waits for it.
  * A flush that fails rejects only the `flushed()` promises of its batch.
  */
-export function createTurnBatch<T>(flush: (items: T[]) => void | Promise<void>, defer: Defer = endOfTurn): TurnBatch<T> {
+export function createTurnBatch<T>(
+  flush: (items: T[]) => void | Promise<void>,
+  defer: Defer = endOfTurn,
+): TurnBatch<T> {
   let items: T[] = [];
   let scheduled = false;
   let waiters: Waiter[] = [];

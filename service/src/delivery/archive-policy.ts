@@ -21,7 +21,8 @@ function archiveReason(state: DispatchState, facts: AttemptFacts): string | null
   if (facts.verdict === 'gone') return ARCHIVE_REASONS.gone;
   if (state.consecutiveFailures >= ARCHIVE_AFTER_EXHAUSTED_DELIVERIES) return ARCHIVE_REASONS.exhausted;
   const failingFor = state.failingSince === null ? 0 : facts.requestedAt - state.failingSince;
-  const recentFailure = state.lastFailureAt !== null && facts.requestedAt - state.lastFailureAt <= RECENT_FAILURE_WINDOW_MICROS;
+  const recentFailure =
+    state.lastFailureAt !== null && facts.requestedAt - state.lastFailureAt <= RECENT_FAILURE_WINDOW_MICROS;
   if (failingFor >= ARCHIVE_AFTER_FAILING_MICROS && recentFailure) return ARCHIVE_REASONS.failingForDays;
   return null;
 }

@@ -14,7 +14,8 @@ import { signatureOf } from './signer';
 /** The outcome of an attempt whose webhook secret cannot be opened: nothing was sent. */
 export const UNSIGNABLE: SendOutcome = {
   kind: 'no_response',
-  error: "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)",
+  error:
+    "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)",
   durationMs: 0,
 };
 
@@ -64,7 +65,12 @@ function signatureFor(plan: AttemptPlan): string | null {
   }
 }
 
-export function logEntryOf(target: AttemptTarget, outcome: SendOutcome, requestedAt: number, isTest: boolean): AttemptLogEntry {
+export function logEntryOf(
+  target: AttemptTarget,
+  outcome: SendOutcome,
+  requestedAt: number,
+  isTest: boolean,
+): AttemptLogEntry {
   return {
     ...target,
     requestedAt,
@@ -84,7 +90,15 @@ export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise
   const outcome =
     signature === null
       ? UNSIGNABLE
-      : await deps.send(signedRequest({ url: plan.url, body: plan.body, signature, eventId: target.eventId, attempt: target.attempt }));
+      : await deps.send(
+          signedRequest({
+            url: plan.url,
+            body: plan.body,
+            signature,
+            eventId: target.eventId,
+            attempt: target.attempt,
+          }),
+        );
   return { outcome, requestedAt, signature, log: logEntryOf(target, outcome, requestedAt, plan.isTest ?? false) };
 }
 
@@ -122,7 +136,13 @@ export function scheduledResult(made: AttemptMade, rules: ScheduledAttemptRules)
     step.kind === 'retry'
       ? { state: 'pending', nextAttemptAt: rules.finishedAt + step.delayMicros, signature: made.signature }
       : { state: step.kind === 'succeeded' ? 'succeeded' : 'failed' };
-  const facts = { requestedAt, statusCode: made.log.statusCode, verdict: verdictOf(outcome), exhausted: step.kind === 'exhausted', manual: false };
+  const facts = {
+    requestedAt,
+    statusCode: made.log.statusCode,
+    verdict: verdictOf(outcome),
+    exhausted: step.kind === 'exhausted',
+    manual: false,
+  };
   return { log: deliveryLog(made), facts, delivery, leaseOwner: rules.leaseOwner };
 }
 

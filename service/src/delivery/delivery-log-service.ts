@@ -55,13 +55,21 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
     const delivery = isIdOf('delivery', deliveryId) ? await store.deliveries.get(webhook.id, deliveryId) : null;
     if (!delivery) throw new NotFoundError(`No delivery with id "${deliveryId}" for webhook ${webhookId}.`);
     if (delivery.state === 'pending') {
-      throw new ConflictError('This delivery is still scheduled for automatic retries; redeliver it once it has finished.');
+      throw new ConflictError(
+        'This delivery is still scheduled for automatic retries; redeliver it once it has finished.',
+      );
     }
     if (webhook.archivedAt !== null || !webhook.active) {
       throw new ConflictError('This webhook is archived or inactive: set "active": true with PUT, then redeliver.');
     }
     const made = await makeAttempt(deps, {
-      target: { deliveryId: delivery.id, webhookId: webhook.id, eventId: delivery.eventId, eventType: delivery.eventType, attempt: delivery.attempts + 1 },
+      target: {
+        deliveryId: delivery.id,
+        webhookId: webhook.id,
+        eventId: delivery.eventId,
+        eventType: delivery.eventType,
+        attempt: delivery.attempts + 1,
+      },
       url: webhook.clientUrl,
       body: delivery.payload,
       storedSignature: delivery.signature,

@@ -76,7 +76,13 @@ export function createDispatchStages(deps: StageDeps) {
     return {
       kind: 'attempt',
       plan: {
-        target: { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, eventType: delivery.eventType, attempt: delivery.attempts + 1 },
+        target: {
+          deliveryId: delivery.id,
+          webhookId: delivery.webhookId,
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          attempt: delivery.attempts + 1,
+        },
         url: delivery.clientUrl,
         body: delivery.payload,
         storedSignature: delivery.signature,
@@ -86,7 +92,8 @@ export function createDispatchStages(deps: StageDeps) {
   }
 
   /** The skipped deliveries' leases end as 'skipped': no request is made. */
-  const skip = (delivery: ClaimedDelivery): Promise<void> => store.deliveries.skip([delivery.id], owner, nowMicros(clock));
+  const skip = (delivery: ClaimedDelivery): Promise<void> =>
+    store.deliveries.skip([delivery.id], owner, nowMicros(clock));
 
   // Stage 4: results that arrive in the same turn are written in one transaction.
   const results = createTurnBatch<AttemptResult>(async (batch) => {
@@ -101,7 +108,14 @@ export function createDispatchStages(deps: StageDeps) {
   /** Stage 4: what the attempt means for its delivery and webhook; resolves once it is written. */
   function record(made: AttemptMade): Promise<void> {
     const finishedAt = nowMicros(clock);
-    results.add(scheduledResult(made, { retryDelaysSeconds: deps.retryDelaysSeconds, jitter: fraction(deps.random), leaseOwner: owner, finishedAt }));
+    results.add(
+      scheduledResult(made, {
+        retryDelaysSeconds: deps.retryDelaysSeconds,
+        jitter: fraction(deps.random),
+        leaseOwner: owner,
+        finishedAt,
+      }),
+    );
     return results.flushed();
   }
 

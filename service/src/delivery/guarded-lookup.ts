@@ -43,7 +43,8 @@ export function createGuardedLookup(resolve: LookupAll, allowPrivate: boolean) {
         if (usable.length === 0) {
           throw new BlockedAddressError(`${hostname} resolves only to private or otherwise non-public addresses`);
         }
-        const wanted = options.family === 4 || options.family === 6 ? usable.filter((a) => a.family === options.family) : usable;
+        const wanted =
+          options.family === 4 || options.family === 6 ? usable.filter((a) => a.family === options.family) : usable;
         const chosen = wanted.length > 0 ? wanted : usable;
         if (options.all) callback(null, chosen);
         else callback(null, chosen[0]!.address, chosen[0]!.family);

@@ -3,7 +3,13 @@ import { VERSION } from '../core/version';
 import type { OutgoingDelivery } from './sender';
 
 /** `signature` is `signPayload(secret, body)` (signer.ts), computed once per delivery by the caller. */
-export function signedRequest(input: { url: string; body: Buffer; signature: string; eventId: string; attempt: number }): OutgoingDelivery {
+export function signedRequest(input: {
+  url: string;
+  body: Buffer;
+  signature: string;
+  eventId: string;
+  attempt: number;
+}): OutgoingDelivery {
   return {
     url: input.url,
     body: input.body,

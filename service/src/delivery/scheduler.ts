@@ -34,7 +34,11 @@ export interface Scheduler {
   stop(graceMs: number): Promise<void>;
 }
 
-export function createScheduler(limits: SchedulerLimits, turn: () => Promise<void>, onError: (error: unknown) => void): Scheduler {
+export function createScheduler(
+  limits: SchedulerLimits,
+  turn: () => Promise<void>,
+  onError: (error: unknown) => void,
+): Scheduler {
   const slots = createSlots(limits);
   const tasks = new Set<Promise<void>>();
   let started = false;
@@ -130,7 +134,11 @@ function createSlots(limits: SchedulerLimits) {
   }
 
   return {
-    room: (): ClaimRoom => ({ total: limits.maxInFlight - taken, perWebhook: limits.maxInFlightPerWebhook, inFlight: byWebhook }),
+    room: (): ClaimRoom => ({
+      total: limits.maxInFlight - taken,
+      perWebhook: limits.maxInFlightPerWebhook,
+      inFlight: byWebhook,
+    }),
     inFlight: () => taken,
     /** Takes a slot; the function it returns frees it once and answers whether this call freed it. */
     take(webhookId: string): () => boolean {

@@ -4,7 +4,13 @@
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../core/package-files';
 import { createTurnBatch } from '../core/turn-batch';
-import { ATTEMPT_TIMEOUT_MS, type HttpSender, type HttpSenderOptions, type OutgoingDelivery, type SendOutcome } from './sender';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  type HttpSender,
+  type HttpSenderOptions,
+  type OutgoingDelivery,
+  type SendOutcome,
+} from './sender';
 import type { QueuedRequest, SenderThreadReply, SenderThreadRequest } from './sender-thread-messages';
 
 export interface SenderThreadOptions extends HttpSenderOptions {

@@ -69,13 +69,24 @@ function post(agent: Agent, url: URL, delivery: OutgoingDelivery, timeoutMs: num
       settled = true;
       clearTimeout(timer);
       if (error !== null) reject(error);
-      else resolve({ status, retryAfter, bodyExcerpt: Buffer.concat(chunks, size).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') });
+      else
+        resolve({
+          status,
+          retryAfter,
+          bodyExcerpt: Buffer.concat(chunks, size).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
+        });
       controller?.abort(error ?? new Error('The response excerpt is complete'));
     }
 
     try {
       agent.dispatch(
-        { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: delivery.headers, body: delivery.body },
+        {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers: delivery.headers,
+          body: delivery.body,
+        },
         {
           onRequestStart(started) {
             controller = started;

@@ -33,7 +33,10 @@ export type WebhookWritable = Pick<
 
 /** What an update may change: the written fields, plus the archive state and failure counters it may reset. */
 export type WebhookChange = WebhookWritable &
-  Pick<WebhookRecord, 'updatedAt' | 'consecutiveFailures' | 'failingSince' | 'lastFailureAt' | 'archivedAt' | 'archivedReason'>;
+  Pick<
+    WebhookRecord,
+    'updatedAt' | 'consecutiveFailures' | 'failingSince' | 'lastFailureAt' | 'archivedAt' | 'archivedReason'
+  >;
 
 /** The columns of a webhook that its deliveries change (delivery/archive-policy.ts computes them). Times are microseconds since the epoch. */
 export interface DispatchState {

@@ -33,7 +33,14 @@ export function createIngestionService(deps: IngestionServiceDeps) {
         createdAt: nanosToMicros(occurredAtNanos),
       },
       (webhooks) =>
-        planDeliveries(webhooks, { accountId: account.id, eventId, eventType: body.event_type, occurredAtNanos, run: body.run, ids }),
+        planDeliveries(webhooks, {
+          accountId: account.id,
+          eventId,
+          eventType: body.event_type,
+          occurredAtNanos,
+          run: body.run,
+          ids,
+        }),
     );
     if (outcome.kind === 'duplicate') return { event_id: outcome.eventId, deliveries: 0, skipped: 0, duplicate: true };
     if (outcome.queued > 0) deps.onQueued();

@@ -51,16 +51,24 @@ export function payloadPartsFor(input: Omit<PayloadInput, 'webhookId' | 'webhook
   const beforeWebhookName =
     `,"eventId":${JSON.stringify(input.eventId)},"timestamp":${JSON.stringify(isoTimestampNanos(input.occurredAtNanos))}` +
     `,"eventType":${JSON.stringify(input.eventType)},"webhookName":`;
-  const data: DeliveryPayload['data'] = { ...runDataFor(input.eventType, input.run), ...(input.test ? { test: true as const } : {}) };
+  const data: DeliveryPayload['data'] = {
+    ...runDataFor(input.eventType, input.run),
+    ...(input.test ? { test: true as const } : {}),
+  };
   return {
     tail: Buffer.from(`${JSON.stringify(data)}}`, 'utf8'),
     headFor: (webhook) =>
-      Buffer.from(`${beforeWebhookId}${JSON.stringify(webhook.id)}${beforeWebhookName}${JSON.stringify(webhook.name)},"data":`, 'utf8'),
+      Buffer.from(
+        `${beforeWebhookId}${JSON.stringify(webhook.id)}${beforeWebhookName}${JSON.stringify(webhook.name)},"data":`,
+        'utf8',
+      ),
   };
 }
 
 /** The whole payload bytes for each webhook an event goes to. */
-export function payloadsFor(input: Omit<PayloadInput, 'webhookId' | 'webhookName'>): (webhook: { id: string; name: string }) => Buffer {
+export function payloadsFor(
+  input: Omit<PayloadInput, 'webhookId' | 'webhookName'>,
+): (webhook: { id: string; name: string }) => Buffer {
   const parts = payloadPartsFor(input);
   return (webhook) => Buffer.concat([parts.headFor(webhook), parts.tail]);
 }

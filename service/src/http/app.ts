@@ -76,13 +76,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openapi: {
       info: { title: 'jobhooks webhooks management API', version: VERSION },
       components: {
-        securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '"Token <api token>" or "Bearer <api token>"' } },
+        securitySchemes: {
+          token: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: '"Token <api token>" or "Bearer <api token>"',
+          },
+        },
       },
       security: [{ token: [] }],
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(accessControlPlugin, { accounts: deps.accounts, rateLimiter: deps.rateLimiter, signInThrottle: deps.signInThrottle });
+  await app.register(accessControlPlugin, {
+    accounts: deps.accounts,
+    rateLimiter: deps.rateLimiter,
+    signInThrottle: deps.signInThrottle,
+  });
   await app.register(operationsRoutes, { store: deps.store, metrics: deps.metrics, storageHealth: deps.storageHealth });
   await app.register(accountRoutes);
   await app.register(webhookRoutes, { webhooks: deps.webhooks });

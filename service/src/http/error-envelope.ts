@@ -15,14 +15,26 @@ interface EnvelopeSpec {
 
 /** Fastify's own client errors, by code. Anything else with a 4xx status keeps its status and message. */
 const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'The request body is larger than 64 KiB.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    code: 'payload_too_large',
+    message: 'The request body is larger than 64 KiB.',
+  },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     status: 415,
     code: 'unsupported_media_type',
     message: 'Send the request body as JSON with Content-Type: application/json.',
   },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_request', message: 'The request body is not valid JSON.' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'malformed_request', message: 'The Content-Length does not match the body.' },
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    status: 400,
+    code: 'malformed_request',
+    message: 'The request body is not valid JSON.',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: 'malformed_request',
+    message: 'The Content-Length does not match the body.',
+  },
 };
 
 export function sendError(reply: FastifyReply, spec: EnvelopeSpec): FastifyReply {
@@ -77,9 +89,10 @@ function envelopeFor(error: FastifyError | JobhooksError): EnvelopeSpec | null {
  * webhook, and an unknown or malformed webhook id is a 404, never a 400 (docs/decisions.md#4-error-statuses).
  */
 export function frameworkErrorHandler(error: FastifyError, _request: unknown, reply: FastifyReply): void {
-  const spec = error.code === 'FST_ERR_BAD_URL'
-    ? { status: 404, code: 'not_found', message: 'The URL path is not valid, so it names no resource.' }
-    : (envelopeFor(error) ?? { status: 400, code: 'bad_request', message: 'The request could not be read.' });
+  const spec =
+    error.code === 'FST_ERR_BAD_URL'
+      ? { status: 404, code: 'not_found', message: 'The URL path is not valid, so it names no resource.' }
+      : (envelopeFor(error) ?? { status: 400, code: 'bad_request', message: 'The request could not be read.' });
   sendError(reply, spec);
 }
 
@@ -89,7 +102,10 @@ export interface ErrorEnvelopeOptions {
   onServerError(request: FastifyRequest): void;
 }
 
-export function registerErrorEnvelope(app: FastifyInstance, { storageHealth, onServerError }: ErrorEnvelopeOptions): void {
+export function registerErrorEnvelope(
+  app: FastifyInstance,
+  { storageHealth, onServerError }: ErrorEnvelopeOptions,
+): void {
   app.setErrorHandler((error: FastifyError | JobhooksError, request, reply) => {
     const spec = envelopeFor(error);
     if (spec) return sendError(reply, spec);
@@ -109,7 +125,11 @@ export function registerErrorEnvelope(app: FastifyInstance, { storageHealth, onS
     return sendError(reply, { status: 500, code: 'internal_error', message: 'Internal server error.' });
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, { status: 404, code: 'not_found', message: notFoundMessage(request.method, request.url.split('?')[0] ?? '') }),
+    sendError(reply, {
+      status: 404,
+      code: 'not_found',
+      message: notFoundMessage(request.method, request.url.split('?')[0] ?? ''),
+    }),
   );
 }
 

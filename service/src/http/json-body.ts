@@ -18,7 +18,14 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
       if (error) return done(error, undefined);
       const where = loneSurrogateAt(parsed);
       if (where !== null) {
-        return done(new ValidationError({ [where.join('.') || 'body']: ['must not contain a lone surrogate (\\ud800 to \\udfff without its pair): it is not text'] }), undefined);
+        return done(
+          new ValidationError({
+            [where.join('.') || 'body']: [
+              'must not contain a lone surrogate (\\ud800 to \\udfff without its pair): it is not text',
+            ],
+          }),
+          undefined,
+        );
       }
       return done(null, parsed);
     });

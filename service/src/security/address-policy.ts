@@ -33,13 +33,20 @@ const NON_GLOBAL_IPV6 = [
   '3fff::/20', // documentation
 ].map((cidr) => ipaddr.IPv6.parseCIDR(cidr));
 /** The globally reachable exceptions inside 2001::/23 in the registry. */
-const GLOBAL_IN_IETF_IPV6 = ['2001:1::1/128', '2001:1::2/128', '2001:1::3/128', '2001:3::/32', '2001:4:112::/48', '2001:20::/28', '2001:30::/28'].map((cidr) =>
-  ipaddr.IPv6.parseCIDR(cidr),
-);
+const GLOBAL_IN_IETF_IPV6 = [
+  '2001:1::1/128',
+  '2001:1::2/128',
+  '2001:1::3/128',
+  '2001:3::/32',
+  '2001:4:112::/48',
+  '2001:20::/28',
+  '2001:30::/28',
+].map((cidr) => ipaddr.IPv6.parseCIDR(cidr));
 /** Prefixes that carry an IPv4 address to judge instead: IPv4-mapped, and the NAT64 well-known prefix. */
 const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
-const inAny = <T extends ipaddr.IPv4 | ipaddr.IPv6>(address: T, ranges: Array<[T, number]>) => ranges.some((range) => address.match(range));
+const inAny = <T extends ipaddr.IPv4 | ipaddr.IPv6>(address: T, ranges: Array<[T, number]>) =>
+  ranges.some((range) => address.match(range));
 
 function isPublicIPv4(address: ipaddr.IPv4): boolean {
   return !inAny(address, NON_GLOBAL_IPV4);

@@ -73,7 +73,12 @@ export function parseSecretKey(text: string): Buffer {
  * with mode 0600 (only when `mayCreateKeyFile`: not for a database that holds secrets already). Losing the
  * key makes stored secrets unreadable, so it is never silently replaced.
  */
-export function loadSecretKey(options: { envValue: string | undefined; keyFile: string; random: RandomBytes; mayCreateKeyFile?: boolean }): Buffer {
+export function loadSecretKey(options: {
+  envValue: string | undefined;
+  keyFile: string;
+  random: RandomBytes;
+  mayCreateKeyFile?: boolean;
+}): Buffer {
   if (options.envValue !== undefined && options.envValue !== '') return parseSecretKey(options.envValue);
   if (options.mayCreateKeyFile === false && !existsSync(options.keyFile)) {
     // A new key could open none of the secrets already stored: never make one for such a database.
@@ -92,7 +97,9 @@ export function loadSecretKey(options: { envValue: string | undefined; keyFile: 
   try {
     text = readFileSync(options.keyFile, 'utf8');
   } catch (error) {
-    throw new ConfigurationError(`The key file ${options.keyFile} cannot be read (${(error as NodeJS.ErrnoException).code}): fix it, or set JOBHOOKS_SECRET_KEY.`);
+    throw new ConfigurationError(
+      `The key file ${options.keyFile} cannot be read (${(error as NodeJS.ErrnoException).code}): fix it, or set JOBHOOKS_SECRET_KEY.`,
+    );
   }
   try {
     return parseSecretKey(text);

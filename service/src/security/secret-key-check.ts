@@ -47,7 +47,12 @@ export function keyCheckFor(box: SecretBox): string {
  * The secret box of the database's key (JOBHOOKS_SECRET_KEY, or the key file, made only for a database with no
  * secrets yet), after checking that it is the key the database's secrets are sealed with.
  */
-export async function openCheckedSecretBox(options: { envValue: string | undefined; keyFile: string; store: SecretKeysStore; random: RandomBytes }): Promise<SecretBox> {
+export async function openCheckedSecretBox(options: {
+  envValue: string | undefined;
+  keyFile: string;
+  store: SecretKeysStore;
+  random: RandomBytes;
+}): Promise<SecretBox> {
   const { envValue, keyFile, store, random } = options;
   try {
     const key = loadSecretKey({ envValue, keyFile, random, mayCreateKeyFile: !(await holdsSealedSecrets(store)) });
@@ -60,11 +65,17 @@ export async function openCheckedSecretBox(options: { envValue: string | undefin
 }
 
 /** When a refused key is explained by a rotation that stopped between its commit and its rename: say so. */
-async function interruptedRotation(error: unknown, pendingKeyFile: string, store: SecretKeysStore, random: RandomBytes): Promise<Error | null> {
+async function interruptedRotation(
+  error: unknown,
+  pendingKeyFile: string,
+  store: SecretKeysStore,
+  random: RandomBytes,
+): Promise<Error | null> {
   if (!(error instanceof ConfigurationError) || !existsSync(pendingKeyFile)) return null;
   const check = await store.keyCheck();
   try {
-    if (check === null || !opens(createSecretBox(parseSecretKey(readFileSync(pendingKeyFile, 'utf8')), random), check)) return null;
+    if (check === null || !opens(createSecretBox(parseSecretKey(readFileSync(pendingKeyFile, 'utf8')), random), check))
+      return null;
   } catch {
     return null;
   }

@@ -36,7 +36,13 @@ const PRINCIPALS_KEPT = 1000;
 
 /** Frozen, because one object now answers many requests. */
 function principalFromRow(row: PrincipalRow): TokenPrincipal {
-  const account = accountFromRow({ id: row.account_id, identifier: row.a_identifier, name: row.a_name, plan: row.a_plan, created_at: row.a_created_at });
+  const account = accountFromRow({
+    id: row.account_id,
+    identifier: row.a_identifier,
+    name: row.a_name,
+    plan: row.a_plan,
+    created_at: row.a_created_at,
+  });
   return Object.freeze({ token: Object.freeze(tokenFromRow(row)), account: Object.freeze(account) });
 }
 

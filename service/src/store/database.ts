@@ -30,7 +30,11 @@ function restrictToOwner(path: string): void {
  */
 export type Durability = 'full' | 'normal';
 
-export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS, durability: Durability = 'full'): SqliteDatabase {
+export function openDatabase(
+  path: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+  durability: Durability = 'full',
+): SqliteDatabase {
   mkdirSync(dirname(path), { recursive: true });
   if (path !== ':memory:') restrictToOwner(path);
   const db = new Database(path);

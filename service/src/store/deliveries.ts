@@ -23,7 +23,13 @@ type ClaimedRow = {
 /** The dispatch columns of a webhook row, as the state query selects them. */
 type DispatchRow = Pick<
   WebhookRow,
-  'http_status_code' | 'dispatched_at' | 'consecutive_failures' | 'failing_since' | 'last_failure_at' | 'archived_at' | 'archived_reason'
+  | 'http_status_code'
+  | 'dispatched_at'
+  | 'consecutive_failures'
+  | 'failing_since'
+  | 'last_failure_at'
+  | 'archived_at'
+  | 'archived_reason'
 >;
 
 function dispatchStateFromRow(row: DispatchRow): DispatchState {
@@ -104,7 +110,13 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
       WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
   );
-  const getDelivery = db.prepare<[string, string], Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'webhook_id' | 'payload' | 'payload_tail' | 'attempts' | 'signature'> & { state: DeliveryState }>(
+  const getDelivery = db.prepare<
+    [string, string],
+    Pick<
+      ClaimedRow,
+      'id' | 'event_id' | 'event_type' | 'webhook_id' | 'payload' | 'payload_tail' | 'attempts' | 'signature'
+    > & { state: DeliveryState }
+  >(
     `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.signature, d.state
        FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = ? AND d.id = ?`,
   );
@@ -155,7 +167,11 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     archivedAt: number | null;
   }
 
-  function recordOne(result: AttemptResult, next: NextDispatchState, states: Map<string, FoldedState | null>): LoggedAttempt | null {
+  function recordOne(
+    result: AttemptResult,
+    next: NextDispatchState,
+    states: Map<string, FoldedState | null>,
+  ): LoggedAttempt | null {
     const { log } = result;
     if (!states.has(log.webhookId)) {
       const row = dispatchStateOf.get(log.webhookId);

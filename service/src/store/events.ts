@@ -16,7 +16,9 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
     `INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at, payload_tail)
      VALUES (@id, @accountId, @eventType, @runId, @jobId, @createdAt, @payloadTail)`,
   );
-  const webhooksOf = db.prepare<[number], WebhookRow>(`${SELECT_WEBHOOK} WHERE s.account_id = ? ORDER BY s.created_at, s.id`);
+  const webhooksOf = db.prepare<[number], WebhookRow>(
+    `${SELECT_WEBHOOK} WHERE s.account_id = ? ORDER BY s.created_at, s.id`,
+  );
   const insertDelivery = db.prepare(
     `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
      VALUES (@id, @eventId, @webhookId, @state, @payload, 0, @nextAttemptAt, @createdAt, @createdAt)`,

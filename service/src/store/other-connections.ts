@@ -18,7 +18,10 @@ export interface OtherConnections {
 }
 
 /** `now` is a monotonic clock in milliseconds; tests pass their own. */
-export function observeOtherConnections(db: SqliteDatabase, now: () => number = () => performance.now()): OtherConnections {
+export function observeOtherConnections(
+  db: SqliteDatabase,
+  now: () => number = () => performance.now(),
+): OtherConnections {
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   let version = -1;
   let lookedAt = -Infinity;

@@ -5,7 +5,9 @@ import type { SecretKeysStore } from './store';
 
 export function createSecretKeysStore(db: SqliteDatabase): SecretKeysStore {
   const readCheck = db.prepare<[], { sealed: string }>('SELECT sealed FROM secret_key_check WHERE id = 1');
-  const writeCheck = db.prepare('INSERT INTO secret_key_check (id, sealed) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET sealed = excluded.sealed');
+  const writeCheck = db.prepare(
+    'INSERT INTO secret_key_check (id, sealed) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET sealed = excluded.sealed',
+  );
   const anySecret = db.prepare<[], { sealed_secret: string }>('SELECT sealed_secret FROM webhooks LIMIT 1');
   const allSecrets = db.prepare<[], { id: string; sealed_secret: string }>('SELECT id, sealed_secret FROM webhooks');
   const writeSecret = db.prepare('UPDATE webhooks SET sealed_secret = ? WHERE id = ?');

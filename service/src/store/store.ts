@@ -50,14 +50,17 @@ export interface WebhooksStore {
    * Reads the current row and writes what `change` computes from it, in one transaction, so a rule
    * that depends on the current state (reactivation) cannot race the dispatcher. Null when absent.
    */
-  update(accountId: number, id: string, change: (current: WebhookRecord) => WebhookChange): Promise<WebhookRecord | null>;
+  update(
+    accountId: number,
+    id: string,
+    change: (current: WebhookRecord) => WebhookChange,
+  ): Promise<WebhookRecord | null>;
   delete(accountId: number, id: string): Promise<boolean>;
   countArchived(): Promise<number>;
 }
 
 export type IngestOutcome =
-  | { kind: 'recorded'; queued: number; skipped: number }
-  | { kind: 'duplicate'; eventId: string };
+  { kind: 'recorded'; queued: number; skipped: number } | { kind: 'duplicate'; eventId: string };
 
 export interface EventsStore {
   /**

@@ -30,7 +30,11 @@ export interface WebhookCache {
 
 /** Frozen, because one object now answers many callers. */
 function frozen(record: WebhookRecord): WebhookRecord {
-  return Object.freeze({ ...record, eventTypes: Object.freeze(record.eventTypes), jobIds: Object.freeze(record.jobIds) }) as WebhookRecord;
+  return Object.freeze({
+    ...record,
+    eventTypes: Object.freeze(record.eventTypes),
+    jobIds: Object.freeze(record.jobIds),
+  }) as WebhookRecord;
 }
 
 export function createWebhookCache(

@@ -74,7 +74,10 @@ export const SELECT_WEBHOOK = `
   SELECT s.*, a.identifier AS account_identifier
     FROM webhooks s JOIN accounts a ON a.id = s.account_id`;
 
-export function createWebhooksStore(db: SqliteDatabase, otherConnections: OtherConnections = observeOtherConnections(db)): WebhooksStore {
+export function createWebhooksStore(
+  db: SqliteDatabase,
+  otherConnections: OtherConnections = observeOtherConnections(db),
+): WebhooksStore {
   const insert = db.prepare(
     `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active,
                                 sealed_secret, created_at, updated_at, http_status_code, consecutive_failures,
@@ -84,14 +87,20 @@ export function createWebhooksStore(db: SqliteDatabase, otherConnections: OtherC
              @failingSince, @lastFailureAt, @archivedAt, @archivedReason)`,
   );
   const get = db.prepare<[number, string], WebhookRow>(`${SELECT_WEBHOOK} WHERE s.account_id = ? AND s.id = ?`);
-  const cache = createWebhookCache(db, (accountId, id) => {
-    const row = get.get(accountId, id);
-    return row ? webhookFromRow(row) : null;
-  }, otherConnections);
+  const cache = createWebhookCache(
+    db,
+    (accountId, id) => {
+      const row = get.get(accountId, id);
+      return row ? webhookFromRow(row) : null;
+    },
+    otherConnections,
+  );
   const page = db.prepare<[number, number, number], WebhookRow>(
     `${SELECT_WEBHOOK} WHERE s.account_id = ? ORDER BY s.created_at, s.id LIMIT ? OFFSET ?`,
   );
-  const countForAccount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM webhooks WHERE account_id = ?');
+  const countForAccount = db.prepare<[number], { n: number }>(
+    'SELECT count(*) AS n FROM webhooks WHERE account_id = ?',
+  );
   const update = db.prepare(
     `UPDATE webhooks
         SET name = @name, description = @description, client_url = @clientUrl, event_types = @eventTypes,
@@ -101,7 +110,9 @@ export function createWebhooksStore(db: SqliteDatabase, otherConnections: OtherC
       WHERE account_id = @accountId AND id = @id`,
   );
   const remove = db.prepare('DELETE FROM webhooks WHERE account_id = ? AND id = ?');
-  const countArchived = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM webhooks WHERE archived_at IS NOT NULL');
+  const countArchived = db.prepare<[], { n: number }>(
+    'SELECT count(*) AS n FROM webhooks WHERE archived_at IS NOT NULL',
+  );
   const findKey = db.prepare<[number, string, number], { request_hash: string; webhook_id: string }>(
     'SELECT request_hash, webhook_id FROM idempotency_keys WHERE account_id = ? AND key = ? AND created_at >= ?',
   );
@@ -113,12 +124,17 @@ export function createWebhooksStore(db: SqliteDatabase, otherConnections: OtherC
   );
 
   const createInTransaction = db.transaction(
-    (record: WebhookRecord, maxPerAccount: number, idempotency: Parameters<WebhooksStore['create']>[1]['idempotency']): CreateWebhookOutcome => {
+    (
+      record: WebhookRecord,
+      maxPerAccount: number,
+      idempotency: Parameters<WebhooksStore['create']>[1]['idempotency'],
+    ): CreateWebhookOutcome => {
       if (idempotency) {
         const previous = findKey.get(record.accountId, idempotency.key, idempotency.notBefore);
         if (previous) return { kind: 'replayed', requestHash: previous.request_hash, webhookId: previous.webhook_id };
       }
-      if (countForAccount.get(record.accountId)!.n >= maxPerAccount) return { kind: 'limit_reached', limit: maxPerAccount };
+      if (countForAccount.get(record.accountId)!.n >= maxPerAccount)
+        return { kind: 'limit_reached', limit: maxPerAccount };
       insert.run({
         ...changeParams(record),
         id: record.id,
@@ -145,7 +161,8 @@ export function createWebhooksStore(db: SqliteDatabase, otherConnections: OtherC
 
   return {
     // IMMEDIATE takes the write lock first, so the count and key checks see every committed create.
-    create: async (record, options) => createInTransaction.immediate(record, options.maxPerAccount, options.idempotency),
+    create: async (record, options) =>
+      createInTransaction.immediate(record, options.maxPerAccount, options.idempotency),
     get: async (accountId, id) => cache.get(accountId, id),
     list: async (accountId, { offset, limit }) => ({
       items: page.all(accountId, limit, offset).map(webhookFromRow),

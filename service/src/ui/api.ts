@@ -3,7 +3,13 @@
 import type { AccountView } from '@jobhooks/client/contract/account';
 import type { DeliveryAttemptView } from '@jobhooks/client/contract/delivery';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract/envelope';
-import type { CreatedWebhook, CreateWebhookBody, WebhookDetail, WebhookSummary, TestResult } from '@jobhooks/client/contract/webhook';
+import type {
+  CreatedWebhook,
+  CreateWebhookBody,
+  WebhookDetail,
+  WebhookSummary,
+  TestResult,
+} from '@jobhooks/client/contract/webhook';
 
 /** What went wrong with a request, in words a person can act on. */
 export class ApiProblem extends Error {
@@ -89,14 +95,19 @@ export class Api {
   async allWebhooks(): Promise<WebhookDetail[]> {
     const all: WebhookDetail[] = [];
     for (;;) {
-      const page = await this.request<ListBody<WebhookDetail>>('GET', `${this.webhooks}/subscriptions?limit=100&offset=${all.length}`);
+      const page = await this.request<ListBody<WebhookDetail>>(
+        'GET',
+        `${this.webhooks}/subscriptions?limit=100&offset=${all.length}`,
+      );
       all.push(...page.data);
       if (page.data.length === 0 || all.length >= page.extra.pagination.total_count) return all;
     }
   }
 
   async webhook(id: string): Promise<WebhookDetail> {
-    return (await this.request<{ data: WebhookDetail }>('GET', `${this.webhooks}/subscription/${encodeURIComponent(id)}`)).data;
+    return (
+      await this.request<{ data: WebhookDetail }>('GET', `${this.webhooks}/subscription/${encodeURIComponent(id)}`)
+    ).data;
   }
 
   async create(fields: WebhookDraft): Promise<CreatedWebhook> {
@@ -104,7 +115,13 @@ export class Api {
   }
 
   async update(id: string, fields: WebhookDraft): Promise<WebhookSummary> {
-    return (await this.request<{ data: WebhookSummary }>('PUT', `${this.webhooks}/subscription/${encodeURIComponent(id)}`, fields)).data;
+    return (
+      await this.request<{ data: WebhookSummary }>(
+        'PUT',
+        `${this.webhooks}/subscription/${encodeURIComponent(id)}`,
+        fields,
+      )
+    ).data;
   }
 
   async remove(id: string): Promise<void> {
@@ -112,7 +129,9 @@ export class Api {
   }
 
   async test(id: string): Promise<TestResult> {
-    return (await this.request<{ data: TestResult }>('GET', `${this.webhooks}/subscription/${encodeURIComponent(id)}/test`)).data;
+    return (
+      await this.request<{ data: TestResult }>('GET', `${this.webhooks}/subscription/${encodeURIComponent(id)}/test`)
+    ).data;
   }
 
   async deliveries(id: string, offset: number, limit: number): Promise<Page<DeliveryAttemptView>> {

@@ -35,7 +35,8 @@ function contextFor(session: SignedIn): UiContext {
   const ctx: UiContext = {
     api: new Api(session.token).forAccount(session.account.id),
     account: session.account,
-    canWrite: session.account.permission_set !== undefined && WRITE_PERMISSION_SETS.includes(session.account.permission_set),
+    canWrite:
+      session.account.permission_set !== undefined && WRITE_PERMISSION_SETS.includes(session.account.permission_set),
     main,
     notify: (message) => {
       notices.textContent = '';
@@ -43,7 +44,8 @@ function contextFor(session: SignedIn): UiContext {
       requestAnimationFrame(() => (notices.textContent = message));
     },
     fail: (error) => {
-      if (error instanceof ApiProblem && error.status === 401) return signOut('Your session has ended: the token is no longer accepted. Sign in again.');
+      if (error instanceof ApiProblem && error.status === 401)
+        return signOut('Your session has ended: the token is no longer accepted. Sign in again.');
       showAlert(error instanceof ApiProblem ? error.message : 'Something went wrong. Reload the page and try again.');
     },
     go: (route) => {
@@ -56,7 +58,15 @@ function contextFor(session: SignedIn): UiContext {
 
 function renderForm(ctx: UiContext, existingId?: string): void {
   if (!ctx.canWrite) {
-    show(ctx.main, h('p', {}, `The permission set "${ctx.account.permission_set ?? 'unknown'}" can view webhooks but not change them.`), h('a', { href: '#/' }, '← All webhooks'));
+    show(
+      ctx.main,
+      h(
+        'p',
+        {},
+        `The permission set "${ctx.account.permission_set ?? 'unknown'}" can view webhooks but not change them.`,
+      ),
+      h('a', { href: '#/' }, '← All webhooks'),
+    );
     return;
   }
   const draw = (existing?: Awaited<ReturnType<Api['webhook']>>) =>
@@ -110,7 +120,11 @@ function startSession(session: SignedIn): void {
   current = contextFor(session);
   show(
     accountSlot,
-    h('span', { class: 'account-name' }, `${session.account.name} · ${session.account.permission_set ?? 'unknown permissions'}${current.canWrite ? '' : ' (read only)'}`),
+    h(
+      'span',
+      { class: 'account-name' },
+      `${session.account.name} · ${session.account.permission_set ?? 'unknown permissions'}${current.canWrite ? '' : ' (read only)'}`,
+    ),
     h('button', { type: 'button', onclick: () => signOut() }, 'Sign out'),
   );
   void renderRoute(current);
@@ -125,6 +139,10 @@ if (token === null) {
     (error: unknown) =>
       error instanceof ApiProblem && error.status === 401
         ? signOut('Your session has ended: the token is no longer accepted. Sign in again.')
-        : renderSignIn(main, startSession, error instanceof ApiProblem ? error.message : 'The service could not be reached.'),
+        : renderSignIn(
+            main,
+            startSession,
+            error instanceof ApiProblem ? error.message : 'The service could not be reached.',
+          ),
   );
 }

@@ -9,23 +9,41 @@ import { timeElement } from './webhook-card';
 export const DELIVERIES_PER_PAGE = 20;
 
 function resultCell(attempt: DeliveryAttemptView): HTMLElement {
-  return h('td', {}, h('span', { class: `badge ${attempt.success ? 'success' : 'failure'}` }, attempt.success ? 'Succeeded' : 'Failed'));
+  return h(
+    'td',
+    {},
+    h('span', { class: `badge ${attempt.success ? 'success' : 'failure'}` }, attempt.success ? 'Succeeded' : 'Failed'),
+  );
 }
 
 /**
  * Redeliver is offered on a delivery's newest attempt when that attempt failed: the button sends the whole
  * delivery again, so one per delivery, and none once a later attempt has succeeded.
  */
-function redeliverCell(ctx: UiContext, webhook: WebhookDetail, attempt: DeliveryAttemptView, newest: boolean, reload: () => void): HTMLElement {
+function redeliverCell(
+  ctx: UiContext,
+  webhook: WebhookDetail,
+  attempt: DeliveryAttemptView,
+  newest: boolean,
+  reload: () => void,
+): HTMLElement {
   if (!ctx.canWrite || !newest || attempt.success || attempt.delivery_id === null) return h('td', {});
   const deliveryId = attempt.delivery_id;
-  const button = h('button', { type: 'button', 'aria-label': `Redeliver attempt ${attempt.attempt} of event ${attempt.event_id}` }, 'Redeliver');
+  const button = h(
+    'button',
+    { type: 'button', 'aria-label': `Redeliver attempt ${attempt.attempt} of event ${attempt.event_id}` },
+    'Redeliver',
+  );
   button.addEventListener('click', () => {
     button.disabled = true;
     ctx.api
       .redeliver(webhook.id, deliveryId)
       .then((sent) => {
-        ctx.notify(sent.success ? `Redelivered: the endpoint answered HTTP ${sent.http_status_code}.` : `Redelivery failed (HTTP ${sent.http_status_code}): ${sent.error ?? ''}`);
+        ctx.notify(
+          sent.success
+            ? `Redelivered: the endpoint answered HTTP ${sent.http_status_code}.`
+            : `Redelivery failed (HTTP ${sent.http_status_code}): ${sent.error ?? ''}`,
+        );
         reload();
       })
       .catch((error: unknown) => {
@@ -36,7 +54,13 @@ function redeliverCell(ctx: UiContext, webhook: WebhookDetail, attempt: Delivery
   return h('td', {}, button);
 }
 
-function attemptRow(ctx: UiContext, webhook: WebhookDetail, attempt: DeliveryAttemptView, newest: boolean, reload: () => void): HTMLElement {
+function attemptRow(
+  ctx: UiContext,
+  webhook: WebhookDetail,
+  attempt: DeliveryAttemptView,
+  newest: boolean,
+  reload: () => void,
+): HTMLElement {
   return h(
     'tr',
     { class: attempt.success ? 'success' : 'failure' },
@@ -54,7 +78,11 @@ function attemptRow(ctx: UiContext, webhook: WebhookDetail, attempt: DeliveryAtt
 /** The first (newest, as the list is ordered) attempt of each delivery on the page. */
 function newestAttempts(items: readonly DeliveryAttemptView[]): Set<DeliveryAttemptView> {
   const seen = new Set<string>();
-  return new Set(items.filter((attempt) => attempt.delivery_id === null || (!seen.has(attempt.delivery_id) && seen.add(attempt.delivery_id))));
+  return new Set(
+    items.filter(
+      (attempt) => attempt.delivery_id === null || (!seen.has(attempt.delivery_id) && seen.add(attempt.delivery_id)),
+    ),
+  );
 }
 
 /**
@@ -69,7 +97,11 @@ export async function renderDeliveries(
   redelivered?: (offset: number) => void,
 ): Promise<void> {
   const reload = () => (redelivered ? redelivered(offset) : void renderDeliveries(ctx, webhook, into, offset));
-  const refresh = h('button', { type: 'button', onclick: () => void renderDeliveries(ctx, webhook, into, offset, redelivered) }, 'Refresh deliveries');
+  const refresh = h(
+    'button',
+    { type: 'button', onclick: () => void renderDeliveries(ctx, webhook, into, offset, redelivered) },
+    'Refresh deliveries',
+  );
   into.setAttribute('aria-busy', 'true');
   let page;
   try {
@@ -87,8 +119,14 @@ export async function renderDeliveries(
   const last = Math.min(offset + page.items.length, page.total);
   const previous = h('button', { type: 'button', disabled: offset === 0 }, 'Newer');
   const next = h('button', { type: 'button', disabled: last >= page.total }, 'Older');
-  previous.addEventListener('click', () => void renderDeliveries(ctx, webhook, into, Math.max(0, offset - DELIVERIES_PER_PAGE), redelivered));
-  next.addEventListener('click', () => void renderDeliveries(ctx, webhook, into, offset + DELIVERIES_PER_PAGE, redelivered));
+  previous.addEventListener(
+    'click',
+    () => void renderDeliveries(ctx, webhook, into, Math.max(0, offset - DELIVERIES_PER_PAGE), redelivered),
+  );
+  next.addEventListener(
+    'click',
+    () => void renderDeliveries(ctx, webhook, into, offset + DELIVERIES_PER_PAGE, redelivered),
+  );
   const newest = newestAttempts(page.items);
   show(
     into,
@@ -98,11 +136,32 @@ export async function renderDeliveries(
       h(
         'table',
         { class: 'deliveries' },
-        h('caption', { class: 'visually-hidden' }, `Delivery attempts ${offset + 1} to ${last} of ${page.total}, newest first`),
-        h('thead', {}, h('tr', {}, ...['Time', 'Event', 'Attempt', 'Status', 'Duration', 'Result', 'Error', ''].map((title) => h('th', { scope: 'col' }, title)))),
+        h(
+          'caption',
+          { class: 'visually-hidden' },
+          `Delivery attempts ${offset + 1} to ${last} of ${page.total}, newest first`,
+        ),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ...['Time', 'Event', 'Attempt', 'Status', 'Duration', 'Result', 'Error', ''].map((title) =>
+              h('th', { scope: 'col' }, title),
+            ),
+          ),
+        ),
         h('tbody', {}, ...page.items.map((attempt) => attemptRow(ctx, webhook, attempt, newest.has(attempt), reload))),
       ),
     ),
-    h('nav', { class: 'pager', 'aria-label': 'Delivery pages' }, previous, h('span', {}, `${offset + 1}–${last} of ${page.total}`), next, refresh),
+    h(
+      'nav',
+      { class: 'pager', 'aria-label': 'Delivery pages' },
+      previous,
+      h('span', {}, `${offset + 1}–${last} of ${page.total}`),
+      next,
+      refresh,
+    ),
   );
 }

@@ -25,13 +25,24 @@ export function confirmAction(title: string, text: string, confirmLabel: string)
 /** Shows a new webhook's signing secret, the one time the API returns it. */
 export function showSecretOnce(webhookName: string, secret: string): Promise<void> {
   return new Promise((resolve) => {
-    const field = h('input', { type: 'text', readonly: true, value: secret, id: uniqueId('secret'), class: 'secret', spellcheck: 'false' });
+    const field = h('input', {
+      type: 'text',
+      readonly: true,
+      value: secret,
+      id: uniqueId('secret'),
+      class: 'secret',
+      spellcheck: 'false',
+    });
     const copyStatus = h('p', { role: 'status', class: 'hint' });
     const copy = h('button', { type: 'button' }, 'Copy secret');
     const done = h('button', { type: 'button', class: 'primary' }, 'I have stored the secret');
     const dialog = modal(
       `Signing secret of ${webhookName}`,
-      h('p', { class: 'warning-text' }, 'This secret is shown only now and cannot be shown again. Store it where your receiver can read it: it verifies the Authorization header of every delivery.'),
+      h(
+        'p',
+        { class: 'warning-text' },
+        'This secret is shown only now and cannot be shown again. Store it where your receiver can read it: it verifies the Authorization header of every delivery.',
+      ),
       h('label', { for: field.id }, 'Signing secret'),
       field,
       copyStatus,

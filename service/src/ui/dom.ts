@@ -5,7 +5,11 @@ type Child = Node | string | null | undefined | false;
 type Attributes = Record<string, string | boolean | number | undefined | null | EventListener>;
 
 /** `h('button', { type: 'button', onclick: fn }, 'Save')`: attributes starting with "on" become listeners. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === null || value === false) continue;

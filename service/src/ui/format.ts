@@ -33,4 +33,3 @@ export function isSuccessStatus(code: string): boolean {
 export function jobsText(jobIds: readonly string[]): string {
   return jobIds.length === 0 ? 'All jobs' : jobIds.join(', ');
 }
-

@@ -27,7 +27,10 @@ function archivingKey(webhook: Pick<WebhookDetail, 'id' | 'archived_at'>): strin
  * The banner shows while any webhook is archived, unless it was dismissed when exactly these archivings
  * (or more) were already known: a webhook archived after the dismissal brings it back.
  */
-export function archivedBannerVisible(archived: readonly Pick<WebhookDetail, 'id' | 'archived_at'>[], dismissedFor: ReadonlySet<string>): boolean {
+export function archivedBannerVisible(
+  archived: readonly Pick<WebhookDetail, 'id' | 'archived_at'>[],
+  dismissedFor: ReadonlySet<string>,
+): boolean {
   return archived.some((webhook) => !dismissedFor.has(archivingKey(webhook)));
 }
 

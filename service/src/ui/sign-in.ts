@@ -35,7 +35,11 @@ export function renderSignIn(main: HTMLElement, signedIn: (session: SignedIn) =>
     h('h1', { id: 'sign-in-title' }, 'Sign in to jobhooks'),
     error,
     h('label', { for: tokenId }, 'API token'),
-    h('p', { class: 'hint', id: hintId }, 'Paste an API token of your account. It is kept in this browser tab only, until you sign out or close the tab.'),
+    h(
+      'p',
+      { class: 'hint', id: hintId },
+      'Paste an API token of your account. It is kept in this browser tab only, until you sign out or close the tab.',
+    ),
     input,
     h('div', { class: 'actions' }, button),
   );

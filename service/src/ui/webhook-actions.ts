@@ -15,7 +15,14 @@ function busy(button: HTMLButtonElement, action: () => Promise<void>): void {
 }
 
 /** A PUT of the webhook as read with `changes`, then a message and a redraw. */
-function onClickUpdate(ctx: UiContext, button: HTMLButtonElement, webhook: WebhookDetail, changes: { active: boolean }, done: string, changed: () => void): HTMLButtonElement {
+function onClickUpdate(
+  ctx: UiContext,
+  button: HTMLButtonElement,
+  webhook: WebhookDetail,
+  changes: { active: boolean },
+  done: string,
+  changed: () => void,
+): HTMLButtonElement {
   button.addEventListener('click', () =>
     busy(button, async () => {
       try {
@@ -33,16 +40,36 @@ function onClickUpdate(ctx: UiContext, button: HTMLButtonElement, webhook: Webho
 function activeSwitch(ctx: UiContext, webhook: WebhookDetail, changed: () => void): HTMLButtonElement {
   const button = h(
     'button',
-    { type: 'button', role: 'switch', class: 'switch', 'aria-checked': String(webhook.active), 'aria-label': `Active: ${webhook.name}` },
+    {
+      type: 'button',
+      role: 'switch',
+      class: 'switch',
+      'aria-checked': String(webhook.active),
+      'aria-label': `Active: ${webhook.name}`,
+    },
     webhook.active ? 'Active' : 'Inactive',
   );
-  return onClickUpdate(ctx, button, webhook, { active: !webhook.active }, `${webhook.name} is now ${webhook.active ? 'inactive' : 'active'}.`, changed);
+  return onClickUpdate(
+    ctx,
+    button,
+    webhook,
+    { active: !webhook.active },
+    `${webhook.name} is now ${webhook.active ? 'inactive' : 'active'}.`,
+    changed,
+  );
 }
 
 /** `active: true` on an archived webhook reactivates it (docs/decisions.md#5-archived-state-in-the-api). */
 function reactivateButton(ctx: UiContext, webhook: WebhookDetail, changed: () => void): HTMLButtonElement {
   const button = h('button', { type: 'button', class: 'primary' }, 'Reactivate');
-  return onClickUpdate(ctx, button, webhook, { active: true }, `${webhook.name} is reactivated: new events will be sent to it again.`, changed);
+  return onClickUpdate(
+    ctx,
+    button,
+    webhook,
+    { active: true },
+    `${webhook.name} is reactivated: new events will be sent to it again.`,
+    changed,
+  );
 }
 
 function testButton(ctx: UiContext, webhook: WebhookDetail, result: HTMLElement): HTMLButtonElement {

@@ -30,10 +30,18 @@ export function webhookFacts(webhook: WebhookDetail, detailed = false): HTMLElem
     ...fact('State', state === 'archived' ? 'Archived (not sending)' : state === 'active' ? 'Active' : 'Inactive'),
     ...fact('Last dispatch', webhook.dispatched_at ? timeElement(webhook.dispatched_at) : 'Never'),
     ...(webhook.archived && webhook.archived_at
-      ? fact('Archived', timeElement(webhook.archived_at), webhook.archived_reason ? ` — ${webhook.archived_reason}` : '')
+      ? fact(
+          'Archived',
+          timeElement(webhook.archived_at),
+          webhook.archived_reason ? ` — ${webhook.archived_reason}` : '',
+        )
       : []),
     ...(detailed
-      ? [...fact('Description', webhook.description || '—'), ...fact('Created', timeElement(webhook.created_at)), ...fact('Id', h('code', {}, webhook.id))]
+      ? [
+          ...fact('Description', webhook.description || '—'),
+          ...fact('Created', timeElement(webhook.created_at)),
+          ...fact('Id', h('code', {}, webhook.id)),
+        ]
       : []),
   );
 }

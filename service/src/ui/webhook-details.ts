@@ -25,9 +25,23 @@ export async function renderWebhookDetails(ctx: UiContext, id: string, deliverie
       { class: `webhook detail ${webhook.archived ? 'is-archived' : ''}`, 'aria-labelledby': 'webhook-title' },
       h('header', {}, h('h1', { id: 'webhook-title' }, webhook.name), statusBadge(webhook)),
       webhookFacts(webhook, true),
-      ...webhookActions(ctx, webhook, { changed: () => void renderWebhookDetails(ctx, id), deleted: () => ctx.go('#/') }),
+      ...webhookActions(ctx, webhook, {
+        changed: () => void renderWebhookDetails(ctx, id),
+        deleted: () => ctx.go('#/'),
+      }),
     ),
-    h('section', { 'aria-labelledby': 'deliveries-title' }, h('h2', { id: 'deliveries-title' }, 'Recent Deliveries'), deliveries),
+    h(
+      'section',
+      { 'aria-labelledby': 'deliveries-title' },
+      h('h2', { id: 'deliveries-title' }, 'Recent Deliveries'),
+      deliveries,
+    ),
   );
-  await renderDeliveries(ctx, webhook, deliveries, deliveriesOffset, (offset) => void renderWebhookDetails(ctx, id, offset));
+  await renderDeliveries(
+    ctx,
+    webhook,
+    deliveries,
+    deliveriesOffset,
+    (offset) => void renderWebhookDetails(ctx, id, offset),
+  );
 }

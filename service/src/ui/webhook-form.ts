@@ -57,10 +57,19 @@ function eventTypesView(selected: readonly string[]): FieldView & { boxes: HTMLI
 
 export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
   const existing = options.existing;
-  const name = fieldView('Name', h('input', { type: 'text', name: 'name', value: existing?.name ?? '', autocomplete: 'off', required: true }));
+  const name = fieldView(
+    'Name',
+    h('input', { type: 'text', name: 'name', value: existing?.name ?? '', autocomplete: 'off', required: true }),
+  );
   const clientUrl = fieldView(
     'Endpoint URL',
-    h('input', { type: 'url', name: 'client_url', value: existing?.client_url ?? '', placeholder: 'https://example.com/hooks', required: true }),
+    h('input', {
+      type: 'url',
+      name: 'client_url',
+      value: existing?.client_url ?? '',
+      placeholder: 'https://example.com/hooks',
+      required: true,
+    }),
     existing?.archived ? 'Changing the URL reactivates this archived webhook.' : undefined,
   );
   const eventTypes = eventTypesView(existing?.event_types ?? ['job.run.completed']);
@@ -69,25 +78,49 @@ export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
     h('input', { type: 'text', name: 'job_ids', value: existing?.job_ids.join(', ') ?? '', inputmode: 'numeric' }),
     'Comma-separated. Leave empty for all jobs.',
   );
-  const description = fieldView('Description', h('textarea', { name: 'description', rows: 2 }, existing?.description ?? ''));
+  const description = fieldView(
+    'Description',
+    h('textarea', { name: 'description', rows: 2 }, existing?.description ?? ''),
+  );
   const activeBox = h('input', { type: 'checkbox', name: 'active', checked: existing ? existing.active : true });
   const activeError = h('p', { class: 'field-error', id: uniqueId('error'), hidden: true });
   const active: FieldView = {
-    container: h('div', { class: 'field' }, h('label', { class: 'choice' }, activeBox, ' Active: send events to this endpoint'), activeError),
+    container: h(
+      'div',
+      { class: 'field' },
+      h('label', { class: 'choice' }, activeBox, ' Active: send events to this endpoint'),
+      activeError,
+    ),
     control: activeBox,
     error: activeError,
   };
-  const views: Record<Field, FieldView> = { name, client_url: clientUrl, event_types: eventTypes, job_ids: jobIds, description, active };
+  const views: Record<Field, FieldView> = {
+    name,
+    client_url: clientUrl,
+    event_types: eventTypes,
+    job_ids: jobIds,
+    description,
+    active,
+  };
   const formError = h('p', { class: 'form-error', role: 'alert', tabindex: -1, hidden: true });
   const saveButton = h('button', { type: 'submit', class: 'primary' }, existing ? 'Save changes' : 'Create webhook');
 
   const form = h(
     'form',
-    { class: 'webhook-form', novalidate: true, 'aria-label': existing ? `Edit webhook ${existing.name}` : 'New webhook' },
+    {
+      class: 'webhook-form',
+      novalidate: true,
+      'aria-label': existing ? `Edit webhook ${existing.name}` : 'New webhook',
+    },
     h('h2', {}, existing ? `Edit ${existing.name}` : 'New webhook'),
     formError,
     ...FIELDS.map((field) => views[field].container),
-    h('div', { class: 'actions' }, saveButton, h('button', { type: 'button', onclick: () => options.cancel() }, 'Cancel')),
+    h(
+      'div',
+      { class: 'actions' },
+      saveButton,
+      h('button', { type: 'button', onclick: () => options.cancel() }, 'Cancel'),
+    ),
   );
 
   function showErrors(fieldErrors: FieldErrors, message?: string): void {
@@ -124,7 +157,9 @@ export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
       .submit(draft)
       .catch((error: unknown) => {
         if (error instanceof ApiProblem) {
-          const hasFieldErrors = Object.keys(error.fieldErrors).some((field) => (FIELDS as readonly string[]).includes(field));
+          const hasFieldErrors = Object.keys(error.fieldErrors).some((field) =>
+            (FIELDS as readonly string[]).includes(field),
+          );
           showErrors(error.fieldErrors, hasFieldErrors ? undefined : error.message);
         } else {
           showErrors({}, 'Something went wrong while saving. Try again.');

@@ -19,7 +19,11 @@ function archivedBanner(archived: WebhookDetail[], onDismiss: () => void): HTMLE
       'Events are no longer sent to an archived webhook: its endpoint failed 1,000 deliveries in a row, failed for 7 days, or answered 410 Gone. ',
       'Fix the endpoint, then choose Reactivate, or edit the webhook and change its URL.',
     ),
-    h('button', { type: 'button', class: 'dismiss', 'aria-label': 'Dismiss the archived webhooks warning', onclick: onDismiss }, 'Dismiss'),
+    h(
+      'button',
+      { type: 'button', class: 'dismiss', 'aria-label': 'Dismiss the archived webhooks warning', onclick: onDismiss },
+      'Dismiss',
+    ),
   );
 }
 
@@ -27,7 +31,11 @@ function webhookCard(ctx: UiContext, webhook: WebhookDetail, reload: () => void)
   const titleId = uniqueId('webhook');
   return h(
     'article',
-    { class: `webhook ${webhook.archived ? 'is-archived' : ''}`, 'aria-labelledby': titleId, 'data-webhook-id': webhook.id },
+    {
+      class: `webhook ${webhook.archived ? 'is-archived' : ''}`,
+      'aria-labelledby': titleId,
+      'data-webhook-id': webhook.id,
+    },
     h(
       'header',
       {},
@@ -49,7 +57,9 @@ export async function renderWebhooksPage(ctx: UiContext): Promise<void> {
       'div',
       { class: 'page-heading' },
       h('h1', {}, 'Webhooks'),
-      h('div', { class: 'actions' },
+      h(
+        'div',
+        { class: 'actions' },
         h('button', { type: 'button', onclick: reload }, 'Refresh'),
         ctx.canWrite && h('a', { class: 'button primary', href: '#/new' }, 'New webhook'),
       ),
@@ -67,14 +77,26 @@ export async function renderWebhooksPage(ctx: UiContext): Promise<void> {
   }
   const archived = webhooks.filter((webhook) => webhook.archived);
   if (archivedBannerVisible(archived, dismissedArchivings())) {
-    show(banner, archivedBanner(archived, () => {
-      dismissBannerFor(archived);
-      show(banner);
-    }));
+    show(
+      banner,
+      archivedBanner(archived, () => {
+        dismissBannerFor(archived);
+        show(banner);
+      }),
+    );
   }
   list.removeAttribute('aria-busy');
   if (webhooks.length === 0) {
-    show(list, h('p', { class: 'empty' }, ctx.canWrite ? 'No webhooks yet. Choose New webhook to send job-run events to an endpoint.' : 'No webhooks yet.'));
+    show(
+      list,
+      h(
+        'p',
+        { class: 'empty' },
+        ctx.canWrite
+          ? 'No webhooks yet. Choose New webhook to send job-run events to an endpoint.'
+          : 'No webhooks yet.',
+      ),
+    );
     return;
   }
   show(list, ...webhooks.map((webhook) => webhookCard(ctx, webhook, reload)));

@@ -1,6 +1,13 @@
 // The webhook use cases behind the management API: create, read, list, update, delete, test.
 import { createHash } from 'node:crypto';
-import { LIMITS, type CreatedWebhook, type WebhookDetail, type WebhookInput, type WebhookSummary, type TestResult } from '@jobhooks/client/contract';
+import {
+  LIMITS,
+  type CreatedWebhook,
+  type WebhookDetail,
+  type WebhookInput,
+  type WebhookSummary,
+  type TestResult,
+} from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import type { IdGenerator } from '../core/ids';
@@ -79,7 +86,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return detail;
   }
 
-  async function replay(account: AccountRecord, outcome: { requestHash: string; webhookId: string }, requestHash: string) {
+  async function replay(
+    account: AccountRecord,
+    outcome: { requestHash: string; webhookId: string },
+    requestHash: string,
+  ) {
     if (outcome.requestHash !== requestHash) {
       throw new ConflictError('This Idempotency-Key was already used with a different request body.');
     }
@@ -117,8 +128,17 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     const requestHash = fingerprint(writable);
     const claim: IdempotencyClaim | null =
       // Only the key's hash is stored: a key is a bearer of the secret-bearing create response for 24 hours.
-      idempotencyKey === undefined ? null : { key: createHash('sha256').update(idempotencyKey).digest('hex'), requestHash, notBefore: now - LIMITS.idempotencyWindowMicros };
-    const outcome = await store.webhooks.create(record, { maxPerAccount: deps.maxWebhooksPerAccount, idempotency: claim });
+      idempotencyKey === undefined
+        ? null
+        : {
+            key: createHash('sha256').update(idempotencyKey).digest('hex'),
+            requestHash,
+            notBefore: now - LIMITS.idempotencyWindowMicros,
+          };
+    const outcome = await store.webhooks.create(record, {
+      maxPerAccount: deps.maxWebhooksPerAccount,
+      idempotency: claim,
+    });
     switch (outcome.kind) {
       case 'created':
         return { webhook: toCreated(record, hmacSecret), replayed: false };
@@ -129,14 +149,20 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     }
   }
 
-  async function update(accountId: number, webhookId: string, input: WebhookInput & { id?: string | null | undefined }): Promise<WebhookSummary> {
+  async function update(
+    accountId: number,
+    webhookId: string,
+    input: WebhookInput & { id?: string | null | undefined },
+  ): Promise<WebhookSummary> {
     await find(accountId, webhookId);
     if (input.id && input.id !== webhookId) {
       throw new ValidationError({ id: [`id "${input.id}" does not match the webhook in the path (${webhookId})`] });
     }
     checkUrlPolicy(input.client_url);
     const writable = toWritable(input);
-    const updated = await store.webhooks.update(accountId, webhookId, (current) => planUpdate(current, writable, nowMicros(clock)));
+    const updated = await store.webhooks.update(accountId, webhookId, (current) =>
+      planUpdate(current, writable, nowMicros(clock)),
+    );
     if (!updated) throw webhookNotFound(accountId, webhookId);
     return toSummary(updated);
   }
@@ -181,7 +207,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     update,
     remove,
     test,
-    get: async (accountId: number, webhookId: string): Promise<Readonly<WebhookDetail>> => detailOf(await find(accountId, webhookId)),
+    get: async (accountId: number, webhookId: string): Promise<Readonly<WebhookDetail>> =>
+      detailOf(await find(accountId, webhookId)),
     list: async (accountId: number, page: { offset: number; limit: number }) => {
       const { items, total } = await store.webhooks.list(accountId, page);
       return { items: items.map(toDetail), total };

@@ -23,7 +23,10 @@ export function pagedList<T>(items: T[], total: number, filters: { offset: numbe
   return {
     data: items,
     status: { code: 200 },
-    extra: { pagination: { total_count: total, count: items.length }, filters: { offset: filters.offset, limit: filters.limit } },
+    extra: {
+      pagination: { total_count: total, count: items.length },
+      filters: { offset: filters.offset, limit: filters.limit },
+    },
   };
 }
 

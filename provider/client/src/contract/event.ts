@@ -42,7 +42,10 @@ export type DeliveryPayload = z.infer<typeof DeliveryPayload>;
  * What each event type requires of its run (docs/api-contract.md#10-event-ingestion): the timestamp its payload
  * carries, and the run status codes that can be true when it is emitted.
  */
-export const EVENT_RULES: Record<EventTypeName, { timestamp: 'runFinishedAt' | 'runErroredAt' | null; statusCodes: readonly number[] }> = {
+export const EVENT_RULES: Record<
+  EventTypeName,
+  { timestamp: 'runFinishedAt' | 'runErroredAt' | null; statusCodes: readonly number[] }
+> = {
   'job.run.started': { timestamp: null, statusCodes: [2, 3] },
   'job.run.completed': { timestamp: 'runFinishedAt', statusCodes: [10, 20, 30] },
   'job.run.errored': { timestamp: 'runErroredAt', statusCodes: [20] },
@@ -52,7 +55,9 @@ export const EVENT_RULES: Record<EventTypeName, { timestamp: 'runFinishedAt' | '
 export const IngestEventBody = z
   .object(
     {
-      event_type: z.enum(EventType.options, { error: () => `event_type must be one of ${EventType.options.join(', ')}` }),
+      event_type: z.enum(EventType.options, {
+        error: () => `event_type must be one of ${EventType.options.join(', ')}`,
+      }),
       run: RunDetails,
     },
     { error: 'the request body must be a JSON object with event_type and run' },
@@ -60,7 +65,11 @@ export const IngestEventBody = z
   .superRefine((body, context) => {
     const rules = EVENT_RULES[body.event_type];
     if (rules.timestamp !== null && body.run[rules.timestamp] === undefined) {
-      context.addIssue({ code: 'custom', path: ['run', rules.timestamp], message: `${rules.timestamp} is required for ${body.event_type}` });
+      context.addIssue({
+        code: 'custom',
+        path: ['run', rules.timestamp],
+        message: `${rules.timestamp} is required for ${body.event_type}`,
+      });
     }
     if (!rules.statusCodes.includes(body.run.runStatusCode)) {
       context.addIssue({

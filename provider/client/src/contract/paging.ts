@@ -13,6 +13,8 @@ export const PageQuery = z.object({
   offset: optionalWholeNumber.transform((value) => value ?? 0),
   limit: optionalWholeNumber
     .transform((value) => value ?? LIMITS.pageLimitDefault)
-    .refine((value) => value >= 1 && value <= LIMITS.pageLimitMax, { message: `must be between 1 and ${LIMITS.pageLimitMax}` }),
+    .refine((value) => value >= 1 && value <= LIMITS.pageLimitMax, {
+      message: `must be between 1 and ${LIMITS.pageLimitMax}`,
+    }),
 });
 export type PageQuery = z.output<typeof PageQuery>;

@@ -6,7 +6,10 @@ import { EventType } from './vocabulary';
 
 /** "name is required" for a missing field, "name must be a string" for a wrong type. */
 function typeError(field: string, expected: string) {
-  return { error: (issue: { input: unknown }) => (issue.input === undefined ? `${field} is required` : `${field} must be ${expected}`) };
+  return {
+    error: (issue: { input: unknown }) =>
+      issue.input === undefined ? `${field} is required` : `${field} must be ${expected}`,
+  };
 }
 
 function hasNoDuplicates<T>(values: readonly T[]): boolean {

@@ -14,7 +14,13 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request) => {
       const { account, token } = principalOf(request);
-      const view = { id: account.id, name: account.name, plan: account.plan, identifier: account.identifier, permission_set: token.permissionSet };
+      const view = {
+        id: account.id,
+        name: account.name,
+        plan: account.plan,
+        identifier: account.identifier,
+        permission_set: token.permissionSet,
+      };
       return { data: [view], status: { code: 200 } };
     },
   });

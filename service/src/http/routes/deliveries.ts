@@ -17,7 +17,10 @@ import { principalOf } from '../access-control';
 const DELIVERIES = '/api/v3/accounts/:account_id/webhooks/subscription/:webhook_id/deliveries';
 const TAGS = ['deliveries'];
 
-export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogService }> = async (app, { deliveryLog }) => {
+export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogService }> = async (
+  app,
+  { deliveryLog },
+) => {
   app.get(DELIVERIES, {
     config: { access: 'read' },
     schema: {
@@ -28,7 +31,11 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
       response: { 200: listEnvelope(DeliveryAttemptView), ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => {
-      const { items, total } = await deliveryLog.list(principalOf(request).account.id, request.params.webhook_id, request.query);
+      const { items, total } = await deliveryLog.list(
+        principalOf(request).account.id,
+        request.params.webhook_id,
+        request.query,
+      );
       return pagedList(items, total, request.query);
     },
   });
@@ -43,7 +50,10 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
     },
     handler: async (request) => {
       const { webhook_id, delivery_id } = request.params;
-      return { data: await deliveryLog.redeliver(principalOf(request).account.id, webhook_id, delivery_id), status: { code: 200 } };
+      return {
+        data: await deliveryLog.redeliver(principalOf(request).account.id, webhook_id, delivery_id),
+        status: { code: 200 },
+      };
     },
   });
 };

@@ -1,6 +1,12 @@
 // POST /api/v3/accounts/{account_id}/webhooks/events: takes in one job-run event (docs/api-contract.md#10-event-ingestion).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AccountPathParams, COMMON_ERROR_RESPONSES, dataEnvelope, IngestedEvent, IngestEventBody } from '@jobhooks/client/contract';
+import {
+  AccountPathParams,
+  COMMON_ERROR_RESPONSES,
+  dataEnvelope,
+  IngestedEvent,
+  IngestEventBody,
+} from '@jobhooks/client/contract';
 import type { IngestionService } from '../../events/ingestion-service';
 import { principalOf } from '../access-control';
 

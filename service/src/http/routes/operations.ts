@@ -11,7 +11,10 @@ interface OperationsOptions {
   storageHealth: StorageHealth;
 }
 
-export const operationsRoutes: FastifyPluginAsync<OperationsOptions> = async (app, { store, metrics, storageHealth }) => {
+export const operationsRoutes: FastifyPluginAsync<OperationsOptions> = async (
+  app,
+  { store, metrics, storageHealth },
+) => {
   // Liveness: the process answers. A restart would not mend a full disk, so the database is readiness's business.
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
@@ -23,7 +26,11 @@ export const operationsRoutes: FastifyPluginAsync<OperationsOptions> = async (ap
       await store.checkReadiness();
       return { status: 'ready' };
     } catch (error) {
-      const reason = storageHealth.noteError(error, (line) => request.log.error(line), 'the database cannot be read or written');
+      const reason = storageHealth.noteError(
+        error,
+        (line) => request.log.error(line),
+        'the database cannot be read or written',
+      );
       return reply.code(503).send({ status: 'unavailable', reason });
     }
   });
@@ -31,5 +38,7 @@ export const operationsRoutes: FastifyPluginAsync<OperationsOptions> = async (ap
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.metrics()),
   );
-  app.get('/api/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-store').send(app.swagger()));
+  app.get('/api/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send(app.swagger()),
+  );
 };

@@ -72,7 +72,8 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
       response: { 200: dataEnvelope(WebhookDetail), ...COMMON_ERROR_RESPONSES },
     },
     // The same webhook, unchanged, is the same frozen body: its JSON is written once (response-serializer.ts).
-    handler: async (request) => okEnvelopeOf(await webhooks.get(principalOf(request).account.id, request.params.webhook_id)),
+    handler: async (request) =>
+      okEnvelopeOf(await webhooks.get(principalOf(request).account.id, request.params.webhook_id)),
   });
 
   app.put(SINGLE, {
