@@ -7,9 +7,10 @@ import { createSignInThrottle } from './accounts/sign-in-throttle';
 import type { Config } from './config';
 import { type Clock, createSystemClock } from './core/clock';
 import { createIdGenerator } from './core/ids';
-import { cryptoRandomBytes, type RandomBytes } from './core/random';
+import { cryptoRandomBytes, type RandomBytes, uniformFraction } from './core/random';
 import { createDeliveryLogService } from './delivery/delivery-log-service';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher';
+import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from './delivery/endpoint-health';
 import { createRetentionJob, type RetentionJob } from './delivery/log-retention';
 import { ATTEMPT_TIMEOUT_MS } from './delivery/sender';
 import { createThreadedSender } from './delivery/sender-thread';
@@ -75,7 +76,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     if (config.bootstrap) await accounts.ensureBootstrapToken(config.bootstrap.accountId, config.bootstrap.token);
     // The dispatcher is made after the app (it logs through the app's logger); ingestion wakes it late-bound.
     let dispatcher: Dispatcher | null = null;
-    const metrics = createMetrics({ store, clock, inFlight: () => dispatcher?.inFlight() ?? 0 });
+    // Each endpoint's capacity and circuit, learned from its answers in this process (endpoint-health.ts).
+    const health = new EndpointHealthRegistry(
+      { ...DEFAULT_HEALTH_RULES, maxInFlight: config.delivery.maxInFlightPerWebhook },
+      () => uniformFraction(random),
+    );
+    const metrics = createMetrics({ store, clock, health, inFlight: () => dispatcher?.inFlight() ?? 0 });
     const storageHealth = createStorageHealth(() => Number(clock.nowNanos() / 1_000_000n));
     const app = await buildApp({
       store,
@@ -87,11 +93,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         random,
         secretBox,
         send: sender.send,
+        health,
         maxWebhooksPerAccount: config.maxWebhooksPerAccount,
         allowPrivateUrls: config.allowPrivateUrls,
       }),
       ingestion: createIngestionService({ store, clock, ids, onQueued: () => dispatcher?.wake() }),
-      deliveryLog: createDeliveryLogService({ store, clock, secretBox, send: sender.send }),
+      deliveryLog: createDeliveryLogService({ store, clock, secretBox, send: sender.send, health }),
       metrics: metrics.registry,
       rateLimiter: createRateLimiter(clock, {
         management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },
@@ -116,6 +123,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         leaseMicros: config.delivery.leaseSeconds * 1_000_000,
         pollIntervalMs: DISPATCH_POLL_INTERVAL_MS,
       },
+      health,
       observer: metrics.observer,
       onError: (error, stage) => {
         // A full disk fails every claim and every result: one line a minute with a count, and /readyz says why.

@@ -1,32 +1,76 @@
-// The dispatcher takes the oldest due deliveries but never more than an endpoint's share.
-import { chooseClaims, saturatedWebhooks } from '../../service/src/delivery/claim-choice';
+// Which due deliveries a claim takes: in turns across accounts and webhooks (the least busy first), oldest first
+// within a webhook, never past what a webhook's endpoint is allowed, never more than the free room.
+import { chooseClaims, type ClaimRoom, saturatedWebhooks } from '../../service/src/delivery/claim-choice';
+import type { DueCandidate } from '../../service/src/domain/delivery';
 
-const due = (...webhooks: string[]) => webhooks.map((webhookId, index) => ({ id: `d${index}`, webhookId }));
-
-test('takes the oldest due deliveries up to the free room', () => {
-  const chosen = chooseClaims(due('a', 'b', 'c', 'd'), { total: 3, perWebhook: 10, inFlight: new Map() });
-  expect(chosen.map((c) => c.id)).toEqual(['d0', 'd1', 'd2']);
+let nextId = 0;
+/** A due delivery of `webhookId` (in account `accountId`) that came due at `dueAt`. */
+const due = (webhookId: string, dueAt: number, accountId = 1): DueCandidate => ({
+  id: `d${(nextId += 1)}`,
+  webhookId,
+  accountId,
+  dueAt,
 });
 
-test('a slow endpoint at its share does not take the room of the others', () => {
-  const chosen = chooseClaims(due('slow', 'slow', 'slow', 'fast', 'slow', 'other'), {
-    total: 10,
-    perWebhook: 2,
-    inFlight: new Map([['slow', 1]]),
+function room(overrides: Partial<ClaimRoom> = {}): ClaimRoom {
+  return {
+    total: 100,
+    maxPerWebhook: 16,
+    allowed: () => 16,
+    blocked: [],
+    inFlight: new Map(),
+    inFlightByAccount: new Map(),
+    ...overrides,
+  };
+}
+
+const webhooksOf = (chosen: DueCandidate[]) => chosen.map((c) => c.webhookId);
+
+test('within a webhook the oldest go first, and no more than the free room is taken', () => {
+  const candidates = [due('a', 30), due('a', 10), due('a', 20), due('a', 40)];
+  expect(chooseClaims(candidates, room({ total: 3 })).map((c) => c.dueAt)).toEqual([10, 20, 30]);
+});
+
+test("a webhook's backlog does not take the turn of another webhook: they alternate, the least busy first", () => {
+  const backlog = Array.from({ length: 10 }, (_, i) => due('busy', i));
+  const candidates = [...backlog, due('quiet', 100), due('other', 200)];
+  expect(webhooksOf(chooseClaims(candidates, room({ total: 4 })))).toEqual(['busy', 'quiet', 'other', 'busy']);
+});
+
+test('requests already in flight count: a webhook with none goes before one with some', () => {
+  const candidates = [due('slow', 1), due('slow', 2), due('fresh', 50)];
+  const chosen = chooseClaims(candidates, room({ total: 1, inFlight: new Map([['slow', 3]]) }));
+  expect(webhooksOf(chosen)).toEqual(['fresh']);
+});
+
+test('accounts take turns too: an account with many webhooks does not crowd out one with a single webhook', () => {
+  const crowded = Array.from({ length: 6 }, (_, i) => due(`big-${i}`, i, 1));
+  const candidates = [...crowded, due('small', 100, 2)];
+  expect(webhooksOf(chooseClaims(candidates, room({ total: 2 })))).toEqual(['big-0', 'small']);
+});
+
+test("a webhook never gets more than its endpoint's health allows, counting what it has in flight", () => {
+  const candidates = [due('sick', 1), due('sick', 2), due('sick', 3), due('well', 4), due('well', 5)];
+  const chosen = chooseClaims(
+    candidates,
+    room({ allowed: (id) => (id === 'sick' ? 2 : 16), inFlight: new Map([['sick', 1]]) }),
+  );
+  expect(webhooksOf(chosen).sort()).toEqual(['sick', 'well', 'well']);
+});
+
+test('webhooks at their allowance and those with an open circuit are left out of the claim query', () => {
+  const full = room({
+    allowed: (id) => (id === 'b' ? 1 : 2),
+    blocked: ['dead'],
+    inFlight: new Map([
+      ['a', 2],
+      ['b', 1],
+      ['c', 1],
+    ]),
   });
-  expect(chosen.map((c) => c.webhookId)).toEqual(['slow', 'fast', 'other']);
+  expect(saturatedWebhooks(full).sort()).toEqual(['a', 'b', 'dead']);
 });
 
-test('webhooks at their share are excluded from the claim query', () => {
-  expect(
-    saturatedWebhooks({
-      total: 5,
-      perWebhook: 2,
-      inFlight: new Map([
-        ['a', 2],
-        ['b', 1],
-        ['c', 3],
-      ]),
-    }),
-  ).toEqual(['a', 'c']);
+test('no room, no claim', () => {
+  expect(chooseClaims([due('a', 1)], room({ total: 0 }))).toEqual([]);
 });

@@ -31,7 +31,12 @@ const retry = (id: string, deliveryId: string, token?: string) =>
 async function exhaustedDelivery(runId = '1') {
   const hook = await webhook();
   const { event_id } = await ingest(h, 'job.run.completed', { runId });
-  await waitFor(async () => (await log(hook.id)).extra.pagination.total_count === 6, 'six logged attempts');
+  // Five 500s in a row open the endpoint's circuit: the sixth attempt is its probe, sent once the open period
+  // (10 s, stretched by up to a fifth) is over on the test's clock.
+  await waitFor(async () => {
+    clock.advanceMillis(1_000);
+    return (await log(hook.id)).extra.pagination.total_count === 6;
+  }, 'six logged attempts');
   return { hook, eventId: event_id, deliveryId: (await log(hook.id)).data[0].delivery_id as string };
 }
 
@@ -47,7 +52,8 @@ test('every attempt is logged, newest first, with what the endpoint answered', a
     event_id: eventId,
     event_type: 'job.run.completed',
     attempt: 6,
-    requested_at: '1800000000000000',
+    // The sixth attempt was the circuit's probe, at least 10 s (the open period) after the fifth.
+    requested_at: expect.stringMatching(/^\d{16}$/),
     duration_ms: expect.any(Number),
     http_status_code: '500',
     success: false,
@@ -55,6 +61,8 @@ test('every attempt is logged, newest first, with what the endpoint answered', a
     response_body: 'down',
     test: false,
   });
+  const times = body.data.map((entry: { requested_at: string }) => Number(entry.requested_at));
+  expect(times[0] - times[1]).toBeGreaterThanOrEqual(10_000_000);
 });
 
 test('the log pages like the webhook list', async () => {
@@ -76,6 +84,9 @@ test('a response body is kept up to its first 4 KiB', async () => {
 });
 
 test('entries older than 7 days are purged with their deliveries and events; younger ones stay', async () => {
+  // A 4xx fails every attempt without opening the endpoint's circuit, so all six go at once and the times
+  // below are exact.
+  receiver.respondWith(answer(400, 'down'));
   const hook = await webhook();
   await ingest(h, 'job.run.completed', { runId: 'old' });
   await waitFor(async () => (await log(hook.id)).extra.pagination.total_count === 6, 'the old delivery');

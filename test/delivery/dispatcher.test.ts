@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type Clock, createSystemClock } from '../../service/src/core/clock';
 import { cryptoRandomBytes } from '../../service/src/core/random';
 import { createDispatcher } from '../../service/src/delivery/dispatcher';
+import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from '../../service/src/delivery/endpoint-health';
 import type { OutgoingDelivery, SendOutcome } from '../../service/src/delivery/sender';
 import { createSecretBox, loadSecretKey } from '../../service/src/security/secret-box';
 import type { Store } from '../../service/src/store/store';
@@ -52,6 +53,7 @@ function watchedDispatcher(
     owner: 'test',
     retryDelaysSeconds: [60],
     limits: { maxInFlight, maxInFlightPerWebhook: maxInFlight, leaseMicros: 60_000_000, pollIntervalMs: 10 },
+    health: new EndpointHealthRegistry({ ...DEFAULT_HEALTH_RULES, maxInFlight }),
     onError: (error) => {
       throw error;
     },

@@ -184,8 +184,9 @@ test('a slow endpoint holds at most its share of requests and the others are del
 
   const count = (path: string) => receiver.requests.filter((r) => r.url === path).length;
   await waitFor(() => count('/fast') === 10, 'every delivery to the fast endpoint while the slow one hangs');
-  expect(count('/slow')).toBe(2);
-  expect(mostOpen).toBe(2);
+  // An endpoint not heard from yet gets one request at a time; each answer allows one more, up to its share.
+  expect(count('/slow')).toBe(1);
+  expect(mostOpen).toBe(1);
 
   while (count('/slow') < 10) {
     held.splice(0).forEach((release) => release());

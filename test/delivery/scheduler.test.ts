@@ -108,21 +108,22 @@ test('a failed turn is reported and the scheduler keeps polling', async () => {
 });
 
 test('launched tasks take slots in all and per webhook, and the room says what is left', () => {
-  scheduler.launch('wh_a', heldTask().task);
-  scheduler.launch('wh_a', heldTask().task);
-  scheduler.launch('wh_b', heldTask().task);
+  scheduler.launch({ webhookId: 'wh_a', accountId: 1 }, heldTask().task);
+  scheduler.launch({ webhookId: 'wh_a', accountId: 1 }, heldTask().task);
+  scheduler.launch({ webhookId: 'wh_b', accountId: 1 }, heldTask().task);
   expect(scheduler.inFlight()).toBe(3);
   const room = scheduler.room();
   expect(room.total).toBe(0);
-  expect(room.perWebhook).toBe(2);
+  expect(room.maxPerWebhook).toBe(2);
   expect(Object.fromEntries(room.inFlight)).toEqual({ wh_a: 2, wh_b: 1 });
+  expect(Object.fromEntries(room.inFlightByAccount)).toEqual({ 1: 3 });
 });
 
 test('a slot is freed once, when the request ends, and that wakes the scheduler for the next claim', async () => {
   scheduler.start();
   await settle();
   const held = heldTask();
-  scheduler.launch('wh_a', held.task);
+  scheduler.launch({ webhookId: 'wh_a', accountId: 1 }, held.task);
   expect(scheduler.inFlight()).toBe(1);
   held.endRequest();
   held.endRequest();
@@ -136,7 +137,7 @@ test('a slot is freed once, when the request ends, and that wakes the scheduler 
 });
 
 test('a task that never ends its request frees its slot when it settles, even by failing', async () => {
-  scheduler.launch('wh_a', async () => {
+  scheduler.launch({ webhookId: 'wh_a', accountId: 1 }, async () => {
     throw new Error('lost');
   });
   await settle();
@@ -149,7 +150,7 @@ test('stop ends turns and polls, and waits for launched tasks up to its grace pe
   scheduler.start();
   await settle();
   const held = heldTask();
-  scheduler.launch('wh_a', held.task);
+  scheduler.launch({ webhookId: 'wh_a', accountId: 1 }, held.task);
   let stopped = false;
   const stopping = scheduler.stop(5_000).then(() => {
     stopped = true;
@@ -166,7 +167,7 @@ test('stop ends turns and polls, and waits for launched tasks up to its grace pe
 });
 
 test('stop gives up on a task that outlives the grace period', async () => {
-  scheduler.launch('wh_a', heldTask().task);
+  scheduler.launch({ webhookId: 'wh_a', accountId: 1 }, heldTask().task);
   let stopped = false;
   const stopping = scheduler.stop(5_000).then(() => {
     stopped = true;

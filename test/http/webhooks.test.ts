@@ -128,10 +128,10 @@ describe('get (GET .../webhooks/subscription/{id})', () => {
     const response = await h.call('GET', webhookPath(created.id));
     expect(response.statusCode).toBe(200);
     expect(response.json().status).toEqual({ code: 200 });
-    // dispatched_at is absent until a dispatch happens.
-    expect(Object.keys(response.json().data).sort()).toEqual(SUMMARY_FIELDS.sort());
+    // dispatched_at is absent until a dispatch happens; delivery_circuit says how its endpoint has been answering.
+    expect(Object.keys(response.json().data).sort()).toEqual([...SUMMARY_FIELDS, 'delivery_circuit'].sort());
     const { hmac_secret: _secret, ...withoutSecret } = created;
-    expect(response.json().data).toEqual(withoutSecret);
+    expect(response.json().data).toEqual({ ...withoutSecret, delivery_circuit: 'closed' });
   });
 
   test('answers the Terraform provider GET, which sends Content-Type: application/json with no body', async () => {

@@ -1,6 +1,6 @@
 // Claiming due deliveries from SQLite: each webhook's oldest due ones, never a webhook without room, from an
 // index rather than a scan of the backlog.
-import { chooseClaims } from '../../service/src/delivery/claim-choice';
+import { chooseClaims, type ClaimRoom } from '../../service/src/delivery/claim-choice';
 import type { SqliteDatabase } from '../../service/src/store/database';
 import { CLAIM_QUERIES, createDeliveriesStore } from '../../service/src/store/deliveries';
 import type { ClaimRequest } from '../../service/src/store/store';
@@ -45,10 +45,13 @@ const request = (overrides: Partial<ClaimRequest> = {}): ClaimRequest => ({
   excludeWebhookIds: [],
   ...overrides,
 });
-const room = (total: number, inFlight: Array<[string, number]> = []) => ({
+const room = (total: number, inFlight: Array<[string, number]> = []): ClaimRoom => ({
   total,
-  perWebhook: 16,
+  maxPerWebhook: 16,
+  allowed: () => 16,
+  blocked: [],
   inFlight: new Map(inFlight),
+  inFlightByAccount: new Map(),
 });
 
 /** Parameters for each claim statement; the type makes a new statement need its entry here. */
@@ -67,8 +70,8 @@ test('every claim statement is answered from the pending-by-webhook index, never
   );
   expect(plans).toHaveLength(Object.keys(CLAIM_QUERIES).length);
   for (const plan of plans) {
-    expect(plan).toMatch(/SEARCH deliveries USING (COVERING )?INDEX deliveries_pending_by_webhook/);
-    expect(plan).not.toMatch(/SCAN deliveries/);
+    expect(plan).toMatch(/SEARCH (deliveries|d) USING (COVERING )?INDEX deliveries_pending_by_webhook/);
+    expect(plan).not.toMatch(/SCAN/);
   }
 });
 
@@ -85,7 +88,7 @@ test("a webhook with no room left does not hold back another's newer deliveries,
   expect(claimed.map((delivery) => delivery.id)).toEqual(['wsu_idle_100000', 'wsu_idle_100001', 'wsu_idle_100002']);
 });
 
-test('oldest first over all webhooks, at most perSubscription from each, nothing not yet due, and a lease keeps it from the next claim', async () => {
+test('oldest first within each webhook, webhooks in turn, at most perWebhook read from each, nothing not yet due, and a lease keeps it from the next claim', async () => {
   addWebhook('wsu_a');
   addWebhook('wsu_b');
   addDue('wsu_a', 20, 10);
@@ -98,7 +101,8 @@ test('oldest first over all webhooks, at most perSubscription from each, nothing
     return chooseClaims(candidates, room(5));
   });
   expect(seen).toEqual([['wsu_a_10', 'wsu_a_11', 'wsu_a_12', 'wsu_a_13', 'wsu_b_15', 'wsu_b_16']]);
-  expect(claimed.map((delivery) => delivery.id)).toEqual(['wsu_a_10', 'wsu_a_11', 'wsu_a_12', 'wsu_a_13', 'wsu_b_15']);
+  expect(claimed.map((delivery) => delivery.id)).toEqual(['wsu_a_10', 'wsu_b_15', 'wsu_a_11', 'wsu_b_16', 'wsu_a_12']);
+  expect(claimed.map((delivery) => [delivery.accountId, delivery.dueAt])[0]).toEqual([1, 10]);
   const again = await store.claimDue(request({ perWebhook: 4 }), (candidates) => chooseClaims(candidates, room(256)));
-  expect(again.map((delivery) => delivery.id)).toEqual(['wsu_a_14', 'wsu_a_15', 'wsu_a_16', 'wsu_b_16', 'wsu_a_17']);
+  expect(again.map((delivery) => delivery.id)).toEqual(['wsu_a_13', 'wsu_a_14', 'wsu_a_15', 'wsu_a_16']);
 });

@@ -28,3 +28,8 @@ export function createPooledRandomBytes(fill: (buffer: Buffer) => Buffer = rando
 }
 
 export const cryptoRandomBytes: RandomBytes = createPooledRandomBytes();
+
+/** A uniform number in [0, 1) from a random source: the jitter of retry delays and open circuits. */
+export function uniformFraction(random: RandomBytes): number {
+  return random(4).readUInt32BE(0) / 2 ** 32;
+}

@@ -1,6 +1,6 @@
 // The delivery log as users see it: the attempts of one webhook, newest first, and a manual redelivery.
 import type { DeliveryAttemptView } from '@jobhooks/client/contract';
-import type { Clock } from '../core/clock';
+import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { isIdOf } from '../core/ids';
 import type { SecretBox } from '../security/secret-box';
@@ -9,6 +9,7 @@ import type { Store } from '../store/store';
 import { findWebhook, webhookNotFound } from '../store/find-webhook';
 import { nextDispatchState } from './archive-policy';
 import { makeAttempt, manualResult } from './attempt';
+import type { EndpointHealthRegistry } from './endpoint-health';
 import type { Send } from './sender';
 
 export function toAttemptView(entry: LoggedAttempt): DeliveryAttemptView {
@@ -33,6 +34,8 @@ export interface DeliveryLogServiceDeps {
   clock: Clock;
   secretBox: SecretBox;
   send: Send;
+  /** A redelivery goes out whatever the endpoint's circuit; a healthy answer closes it. */
+  health: EndpointHealthRegistry;
 }
 
 export type DeliveryLogService = ReturnType<typeof createDeliveryLogService>;
@@ -75,6 +78,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       storedSignature: delivery.signature,
       secret: () => deps.secretBox.open(webhook.sealedSecret),
     });
+    if (made.signature !== null) deps.health.answered(webhook.id, made.outcome, nowMicros(clock), true);
     const [logged] = await store.deliveries.recordAttempts([manualResult(made)], nextDispatchState);
     if (!logged) throw webhookNotFound(accountId, webhookId);
     return toAttemptView(logged);

@@ -3,7 +3,7 @@
 // record (the result, written with the others of the same turn in one transaction).
 import { BoundedMap } from '../core/bounded-map';
 import { type Clock, nowMicros } from '../core/clock';
-import type { RandomBytes } from '../core/random';
+import { type RandomBytes, uniformFraction } from '../core/random';
 import { createTurnBatch } from '../core/turn-batch';
 import type { AttemptResult } from '../domain/attempt';
 import type { ClaimedDelivery } from '../domain/delivery';
@@ -32,11 +32,6 @@ export interface StageDeps {
 /** What to do with a claimed delivery: nothing to send (its webhook is archived or inactive), or an attempt. */
 export type Prepared = { kind: 'skip' } | { kind: 'attempt'; plan: AttemptPlan };
 
-/** A uniform number in [0, 1) from the injected random source. */
-function fraction(random: RandomBytes): number {
-  return random(4).readUInt32BE(0) / 2 ** 32;
-}
-
 export function createDispatchStages(deps: StageDeps) {
   const { store, clock, owner } = deps;
   const openedSecrets = new BoundedMap<string, string>(OPENED_SECRETS_KEPT);
@@ -59,7 +54,7 @@ export function createDispatchStages(deps: StageDeps) {
         owner,
         now,
         leaseUntil: now + deps.leaseMicros,
-        perWebhook: Math.min(room.perWebhook, room.total),
+        perWebhook: Math.min(room.maxPerWebhook, room.total),
         excludeWebhookIds: saturatedWebhooks(room),
       },
       (candidates) => chooseClaims(candidates, room),
@@ -111,7 +106,7 @@ export function createDispatchStages(deps: StageDeps) {
     results.add(
       scheduledResult(made, {
         retryDelaysSeconds: deps.retryDelaysSeconds,
-        jitter: fraction(deps.random),
+        jitter: uniformFraction(deps.random),
         leaseOwner: owner,
         finishedAt,
       }),

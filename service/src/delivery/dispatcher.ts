@@ -1,13 +1,14 @@
 // The delivery worker: the scheduler (scheduler.ts) decides when to look for work and how much may run; each
 // claimed delivery then goes through the stages of dispatch-stages.ts: prepare, attempt (attempt.ts: sign and
 // send), record. The life of a delivery, step by step: docs/life-of-a-delivery.md.
-import type { Clock } from '../core/clock';
+import { type Clock, nowMicros } from '../core/clock';
 import type { RandomBytes } from '../core/random';
 import type { ClaimedDelivery } from '../domain/delivery';
 import type { SecretBox } from '../security/secret-box';
 import type { Store } from '../store/store';
 import { makeAttempt } from './attempt';
 import { createDispatchStages } from './dispatch-stages';
+import type { EndpointHealthRegistry } from './endpoint-health';
 import { createScheduler, type EndRequest, type SchedulerLimits } from './scheduler';
 import type { Send, SendOutcome } from './sender';
 
@@ -17,7 +18,8 @@ export interface DispatcherLimits extends SchedulerLimits {
 }
 
 export interface DispatchObserver {
-  attemptFinished(outcome: SendOutcome): void;
+  /** `waitedMicros`: from the time the attempt came due to the time its request started. */
+  attemptFinished(outcome: SendOutcome, waitedMicros: number): void;
 }
 
 export interface DispatcherDeps {
@@ -30,6 +32,8 @@ export interface DispatcherDeps {
   owner: string;
   retryDelaysSeconds: readonly number[];
   limits: DispatcherLimits;
+  /** Each endpoint's health: how many requests it may have in flight, and its circuit. */
+  health: EndpointHealthRegistry;
   observer?: DispatchObserver;
   onError: (error: unknown, stage: string) => void;
 }
@@ -51,10 +55,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const prepared = stages.prepare(delivery);
     if (prepared.kind === 'skip') return stages.skip(delivery);
     const made = await makeAttempt(deps, prepared.plan);
+    // What the endpoint answered sets how many requests it may have next (nothing was sent without a signature).
+    if (made.signature !== null) deps.health.answered(delivery.webhookId, made.outcome, nowMicros(deps.clock));
     // The endpoint has answered: its slot can take the next request while this result waits to be written
     // (the delivery stays leased until then, so no claim can take it again).
     endRequest();
-    deps.observer?.attemptFinished(made.outcome);
+    deps.observer?.attemptFinished(made.outcome, made.requestedAt - delivery.dueAt);
     await stages.record(made);
   }
 
@@ -63,13 +69,17 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const room = scheduler.room();
     if (room.total <= 0) return;
     for (const delivery of await stages.claim(room)) {
-      scheduler.launch(delivery.webhookId, (endRequest) =>
+      scheduler.launch(delivery, (endRequest) =>
         deliver(delivery, endRequest).catch((error: unknown) => deps.onError(error, 'deliver')),
       );
     }
   }
 
-  const scheduler = createScheduler(deps.limits, turn, (error) => deps.onError(error, 'claim'));
+  const capacity = {
+    allowed: (webhookId: string) => deps.health.allowedInFlight(webhookId, nowMicros(deps.clock)),
+    blocked: () => deps.health.blocked(nowMicros(deps.clock)),
+  };
+  const scheduler = createScheduler(deps.limits, turn, (error) => deps.onError(error, 'claim'), capacity);
 
   return {
     start: scheduler.start,

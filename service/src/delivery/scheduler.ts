@@ -14,6 +14,19 @@ export interface SchedulerLimits {
   pollIntervalMs: number;
 }
 
+/** How many requests each webhook may have in flight now; without one, every webhook may have its maximum. */
+export interface Capacity {
+  allowed(webhookId: string): number;
+  /** Webhooks that may have none now. */
+  blocked(): readonly string[];
+}
+
+/** Whose request a slot holds. */
+export interface SlotOwner {
+  webhookId: string;
+  accountId: number;
+}
+
 /** Frees a task's slot; called when its request is over (calling it again does nothing). */
 export type EndRequest = () => void;
 
@@ -24,10 +37,10 @@ export interface Scheduler {
   /** The room the next claim may fill. */
   room(): ClaimRoom;
   /**
-   * Runs `task` in a slot of `webhookId`'s. The task calls `endRequest` once its request is over (its result may
+   * Runs `task` in a slot of `owner`'s. The task calls `endRequest` once its request is over (its result may
    * still be on its way to the database); the slot is freed when the task settles at the latest.
    */
-  launch(webhookId: string, task: (endRequest: EndRequest) => Promise<void>): void;
+  launch(owner: SlotOwner, task: (endRequest: EndRequest) => Promise<void>): void;
   /** Requests in flight now. */
   inFlight(): number;
   /** Stops turns and polls, then waits up to `graceMs` for the launched tasks. */
@@ -38,8 +51,9 @@ export function createScheduler(
   limits: SchedulerLimits,
   turn: () => Promise<void>,
   onError: (error: unknown) => void,
+  capacity: Capacity = { allowed: () => limits.maxInFlightPerWebhook, blocked: () => [] },
 ): Scheduler {
-  const slots = createSlots(limits);
+  const slots = createSlots(limits, capacity);
   const tasks = new Set<Promise<void>>();
   let started = false;
   let stopping = false;
@@ -81,8 +95,8 @@ export function createScheduler(
     pollTimer.unref();
   }
 
-  function launch(webhookId: string, task: (endRequest: EndRequest) => Promise<void>): void {
-    const release = slots.take(webhookId);
+  function launch(owner: SlotOwner, task: (endRequest: EndRequest) => Promise<void>): void {
+    const release = slots.take(owner);
     // Every freed slot may take the next request: it wakes the scheduler.
     const endRequest = () => {
       if (release()) wake();
@@ -122,34 +136,40 @@ export function createScheduler(
   };
 }
 
-/** Request slots: how many are taken, in all and per webhook. */
-function createSlots(limits: SchedulerLimits) {
+/** Request slots: how many are taken, in all, per webhook and per account. */
+function createSlots(limits: SchedulerLimits, capacity: Capacity) {
   let taken = 0;
   const byWebhook = new Map<string, number>();
+  const byAccount = new Map<number, number>();
 
-  function count(webhookId: string, delta: number): void {
-    const next = (byWebhook.get(webhookId) ?? 0) + delta;
-    if (next <= 0) byWebhook.delete(webhookId);
-    else byWebhook.set(webhookId, next);
+  function count<K>(counts: Map<K, number>, key: K, delta: number): void {
+    const next = (counts.get(key) ?? 0) + delta;
+    if (next <= 0) counts.delete(key);
+    else counts.set(key, next);
   }
 
   return {
     room: (): ClaimRoom => ({
       total: limits.maxInFlight - taken,
-      perWebhook: limits.maxInFlightPerWebhook,
+      maxPerWebhook: limits.maxInFlightPerWebhook,
+      allowed: (webhookId) => Math.min(limits.maxInFlightPerWebhook, capacity.allowed(webhookId)),
+      blocked: capacity.blocked(),
       inFlight: byWebhook,
+      inFlightByAccount: byAccount,
     }),
     inFlight: () => taken,
     /** Takes a slot; the function it returns frees it once and answers whether this call freed it. */
-    take(webhookId: string): () => boolean {
+    take(owner: SlotOwner): () => boolean {
       taken += 1;
-      count(webhookId, 1);
+      count(byWebhook, owner.webhookId, 1);
+      count(byAccount, owner.accountId, 1);
       let held = true;
       return () => {
         if (!held) return false;
         held = false;
         taken -= 1;
-        count(webhookId, -1);
+        count(byWebhook, owner.webhookId, -1);
+        count(byAccount, owner.accountId, -1);
         return true;
       };
     },

@@ -22,6 +22,9 @@ export interface PlannedDeliveries {
 export interface DueCandidate {
   id: string;
   webhookId: string;
+  accountId: number;
+  /** When its next attempt came due, in microseconds since the epoch. */
+  dueAt: number;
 }
 
 /** A delivery leased to one dispatcher, with what its attempt needs. */
@@ -30,6 +33,9 @@ export interface ClaimedDelivery {
   eventId: string;
   eventType: EventType;
   webhookId: string;
+  accountId: number;
+  /** When this attempt came due (before the lease moved next_attempt_at), in microseconds since the epoch. */
+  dueAt: number;
   payload: Buffer;
   /** Attempts made so far. */
   attempts: number;

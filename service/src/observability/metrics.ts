@@ -2,12 +2,15 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { type Clock, nowMicros } from '../core/clock';
 import type { DispatchObserver } from '../delivery/dispatcher';
+import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
 import { verdictOf } from '../delivery/retry-policy';
 import type { SendOutcome } from '../delivery/sender';
 import type { Store } from '../store/store';
 
 /** Attempt latency buckets in seconds, up to the 10 s attempt limit. */
 const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Due-to-sent buckets in seconds: a healthy pipeline sends in milliseconds; an open circuit holds for minutes. */
+const WAIT_BUCKETS_SECONDS = [0.001, 0.005, 0.025, 0.1, 0.25, 1, 5, 15, 60, 300, 1800];
 
 export type AttemptOutcomeLabel = 'succeeded' | 'failed_status' | 'gone' | 'no_response';
 
@@ -22,7 +25,14 @@ export interface Metrics {
   observer: DispatchObserver;
 }
 
-export function createMetrics(sources: { store: Store; clock: Clock; inFlight: () => number }): Metrics {
+export interface MetricSources {
+  store: Store;
+  clock: Clock;
+  health: EndpointHealthRegistry;
+  inFlight: () => number;
+}
+
+export function createMetrics(sources: MetricSources): Metrics {
   // A registry per service, not the global one, so several services can live in one process (tests).
   const registry = new Registry();
   const registers = [registry];
@@ -38,6 +48,20 @@ export function createMetrics(sources: { store: Store; clock: Clock; inFlight: (
     help: 'Time from sending a delivery to its complete response or failure.',
     buckets: LATENCY_BUCKETS_SECONDS,
     registers,
+  });
+  const waited = new Histogram({
+    name: 'jobhooks_delivery_wait_seconds',
+    help: 'Time from an attempt coming due to its request being sent (claim, a free slot, a closed circuit).',
+    buckets: WAIT_BUCKETS_SECONDS,
+    registers,
+  });
+  new Gauge({
+    name: 'jobhooks_endpoint_circuit_open',
+    help: "Webhooks whose endpoint's circuit is open (or waiting for its probe) in this process: nothing is sent to them but the probe.",
+    registers,
+    collect() {
+      this.set(sources.health.notClosed());
+    },
   });
   new Gauge({
     name: 'jobhooks_deliveries_due',
@@ -66,9 +90,10 @@ export function createMetrics(sources: { store: Store; clock: Clock; inFlight: (
   return {
     registry,
     observer: {
-      attemptFinished(outcome) {
+      attemptFinished(outcome, waitedMicros) {
         attempts.inc({ outcome: outcomeLabel(outcome) });
         latency.observe(outcome.durationMs / 1000);
+        waited.observe(Math.max(0, waitedMicros) / 1_000_000);
       },
     },
   };

@@ -53,14 +53,13 @@ function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Bu
 
 type NextDispatchState = (current: DispatchState, facts: AttemptResult['facts']) => DispatchState;
 
-type DueRow = DueCandidate & { nextAttemptAt: number };
-
 /** The claim's statements, named so a test can check SQLite answers them from an index, not a scan. */
 export const CLAIM_QUERIES = {
   nextPendingWebhook: `SELECT webhook_id AS webhookId FROM deliveries
       WHERE state = 'pending' AND webhook_id > ? ORDER BY webhook_id LIMIT 1`,
-  dueOfWebhook: `SELECT id, webhook_id AS webhookId, next_attempt_at AS nextAttemptAt FROM deliveries
-      WHERE state = 'pending' AND webhook_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
+  dueOfWebhook: `SELECT d.id, d.webhook_id AS webhookId, w.account_id AS accountId, d.next_attempt_at AS dueAt
+      FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.state = 'pending' AND d.webhook_id = ? AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at LIMIT ?`,
 } as const;
 
 export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
@@ -69,7 +68,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   // rows. Its cost grows with the number of such webhooks and log(backlog), never with the backlog itself:
   // a busy webhook's thousands of due rows are not read while it has no room.
   const nextPendingWebhook = db.prepare<[string], { webhookId: string }>(CLAIM_QUERIES.nextPendingWebhook);
-  const dueOfWebhook = db.prepare<[string, number, number], DueRow>(CLAIM_QUERIES.dueOfWebhook);
+  const dueOfWebhook = db.prepare<[string, number, number], DueCandidate>(CLAIM_QUERIES.dueOfWebhook);
   // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again.
   const lease = db.prepare(
     `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseUntil, next_attempt_at = @leaseUntil
@@ -124,22 +123,22 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     `SELECT count(*) AS n FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?`,
   );
 
-  /** The oldest due deliveries of every webhook that has room, oldest first over all of them. */
+  /** The oldest due deliveries of every webhook that has room (the dispatcher chooses among them). */
   function dueCandidates(request: ClaimRequest): DueCandidate[] {
     const excluded = new Set(request.excludeWebhookIds);
-    const rows: DueRow[] = [];
+    const rows: DueCandidate[] = [];
     for (let after = nextPendingWebhook.get(''); after; after = nextPendingWebhook.get(after.webhookId)) {
       if (excluded.has(after.webhookId)) continue;
       rows.push(...dueOfWebhook.all(after.webhookId, request.now, request.perWebhook));
     }
-    return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt).map(({ id, webhookId }) => ({ id, webhookId }));
+    return rows;
   }
 
   const claimInTransaction = db.transaction(
     (request: ClaimRequest, choose: (candidates: DueCandidate[]) => DueCandidate[]) => {
       const candidates = dueCandidates(request);
       const result: ClaimedDelivery[] = [];
-      for (const { id } of choose(candidates)) {
+      for (const { id, accountId, dueAt } of choose(candidates)) {
         if (lease.run({ id, owner: request.owner, leaseUntil: request.leaseUntil }).changes !== 1) continue;
         const row = claimed.get(id)!;
         result.push({
@@ -147,6 +146,8 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
           eventId: row.event_id,
           eventType: row.event_type,
           webhookId: row.webhook_id,
+          accountId,
+          dueAt,
           payload: payloadBytes(row),
           attempts: row.attempts,
           clientUrl: row.client_url,

@@ -13,6 +13,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import type { IdGenerator } from '../core/ids';
 import type { RandomBytes } from '../core/random';
 import { makeAttempt } from '../delivery/attempt';
+import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
 import type { Send } from '../delivery/sender';
 import { buildPayload, sampleCompletedRun } from '../events/payload';
 import { refusalForHost } from '../security/address-policy';
@@ -33,6 +34,8 @@ export interface WebhookServiceDeps {
   random: RandomBytes;
   secretBox: SecretBox;
   send: Send;
+  /** Endpoint health: shown with each webhook, and told what a test send got. */
+  health: EndpointHealthRegistry;
   maxWebhooksPerAccount: number;
   allowPrivateUrls: boolean;
 }
@@ -75,14 +78,16 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const find = (accountId: number, webhookId: string) => findWebhook(store, accountId, webhookId);
 
   // The store answers with one frozen record until the webhook changes (webhook-cache.ts); its view is made
-  // once per record too, so the HTTP layer gets the same object back and can keep the JSON it wrote for it.
-  const details = new WeakMap<WebhookRecord, Readonly<WebhookDetail>>();
+  // once per record and circuit state too, so the HTTP layer gets the same object back and can keep the JSON
+  // it wrote for it.
+  const details = new WeakMap<WebhookRecord, { circuit: string; detail: Readonly<WebhookDetail> }>();
   function detailOf(record: WebhookRecord): Readonly<WebhookDetail> {
-    let detail = details.get(record);
-    if (detail === undefined) {
-      detail = Object.freeze(toDetail(record));
-      details.set(record, detail);
-    }
+    const circuit = deps.health.circuitOf(record.id, nowMicros(clock));
+    const key = circuit.state === 'open' ? `open:${circuit.until}` : circuit.state;
+    const known = details.get(record);
+    if (known !== undefined && known.circuit === key) return known.detail;
+    const detail = Object.freeze(toDetail(record, circuit));
+    details.set(record, { circuit: key, detail });
     return detail;
   }
 
@@ -190,7 +195,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       test: true,
     });
     // Logged like any attempt, but it changes neither the webhook's status nor its failure record.
-    const { log } = await makeAttempt(deps, {
+    const { log, outcome, signature } = await makeAttempt(deps, {
       target: { deliveryId: null, webhookId: record.id, eventId, eventType: 'job.run.completed', attempt: 1 },
       url: record.clientUrl,
       body,
@@ -198,6 +203,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       secret: () => secretBox.open(record.sealedSecret),
       isTest: true,
     });
+    // A person's test goes out whatever the circuit, and a healthy answer closes it.
+    if (signature !== null) deps.health.answered(record.id, outcome, nowMicros(clock), true);
     await store.deliveryLog.append(log);
     return { verification_error: log.error, verification_status_code: log.statusCode };
   }
@@ -211,7 +218,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       detailOf(await find(accountId, webhookId)),
     list: async (accountId: number, page: { offset: number; limit: number }) => {
       const { items, total } = await store.webhooks.list(accountId, page);
-      return { items: items.map(toDetail), total };
+      const now = nowMicros(clock);
+      return { items: items.map((record) => toDetail(record, deps.health.circuitOf(record.id, now))), total };
     },
   };
 }

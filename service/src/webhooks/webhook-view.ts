@@ -1,5 +1,6 @@
 // Maps a stored webhook to the response shapes of docs/api-contract.md#6-responses-of-each-operation.
 import type { CreatedWebhook, WebhookDetail, WebhookSummary } from '@jobhooks/client/contract';
+import type { Circuit } from '../delivery/endpoint-health';
 import type { WebhookRecord } from '../domain/webhook';
 
 export function toSummary(record: WebhookRecord): WebhookSummary {
@@ -23,10 +24,12 @@ export function toSummary(record: WebhookRecord): WebhookSummary {
   };
 }
 
-export function toDetail(record: WebhookRecord): WebhookDetail {
+export function toDetail(record: WebhookRecord, circuit: Circuit): WebhookDetail {
   return {
     ...toSummary(record),
     ...(record.dispatchedAt !== null ? { dispatched_at: String(record.dispatchedAt) } : {}),
+    delivery_circuit: circuit.state,
+    ...(circuit.state === 'open' ? { delivery_circuit_open_until: String(circuit.until) } : {}),
   };
 }
 

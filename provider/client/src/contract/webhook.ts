@@ -117,8 +117,20 @@ export const WebhookSummary = z.object({
 });
 export type WebhookSummary = z.infer<typeof WebhookSummary>;
 
-/** Get and list add `dispatched_at`, present once a dispatch has happened. */
-export const WebhookDetail = WebhookSummary.extend({ dispatched_at: Digits.optional() });
+/** How the webhook's endpoint has been answering this service: closed (sending), open (holding back), probing. */
+export const DeliveryCircuit = z.enum(['closed', 'open', 'probing']);
+export type DeliveryCircuit = z.infer<typeof DeliveryCircuit>;
+
+/**
+ * Get and list add `dispatched_at`, present once a dispatch has happened, and the endpoint's circuit
+ * (docs/decisions.md#19-delivery-concurrency-and-leases): `delivery_circuit`, with `delivery_circuit_open_until`
+ * (microseconds) while it is open. Both are jobhooks' own, like `archived`; optional for other servers.
+ */
+export const WebhookDetail = WebhookSummary.extend({
+  dispatched_at: Digits.optional(),
+  delivery_circuit: DeliveryCircuit.optional(),
+  delivery_circuit_open_until: Digits.optional(),
+});
 export type WebhookDetail = z.infer<typeof WebhookDetail>;
 
 /** Only the create response carries the secret. */

@@ -1,0 +1,116 @@
+// The endpoint health rules on a fake clock: capacity that grows with healthy answers and halves with sick
+// ones, the circuit that opens after sick answers in a row, its probe, and what counts as sick.
+import {
+  afterAnswer,
+  allowedInFlight,
+  type Answer,
+  circuitAt,
+  DEFAULT_HEALTH_RULES,
+  EndpointHealthRegistry,
+  type EndpointHealth,
+  healthSignalOf,
+  UNKNOWN_ENDPOINT,
+} from '../../service/src/delivery/endpoint-health';
+
+const RULES = { ...DEFAULT_HEALTH_RULES, maxInFlight: 16 };
+const SECOND = 1_000_000;
+
+const healthy = (now: number, manual = false): Answer => ({ signal: 'healthy', now, jitter: 0, manual });
+const sick = (now: number, manual = false): Answer => ({ signal: 'sick', now, jitter: 0, manual });
+
+function answered(answers: Answer[], from: EndpointHealth = UNKNOWN_ENDPOINT): EndpointHealth {
+  return answers.reduce((health, answer) => afterAnswer(health, answer, RULES), from);
+}
+
+test('timeouts, failed connections and 5xx are sick; 2xx, 3xx and 4xx, however slow, are healthy', () => {
+  expect(healthSignalOf({ kind: 'no_response', error: 'No complete response within 10 s', durationMs: 10_000 })).toBe(
+    'sick',
+  );
+  expect(healthSignalOf({ kind: 'no_response', error: 'Connection refused', durationMs: 1 })).toBe('sick');
+  for (const status of [500, 502, 503]) {
+    expect(healthSignalOf({ kind: 'response', status, durationMs: 5, bodyExcerpt: '', retryAfter: null })).toBe('sick');
+  }
+  for (const status of [200, 204, 301, 400, 404, 410, 429]) {
+    expect(healthSignalOf({ kind: 'response', status, durationMs: 3_000, bodyExcerpt: '', retryAfter: null })).toBe(
+      'healthy',
+    );
+  }
+});
+
+test('an unknown endpoint gets one request at a time, and one more with each healthy answer, up to the limit', () => {
+  expect(allowedInFlight(UNKNOWN_ENDPOINT, 0)).toBe(1);
+  expect(allowedInFlight(answered([healthy(1)]), 1)).toBe(2);
+  expect(allowedInFlight(answered(Array.from({ length: 40 }, (_, i) => healthy(i))), 40)).toBe(16);
+});
+
+test('each sick answer halves the capacity, never below one, and a healthy one in between resets the count', () => {
+  const full = answered(Array.from({ length: 15 }, (_, i) => healthy(i)));
+  expect(full.limit).toBe(16);
+  const halved = answered([sick(20), sick(21)], full);
+  expect(halved).toMatchObject({ limit: 4, sickInARow: 2, circuit: { state: 'closed' } });
+  const recovered = answered([healthy(22)], halved);
+  expect(recovered).toMatchObject({ limit: 5, sickInARow: 0 });
+  expect(answered([sick(23), sick(24), sick(25), sick(26)], recovered)).toMatchObject({
+    limit: 1,
+    circuit: { state: 'closed' },
+  });
+});
+
+test('five sick answers in a row open the circuit for 10 s: nothing is sent, then one probe', () => {
+  const opened = answered([sick(0), sick(1), sick(2), sick(3), sick(4 * SECOND)]);
+  expect(opened.circuit).toEqual({ state: 'open', until: 14 * SECOND });
+  expect(allowedInFlight(opened, 14 * SECOND - 1)).toBe(0);
+  expect(circuitAt(opened, 14 * SECOND)).toEqual({ state: 'probing' });
+  expect(allowedInFlight(opened, 14 * SECOND)).toBe(1);
+});
+
+test('a failed probe opens the circuit again for twice as long, up to 5 minutes', () => {
+  let health = answered([sick(0), sick(0), sick(0), sick(0), sick(0)]);
+  const periods: number[] = [];
+  let now = 0;
+  for (let probe = 0; probe < 8; probe += 1) {
+    const circuit = health.circuit as { state: 'open'; until: number };
+    periods.push((circuit.until - now) / SECOND);
+    now = circuit.until;
+    health = afterAnswer(health, sick(now), RULES);
+  }
+  expect(periods).toEqual([10, 20, 40, 80, 160, 300, 300, 300]);
+});
+
+test('a healthy probe closes the circuit at full speed', () => {
+  const opened = answered([sick(0), sick(0), sick(0), sick(0), sick(0)]);
+  const closed = afterAnswer(opened, healthy(11 * SECOND), RULES);
+  expect(closed).toEqual({ limit: 16, sickInARow: 0, opens: 0, circuit: { state: 'closed' } });
+});
+
+test('a request of a person never opens the circuit, and its healthy answer closes it at once', () => {
+  const failing = answered([sick(0), sick(0), sick(0), sick(0)]);
+  expect(afterAnswer(failing, sick(1, true), RULES)).toBe(failing);
+  const opened = answered([sick(0), sick(0), sick(0), sick(0), sick(0)]);
+  expect(afterAnswer(opened, healthy(SECOND, true), RULES).circuit).toEqual({ state: 'closed' });
+});
+
+test('a sick answer to a request sent before the circuit opened changes nothing', () => {
+  const opened = answered([sick(0), sick(0), sick(0), sick(0), sick(0)]);
+  expect(afterAnswer(opened, sick(SECOND), RULES)).toBe(opened);
+});
+
+test('an open period is stretched by up to a fifth, by the jitter given', () => {
+  const opened = [sick(0), sick(0), sick(0), sick(0)].reduce((h, a) => afterAnswer(h, a, RULES), UNKNOWN_ENDPOINT);
+  const stretched = afterAnswer(opened, { signal: 'sick', now: 0, jitter: 0.5, manual: false }, RULES);
+  expect(stretched.circuit).toEqual({ state: 'open', until: 11 * SECOND });
+});
+
+test('the registry blocks only webhooks whose circuit is open, and counts circuits that are not closed', () => {
+  const registry = new EndpointHealthRegistry(RULES);
+  for (let i = 0; i < 5; i += 1) registry.record('wh_dead', sick(0));
+  registry.record('wh_fine', healthy(0));
+  expect(registry.blocked(SECOND)).toEqual(['wh_dead']);
+  expect(registry.notClosed()).toBe(1);
+  expect(registry.allowedInFlight('wh_fine', SECOND)).toBe(2);
+  expect(registry.allowedInFlight('wh_new', SECOND)).toBe(1);
+  expect(registry.blocked(10 * SECOND)).toEqual([]);
+  expect(registry.circuitOf('wh_dead', 10 * SECOND)).toEqual({ state: 'probing' });
+  registry.record('wh_dead', healthy(10 * SECOND));
+  expect(registry.notClosed()).toBe(0);
+});
