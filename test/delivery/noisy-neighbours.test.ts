@@ -1,0 +1,97 @@
+// Endpoints that hang or fail cannot delay the deliveries of healthy ones: real receivers on 127.0.0.1, each
+// webhook its own port, a service with few request slots so that hung endpoints could fill them all.
+import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
+import { ingest } from '../support/events';
+import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait';
+
+const EVENTS = 8;
+const HUNG = 6;
+/** How long the slow but working endpoint takes to answer 2xx. */
+const SLOW_MS = 1_500;
+
+let h: Harness;
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  // Closing the receivers first ends the hung requests at once, so the service stops without waiting for them.
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+  await h.close();
+});
+
+async function receiverFor(responder: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
+  const receiver = await startReceiver(responder);
+  receivers.push(receiver);
+  return receiver;
+}
+
+async function webhookAt(receiver: Receiver) {
+  return createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+}
+
+const read = async (id: string) => (await h.call('GET', webhookPath(id))).json().data;
+
+test('beside hung, failing and slow endpoints, a healthy webhook gets every event at once; the slow one gets all of its own', async () => {
+  h = await startHarness({
+    env: {
+      // Fewer slots than there are sick endpoints could hold at the configured per-endpoint limit (7 x 4 > 10).
+      JOBHOOKS_DELIVERY_CONCURRENCY: '10',
+      JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: '4',
+      JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600',
+    },
+  });
+  const healthy = await receiverFor(answer(200));
+  const failing = await receiverFor(answer(500, 'down'));
+  const slow = await receiverFor((_req, res) => setTimeout(() => res.writeHead(204).end(), SLOW_MS));
+  const hung = await Promise.all(Array.from({ length: HUNG }, () => receiverFor(() => undefined)));
+  const healthyHook = await webhookAt(healthy);
+  const failingHook = await webhookAt(failing);
+  const slowHook = await webhookAt(slow);
+  for (const receiver of hung) await webhookAt(receiver);
+
+  const lateness: number[] = [];
+  for (let run = 1; run <= EVENTS; run += 1) {
+    const before = healthy.requests.length;
+    const accepted = Date.now();
+    await ingest(h, 'job.run.completed', { runId: String(run) });
+    await waitFor(() => healthy.requests.length > before, `the healthy webhook's delivery of run ${run}`, 5_000);
+    lateness.push(Date.now() - accepted);
+  }
+  // Every event reached the healthy webhook while the hung endpoints held their requests open.
+  expect(healthy.requests).toHaveLength(EVENTS);
+  expect(Math.max(...lateness)).toBeLessThan(1_000);
+
+  // An endpoint not heard from holds one request at a time: the hung ones hold one each, never more.
+  for (const receiver of hung) expect(receiver.requests).toHaveLength(1);
+
+  // Five 500s in a row opened the failing endpoint's circuit: its other deliveries wait, with no attempt used.
+  await waitFor(() => failing.requests.length === 5, 'five attempts to the failing endpoint');
+  await waitFor(async () => (await read(failingHook.id)).delivery_circuit === 'open', 'its circuit to open');
+  const open = await read(failingHook.id);
+  expect(Number(open.delivery_circuit_open_until)).toBeGreaterThan(Date.now() * 1000);
+  expect(open.http_status_code).toBe('500');
+  expect(failing.requests).toHaveLength(5);
+
+  // The slow endpoint answers 2xx: that is healthy, so it gets every delivery, more of them at once as it answers.
+  await waitFor(() => slow.requests.length === EVENTS, 'every delivery to the slow endpoint', 20_000);
+  expect(await read(slowHook.id)).toMatchObject({ delivery_circuit: 'closed', http_status_code: '204' });
+  expect(await read(healthyHook.id)).toMatchObject({ delivery_circuit: 'closed', http_status_code: '200' });
+}, 40_000);
+
+test("a person's test send goes out through an open circuit, and its 2xx closes it: the held deliveries follow", async () => {
+  h = await startHarness({ env: { JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' } });
+  const failing = await receiverFor(answer(503, 'maintenance'));
+  const hook = await webhookAt(failing);
+  for (let run = 1; run <= 7; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
+  await waitFor(async () => (await read(hook.id)).delivery_circuit === 'open', 'the circuit to open');
+  expect(failing.requests).toHaveLength(5);
+
+  failing.respondWith(answer(200, 'back'));
+  const tested = await h.call('GET', `${webhookPath(hook.id)}/test`);
+  expect(tested.json().data).toEqual({ verification_error: null, verification_status_code: '200' });
+  expect((await read(hook.id)).delivery_circuit).toBe('closed');
+  // The two deliveries the circuit held back go now, with their first attempt; the five that failed wait for
+  // their retry in an hour.
+  await waitFor(() => failing.requests.length === 5 + 1 + 2, 'the held deliveries');
+  const held = failing.requests.slice(6);
+  expect(held.map((request) => request.headers['x-jobhooks-attempt'])).toEqual(['1', '1']);
+}, 20_000);
