@@ -1,4 +1,5 @@
-// GET /metrics: Prometheus text with attempts by outcome, attempt latency, due and in-flight deliveries, archived webhooks.
+// GET /metrics: Prometheus text with attempts by outcome, attempt latency and wait, due and in-flight deliveries, open
+// circuits, archived webhooks.
 import { createManualClock } from '../../service/src/core/clock';
 import { createWebhook, type Harness, startHarness } from '../support/harness';
 import { ingest } from '../support/events';
@@ -69,4 +70,16 @@ test('a queued delivery that no dispatcher has claimed is counted as due', async
   await h.service.dispatcher.stop(1000);
   await ingest(h, 'job.run.completed');
   expect(value(await metrics(), 'jobhooks_deliveries_due')).toBe(1);
+});
+
+test("an endpoint's open circuit is gauged, and each attempt's wait from due to sent is timed", async () => {
+  receiver.respondWith(answer(503));
+  await createWebhook(h, { client_url: `${receiver.url}/down`, event_types: ['job.run.completed'], job_ids: [] });
+  expect(value(await metrics(), 'jobhooks_endpoint_circuit_open')).toBe(0);
+  for (let run = 1; run <= 5; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
+  await waitFor(async () => value(await metrics(), 'jobhooks_endpoint_circuit_open') === 1, 'the open circuit gauge');
+  const text = await metrics();
+  expect(value(text, 'jobhooks_delivery_wait_seconds_count')).toBe(5);
+  // The manual clock stands still: every attempt went out the moment it came due.
+  expect(value(text, 'jobhooks_delivery_wait_seconds_bucket{le="0.001"}')).toBe(5);
 });
