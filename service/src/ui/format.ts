@@ -6,9 +6,15 @@ export function dateOf(microseconds: string): Date {
   return new Date(Math.floor(Number(microseconds) / 1000));
 }
 
-/** A timestamp in the viewer's locale and time zone, e.g. "Nov 21, 2026, 2:03:07 PM". */
-export function localTime(microseconds: string): string {
-  return dateOf(microseconds).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+/**
+ * A timestamp in the viewer's locale and time zone, e.g. "Nov 21, 2026, 2:03:07 PM". `withZone` names the zone
+ * ("… PM UTC") for a time still to come that a person may plan around, where the zone is not obvious.
+ */
+export function localTime(microseconds: string, withZone = false): string {
+  return dateOf(microseconds).toLocaleString(undefined, {
+    dateStyle: 'medium',
+    timeStyle: withZone ? 'long' : 'medium',
+  });
 }
 
 export type WebhookState = 'archived' | 'active' | 'inactive';
@@ -32,4 +38,41 @@ export function isSuccessStatus(code: string): boolean {
 
 export function jobsText(jobIds: readonly string[]): string {
   return jobIds.length === 0 ? 'All jobs' : jobIds.join(', ');
+}
+
+/**
+ * The endpoint's circuit breaker as the UI words it, or null while the service sends normally: "closed", or no
+ * field at all from a server that does not report it. Null for an archived webhook too: it sends nothing at all,
+ * its Archived badge says so, and a pause would only distract from that. `nextTryAt` (microseconds) is when an
+ * open circuit lets a probe through; `explanation` says what the state means for deliveries, for the detail view.
+ */
+export type CircuitNotice =
+  | { state: 'open'; label: string; nextTryAt?: string; explanation: string }
+  | { state: 'probing'; label: string; explanation: string };
+
+export function circuitNotice(
+  webhook: Pick<WebhookDetail, 'archived' | 'delivery_circuit' | 'delivery_circuit_open_until'>,
+): CircuitNotice | null {
+  if (webhook.archived) return null;
+  if (webhook.delivery_circuit === 'open') {
+    return {
+      state: 'open',
+      label: 'Paused: endpoint failing',
+      ...(webhook.delivery_circuit_open_until ? { nextTryAt: webhook.delivery_circuit_open_until } : {}),
+      explanation:
+        'The endpoint’s recent attempts all failed (timeouts, failed connections or 5xx answers), so deliveries ' +
+        'are held back until the next try: they are not lost and do not use up their attempts. ' +
+        'Redeliver and Send test go out anyway, and a healthy answer resumes sending.',
+    };
+  }
+  if (webhook.delivery_circuit === 'probing') {
+    return {
+      state: 'probing',
+      label: 'Probing endpoint',
+      explanation:
+        'The pause is over: one request is sent to check the endpoint before the held deliveries follow. ' +
+        'A healthy answer resumes sending; another failure pauses it again.',
+    };
+  }
+  return null;
 }

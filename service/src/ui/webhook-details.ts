@@ -4,7 +4,7 @@ import type { UiContext } from './context';
 import { renderDeliveries } from './deliveries-view';
 import { h, show } from './dom';
 import { webhookActions } from './webhook-actions';
-import { statusBadge, webhookFacts } from './webhook-card';
+import { webhookBadges, webhookFacts } from './webhook-card';
 
 /** `deliveriesOffset` keeps the page of the log in view when a redelivery draws the page again. */
 export async function renderWebhookDetails(ctx: UiContext, id: string, deliveriesOffset = 0): Promise<void> {
@@ -23,7 +23,7 @@ export async function renderWebhookDetails(ctx: UiContext, id: string, deliverie
     h(
       'article',
       { class: `webhook detail ${webhook.archived ? 'is-archived' : ''}`, 'aria-labelledby': 'webhook-title' },
-      h('header', {}, h('h1', { id: 'webhook-title' }, webhook.name), statusBadge(webhook)),
+      h('header', {}, h('h1', { id: 'webhook-title' }, webhook.name), webhookBadges(webhook)),
       webhookFacts(webhook, true),
       ...webhookActions(ctx, webhook, {
         changed: () => void renderWebhookDetails(ctx, id),

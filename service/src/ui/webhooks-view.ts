@@ -4,7 +4,7 @@ import type { UiContext } from './context';
 import { h, show, uniqueId } from './dom';
 import { archivedBannerVisible, dismissBannerFor, dismissedArchivings } from './session';
 import { webhookActions } from './webhook-actions';
-import { statusBadge, webhookFacts } from './webhook-card';
+import { webhookBadges, webhookFacts } from './webhook-card';
 
 function archivedBanner(archived: WebhookDetail[], onDismiss: () => void): HTMLElement {
   const names = archived.map((webhook) => webhook.name).join(', ');
@@ -40,7 +40,7 @@ function webhookCard(ctx: UiContext, webhook: WebhookDetail, reload: () => void)
       'header',
       {},
       h('h3', { id: titleId }, h('a', { href: `#/webhooks/${encodeURIComponent(webhook.id)}` }, webhook.name)),
-      statusBadge(webhook),
+      webhookBadges(webhook),
     ),
     webhookFacts(webhook),
     ...webhookActions(ctx, webhook, { changed: reload, deleted: reload }),
