@@ -1,12 +1,13 @@
 // The operator command line, run as a user runs it (the built bin), on the database of a running service.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { loadTerraformProviderPackage } from '../service/src/cli/main';
 import { loadConfig } from '../service/src/config';
-import { openDatabase } from '../service/src/store/database';
+import { openDatabase, schemaVersion } from '../service/src/store/database';
+import { MIGRATIONS } from '../service/src/store/migrations';
 import { createService, type Service } from '../service/src/wiring';
 
 const run = promisify(execFile);
@@ -141,4 +142,28 @@ test('account and token commands refuse to create a database, and name the path 
   }
   expect(existsSync(join(dir, 'elsewhere'))).toBe(false);
   expect((await jobhooks('account', 'list')).stderr).toBe(`Database: ${env.JOBHOOKS_DB}\n`);
+});
+
+test('a command does not upgrade a database an older service is still running on; once that service is gone it does', async () => {
+  const older = join(dir, 'older.db');
+  openDatabase(older, MIGRATIONS.slice(0, -1)).close();
+  // This test process stands for the older service: alive, and named in the database's pid file.
+  writeFileSync(`${older}.pid`, `${process.pid}\n`);
+  const olderEnv = { ...env, JOBHOOKS_DB: older };
+  const refused = await run(process.execPath, [BIN, 'account', 'list'], { env: olderEnv }).catch(
+    (e: unknown) => e as { code: number; stderr: string },
+  );
+  expect(refused).toMatchObject({ code: 1 });
+  expect((refused as { stderr: string }).stderr).toContain(
+    `The database at ${older} was made by an older jobhooks, whose service is still running (pid ${process.pid}): stop it`,
+  );
+  const db = openDatabase(older, MIGRATIONS.slice(0, -1));
+  expect(schemaVersion(db)).toBe(MIGRATIONS.at(-2)!.version);
+  db.close();
+
+  rmSync(`${older}.pid`);
+  await run(process.execPath, [BIN, 'account', 'list'], { env: olderEnv });
+  const upgraded = openDatabase(older);
+  expect(schemaVersion(upgraded)).toBe(MIGRATIONS.at(-1)!.version);
+  upgraded.close();
 });

@@ -91,6 +91,14 @@ test("a send whose answer never comes fails at its deadline as the service's fau
   await sender.terminateThread(); // its request would hold a graceful close for the close grace
 }, 5_000);
 
+test("a thread's start-up does not count against the deadline of the sends that wait for it", async () => {
+  // The thread takes longer to start than the deadline: the first send still gets its answer.
+  sender = createThreadedSender({ allowPrivateUrls: true, replyDeadlineMs: 400, startupDelayMs: 800 });
+  const started = performance.now();
+  await expect(post(receiver.url)).resolves.toMatchObject({ kind: 'response', status: 200 });
+  expect(performance.now() - started).toBeGreaterThanOrEqual(800);
+});
+
 test('an answer that comes after its deadline is ignored, and the next send gets its own', async () => {
   let lateAnswerSent = false;
   receiver.respondWith((_request, response) =>

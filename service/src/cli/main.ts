@@ -1,6 +1,7 @@
 // The `jobhooks` command line: start the service, and manage accounts and API tokens on its database.
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import { DBTCLOUD_PROVIDER_VERSION } from '@jobhooks/client';
 import { createAccountService } from '../accounts/account-service';
 import { loadConfig } from '../config';
@@ -10,7 +11,9 @@ import { ConfigurationError, JobhooksError } from '../core/errors';
 import { createIdGenerator } from '../core/ids';
 import { cryptoRandomBytes } from '../core/random';
 import { startServer } from '../main';
+import { MIGRATIONS } from '../store/migrations';
 import { createSqliteStore } from '../store/sqlite-store';
+import { runningServiceOf } from '../service-lock';
 import { secretKeyFileOf } from '../security/secret-box';
 import { backupDatabase } from './backup-command';
 import { rotateSecretKey } from './secret-key-command';
@@ -89,7 +92,32 @@ function existingDatabase(config: ReturnType<typeof loadConfig>): string {
   return config.databasePath;
 }
 
-const openExistingStore = (config: ReturnType<typeof loadConfig>) => createSqliteStore(existingDatabase(config));
+/**
+ * Opening the store upgrades an older database. A service of the older build still running on it would then
+ * fail on the new schema (a table it knows by another name), so the command refuses instead: the new
+ * service upgrades the database when it starts.
+ */
+function refuseUpgradeBesideOlderService(databasePath: string): void {
+  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
+  let version: number;
+  try {
+    version = db.pragma('user_version', { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+  const running = runningServiceOf(databasePath);
+  if (version < MIGRATIONS.at(-1)!.version && running !== null) {
+    throw new ConfigurationError(
+      `The database at ${databasePath} was made by an older jobhooks, whose service is still running (pid ${running}): stop it and start this version's service, which upgrades the database, then run this command again.`,
+    );
+  }
+}
+
+function openExistingStore(config: ReturnType<typeof loadConfig>) {
+  const databasePath = existingDatabase(config);
+  refuseUpgradeBesideOlderService(databasePath);
+  return createSqliteStore(databasePath);
+}
 
 async function withAccounts<T>(run: (accounts: ReturnType<typeof createAccountService>) => Promise<T>): Promise<T> {
   const store = openExistingStore(loadConfig(process.env));

@@ -101,13 +101,13 @@ export function createScheduler(
     const endRequest = () => {
       if (release()) wake();
     };
-    const running: Promise<void> = task(endRequest)
+    const launched: Promise<void> = task(endRequest)
       .catch(onError)
       .finally(() => {
-        tasks.delete(running);
+        tasks.delete(launched);
         endRequest();
       });
-    tasks.add(running);
+    tasks.add(launched);
   }
 
   async function stop(graceMs: number): Promise<void> {

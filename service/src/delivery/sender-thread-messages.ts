@@ -10,6 +10,6 @@ export interface QueuedRequest {
 
 export type SenderThreadRequest = { kind: 'send'; requests: QueuedRequest[] } | { kind: 'close' };
 
-export interface SenderThreadReply {
-  outcomes: Array<{ id: number; outcome: SendOutcome }>;
-}
+/** `ready` once the thread can take requests (its modules are loaded), then the outcomes as they finish. */
+export type SenderThreadReply =
+  { kind: 'ready' } | { kind: 'outcomes'; outcomes: Array<{ id: number; outcome: SendOutcome }> };

@@ -19,7 +19,12 @@ export interface SenderThreadOptions extends HttpSenderOptions {
    * REPLY_MARGIN_MS. Shorter than the attempt limit, it lets a test stand for an answer that is lost.
    */
   replyDeadlineMs?: number;
+  /** Tests only: the thread waits this long before it says it is ready, as a slow start would. */
+  startupDelayMs?: number;
 }
+
+/** What the thread is started with (sender-worker.ts). */
+export type WorkerOptions = Omit<SenderThreadOptions, 'replyDeadlineMs'>;
 
 export interface ThreadedSender extends HttpSender {
   /** Stops the thread as a crash would: its sends in flight fail, and the next send starts a new thread. */
@@ -49,10 +54,11 @@ const CLOSE_GRACE_MS = ATTEMPT_TIMEOUT_MS + 1_000;
 interface Waiting {
   resolve: (outcome: SendOutcome) => void;
   reject: (error: Error) => void;
-  deadline: NodeJS.Timeout;
+  /** Null until the thread is ready: a thread's start-up is not part of the attempt it delays. */
+  deadline: NodeJS.Timeout | null;
 }
 
-function spawnWorker(options: HttpSenderOptions): Worker {
+function spawnWorker(options: WorkerOptions): Worker {
   const entry = workerEntry(__dirname, 'sender-worker');
   return new Worker(entry.path, {
     workerData: options,
@@ -69,18 +75,21 @@ function ownBytes(body: Buffer): Uint8Array {
   return body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
 }
 
-/** The sends waiting for the thread's answer, each with its own deadline. */
+/** The sends waiting for the thread's answer, each with its own deadline, which runs once the thread is ready. */
 function createWaitingList(deadlineMs: number) {
   const waiting = new Map<number, Waiting>();
+  let threadReady = false;
 
   /** Removes a send and its timer; undefined once it is settled, so an answer after its deadline is ignored. */
   function take(id: number): Waiting | undefined {
     const pending = waiting.get(id);
     if (pending === undefined) return undefined;
     waiting.delete(id);
-    clearTimeout(pending.deadline);
+    if (pending.deadline !== null) clearTimeout(pending.deadline);
     return pending;
   }
+
+  const startDeadline = (id: number) => setTimeout(() => take(id)?.reject(lost()), deadlineMs);
 
   // A lost answer fails the send the way a stopped thread does, as the service's fault: whether the request
   // reached its endpoint, and what it answered, is unknown. A failed attempt would be recorded against the
@@ -91,21 +100,27 @@ function createWaitingList(deadlineMs: number) {
   return {
     add(id: number): Promise<SendOutcome> {
       return new Promise((resolve, reject) => {
-        const deadline = setTimeout(() => take(id)?.reject(lost()), deadlineMs);
-        waiting.set(id, { resolve, reject, deadline });
+        waiting.set(id, { resolve, reject, deadline: threadReady ? startDeadline(id) : null });
       });
+    },
+    /** The thread is ready: the deadlines of the sends that waited for it start now. */
+    ready(): void {
+      threadReady = true;
+      for (const [id, pending] of waiting) pending.deadline ??= startDeadline(id);
     },
     answer(id: number, outcome: SendOutcome): void {
       take(id)?.resolve(outcome);
     },
+    /** The thread stopped: every send waiting for it fails, and the next thread must be ready again. */
     failAll(error: Error): void {
+      threadReady = false;
       for (const id of [...waiting.keys()]) take(id)?.reject(error);
     },
   };
 }
 
 export function createThreadedSender(options: SenderThreadOptions): ThreadedSender {
-  const { replyDeadlineMs, ...httpOptions } = options;
+  const { replyDeadlineMs, ...threadOptions } = options;
   const waiting = createWaitingList(replyDeadlineMs ?? (options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) + REPLY_MARGIN_MS);
   let nextId = 0;
   let worker: Worker | null = null;
@@ -114,10 +129,11 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
   /** The thread is started on the first send, and again after it stopped: most processes in tests never send. */
   function currentWorker(): Worker {
     if (worker !== null) return worker;
-    const started = spawnWorker(httpOptions);
+    const started = spawnWorker(threadOptions);
     let failure: Error | null = null;
     started.on('message', (reply: SenderThreadReply) => {
-      for (const { id, outcome } of reply.outcomes) waiting.answer(id, outcome);
+      if (reply.kind === 'ready') waiting.ready();
+      else for (const { id, outcome } of reply.outcomes) waiting.answer(id, outcome);
     });
     started.on('error', (error) => {
       failure = error;

@@ -3,12 +3,13 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { createTurnBatch } from '../core/turn-batch';
 import { createHttpSender, type HttpSenderOptions, type SendOutcome } from './sender';
+import type { WorkerOptions } from './sender-thread';
 import type { SenderThreadReply, SenderThreadRequest } from './sender-thread-messages';
 
 function serve(port: MessagePort, options: HttpSenderOptions): void {
   const sender = createHttpSender(options);
-  const replies = createTurnBatch<SenderThreadReply['outcomes'][number]>((outcomes) =>
-    port.postMessage({ outcomes } satisfies SenderThreadReply),
+  const replies = createTurnBatch<{ id: number; outcome: SendOutcome }>((outcomes) =>
+    port.postMessage({ kind: 'outcomes', outcomes } satisfies SenderThreadReply),
   );
   const reply = (id: number, outcome: SendOutcome) => replies.add({ id, outcome });
 
@@ -23,7 +24,12 @@ function serve(port: MessagePort, options: HttpSenderOptions): void {
       void sender.send({ url, body: bytes, headers }).then((outcome) => reply(id, outcome));
     }
   });
+  // The main thread starts each send's deadline from here: loading this module is not part of any attempt.
+  port.postMessage({ kind: 'ready' } satisfies SenderThreadReply);
 }
 
 if (parentPort === null) throw new Error('sender-worker runs only as a worker thread (see sender-thread.ts)');
-serve(parentPort, workerData as HttpSenderOptions);
+const port = parentPort;
+const { startupDelayMs, ...options } = workerData as WorkerOptions;
+if (startupDelayMs === undefined) serve(port, options);
+else setTimeout(() => serve(port, options), startupDelayMs);

@@ -76,8 +76,8 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   );
   const claimed = db.prepare<[string], ClaimedRow>(
     `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.signature,
-            s.client_url, s.sealed_secret, s.active, s.archived_at
-       FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks s ON s.id = d.webhook_id
+            w.client_url, w.sealed_secret, w.active, w.archived_at
+       FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id
       WHERE d.id = ?`,
   );
   const appendAttempt = prepareAttemptAppend(db);

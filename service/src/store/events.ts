@@ -17,7 +17,7 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
      VALUES (@id, @accountId, @eventType, @runId, @jobId, @createdAt, @payloadTail)`,
   );
   const webhooksOf = db.prepare<[number], WebhookRow>(
-    `${SELECT_WEBHOOK} WHERE s.account_id = ? ORDER BY s.created_at, s.id`,
+    `${SELECT_WEBHOOK} WHERE w.account_id = ? ORDER BY w.created_at, w.id`,
   );
   const insertDelivery = db.prepare(
     `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)

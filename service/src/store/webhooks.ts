@@ -71,8 +71,8 @@ function changeParams(change: WebhookChange) {
 }
 
 export const SELECT_WEBHOOK = `
-  SELECT s.*, a.identifier AS account_identifier
-    FROM webhooks s JOIN accounts a ON a.id = s.account_id`;
+  SELECT w.*, a.identifier AS account_identifier
+    FROM webhooks w JOIN accounts a ON a.id = w.account_id`;
 
 export function createWebhooksStore(
   db: SqliteDatabase,
@@ -86,7 +86,7 @@ export function createWebhooksStore(
              @sealedSecret, @createdAt, @updatedAt, @httpStatusCode, @consecutiveFailures,
              @failingSince, @lastFailureAt, @archivedAt, @archivedReason)`,
   );
-  const get = db.prepare<[number, string], WebhookRow>(`${SELECT_WEBHOOK} WHERE s.account_id = ? AND s.id = ?`);
+  const get = db.prepare<[number, string], WebhookRow>(`${SELECT_WEBHOOK} WHERE w.account_id = ? AND w.id = ?`);
   const cache = createWebhookCache(
     db,
     (accountId, id) => {
@@ -96,7 +96,7 @@ export function createWebhooksStore(
     otherConnections,
   );
   const page = db.prepare<[number, number, number], WebhookRow>(
-    `${SELECT_WEBHOOK} WHERE s.account_id = ? ORDER BY s.created_at, s.id LIMIT ? OFFSET ?`,
+    `${SELECT_WEBHOOK} WHERE w.account_id = ? ORDER BY w.created_at, w.id LIMIT ? OFFSET ?`,
   );
   const countForAccount = db.prepare<[number], { n: number }>(
     'SELECT count(*) AS n FROM webhooks WHERE account_id = ?',

@@ -4,12 +4,12 @@ import {
   LIMITS,
   type CreatedWebhook,
   type WebhookDetail,
-  type WebhookInput,
+  type WebhookValues,
   type WebhookSummary,
   type TestResult,
 } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
-import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
+import { ConflictError, ValidationError } from '../core/errors';
 import type { IdGenerator } from '../core/ids';
 import type { RandomBytes } from '../core/random';
 import { makeAttempt } from '../delivery/attempt';
@@ -42,7 +42,7 @@ export interface WebhookServiceDeps {
 
 export type WebhookService = ReturnType<typeof createWebhookService>;
 
-function toWritable(input: WebhookInput): WebhookWritable {
+function toWritable(input: WebhookValues): WebhookWritable {
   return {
     name: input.name,
     description: input.description,
@@ -106,7 +106,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
   async function create(
     account: AccountRecord,
-    input: WebhookInput,
+    input: WebhookValues,
     idempotencyKey: string | undefined,
   ): Promise<{ webhook: CreatedWebhook; replayed: boolean }> {
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
@@ -157,7 +157,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   async function update(
     accountId: number,
     webhookId: string,
-    input: WebhookInput & { id?: string | null | undefined },
+    input: WebhookValues & { id?: string | null | undefined },
   ): Promise<WebhookSummary> {
     await find(accountId, webhookId);
     if (input.id && input.id !== webhookId) {

@@ -93,7 +93,7 @@ export const UpdateWebhookBody = z.object(
 export type UpdateWebhookBody = z.output<typeof UpdateWebhookBody>;
 
 /** What create and update store; the same for both once defaults are applied. */
-export type WebhookInput = z.output<typeof WebhookFields>;
+export type WebhookValues = z.output<typeof WebhookFields>;
 
 const Digits = z.string().regex(/^\d+$/);
 

@@ -92,7 +92,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
   });
 
   app.get(`${SINGLE}/test`, {
-    // The spec makes this GET send a delivery; a HEAD must not, so it gets no HEAD twin.
+    // The API contract makes this GET send a delivery (docs/api-contract.md); a HEAD must not, so it gets no HEAD twin.
     exposeHeadRoute: false,
     config: { access: 'write' },
     schema: {
