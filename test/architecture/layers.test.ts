@@ -89,3 +89,39 @@ test('the same modules in the allowed direction pass', async () => {
   });
   expect(await checkLayers(scratch, ['service/src'])).toEqual({ violations: [], exitCode: 0 });
 }, 60_000);
+
+test('the browser UI imports only itself and the contract, and nothing of the service imports the UI', async () => {
+  writeTree(scratch, {
+    'service/src/core/clock.ts': 'export const now = () => 0;\n',
+    'service/src/ui/app.ts': "import { now } from '../core/clock';\nexport const t = now();\n",
+    'service/src/http/web-ui.ts': "import { t } from '../ui/app';\nexport const u = t;\n",
+  });
+  const { violations, exitCode } = await checkLayers(scratch, ['service/src']);
+  expect(violations.map((v) => [v.rule.name, v.from, v.to]).sort()).toEqual([
+    ['nothing-imports-ui', 'service/src/http/web-ui.ts', 'service/src/ui/app.ts'],
+    ['ui-imports-only-ui-and-the-contract', 'service/src/ui/app.ts', 'service/src/core/clock.ts'],
+  ]);
+  expect(exitCode).not.toBe(0);
+}, 60_000);
+
+test('the packages keep their borders: the client imports no other package, a provider never the service', async () => {
+  writeTree(scratch, {
+    'service/src/core/clock.ts': 'export const now = () => 0;\n',
+    'provider/client/src/client.ts':
+      "import { now } from '../../../service/src/core/clock';\nexport const c = now();\n",
+    'provider/pulumi/src/webhook.ts':
+      "import { now } from '../../../service/src/core/clock';\nexport const p = now();\n",
+  });
+  const { violations, exitCode } = await checkLayers(scratch, ['service/src', 'provider']);
+  const rulesOf = (from: string) =>
+    violations
+      .filter((v) => v.from === from)
+      .map((v) => v.rule.name)
+      .sort();
+  expect(rulesOf('provider/client/src/client.ts')).toEqual([
+    'client-imports-no-other-package',
+    'provider-not-to-service',
+  ]);
+  expect(rulesOf('provider/pulumi/src/webhook.ts')).toEqual(['provider-not-to-service']);
+  expect(exitCode).not.toBe(0);
+}, 60_000);

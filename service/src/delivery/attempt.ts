@@ -102,13 +102,6 @@ export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise
   return { outcome, requestedAt, signature, log: logEntryOf(target, outcome, requestedAt, plan.isTest ?? false) };
 }
 
-/** The delivery's own id, which a delivery's attempt always has (only a test send has none). */
-function deliveryLog(made: AttemptMade): AttemptLogEntry & { deliveryId: string } {
-  const { deliveryId } = made.log;
-  if (deliveryId === null) throw new Error('A test send has no delivery to record a result for');
-  return { ...made.log, deliveryId };
-}
-
 export interface ScheduledAttemptRules {
   retryDelaysSeconds: readonly number[];
   /** A uniform number in [0, 1) that stretches the retry delay. */
@@ -123,7 +116,7 @@ export interface ScheduledAttemptRules {
  * What an attempt the dispatcher made does: its delivery is retried (at a time the retry policy picks),
  * succeeds, or fails for good; the archive rules then see the facts.
  */
-export function scheduledResult(made: AttemptMade, rules: ScheduledAttemptRules): AttemptResult {
+export function scheduledResult(deliveryId: string, made: AttemptMade, rules: ScheduledAttemptRules): AttemptResult {
   const { outcome, requestedAt } = made;
   const step = planNextStep({
     outcome,
@@ -143,17 +136,17 @@ export function scheduledResult(made: AttemptMade, rules: ScheduledAttemptRules)
     exhausted: step.kind === 'exhausted',
     manual: false,
   };
-  return { log: deliveryLog(made), facts, delivery, leaseOwner: rules.leaseOwner };
+  return { log: { ...made.log, deliveryId }, facts, delivery, leaseOwner: rules.leaseOwner };
 }
 
 /**
  * What a redelivery a user asked for does: a success marks the delivery succeeded and clears the webhook's
  * failures; a failure leaves the delivery as it was and counts toward archiving only when it is a 410.
  */
-export function manualResult(made: AttemptMade): AttemptResult {
+export function manualResult(deliveryId: string, made: AttemptMade): AttemptResult {
   const verdict = verdictOf(made.outcome);
   return {
-    log: deliveryLog(made),
+    log: { ...made.log, deliveryId },
     facts: { requestedAt: made.requestedAt, statusCode: made.log.statusCode, verdict, exhausted: false, manual: true },
     delivery: verdict === 'succeeded' ? { state: 'succeeded' } : { state: 'unchanged' },
     leaseOwner: null,

@@ -79,7 +79,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       secret: () => deps.secretBox.open(webhook.sealedSecret),
     });
     if (made.signature !== null) deps.health.answered(webhook.id, made.outcome, nowMicros(clock), true);
-    const [logged] = await store.deliveries.recordAttempts([manualResult(made)], nextDispatchState);
+    const [logged] = await store.deliveries.recordAttempts([manualResult(delivery.id, made)], nextDispatchState);
     if (!logged) throw webhookNotFound(accountId, webhookId);
     return toAttemptView(logged);
   }

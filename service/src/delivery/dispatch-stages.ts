@@ -101,10 +101,10 @@ export function createDispatchStages(deps: StageDeps) {
   });
 
   /** Stage 4: what the attempt means for its delivery and webhook; resolves once it is written. */
-  function record(made: AttemptMade): Promise<void> {
+  function record(delivery: ClaimedDelivery, made: AttemptMade): Promise<void> {
     const finishedAt = nowMicros(clock);
     results.add(
-      scheduledResult(made, {
+      scheduledResult(delivery.id, made, {
         retryDelaysSeconds: deps.retryDelaysSeconds,
         jitter: uniformFraction(deps.random),
         leaseOwner: owner,

@@ -61,7 +61,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     // (the delivery stays leased until then, so no claim can take it again).
     endRequest();
     deps.observer?.attemptFinished(made.outcome, made.requestedAt - delivery.dueAt);
-    await stages.record(made);
+    await stages.record(delivery, made);
   }
 
   /** One claim per turn; every finished attempt wakes the scheduler again, so free room is refilled. */
