@@ -1,6 +1,7 @@
 // The dispatcher's own work per attempt, on a real SQLite store with a stand-in sender: what it does once per
 // webhook or once per delivery rather than once per attempt.
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { type Clock, createSystemClock } from '../../service/src/core/clock';
 import { cryptoRandomBytes } from '../../service/src/core/random';
 import { createDispatcher } from '../../service/src/delivery/dispatcher';
@@ -11,7 +12,7 @@ import type { Store } from '../../service/src/store/store';
 import { createWebhook, type Harness, startHarness } from '../support/harness';
 import { ingest } from '../support/events';
 import { isGenuine } from '../support/signature';
-import { waitFor } from '../support/wait';
+import { sleep, waitFor } from '../support/wait';
 
 let h: Harness;
 beforeEach(async () => {
@@ -173,6 +174,42 @@ test("a request's slot is free for the next request as soon as the endpoint answ
     await waitFor(() => written === 2, 'both results written');
   } finally {
     letWrite();
+    await dispatcher.stop(1000);
+  }
+});
+
+test('a delivery waiting for a slot is not leased: its lease cannot run out while it waits', async () => {
+  await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook', event_types: ['job.run.completed'], job_ids: [] });
+  await ingest(h, 'job.run.completed', { runId: '1' });
+  await ingest(h, 'job.run.completed', { runId: '2' });
+  const box = secretBoxOf(h);
+  // One slot, held by a request that does not end until the test lets it.
+  let answerFirst: () => void = () => undefined;
+  const sent: OutgoingDelivery[] = [];
+  const dispatcher = watchedDispatcher(
+    (request) =>
+      new Promise<SendOutcome>((resolve) => {
+        sent.push(request);
+        answerFirst = () => resolve(answer(200));
+      }),
+    (sealed) => box.open(sealed),
+    createSystemClock(),
+    { maxInFlight: 1 },
+  );
+  dispatcher.start();
+  try {
+    await waitFor(() => sent.length === 1, 'the first request');
+    await sleep(100); // several polls while the slot is taken
+    const db = new Database(h.dbPath, { readonly: true });
+    const leased = db.prepare("SELECT count(*) FROM deliveries WHERE lease_owner IS NOT NULL AND state = 'pending'");
+    const waiting = leased.pluck().get();
+    db.close();
+    // Only the delivery being sent holds a lease; the other waits unleased, still due.
+    expect(waiting).toBe(1);
+    answerFirst();
+    await waitFor(() => sent.length === 2, 'the second request, once the slot is free');
+    answerFirst();
+  } finally {
     await dispatcher.stop(1000);
   }
 });
