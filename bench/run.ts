@@ -3,7 +3,10 @@
 // - delivery throughput end to end, and its ceiling (the same signed requests from a plain undici loop);
 // - latency from ingestion accepted to receiver hit, at a steady rate;
 // - management API throughput (GET one webhook, create) with autocannon, and a bare Fastify ceiling;
-// - the backlog cost: the dispatch rate with a million due deliveries against a small backlog, and peak RSS.
+// - the backlog cost: the dispatch rate with a million due deliveries against a small backlog, and peak RSS;
+// - noisy neighbours: one healthy webhook's latency beside 200 webhooks that answer, then 200 that hang
+//   (bench/noisy-neighbours.ts).
+// `--only=noisy` runs just the noisy-neighbour scenario (with or without --quick), for iterating on it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,11 +16,16 @@ import { createWebhooksClient, type WebhooksClient } from '@jobhooks/client';
 import { loadConfig } from '../service/src/config';
 import { apiThroughput } from './api-throughput';
 import { type BacklogTemplate, drainRate, fillBacklog, peakRssMb } from './backlog';
+import { NOISY_SECONDS, noisyLines, noisyNeighbours, type NoisyOptions } from './noisy-neighbours';
+import { createWebhooks, ingest, ingestAtRate, latenciesOf, percentile, TOKEN, waitUntil } from './load';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
-import { runOf } from '../test/support/events';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
 
 const QUICK = process.argv.includes('--quick');
+/** `--only=noisy`: just the noisy-neighbour scenario. */
+const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+if (ONLY !== undefined && ONLY !== 'noisy')
+  throw new Error(`--only=${ONLY}: the only scenario that runs alone is noisy`);
 /** `--profile=DIR`: each service process writes a V8 CPU profile there (summarise with bench/profile-summary.ts). */
 const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
 /**
@@ -33,7 +41,7 @@ const DELIVERY_CONCURRENCY = DISPATCH_LIMITS.maxInFlight;
 const THROUGHPUT_WEBHOOKS = Math.ceil(DISPATCH_LIMITS.maxInFlight / DISPATCH_LIMITS.maxInFlightPerWebhook);
 const SCALE = QUICK
   ? {
-      subscribers: THROUGHPUT_WEBHOOKS,
+      webhooks: THROUGHPUT_WEBHOOKS,
       deliveries: 5_000,
       latencyRate: 1000,
       latencySeconds: 3,
@@ -41,9 +49,13 @@ const SCALE = QUICK
       backlog: 100_000,
       baselineBacklog: 30_000,
       drainSeconds: 2,
+      noisySeconds: NOISY_SECONDS.quick,
+      // Each event makes 201 deliveries: ten a second is a steady load within the delivery throughput above,
+      // so the baseline measures the fan-out's cost, not a backlog building up.
+      noisyRate: 10,
     }
   : {
-      subscribers: THROUGHPUT_WEBHOOKS,
+      webhooks: THROUGHPUT_WEBHOOKS,
       deliveries: 50_000,
       latencyRate: 1000,
       latencySeconds: 10,
@@ -51,73 +63,15 @@ const SCALE = QUICK
       backlog: 1_000_000,
       baselineBacklog: 150_000,
       drainSeconds: 10,
+      noisySeconds: NOISY_SECONDS.full,
+      noisyRate: 10,
     };
 /** Events posted in the throughput run: enough for about SCALE.deliveries deliveries over its webhooks. */
-const EVENTS = Math.ceil(SCALE.deliveries / SCALE.subscribers);
+const EVENTS = Math.ceil(SCALE.deliveries / SCALE.webhooks);
 const INGEST_CONCURRENCY = 64;
-const TOKEN = 'bench-admin-token-0123456789abcdef';
 
 interface Figures {
   [name: string]: number;
-}
-
-/** A completed run, as the tests' fixture describes one, with its own run id. */
-function runEvent(runId: number) {
-  return { event_type: 'job.run.completed', run: runOf('job.run.completed', { runId: String(runId) }) };
-}
-
-async function waitUntil(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
-
-/** Posts events with runIds from..to-1 through `concurrency` parallel loops; returns each acceptance time. */
-async function ingest(
-  pool: Pool,
-  path: string,
-  runIds: number[],
-  concurrency: number,
-  accepted?: Map<string, number>,
-): Promise<void> {
-  let next = 0;
-  const loop = async () => {
-    while (next < runIds.length) {
-      const runId = runIds[next++]!;
-      const response = await pool.request({
-        method: 'POST',
-        path,
-        headers: { authorization: `Token ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(runEvent(runId)),
-      });
-      await response.body.text();
-      if (response.statusCode !== 202) throw new Error(`ingestion answered ${response.statusCode}`);
-      accepted?.set(String(runId), performance.now());
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, loop));
-}
-
-async function createSubscribers(
-  client: WebhooksClient,
-  receiver: BenchReceiver,
-  count: number,
-  prefix: string,
-): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const path = `/${prefix}/${i}`;
-    const hook = await client.create({
-      name: `${prefix} ${i}`,
-      client_url: `${receiver.url}${path}`,
-      event_types: ['job.run.completed'],
-    });
-    receiver.secrets.set(path, hook.hmac_secret);
-    ids.push(hook.id);
-  }
-  return ids;
 }
 
 /** Deliveries per second end to end: from the first event posted until the receiver holds every delivery. */
@@ -126,9 +80,9 @@ async function deliveryThroughput(
   receiver: BenchReceiver,
   client: WebhooksClient,
 ): Promise<{ perSecond: number; deliveries: number; webhookIds: string[] }> {
-  const webhookIds = await createSubscribers(client, receiver, SCALE.subscribers, 'throughput');
+  const webhookIds = await createWebhooks(client, receiver, SCALE.webhooks, 'throughput');
   const pool = new Pool(new URL(service.baseUrl).origin, { connections: INGEST_CONCURRENCY });
-  const expected = EVENTS * SCALE.subscribers;
+  const expected = EVENTS * SCALE.webhooks;
   receiver.capture = true;
   const started = performance.now();
   await ingest(
@@ -180,32 +134,20 @@ async function latency(
       event_types: hook.event_types,
       active: false,
     });
-  await createSubscribers(client, receiver, 1, 'latency');
+  await createWebhooks(client, receiver, 1, 'latency');
   const pool = new Pool(new URL(service.baseUrl).origin, { connections: 32 });
-  const accepted = new Map<string, number>();
   const total = SCALE.latencyRate * SCALE.latencySeconds;
   const firstRunId = 1_000_000;
-  const started = performance.now();
-  const sends: Array<Promise<void>> = [];
-  for (let i = 0; i < total; i += 1) {
-    const due = started + (i * 1000) / SCALE.latencyRate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    sends.push(ingest(pool, '/api/v3/accounts/1/webhooks/events', [firstRunId + i], 1, accepted));
-  }
-  await Promise.all(sends);
+  const runIds = Array.from({ length: total }, (_, i) => firstRunId + i);
+  const accepted = await ingestAtRate(pool, '/api/v3/accounts/1/webhooks/events', runIds, SCALE.latencyRate);
   await waitUntil(
     () => [...accepted.keys()].every((runId) => receiver.arrivals.has(runId)),
     'latency deliveries',
     120_000,
   );
   await pool.close();
-  const latencies = [...accepted]
-    .map(([runId, at]) => Math.max(0, receiver.arrivals.get(runId)! - at))
-    .sort((a, b) => a - b);
-  const percentile = (p: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
-  return { p50: percentile(50), p99: percentile(99) };
+  const latencies = latenciesOf(accepted, receiver.arrivals);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
 const ACCOUNT_ID = 1;
@@ -298,6 +240,7 @@ async function main(): Promise<void> {
     clearPending(databasePath);
     const backlog = await backlogRun(databasePath, receiver, templates, SCALE.backlog);
     if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
+    const noisy = await noisyNeighbours(noisyOptions());
 
     const figures: Figures = {
       delivery_per_s: Math.round(throughput.perSecond),
@@ -316,10 +259,11 @@ async function main(): Promise<void> {
       baseline_drain_per_s: Math.round(baseline.perSecond),
       backlog_ratio: ratio(backlog.perSecond, baseline.perSecond),
       rss_mb: Math.round(backlog.rssMb),
+      ...noisy,
     };
     process.stdout.write(
       [
-        `jobhooks bench${QUICK ? ' --quick' : ''}: ${EVENTS} events x ${SCALE.subscribers} subscribers; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}`,
+        `jobhooks bench${QUICK ? ' --quick' : ''}: ${EVENTS} events x ${SCALE.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}`,
         `  delivery, end to end (durable)       ${figures.delivery_per_s} deliveries/s`,
         `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}`,
         `  latency accepted -> received         p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`,
@@ -327,6 +271,7 @@ async function main(): Promise<void> {
         `  API create                           ${figures.api_create_per_s} req/s, bare Fastify ${figures.api_create_ceiling_per_s} req/s   api_create_ratio ${figures.api_create_ratio}`,
         `  drain with ${SCALE.backlog} due deliveries   ${figures.backlog_drain_per_s} deliveries/s, with ${SCALE.baselineBacklog}: ${figures.baseline_drain_per_s}   backlog_ratio ${figures.backlog_ratio}`,
         `  peak RSS with that backlog           ${figures.rss_mb} MB`,
+        ...noisyLines(noisy, SCALE.noisyRate),
         JSON.stringify(figures),
         '',
       ].join('\n'),
@@ -336,6 +281,24 @@ async function main(): Promise<void> {
     await receiver.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The noisy-neighbour scenario: each of its phases starts a service of its own, as the backlog runs do. */
+function noisyOptions(): NoisyOptions {
+  return { startService, accountId: ACCOUNT_ID, seconds: SCALE.noisySeconds, perSecond: SCALE.noisyRate };
+}
+
+/** `--only=noisy`: the scenario's lines and figures alone, in the same form as a whole run's. */
+async function noisyOnly(): Promise<void> {
+  const figures = await noisyNeighbours(noisyOptions());
+  process.stdout.write(
+    [
+      `jobhooks bench${QUICK ? ' --quick' : ''} --only=noisy: durability ${DURABILITY}`,
+      ...noisyLines(figures, SCALE.noisyRate),
+      JSON.stringify(figures),
+      '',
+    ].join('\n'),
+  );
 }
 
 function ratio(measured: number, ceiling: number): number {
@@ -349,7 +312,7 @@ function clearPending(databasePath: string): void {
   db.close();
 }
 
-main().catch((error: unknown) => {
+(ONLY === 'noisy' ? noisyOnly() : main()).catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });
