@@ -15,8 +15,10 @@ const due = (webhookId: string, dueAt: number, accountId = 1): DueCandidate => (
 function room(overrides: Partial<ClaimRoom> = {}): ClaimRoom {
   return {
     total: 100,
+    unprovenTotal: 100,
     maxPerWebhook: 16,
     allowed: () => 16,
+    standing: () => 'proven',
     blocked: [],
     inFlight: new Map(),
     inFlightByAccount: new Map(),
@@ -69,6 +71,23 @@ test('webhooks at their allowance and those with an open circuit are left out of
     ]),
   });
   expect(saturatedWebhooks(full).sort()).toEqual(['a', 'b', 'dead']);
+});
+
+test('endpoints that answered healthily go before those not heard from, and those before sick ones', () => {
+  const standings: Record<string, 'proven' | 'unknown' | 'sick'> = { hung: 'sick', fresh: 'unknown', good: 'proven' };
+  const candidates = [due('hung', 1), due('fresh', 2), due('good', 3)];
+  const chosen = chooseClaims(candidates, room({ total: 2, standing: (id) => standings[id]! }));
+  expect(webhooksOf(chosen)).toEqual(['good', 'fresh']);
+});
+
+test('endpoints not proven healthy share only their part of the slots, however many of them are due', () => {
+  const unknown = Array.from({ length: 10 }, (_, i) => due(`new-${i}`, i));
+  const candidates = [...unknown, due('good', 100)];
+  const chosen = chooseClaims(
+    candidates,
+    room({ total: 8, unprovenTotal: 3, standing: (id) => (id === 'good' ? 'proven' : 'unknown') }),
+  );
+  expect(webhooksOf(chosen)).toEqual(['good', 'new-0', 'new-1', 'new-2']);
 });
 
 test('no room, no claim', () => {

@@ -9,6 +9,7 @@ import {
   EndpointHealthRegistry,
   type EndpointHealth,
   healthSignalOf,
+  standingOf,
   UNKNOWN_ENDPOINT,
 } from '../../service/src/delivery/endpoint-health';
 
@@ -80,7 +81,7 @@ test('a failed probe opens the circuit again for twice as long, up to 5 minutes'
 test('a healthy probe closes the circuit at full speed', () => {
   const opened = answered([sick(0), sick(0), sick(0), sick(0), sick(0)]);
   const closed = afterAnswer(opened, healthy(11 * SECOND), RULES);
-  expect(closed).toEqual({ limit: 16, sickInARow: 0, opens: 0, circuit: { state: 'closed' } });
+  expect(closed).toEqual({ heard: true, limit: 16, sickInARow: 0, opens: 0, circuit: { state: 'closed' } });
 });
 
 test('a request of a person never opens the circuit, and its healthy answer closes it at once', () => {
@@ -99,6 +100,13 @@ test('an open period is stretched by up to a fifth, by the jitter given', () => 
   const opened = [sick(0), sick(0), sick(0), sick(0)].reduce((h, a) => afterAnswer(h, a, RULES), UNKNOWN_ENDPOINT);
   const stretched = afterAnswer(opened, { signal: 'sick', now: 0, jitter: 0.5, manual: false }, RULES);
   expect(stretched.circuit).toEqual({ state: 'open', until: 11 * SECOND });
+});
+
+test('an endpoint stands unknown until it answers, proven after a healthy answer, sick after a sick one', () => {
+  expect(standingOf(UNKNOWN_ENDPOINT)).toBe('unknown');
+  expect(standingOf(answered([healthy(0)]))).toBe('proven');
+  expect(standingOf(answered([healthy(0), sick(1)]))).toBe('sick');
+  expect(standingOf(answered([sick(0), sick(0), sick(0), sick(0), sick(0), healthy(SECOND)]))).toBe('proven');
 });
 
 test('the registry blocks only webhooks whose circuit is open, and counts circuits that are not closed', () => {

@@ -33,8 +33,8 @@ const read = async (id: string) => (await h.call('GET', webhookPath(id))).json()
 test('beside hung, failing and slow endpoints, a healthy webhook gets every event at once; the slow one gets all of its own', async () => {
   h = await startHarness({
     env: {
-      // Fewer slots than there are sick endpoints could hold at the configured per-endpoint limit (7 x 4 > 10).
-      JOBHOOKS_DELIVERY_CONCURRENCY: '10',
+      // Fewer slots than the sick endpoints could hold at the configured per-endpoint limit (7 x 4 > 16).
+      JOBHOOKS_DELIVERY_CONCURRENCY: '16',
       JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: '4',
       JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600',
     },
@@ -95,3 +95,26 @@ test("a person's test send goes out through an open circuit, and its 2xx closes 
   const held = failing.requests.slice(6);
   expect(held.map((request) => request.headers['x-jobhooks-attempt'])).toEqual(['1', '1']);
 }, 20_000);
+
+test('more hung endpoints than request slots hold only their share of them: a webhook that answers is never starved', async () => {
+  h = await startHarness({
+    env: { JOBHOOKS_DELIVERY_CONCURRENCY: '10', JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' },
+  });
+  const healthy = await receiverFor(answer(200));
+  await webhookAt(healthy);
+  await ingest(h, 'job.run.completed', { runId: 'before' });
+  await waitFor(() => healthy.requests.length === 1, 'the first delivery');
+  // Twelve endpoints appear that accept connections and never answer: more than the ten slots.
+  const hung = await Promise.all(Array.from({ length: 12 }, () => receiverFor(() => undefined)));
+  for (const receiver of hung) await webhookAt(receiver);
+
+  for (let run = 1; run <= EVENTS; run += 1) {
+    const accepted = Date.now();
+    await ingest(h, 'job.run.completed', { runId: String(run) });
+    await waitFor(() => healthy.requests.length === run + 1, `the healthy webhook's delivery of run ${run}`, 5_000);
+    expect(Date.now() - accepted).toBeLessThan(1_000);
+  }
+  // Endpoints not proven healthy may hold seven eighths of the ten slots: eight; two stay for the healthy one.
+  const heldByHung = hung.reduce((sum, receiver) => sum + receiver.requests.length, 0);
+  expect(heldByHung).toBe(8);
+}, 30_000);

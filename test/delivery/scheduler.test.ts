@@ -176,3 +176,25 @@ test('stop gives up on a task that outlives the grace period', async () => {
   expect(stopped).toBe(true);
   await stopping;
 });
+
+test('requests to endpoints not proven healthy are counted against their share of the slots, and given back', () => {
+  const limits = { maxInFlight: 10, maxInFlightPerWebhook: 4, pollIntervalMs: 1_000 };
+  const capacity = {
+    allowed: () => 4,
+    blocked: () => [],
+    standing: (id: string) => (id === 'wh_new' ? 'unknown' : 'proven'),
+  } as const;
+  const shared = createScheduler(
+    limits,
+    async () => undefined,
+    (error) => errors.push(error),
+    capacity,
+  );
+  expect(shared.room().unprovenTotal).toBe(8);
+  const held = heldTask();
+  shared.launch({ webhookId: 'wh_new', accountId: 1 }, held.task);
+  shared.launch({ webhookId: 'wh_good', accountId: 1 }, heldTask().task);
+  expect(shared.room()).toMatchObject({ total: 8, unprovenTotal: 7 });
+  held.endRequest();
+  expect(shared.room()).toMatchObject({ total: 9, unprovenTotal: 8 });
+});

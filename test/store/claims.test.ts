@@ -47,8 +47,10 @@ const request = (overrides: Partial<ClaimRequest> = {}): ClaimRequest => ({
 });
 const room = (total: number, inFlight: Array<[string, number]> = []): ClaimRoom => ({
   total,
+  unprovenTotal: total,
   maxPerWebhook: 16,
   allowed: () => 16,
+  standing: () => 'proven',
   blocked: [],
   inFlight: new Map(inFlight),
   inFlightByAccount: new Map(),

@@ -1,16 +1,22 @@
 // Which due deliveries a dispatcher takes when there is room for fewer than are due: in turns across accounts,
-// and within an account across its webhooks, the least busy first; within a webhook, the oldest first. A
-// webhook never gets more than its endpoint's health allows (endpoint-health.ts), so a backlog or a slow or
-// hung endpoint cannot take the turn of others.
+// and within an account across its webhooks: endpoints that answered healthily before those not heard from,
+// and those before sick ones, then the least busy first; within a webhook, the oldest first. A webhook never
+// gets more than its endpoint's health allows (endpoint-health.ts), and endpoints not proven healthy share
+// only part of the slots, so a backlog, or slow, hung or new endpoints, cannot take the turn of others.
 import type { DueCandidate } from '../domain/delivery';
+import type { Standing } from './endpoint-health';
 
 export interface ClaimRoom {
   /** Free request slots in total. */
   total: number;
+  /** Free slots for requests to endpoints not proven healthy (not heard from, or sick). */
+  unprovenTotal: number;
   /** The most requests any webhook may have in flight: how many due deliveries of each a claim reads. */
   maxPerWebhook: number;
   /** Requests a webhook may have in flight now, by its endpoint's health. */
   allowed: (webhookId: string) => number;
+  /** Where a webhook's endpoint stands: proven healthy, not heard from, or sick. */
+  standing: (webhookId: string) => Standing;
   /** Webhooks that may have nothing in flight now (their circuit is open). */
   blocked: readonly string[];
   /** Requests in flight now, by webhook id. */
@@ -19,8 +25,12 @@ export interface ClaimRoom {
   inFlightByAccount: ReadonlyMap<number, number>;
 }
 
+const STANDING_ORDER: Record<Standing, number> = { proven: 0, unknown: 1, sick: 2 };
+
 interface Ranked {
   candidate: DueCandidate;
+  /** STANDING_ORDER of its endpoint. */
+  standing: number;
   /** The webhook's requests in flight once this one is sent. */
   webhookLoad: number;
   /** The account's requests in flight once this one is sent, taking its webhooks in turn. */
@@ -38,6 +48,8 @@ function groupBy<K, T>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
 }
 
 const byAge = (a: DueCandidate, b: DueCandidate) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1);
+const byTurn = (a: Ranked, b: Ranked) =>
+  a.standing - b.standing || a.webhookLoad - b.webhookLoad || byAge(a.candidate, b.candidate);
 
 /** Each webhook's oldest candidates that fit its room, with the load each would bring it to. */
 function rankWithinWebhooks(candidates: readonly DueCandidate[], room: ClaimRoom): Ranked[] {
@@ -45,19 +57,20 @@ function rankWithinWebhooks(candidates: readonly DueCandidate[], room: ClaimRoom
   for (const [webhookId, due] of groupBy(candidates, (c) => c.webhookId)) {
     const busy = room.inFlight.get(webhookId) ?? 0;
     const fits = Math.max(0, room.allowed(webhookId) - busy);
+    const standing = STANDING_ORDER[room.standing(webhookId)];
     due.sort(byAge);
-    due
-      .slice(0, fits)
-      .forEach((candidate, rank) => ranked.push({ candidate, webhookLoad: busy + rank, accountLoad: 0 }));
+    due.slice(0, fits).forEach((candidate, rank) => {
+      ranked.push({ candidate, standing, webhookLoad: busy + rank, accountLoad: 0 });
+    });
   }
   return ranked;
 }
 
-/** Within each account, its webhooks take turns (the least busy first): the load each candidate brings it to. */
+/** Within each account, its webhooks take turns: the load on the account each candidate brings it to. */
 function rankWithinAccounts(ranked: Ranked[], room: ClaimRoom): void {
   for (const [accountId, own] of groupBy(ranked, (r) => r.candidate.accountId)) {
     const busy = room.inFlightByAccount.get(accountId) ?? 0;
-    own.sort((a, b) => a.webhookLoad - b.webhookLoad || byAge(a.candidate, b.candidate));
+    own.sort(byTurn);
     own.forEach((entry, position) => {
       entry.accountLoad = busy + position;
     });
@@ -65,13 +78,20 @@ function rankWithinAccounts(ranked: Ranked[], room: ClaimRoom): void {
 }
 
 export function chooseClaims(candidates: readonly DueCandidate[], room: ClaimRoom): DueCandidate[] {
-  if (room.total <= 0) return [];
   const ranked = rankWithinWebhooks(candidates, room);
   rankWithinAccounts(ranked, room);
-  ranked.sort(
-    (a, b) => a.accountLoad - b.accountLoad || a.webhookLoad - b.webhookLoad || byAge(a.candidate, b.candidate),
-  );
-  return ranked.slice(0, room.total).map((entry) => entry.candidate);
+  ranked.sort((a, b) => a.accountLoad - b.accountLoad || byTurn(a, b));
+  const chosen: DueCandidate[] = [];
+  let unprovenLeft = room.unprovenTotal;
+  for (const entry of ranked) {
+    if (chosen.length >= room.total) break;
+    if (entry.standing !== STANDING_ORDER.proven) {
+      if (unprovenLeft <= 0) continue;
+      unprovenLeft -= 1;
+    }
+    chosen.push(entry.candidate);
+  }
+  return chosen;
 }
 
 /** Webhooks with no room left, or whose circuit is open: the claim query leaves their deliveries alone. */

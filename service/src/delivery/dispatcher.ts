@@ -78,6 +78,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const capacity = {
     allowed: (webhookId: string) => deps.health.allowedInFlight(webhookId, nowMicros(deps.clock)),
     blocked: () => deps.health.blocked(nowMicros(deps.clock)),
+    standing: (webhookId: string) => deps.health.standing(webhookId),
   };
   const scheduler = createScheduler(deps.limits, turn, (error) => deps.onError(error, 'claim'), capacity);
 

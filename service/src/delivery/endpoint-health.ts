@@ -29,6 +29,8 @@ const OPEN_JITTER_FRACTION = 0.2;
 export type Circuit = { state: 'closed' } | { state: 'open'; until: number } | { state: 'probing' };
 
 export interface EndpointHealth {
+  /** Whether the endpoint has answered in this process (healthily or not). */
+  heard: boolean;
   /** Requests allowed in flight while the circuit is closed. */
   limit: number;
   sickInARow: number;
@@ -38,9 +40,26 @@ export interface EndpointHealth {
 }
 
 /** An endpoint not heard from yet: one request at a time until it answers. */
-export const UNKNOWN_ENDPOINT: EndpointHealth = { limit: 1, sickInARow: 0, opens: 0, circuit: { state: 'closed' } };
+export const UNKNOWN_ENDPOINT: EndpointHealth = {
+  heard: false,
+  limit: 1,
+  sickInARow: 0,
+  opens: 0,
+  circuit: { state: 'closed' },
+};
 
 export type HealthSignal = 'healthy' | 'sick';
+
+/**
+ * Where an endpoint stands, for the order of claims and the share of slots: `proven` answered healthily last,
+ * `unknown` has not answered yet, `sick` answered sick last (or its circuit is not closed).
+ */
+export type Standing = 'proven' | 'unknown' | 'sick';
+
+export function standingOf(health: EndpointHealth): Standing {
+  if (!health.heard) return 'unknown';
+  return health.sickInARow === 0 && health.circuit.state === 'closed' ? 'proven' : 'sick';
+}
 
 export function healthSignalOf(outcome: SendOutcome): HealthSignal {
   return outcome.kind === 'no_response' || outcome.status >= 500 ? 'sick' : 'healthy';
@@ -79,17 +98,17 @@ export function afterAnswer(health: EndpointHealth, answer: Answer, rules: Healt
   if (answer.signal === 'healthy') {
     // A probe (or any answer while not closed) that is healthy restores full speed; otherwise one more slot.
     const limit = circuit.state === 'closed' ? Math.min(rules.maxInFlight, health.limit + 1) : rules.maxInFlight;
-    return { limit, sickInARow: 0, opens: 0, circuit: { state: 'closed' } };
+    return { heard: true, limit, sickInARow: 0, opens: 0, circuit: { state: 'closed' } };
   }
   if (answer.manual) return health;
   if (circuit.state === 'open') return health; // a request sent before it opened: the circuit already knows
   const sickInARow = health.sickInARow + 1;
   const limit = Math.max(1, Math.floor(health.limit / 2));
   if (circuit.state === 'closed' && sickInARow < rules.openAfterSickInARow) {
-    return { ...health, limit, sickInARow };
+    return { ...health, heard: true, limit, sickInARow };
   }
   const until = answer.now + openPeriod(health.opens, rules, answer.jitter);
-  return { limit, sickInARow, opens: health.opens + 1, circuit: { state: 'open', until } };
+  return { heard: true, limit, sickInARow, opens: health.opens + 1, circuit: { state: 'open', until } };
 }
 
 /** Endpoint states kept at most; past that the registry starts over, every endpoint unknown again. */
@@ -129,6 +148,10 @@ export class EndpointHealthRegistry {
   /** Takes in what an attempt to the webhook's endpoint got; `manual` for a redelivery or a test send. */
   answered(webhookId: string, outcome: SendOutcome, now: number, manual = false): void {
     this.record(webhookId, { signal: healthSignalOf(outcome), now, jitter: this.jitter(), manual });
+  }
+
+  standing(webhookId: string): Standing {
+    return standingOf(this.of(webhookId));
   }
 
   circuitOf(webhookId: string, now: number): Circuit {

@@ -4,6 +4,7 @@
 // request is over.
 import { createTurnBatch } from '../core/turn-batch';
 import type { ClaimRoom } from './claim-choice';
+import type { Standing } from './endpoint-health';
 
 export interface SchedulerLimits {
   /** Requests in flight at once, over all webhooks. */
@@ -14,12 +15,24 @@ export interface SchedulerLimits {
   pollIntervalMs: number;
 }
 
-/** How many requests each webhook may have in flight now; without one, every webhook may have its maximum. */
+/**
+ * How many requests each webhook may have in flight now, and where its endpoint stands (endpoint-health.ts);
+ * without one, every webhook may have its maximum and counts as proven.
+ */
 export interface Capacity {
   allowed(webhookId: string): number;
   /** Webhooks that may have none now. */
   blocked(): readonly string[];
+  standing(webhookId: string): Standing;
 }
+
+/**
+ * Requests to endpoints not proven healthy (not heard from yet, or sick) may hold at most this share of the
+ * slots: an eighth (32 of 256) stays free for endpoints that answered healthily, however many hung endpoints
+ * appear at once. Not more: every new endpoint is unproven, and two hundred new webhooks at once must all get
+ * their first request without waiting for a slot.
+ */
+export const UNPROVEN_SHARE = 7 / 8;
 
 /** Whose request a slot holds. */
 export interface SlotOwner {
@@ -51,7 +64,7 @@ export function createScheduler(
   limits: SchedulerLimits,
   turn: () => Promise<void>,
   onError: (error: unknown) => void,
-  capacity: Capacity = { allowed: () => limits.maxInFlightPerWebhook, blocked: () => [] },
+  capacity: Capacity = { allowed: () => limits.maxInFlightPerWebhook, blocked: () => [], standing: () => 'proven' },
 ): Scheduler {
   const slots = createSlots(limits, capacity);
   const tasks = new Set<Promise<void>>();
@@ -139,6 +152,9 @@ export function createScheduler(
 /** Request slots: how many are taken, in all, per webhook and per account. */
 function createSlots(limits: SchedulerLimits, capacity: Capacity) {
   let taken = 0;
+  /** Slots taken by requests to endpoints that were not proven healthy when the request was launched. */
+  let unprovenTaken = 0;
+  const unprovenMax = Math.max(1, Math.floor(limits.maxInFlight * UNPROVEN_SHARE));
   const byWebhook = new Map<string, number>();
   const byAccount = new Map<number, number>();
 
@@ -151,8 +167,10 @@ function createSlots(limits: SchedulerLimits, capacity: Capacity) {
   return {
     room: (): ClaimRoom => ({
       total: limits.maxInFlight - taken,
+      unprovenTotal: unprovenMax - unprovenTaken,
       maxPerWebhook: limits.maxInFlightPerWebhook,
       allowed: (webhookId) => Math.min(limits.maxInFlightPerWebhook, capacity.allowed(webhookId)),
+      standing: (webhookId) => capacity.standing(webhookId),
       blocked: capacity.blocked(),
       inFlight: byWebhook,
       inFlightByAccount: byAccount,
@@ -160,7 +178,9 @@ function createSlots(limits: SchedulerLimits, capacity: Capacity) {
     inFlight: () => taken,
     /** Takes a slot; the function it returns frees it once and answers whether this call freed it. */
     take(owner: SlotOwner): () => boolean {
+      const unproven = capacity.standing(owner.webhookId) !== 'proven' ? 1 : 0;
       taken += 1;
+      unprovenTaken += unproven;
       count(byWebhook, owner.webhookId, 1);
       count(byAccount, owner.accountId, 1);
       let held = true;
@@ -168,6 +188,7 @@ function createSlots(limits: SchedulerLimits, capacity: Capacity) {
         if (!held) return false;
         held = false;
         taken -= 1;
+        unprovenTaken -= unproven;
         count(byWebhook, owner.webhookId, -1);
         count(byAccount, owner.accountId, -1);
         return true;
