@@ -1,4 +1,5 @@
-// A webhook receiver that checks every delivery is genuine before acting on it (docs/api-contract.md#13-delivery-headers-and-signature), and handles each
+// A webhook receiver that checks every delivery is genuine before acting on it
+// (docs/api-contract.md#13-delivery-headers-and-signature), and handles each
 // event once although deliveries are at-least-once.
 //
 //   JOBHOOKS_HMAC_SECRET=<hmac_secret from the create response> PORT=9000 npx tsx examples/receiver/receiver.ts

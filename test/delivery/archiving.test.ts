@@ -1,4 +1,5 @@
-// Automatic archiving by the delivery pipeline (docs/decisions.md#9-failed-deliveries-and-archiving), with real receivers and,
+// Automatic archiving by the delivery pipeline (docs/decisions.md#9-failed-deliveries-and-archiving), with real
+// receivers and,
 // for the 7-day rule, a fake clock; and reactivation by PUT after a real archiving.
 import Database from 'better-sqlite3';
 import { createManualClock, type ManualClock } from '../../service/src/core/clock';

@@ -1,4 +1,5 @@
-// The example receiver accepts real signed deliveries from the service, refuses forged ones, and handles each event once.
+// The example receiver accepts real signed deliveries from the service, refuses forged ones, and handles each event
+// once.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { request } from 'undici';

@@ -1,4 +1,5 @@
-// Tokens see only their own account, read-only permission sets cannot write, revoked tokens and other plans are refused.
+// Tokens see only their own account, read-only permission sets cannot write, revoked tokens and other plans are
+// refused.
 import { PERMISSION_SETS, WRITE_PERMISSION_SETS } from '@jobhooks/client/contract';
 import { snapshotDatabase } from '../support/db-snapshot';
 import {

@@ -1,4 +1,5 @@
-// A create carrying an Idempotency-Key returns the same webhook when repeated within 24 hours (docs/decisions.md#14-retried-creates).
+// A create carrying an Idempotency-Key returns the same webhook when repeated within 24 hours
+// (docs/decisions.md#14-retried-creates).
 import { createManualClock } from '../../service/src/core/clock';
 import { type Harness, startHarness, webhooksPath, validCreateBody } from '../support/harness';
 

@@ -1,4 +1,5 @@
-// The per-account administrative rate limit: 429 with Retry-After, then a five-minute cooldown (docs/decisions.md#16-rate-limits).
+// The per-account administrative rate limit: 429 with Retry-After, then a five-minute cooldown
+// (docs/decisions.md#16-rate-limits).
 import { createManualClock } from '../../service/src/core/clock';
 import { ACCOUNT_ID, type Harness, startHarness, webhooksPath } from '../support/harness';
 

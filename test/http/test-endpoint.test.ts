@@ -1,4 +1,5 @@
-// GET .../subscription/{id}/test sends a real, signed sample event and reports what the endpoint answered (docs/decisions.md#10-the-test-endpoint).
+// GET .../subscription/{id}/test sends a real, signed sample event and reports what the endpoint answered
+// (docs/decisions.md#10-the-test-endpoint).
 import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { answer, closedPortUrl, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';

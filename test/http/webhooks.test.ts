@@ -1,4 +1,5 @@
-// The six webhook endpoints (docs/api-contract.md#3-endpoints): fields, types, status codes and envelopes, and the exact requests real clients send.
+// The six webhook endpoints (docs/api-contract.md#3-endpoints): fields, types, status codes and envelopes, and the
+// exact requests real clients send.
 import {
   ACCOUNT_ID,
   ADMIN_TOKEN,

@@ -1,4 +1,5 @@
-// hmac_secret leaves the service only in the create response; API tokens and secrets never reach logs or the file in clear.
+// hmac_secret leaves the service only in the create response; API tokens and secrets never reach logs or the file in
+// clear.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';

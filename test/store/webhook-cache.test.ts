@@ -1,4 +1,5 @@
-// Webhooks read by id are kept in memory, and no write leaves one stale: this connection's at once, another's from 1 ms on.
+// Webhooks read by id are kept in memory, and no write leaves one stale: this connection's at once, another's from 1 ms
+// on.
 import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
 import { LOOK_REUSE_MS, observeOtherConnections } from '../../service/src/store/other-connections';
 import { createWebhookCache } from '../../service/src/store/webhook-cache';

@@ -1,4 +1,5 @@
-// Minimal stand-in for the Pulumi engine (`up` only): runs a program through @pulumi/pulumi's own cmd/run and its dynamic-provider host, no CLI needed.
+// Minimal stand-in for the Pulumi engine (`up` only): runs a program through @pulumi/pulumi's own cmd/run and its
+// dynamic-provider host, no CLI needed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -87,9 +88,11 @@ function loadPulumi(projectDir: string) {
   };
 }
 
-// Node 20.20's util.inspect(err, { colors: true }) loops until OOM on stack frames like `node_modules/@pulumi/resource.ts`
+// Node 20.20's util.inspect(err, { colors: true }) loops until OOM on stack frames like
+// `node_modules/@pulumi/resource.ts`
 // (nodejs/node#64011), which source-map-support produces for every error in a Pulumi program, and cmd/run formats
-// uncaught errors exactly that way; so the program gets a preload that drops colors for Errors (also no ANSI in stderr).
+// uncaught errors exactly that way; so the program gets a preload that drops colors for Errors (also no ANSI in
+// stderr).
 const INSPECT_FIX =
   'data:text/javascript,' +
   encodeURIComponent(

@@ -1,4 +1,5 @@
-// An implementation of the signature scheme (docs/api-contract.md#13-delivery-headers-and-signature) written apart from the service's signer, so a test checks the service against it.
+// An implementation of the signature scheme (docs/api-contract.md#13-delivery-headers-and-signature) written apart from
+// the service's signer, so a test checks the service against it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export function isGenuine(secret: string, rawBody: Buffer, header: string | string[] | undefined): boolean {

@@ -10,7 +10,8 @@ let ui: UiHarness;
 let receiver: Receiver;
 beforeAll(async () => {
   ui = await startUiHarness();
-  // 410 Gone archives a webhook at once (docs/decisions.md#9-failed-deliveries-and-archiving); everything else is accepted.
+  // 410 Gone archives a webhook at once (docs/decisions.md#9-failed-deliveries-and-archiving); everything else is
+  // accepted.
   receiver = await startReceiver((request, response) =>
     request.url.startsWith('/gone') ? answer(410, 'gone')(request, response) : answer(200, 'ok')(request, response),
   );

@@ -1,4 +1,5 @@
-// Reactivating an archived webhook through PUT, as docs/decisions.md#5-archived-state-in-the-api describes, seen through the API.
+// Reactivating an archived webhook through PUT, as docs/decisions.md#5-archived-state-in-the-api describes, seen
+// through the API.
 import { createWebhook, type Harness, startHarness, webhookPath, validCreateBody } from '../support/harness';
 
 let h: Harness;

@@ -1,4 +1,5 @@
-// PUT semantics as a pure rule: replacement, reactivation of archived webhooks, and a fresh failure record for a new URL.
+// PUT semantics as a pure rule: replacement, reactivation of archived webhooks, and a fresh failure record for a new
+// URL.
 import type { WebhookRecord, WebhookWritable } from '../../service/src/domain/webhook';
 import { planUpdate } from '../../service/src/webhooks/update-rules';
 

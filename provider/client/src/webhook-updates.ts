@@ -1,5 +1,6 @@
 // How the IaC tools change a webhook's URL, shared by the Pulumi provider and the Terraform provider.
-// The API makes a webhook active (and un-archived) whenever its client_url changes (docs/decisions.md#5-archived-state-in-the-api).
+// The API makes a webhook active (and un-archived) whenever its client_url changes
+// (docs/decisions.md#5-archived-state-in-the-api).
 import type { WebhookInput, WebhooksClient } from './client';
 import type { WebhookSummary } from './contract';
 

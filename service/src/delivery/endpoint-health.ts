@@ -3,7 +3,8 @@
 // multiplicative decrease), and a circuit breaker that stops sending to an endpoint whose recent attempts all
 // failed, then sends it one probe. Only a timeout, a failed connection or a 5xx is sick: a 4xx is the
 // receiver's answer, and a slow 2xx is healthy. Pure rules over an injected time, so they are tested on a fake
-// clock; the registry below keeps one state per webhook for this process (docs/decisions.md#19-delivery-concurrency-and-leases).
+// clock; the registry below keeps one state per webhook for this process
+// (docs/decisions.md#19-delivery-concurrency-and-leases).
 import type { SendOutcome } from './sender';
 
 export interface HealthRules {

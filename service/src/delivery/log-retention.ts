@@ -1,4 +1,5 @@
-// Keeps the delivery log to its retention period (7 days: docs/decisions.md#12-delivery-log-and-retention) with a periodic purge.
+// Keeps the delivery log to its retention period (7 days: docs/decisions.md#12-delivery-log-and-retention) with a
+// periodic purge.
 import { type Clock, nowMicros } from '../core/clock';
 import type { DeliveryLogStore } from '../store/store';
 

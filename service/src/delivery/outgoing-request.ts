@@ -1,4 +1,5 @@
-// Turns payload bytes and their signature into the HTTP request every delivery attempt sends (docs/decisions.md#6-delivery-request-and-headers).
+// Turns payload bytes and their signature into the HTTP request every delivery attempt sends
+// (docs/decisions.md#6-delivery-request-and-headers).
 import { VERSION } from '../core/version';
 import type { OutgoingDelivery } from './sender';
 

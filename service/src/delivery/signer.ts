@@ -1,4 +1,5 @@
-// Signs a delivery: the Authorization header is the lowercase hex HMAC-SHA256 of the exact body bytes (docs/api-contract.md#13-delivery-headers-and-signature).
+// Signs a delivery: the Authorization header is the lowercase hex HMAC-SHA256 of the exact body bytes
+// (docs/api-contract.md#13-delivery-headers-and-signature).
 import { createHmac } from 'node:crypto';
 
 export function signPayload(secret: string, body: Uint8Array): string {

@@ -1,4 +1,5 @@
-// Maps every error to the error envelope (docs/api-contract.md#8-errors), by stable code, and keeps server errors generic.
+// Maps every error to the error envelope (docs/api-contract.md#8-errors), by stable code, and keeps server errors
+// generic.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract';

@@ -1,4 +1,5 @@
-// The response envelope and the error envelope (docs/api-contract.md#6-responses-of-each-operation, #8-errors), as schemas and builders.
+// The response envelope and the error envelope (docs/api-contract.md#6-responses-of-each-operation, #8-errors), as
+// schemas and builders.
 import { z } from 'zod';
 
 export const OkStatus = z.object({ code: z.number().int() });

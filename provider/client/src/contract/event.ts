@@ -1,4 +1,5 @@
-// Job-run events: the run details posted to ingestion, the payload delivered to endpoints (docs/api-contract.md#12-delivery-payload), and
+// Job-run events: the run details posted to ingestion, the payload delivered to endpoints
+// (docs/api-contract.md#12-delivery-payload), and
 // the ingestion request and response (docs/api-contract.md#10-event-ingestion).
 import { z } from 'zod';
 import { EventType, type EventType as EventTypeName } from './vocabulary';

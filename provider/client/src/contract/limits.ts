@@ -1,4 +1,5 @@
-// Size limits the API contract leaves open (docs/decisions.md#3-limits), in one place so the API, UI and IaC tools agree.
+// Size limits the API contract leaves open (docs/decisions.md#3-limits), in one place so the API, UI and IaC tools
+// agree.
 export const LIMITS = {
   nameMaxChars: 255,
   descriptionMaxChars: 1024,

@@ -1,4 +1,5 @@
-// Reads a `Retry-After` header, for the dispatcher (endpoints asking it to wait) and the API client (the API asking it).
+// Reads a `Retry-After` header, for the dispatcher (endpoints asking it to wait) and the API client (the API asking
+// it).
 
 /** `Retry-After` as seconds from now: delta-seconds or an HTTP date; null when absent or unreadable. */
 export function parseRetryAfterSeconds(header: string | null, nowMillis: number): number | null {

@@ -1,4 +1,5 @@
-// Webhooks: the request bodies of create and update, and the response shapes of docs/api-contract.md#6-responses-of-each-operation.
+// Webhooks: the request bodies of create and update, and the response shapes of
+// docs/api-contract.md#6-responses-of-each-operation.
 import { z } from 'zod';
 import { ClientUrl } from './client-url';
 import { LIMITS } from './limits';
@@ -58,7 +59,8 @@ const Active = z
   .transform((value) => value ?? WEBHOOK_DEFAULTS.active);
 
 /**
- * The writable fields, shared by create and update. PUT is a full replacement (docs/decisions.md#2-required-fields-and-defaults), so an
+ * The writable fields, shared by create and update. PUT is a full replacement
+ * (docs/decisions.md#2-required-fields-and-defaults), so an
  * omitted optional field takes the same default on both. Unknown fields are ignored rather than refused:
  * real clients send read-only fields back (the Terraform provider sends `id`).
  */

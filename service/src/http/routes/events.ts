@@ -1,4 +1,5 @@
-// POST /api/v3/accounts/{account_id}/webhooks/events: takes in one job-run event (docs/api-contract.md#10-event-ingestion).
+// POST /api/v3/accounts/{account_id}/webhooks/events: takes in one job-run event
+// (docs/api-contract.md#10-event-ingestion).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   AccountPathParams,

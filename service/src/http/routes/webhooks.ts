@@ -1,4 +1,5 @@
-// Routes of the webhooks management API (docs/api-contract.md#3-endpoints). Handlers only translate HTTP to service calls.
+// Routes of the webhooks management API (docs/api-contract.md#3-endpoints). Handlers only translate HTTP to service
+// calls.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   AccountPathParams,
