@@ -179,3 +179,22 @@ describe('reactivation after a real archiving', () => {
     expect(receiver.requests).toHaveLength(before);
   });
 });
+
+test('a dead endpoint behind an open circuit is still archived by the 7-day rule: its probes keep its failure recent', async () => {
+  receiver.respondWith(answer(503));
+  const hook = await webhook();
+  const HOURS_2 = 2 * 3600 * 1000;
+  // An event every two hours for up to ten days. Each step lets the service send what is due (the first attempts,
+  // then, once five failures have opened the circuit, the one probe its open period allows), then moves on.
+  for (let step = 0; step < 120 && !(await read(hook.id)).archived; step += 1) {
+    const before = receiver.requests.length;
+    await ingest(h, 'job.run.completed', { runId: `dead-${step}` });
+    await waitFor(() => receiver.requests.length > before, `an attempt at step ${step}`, 1_000).catch(() => undefined);
+    clock.advanceMillis(HOURS_2);
+  }
+  expect(await read(hook.id)).toMatchObject({ archived: true, archived_reason: 'Deliveries have failed for 7 days' });
+  // About one attempt per step: the deliveries the circuit held used none of their attempts (84 steps make a week).
+  expect(receiver.requests.length).toBeLessThan(100);
+  // Archiving skipped every delivery the circuit was holding.
+  await waitFor(() => unfinishedDeliveries() === 0, 'the held deliveries to be skipped');
+}, 90_000);

@@ -16,8 +16,15 @@ import {
 const RULES = { ...DEFAULT_HEALTH_RULES, maxInFlight: 16 };
 const SECOND = 1_000_000;
 
-const healthy = (now: number, manual = false): Answer => ({ signal: 'healthy', now, jitter: 0, manual });
-const sick = (now: number, manual = false): Answer => ({ signal: 'sick', now, jitter: 0, manual });
+/** An answer at `now` to a request sent just before it. */
+const healthy = (now: number, manual = false): Answer => ({
+  signal: 'healthy',
+  now,
+  sentAt: now - 1,
+  jitter: 0,
+  manual,
+});
+const sick = (now: number, manual = false): Answer => ({ signal: 'sick', now, sentAt: now - 1, jitter: 0, manual });
 
 function answered(answers: Answer[], from: EndpointHealth = UNKNOWN_ENDPOINT): EndpointHealth {
   return answers.reduce((health, answer) => afterAnswer(health, answer, RULES), from);
@@ -31,7 +38,10 @@ test('timeouts, failed connections and 5xx are sick; 2xx, 3xx and 4xx, however s
   for (const status of [500, 502, 503]) {
     expect(healthSignalOf({ kind: 'response', status, durationMs: 5, bodyExcerpt: '', retryAfter: null })).toBe('sick');
   }
-  for (const status of [200, 204, 301, 400, 404, 410, 429]) {
+  expect(healthSignalOf({ kind: 'response', status: 429, durationMs: 5, bodyExcerpt: '', retryAfter: '5' })).toBe(
+    'slow-down',
+  );
+  for (const status of [200, 204, 301, 400, 404, 410]) {
     expect(healthSignalOf({ kind: 'response', status, durationMs: 3_000, bodyExcerpt: '', retryAfter: null })).toBe(
       'healthy',
     );
@@ -59,9 +69,9 @@ test('each sick answer halves the capacity, never below one, and a healthy one i
 
 test('five sick answers in a row open the circuit for 10 s: nothing is sent, then one probe', () => {
   const opened = answered([sick(0), sick(1), sick(2), sick(3), sick(4 * SECOND)]);
-  expect(opened.circuit).toEqual({ state: 'open', until: 14 * SECOND });
+  expect(opened.circuit).toEqual({ state: 'open', since: 4 * SECOND, until: 14 * SECOND });
   expect(allowedInFlight(opened, 14 * SECOND - 1)).toBe(0);
-  expect(circuitAt(opened, 14 * SECOND)).toEqual({ state: 'probing' });
+  expect(circuitAt(opened, 14 * SECOND)).toEqual({ state: 'probing', since: 4 * SECOND });
   expect(allowedInFlight(opened, 14 * SECOND)).toBe(1);
 });
 
@@ -98,8 +108,8 @@ test('a sick answer to a request sent before the circuit opened changes nothing'
 
 test('an open period is stretched by up to a fifth, by the jitter given', () => {
   const opened = [sick(0), sick(0), sick(0), sick(0)].reduce((h, a) => afterAnswer(h, a, RULES), UNKNOWN_ENDPOINT);
-  const stretched = afterAnswer(opened, { signal: 'sick', now: 0, jitter: 0.5, manual: false }, RULES);
-  expect(stretched.circuit).toEqual({ state: 'open', until: 11 * SECOND });
+  const stretched = afterAnswer(opened, { signal: 'sick', now: 0, sentAt: 0, jitter: 0.5, manual: false }, RULES);
+  expect(stretched.circuit).toEqual({ state: 'open', since: 0, until: 11 * SECOND });
 });
 
 test('an endpoint stands unknown until it answers, proven after a healthy answer, sick after a sick one', () => {
@@ -118,7 +128,42 @@ test('the registry blocks only webhooks whose circuit is open, and counts circui
   expect(registry.allowedInFlight('wh_fine', SECOND)).toBe(2);
   expect(registry.allowedInFlight('wh_new', SECOND)).toBe(1);
   expect(registry.blocked(10 * SECOND)).toEqual([]);
-  expect(registry.circuitOf('wh_dead', 10 * SECOND)).toEqual({ state: 'probing' });
+  expect(registry.circuitOf('wh_dead', 10 * SECOND)).toEqual({ state: 'probing', since: 0 });
   registry.record('wh_dead', healthy(10 * SECOND));
   expect(registry.notClosed()).toBe(0);
+});
+
+test('a sick answer to a request sent before the circuit opened is not taken for a failed probe', () => {
+  const opened = answered([sick(0), sick(0), sick(0), sick(0), sick(SECOND)]);
+  // The open period is over, and an attempt sent at 0.5 s (before the circuit opened at 1 s) times out now.
+  const late: Answer = { signal: 'sick', now: 12 * SECOND, sentAt: SECOND / 2, jitter: 0, manual: false };
+  expect(afterAnswer(opened, late, RULES)).toBe(opened);
+  // The probe itself, sent after the circuit opened, counts.
+  expect(afterAnswer(opened, sick(12 * SECOND), RULES).circuit).toMatchObject({ state: 'open', since: 12 * SECOND });
+});
+
+test('a 429 halves the capacity but is not sick: it neither opens the circuit nor counts toward it', () => {
+  const full = answered(Array.from({ length: 15 }, (_, i) => healthy(i)));
+  const slowDown: Answer = { signal: 'slow-down', now: 20, sentAt: 19, jitter: 0, manual: false };
+  const after = Array.from({ length: 6 }).reduce<EndpointHealth>((h) => afterAnswer(h, slowDown, RULES), full);
+  expect(after).toMatchObject({ limit: 1, sickInARow: 0, circuit: { state: 'closed' } });
+  expect(standingOf(after)).toBe('proven');
+});
+
+test('a forgotten endpoint is unknown again, and the registry keeps a bounded number by forgetting the oldest', () => {
+  const registry = new EndpointHealthRegistry(RULES);
+  for (let i = 0; i < 5; i += 1) registry.record('wh_dead', sick(0));
+  expect(registry.notClosed()).toBe(1);
+  registry.forget('wh_dead');
+  expect(registry.notClosed()).toBe(0);
+  expect(registry.of('wh_dead')).toBe(UNKNOWN_ENDPOINT);
+
+  const crowded = new EndpointHealthRegistry(RULES);
+  for (let i = 0; i < 5; i += 1) crowded.record('wh_first', sick(0));
+  for (let i = 1; i < 100_000; i += 1) crowded.record(`wh_${i}`, healthy(0));
+  expect(crowded.notClosed()).toBe(1);
+  crowded.record('wh_one_more', healthy(0));
+  expect(crowded.of('wh_first')).toBe(UNKNOWN_ENDPOINT);
+  expect(crowded.notClosed()).toBe(0);
+  expect(crowded.of('wh_1').heard).toBe(true);
 });

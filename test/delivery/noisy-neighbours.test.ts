@@ -1,6 +1,7 @@
 // Endpoints that hang or fail cannot delay the deliveries of healthy ones: real receivers on 127.0.0.1, each
 // webhook its own port, a service with few request slots so that hung endpoints could fill them all.
-import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
+import Database from 'better-sqlite3';
+import { createWebhook, type Harness, startHarness, validCreateBody, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait';
@@ -118,3 +119,40 @@ test('more hung endpoints than request slots hold only their share of them: a we
   const heldByHung = hung.reduce((sum, receiver) => sum + receiver.requests.length, 0);
   expect(heldByHung).toBe(8);
 }, 30_000);
+
+test('a new client_url starts with a closed circuit: what was learnt of the old endpoint does not hold the new one back', async () => {
+  h = await startHarness({ env: { JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' } });
+  const old = await receiverFor(answer(503));
+  const hook = await webhookAt(old);
+  for (let run = 1; run <= 7; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
+  await waitFor(async () => (await read(hook.id)).delivery_circuit === 'open', 'the circuit to open');
+
+  const moved = await receiverFor(answer(200));
+  const put = await h.call('PUT', webhookPath(hook.id), {
+    body: validCreateBody({ client_url: `${moved.url}/hook`, event_types: ['job.run.completed'], job_ids: [] }),
+  });
+  expect(put.statusCode).toBe(200);
+  expect((await read(hook.id)).delivery_circuit).toBe('closed');
+  // The two deliveries the old endpoint's circuit held go to the new endpoint at once.
+  await waitFor(() => moved.requests.length === 2, 'the held deliveries at the new endpoint');
+}, 20_000);
+
+test("a person's redelivery goes out through an open circuit, and its 2xx closes it", async () => {
+  h = await startHarness({ env: { JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' } });
+  const endpoint = await receiverFor(answer(500));
+  const hook = await webhookAt(endpoint);
+  for (let run = 1; run <= 5; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
+  await waitFor(async () => (await read(hook.id)).delivery_circuit === 'open', 'the circuit to open');
+  // Redelivery is for a finished delivery: one is marked failed as its sixth failed attempt would leave it (its
+  // retries are an hour apart here).
+  const log = (await h.call('GET', `${webhookPath(hook.id)}/deliveries`)).json().data as Array<{ delivery_id: string }>;
+  const deliveryId = log[0]!.delivery_id;
+  const db = new Database(h.dbPath);
+  db.prepare("UPDATE deliveries SET state = 'failed', next_attempt_at = NULL WHERE id = ?").run(deliveryId);
+  db.close();
+
+  endpoint.respondWith(answer(200));
+  const retried = await h.call('POST', `${webhookPath(hook.id)}/deliveries/${deliveryId}/retry`);
+  expect(retried.json().data).toMatchObject({ success: true, http_status_code: '200' });
+  expect((await read(hook.id)).delivery_circuit).toBe('closed');
+}, 20_000);

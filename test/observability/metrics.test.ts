@@ -1,6 +1,6 @@
 // GET /metrics: Prometheus text with attempts by outcome, attempt latency and wait, due and in-flight deliveries, open
 // circuits, archived webhooks.
-import { createManualClock } from '../../service/src/core/clock';
+import { createManualClock, type ManualClock } from '../../service/src/core/clock';
 import { createWebhook, type Harness, startHarness } from '../support/harness';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -8,8 +8,10 @@ import { waitFor } from '../support/wait';
 
 let h: Harness;
 let receiver: Receiver;
+let clock: ManualClock;
 beforeEach(async () => {
-  h = await startHarness({ clock: createManualClock(), env: { JOBHOOKS_RETRY_SCHEDULE: '60,60,60,60,60' } });
+  clock = createManualClock();
+  h = await startHarness({ clock, env: { JOBHOOKS_RETRY_SCHEDULE: '60,60,60,60,60' } });
   receiver = await startReceiver();
 });
 afterEach(async () => {
@@ -82,4 +84,20 @@ test("an endpoint's open circuit is gauged, and each attempt's wait from due to 
   expect(value(text, 'jobhooks_delivery_wait_seconds_count')).toBe(5);
   // The manual clock stands still: every attempt went out the moment it came due.
   expect(value(text, 'jobhooks_delivery_wait_seconds_bucket{le="0.001"}')).toBe(5);
+});
+
+test('an attempt sent later than it came due is timed from its due time', async () => {
+  receiver.respondWith(answer(500));
+  await createWebhook(h, { client_url: `${receiver.url}/late`, event_types: ['job.run.completed'], job_ids: [] });
+  await ingest(h, 'job.run.completed');
+  await waitFor(async () => value(await metrics(), 'jobhooks_delivery_wait_seconds_count') === 1, 'the first attempt');
+  // Its retry comes due 60 to 72 s later (with jitter); the clock moves 100 s: it is sent 28 to 40 s late.
+  clock.advanceMillis(100_000);
+  await waitFor(async () => value(await metrics(), 'jobhooks_delivery_wait_seconds_count') === 2, 'the retry');
+  const text = await metrics();
+  expect(value(text, 'jobhooks_delivery_wait_seconds_bucket{le="15"}')).toBe(1);
+  expect(value(text, 'jobhooks_delivery_wait_seconds_bucket{le="60"}')).toBe(2);
+  const waited = value(text, 'jobhooks_delivery_wait_seconds_sum')!;
+  expect(waited).toBeGreaterThanOrEqual(28);
+  expect(waited).toBeLessThanOrEqual(40);
 });

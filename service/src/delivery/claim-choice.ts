@@ -1,8 +1,9 @@
 // Which due deliveries a dispatcher takes when there is room for fewer than are due: in turns across accounts,
-// and within an account across its webhooks: endpoints that answered healthily before those not heard from,
-// and those before sick ones, then the least busy first; within a webhook, the oldest first. A webhook never
-// gets more than its endpoint's health allows (endpoint-health.ts), and endpoints not proven healthy share
-// only part of the slots, so a backlog, or slow, hung or new endpoints, cannot take the turn of others.
+// and within an account across its webhooks, the least busy first and, among equals, endpoints that answered
+// healthily before those not heard from, and those before sick ones; within a webhook, the oldest first. A
+// webhook never gets more than its endpoint's health allows (endpoint-health.ts), and endpoints not proven
+// healthy share only part of the slots, so a backlog, or slow, hung or new endpoints, cannot take the turn of
+// others.
 import type { DueCandidate } from '../domain/delivery';
 import type { Standing } from './endpoint-health';
 
@@ -48,8 +49,10 @@ function groupBy<K, T>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
 }
 
 const byAge = (a: DueCandidate, b: DueCandidate) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1);
+// Round by round (each webhook's first request, then each one's second...), proven endpoints first within a
+// round: so a sick or new endpoint waits at most for one request of each proven webhook, never for all of them.
 const byTurn = (a: Ranked, b: Ranked) =>
-  a.standing - b.standing || a.webhookLoad - b.webhookLoad || byAge(a.candidate, b.candidate);
+  a.webhookLoad - b.webhookLoad || a.standing - b.standing || byAge(a.candidate, b.candidate);
 
 /** Each webhook's oldest candidates that fit its room, with the load each would bring it to. */
 function rankWithinWebhooks(candidates: readonly DueCandidate[], room: ClaimRoom): Ranked[] {

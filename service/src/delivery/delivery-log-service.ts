@@ -78,7 +78,8 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       storedSignature: delivery.signature,
       secret: () => deps.secretBox.open(webhook.sealedSecret),
     });
-    if (made.signature !== null) deps.health.answered(webhook.id, made.outcome, nowMicros(clock), true);
+    if (made.signature !== null)
+      deps.health.answered(webhook.id, made.outcome, { sentAt: made.requestedAt, now: nowMicros(clock) }, true);
     const [logged] = await store.deliveries.recordAttempts([manualResult(delivery.id, made)], nextDispatchState);
     if (!logged) throw webhookNotFound(accountId, webhookId);
     return toAttemptView(logged);

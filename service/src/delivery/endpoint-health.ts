@@ -27,7 +27,9 @@ export const DEFAULT_HEALTH_RULES: Omit<HealthRules, 'maxInFlight'> = {
 /** An open period is stretched by up to this fraction, so endpoints that failed together are not probed together. */
 const OPEN_JITTER_FRACTION = 0.2;
 
-export type Circuit = { state: 'closed' } | { state: 'open'; until: number } | { state: 'probing' };
+/** `since`: when the circuit opened; an answer to a request sent before that says nothing new. */
+export type Circuit =
+  { state: 'closed' } | { state: 'open'; since: number; until: number } | { state: 'probing'; since: number };
 
 export interface EndpointHealth {
   /** Whether the endpoint has answered in this process (healthily or not). */
@@ -49,7 +51,11 @@ export const UNKNOWN_ENDPOINT: EndpointHealth = {
   circuit: { state: 'closed' },
 };
 
-export type HealthSignal = 'healthy' | 'sick';
+/**
+ * `slow-down` is a 429: the receiver is alive and asks for fewer requests, so its capacity halves, but it is
+ * not sick and cannot open the circuit.
+ */
+export type HealthSignal = 'healthy' | 'sick' | 'slow-down';
 
 /**
  * Where an endpoint stands, for the order of claims and the share of slots: `proven` answered healthily last,
@@ -63,13 +69,14 @@ export function standingOf(health: EndpointHealth): Standing {
 }
 
 export function healthSignalOf(outcome: SendOutcome): HealthSignal {
-  return outcome.kind === 'no_response' || outcome.status >= 500 ? 'sick' : 'healthy';
+  if (outcome.kind === 'no_response' || outcome.status >= 500) return 'sick';
+  return outcome.status === 429 ? 'slow-down' : 'healthy';
 }
 
 /** The circuit as it stands at `now`: an open circuit whose time is up is waiting for its probe. */
 export function circuitAt(health: EndpointHealth, now: number): Circuit {
   const { circuit } = health;
-  return circuit.state === 'open' && now >= circuit.until ? { state: 'probing' } : circuit;
+  return circuit.state === 'open' && now >= circuit.until ? { state: 'probing', since: circuit.since } : circuit;
 }
 
 /** Requests the endpoint may have in flight at `now`: none while open, one probe, else its limit. */
@@ -87,6 +94,8 @@ function openPeriod(opens: number, rules: HealthRules, jitter: number): number {
 export interface Answer {
   signal: HealthSignal;
   now: number;
+  /** When the request that got this answer was sent. */
+  sentAt: number;
   /** A uniform number in [0, 1) that stretches an open period. */
   jitter: number;
   /** A request a person asked for (redelivery, test): it can close the circuit, never open it. */
@@ -101,18 +110,22 @@ export function afterAnswer(health: EndpointHealth, answer: Answer, rules: Healt
     const limit = circuit.state === 'closed' ? Math.min(rules.maxInFlight, health.limit + 1) : rules.maxInFlight;
     return { heard: true, limit, sickInARow: 0, opens: 0, circuit: { state: 'closed' } };
   }
+  if (answer.signal === 'slow-down')
+    return { ...health, heard: true, limit: Math.max(1, Math.floor(health.limit / 2)) };
   if (answer.manual) return health;
-  if (circuit.state === 'open') return health; // a request sent before it opened: the circuit already knows
+  // A sick answer while open, or to a request sent before the circuit opened, is one the circuit already knows.
+  if (circuit.state === 'open' || (circuit.state === 'probing' && answer.sentAt < circuit.since)) return health;
   const sickInARow = health.sickInARow + 1;
   const limit = Math.max(1, Math.floor(health.limit / 2));
   if (circuit.state === 'closed' && sickInARow < rules.openAfterSickInARow) {
     return { ...health, heard: true, limit, sickInARow };
   }
   const until = answer.now + openPeriod(health.opens, rules, answer.jitter);
-  return { heard: true, limit, sickInARow, opens: health.opens + 1, circuit: { state: 'open', until } };
+  const opened: Circuit = { state: 'open', since: answer.now, until };
+  return { heard: true, limit, sickInARow, opens: health.opens + 1, circuit: opened };
 }
 
-/** Endpoint states kept at most; past that the registry starts over, every endpoint unknown again. */
+/** Endpoint states kept at most; past that the one recorded first is forgotten (it is unknown again). */
 const ENDPOINTS_KEPT = 100_000;
 
 /** The health of every webhook's endpoint in this process, keyed by webhook id. */
@@ -137,8 +150,8 @@ export class EndpointHealthRegistry {
 
   record(webhookId: string, answer: Answer): void {
     if (!this.states.has(webhookId) && this.states.size >= ENDPOINTS_KEPT) {
-      this.states.clear();
-      this.notClosedIds.clear();
+      const oldest = this.states.keys().next();
+      if (!oldest.done) this.forget(oldest.value);
     }
     const next = afterAnswer(this.of(webhookId), answer, this.rules);
     this.states.set(webhookId, next);
@@ -146,9 +159,19 @@ export class EndpointHealthRegistry {
     else this.notClosedIds.add(webhookId);
   }
 
-  /** Takes in what an attempt to the webhook's endpoint got; `manual` for a redelivery or a test send. */
-  answered(webhookId: string, outcome: SendOutcome, now: number, manual = false): void {
-    this.record(webhookId, { signal: healthSignalOf(outcome), now, jitter: this.jitter(), manual });
+  /**
+   * Takes in what an attempt to the webhook's endpoint got: `sentAt` when its request went out, `manual` for a
+   * redelivery or a test send.
+   */
+  answered(webhookId: string, outcome: SendOutcome, at: { sentAt: number; now: number }, manual = false): void {
+    const signal = healthSignalOf(outcome);
+    this.record(webhookId, { signal, now: at.now, sentAt: at.sentAt, jitter: this.jitter(), manual });
+  }
+
+  /** The webhook is gone, or points at another endpoint now: what was learnt of its endpoint no longer applies. */
+  forget(webhookId: string): void {
+    this.states.delete(webhookId);
+    this.notClosedIds.delete(webhookId);
   }
 
   standing(webhookId: string): Standing {

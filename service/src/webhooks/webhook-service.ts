@@ -159,7 +159,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     webhookId: string,
     input: WebhookValues & { id?: string | null | undefined },
   ): Promise<WebhookSummary> {
-    await find(accountId, webhookId);
+    const before = await find(accountId, webhookId);
     if (input.id && input.id !== webhookId) {
       throw new ValidationError({ id: [`id "${input.id}" does not match the webhook in the path (${webhookId})`] });
     }
@@ -169,6 +169,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       planUpdate(current, writable, nowMicros(clock)),
     );
     if (!updated) throw webhookNotFound(accountId, webhookId);
+    // Another endpoint, or one a person just turned back on: what the old circuit learnt no longer holds.
+    const reactivated = (before.archivedAt !== null || !before.active) && updated.active && updated.archivedAt === null;
+    if (updated.clientUrl !== before.clientUrl || reactivated) deps.health.forget(webhookId);
     return toSummary(updated);
   }
 
@@ -177,6 +180,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     if (!(await store.webhooks.delete(accountId, webhookId))) {
       throw webhookNotFound(accountId, webhookId);
     }
+    deps.health.forget(webhookId);
   }
 
   /** Sends a signed sample event now and reports what the endpoint answered (docs/decisions.md#10-the-test-endpoint). */
@@ -195,7 +199,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       test: true,
     });
     // Logged like any attempt, but it changes neither the webhook's status nor its failure record.
-    const { log, outcome, signature } = await makeAttempt(deps, {
+    const { log, outcome, signature, requestedAt } = await makeAttempt(deps, {
       target: { deliveryId: null, webhookId: record.id, eventId, eventType: 'job.run.completed', attempt: 1 },
       url: record.clientUrl,
       body,
@@ -204,7 +208,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       isTest: true,
     });
     // A person's test goes out whatever the circuit, and a healthy answer closes it.
-    if (signature !== null) deps.health.answered(record.id, outcome, nowMicros(clock), true);
+    if (signature !== null)
+      deps.health.answered(record.id, outcome, { sentAt: requestedAt, now: nowMicros(clock) }, true);
     await store.deliveryLog.append(log);
     return { verification_error: log.error, verification_status_code: log.statusCode };
   }

@@ -130,7 +130,8 @@ export type DeliveryCircuit = z.infer<typeof DeliveryCircuit>;
  */
 export const WebhookDetail = WebhookSummary.extend({
   dispatched_at: Digits.optional(),
-  delivery_circuit: DeliveryCircuit.optional(),
+  // A string, not the enum: a client built today must still read a webhook from a server with more states.
+  delivery_circuit: z.string().optional(),
   delivery_circuit_open_until: Digits.optional(),
 });
 export type WebhookDetail = z.infer<typeof WebhookDetail>;
