@@ -57,9 +57,8 @@ type NextDispatchState = (current: DispatchState, facts: AttemptResult['facts'])
 export const CLAIM_QUERIES = {
   nextPendingWebhook: `SELECT webhook_id AS webhookId FROM deliveries
       WHERE state = 'pending' AND webhook_id > ? ORDER BY webhook_id LIMIT 1`,
-  dueOfWebhook: `SELECT d.id, d.webhook_id AS webhookId, w.account_id AS accountId, d.next_attempt_at AS dueAt
-      FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
-      WHERE d.state = 'pending' AND d.webhook_id = ? AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at LIMIT ?`,
+  dueOfWebhook: `SELECT id, next_attempt_at AS dueAt FROM deliveries
+      WHERE state = 'pending' AND webhook_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
 } as const;
 
 export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
@@ -68,7 +67,11 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   // rows. Its cost grows with the number of such webhooks and log(backlog), never with the backlog itself:
   // a busy webhook's thousands of due rows are not read while it has no room.
   const nextPendingWebhook = db.prepare<[string], { webhookId: string }>(CLAIM_QUERIES.nextPendingWebhook);
-  const dueOfWebhook = db.prepare<[string, number, number], DueCandidate>(CLAIM_QUERIES.dueOfWebhook);
+  const dueOfWebhook = db.prepare<[string, number, number], { id: string; dueAt: number }>(CLAIM_QUERIES.dueOfWebhook);
+  // The account a claim's fairness needs: read once per webhook with due deliveries, not joined into every row.
+  const accountOfWebhook = db.prepare<[string], { accountId: number }>(
+    'SELECT account_id AS accountId FROM webhooks WHERE id = ?',
+  );
   // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again.
   const lease = db.prepare(
     `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseUntil, next_attempt_at = @leaseUntil
@@ -128,8 +131,13 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     const excluded = new Set(request.excludeWebhookIds);
     const rows: DueCandidate[] = [];
     for (let after = nextPendingWebhook.get(''); after; after = nextPendingWebhook.get(after.webhookId)) {
-      if (excluded.has(after.webhookId)) continue;
-      rows.push(...dueOfWebhook.all(after.webhookId, request.now, request.perWebhook));
+      const { webhookId } = after;
+      if (excluded.has(webhookId)) continue;
+      const due = dueOfWebhook.all(webhookId, request.now, request.perWebhook);
+      if (due.length === 0) continue;
+      const accountId = accountOfWebhook.get(webhookId)?.accountId;
+      if (accountId === undefined) continue; // deleted since: its deliveries go with it
+      for (const { id, dueAt } of due) rows.push({ id, webhookId, accountId, dueAt });
     }
     return rows;
   }
