@@ -30,7 +30,7 @@ beforeAll(async () => {
   // Once for the file, so every test can also run on its own.
   workspace.write(
     'main.tf',
-    webhookConfig('  name = "x"\n  client_url = "https://example.com"\n  event_types = ["job.run.completed"]'),
+    webhookConfig('  name = "x"\n  client_url = "http://127.0.0.1:9"\n  event_types = ["job.run.completed"]'),
   );
   init = await workspace.must(['init', '-input=false']);
 });
@@ -68,11 +68,11 @@ test('the acceptance lifecycle: create, modify, refuse a URL change while inacti
   // Step 1: name, description, URL, two event types, no jobs.
   const created = await applyAndSettle(`  name        = "webhook-one"
   description = "My webhook"
-  client_url  = "https://example.com"
+  client_url  = "http://127.0.0.1:9"
   event_types = ["job.run.started", "job.run.completed"]`);
   expect(created).toMatchObject({
     name: 'webhook-one',
-    client_url: 'https://example.com',
+    client_url: 'http://127.0.0.1:9',
     event_types: ['job.run.started', 'job.run.completed'],
     active: true,
   });
@@ -86,14 +86,14 @@ test('the acceptance lifecycle: create, modify, refuse a URL change while inacti
   // Step 2: new name and URL, one event type, one job id, inactive.
   const modified = await applyAndSettle(`  name        = "webhook-two"
   description = "My webhook"
-  client_url  = "https://example.com/test"
+  client_url  = "http://127.0.0.1:9/test"
   event_types = ["job.run.completed"]
   job_ids     = [42]
   active      = false`);
   expect(modified).toMatchObject({
     id,
     name: 'webhook-two',
-    client_url: 'https://example.com/test',
+    client_url: 'http://127.0.0.1:9/test',
     event_types: ['job.run.completed'],
     job_ids: [42],
     active: false,
@@ -105,15 +105,15 @@ test('the acceptance lifecycle: create, modify, refuse a URL change while inacti
   workspace.write(
     'main.tf',
     webhookConfig(`  name        = "webhook-two"
-  client_url  = "https://example.com/elsewhere"
+  client_url  = "http://127.0.0.1:9/elsewhere"
   event_types = ["job.run.completed"]
   job_ids     = [42]
   active      = false`),
   );
   const refused = await workspace.must(['plan', '-input=false'], 1);
   expect(refused.stderr).toMatch(/Cannot change client_url while active=false/);
-  expect(refused.stderr).toMatch(/client_url\s+=\s+"https:\/\/example\.com\/elsewhere"/);
-  expect((await api().get(id))?.client_url).toBe('https://example.com/test');
+  expect(refused.stderr).toMatch(/client_url\s+=\s+"http:\/\/127\.0\.0\.1:9\/elsewhere"/);
+  expect((await api().get(id))?.client_url).toBe('http://127.0.0.1:9/test');
 
   // Step 4: the same change with active = true is an in-place update; the omitted description clears.
   const reactivated = await applyAndSettle(`  name        = "webhook-two"
@@ -161,13 +161,13 @@ test('a webhook archived by the service refreshes as active = false, and the nex
 
 test('a change made outside Terraform shows as drift and the next apply puts the declared values back', async () => {
   const declared = `  name        = "declared-name"
-  client_url  = "https://example.com/drift"
+  client_url  = "http://127.0.0.1:9/drift"
   event_types = ["job.run.completed"]`;
   const created = await applyAndSettle(declared);
   const id = created.id as string;
   await api().update(id, {
     name: 'renamed by hand',
-    client_url: 'https://example.com/drift',
+    client_url: 'http://127.0.0.1:9/drift',
     event_types: ['job.run.completed', 'job.run.errored'],
   });
 
@@ -181,7 +181,7 @@ test('a change made outside Terraform shows as drift and the next apply puts the
 
 test('a webhook deleted out of band leaves the state on refresh and is created again', async () => {
   const created = await applyAndSettle(`  name        = "deleted-by-hand"
-  client_url  = "https://example.com/hand"
+  client_url  = "http://127.0.0.1:9/hand"
   event_types = ["job.run.errored"]
   job_ids     = [7, 3]`);
   expect(await api().delete(created.id as string)).toBe(true);
@@ -189,7 +189,7 @@ test('a webhook deleted out of band leaves the state on refresh and is created a
   const plan = await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 2);
   expect(plan.stdout).toMatch(/will be created/);
   const again = await applyAndSettle(`  name        = "deleted-by-hand"
-  client_url  = "https://example.com/hand"
+  client_url  = "http://127.0.0.1:9/hand"
   event_types = ["job.run.errored"]
   job_ids     = [7, 3]`);
   expect(again.id).not.toBe(created.id);
@@ -200,7 +200,7 @@ test('a webhook deleted out of band leaves the state on refresh and is created a
 test('the data source reads a webhook by id', async () => {
   const created = await api().create({
     name: 'read-me',
-    client_url: 'https://example.com/read',
+    client_url: 'http://127.0.0.1:9/read',
     event_types: ['job.run.started'],
     job_ids: [5],
   });
@@ -227,7 +227,7 @@ output "read" {
   expect(JSON.parse(output.stdout)).toEqual({
     id: created.id,
     name: 'read-me',
-    client_url: 'https://example.com/read',
+    client_url: 'http://127.0.0.1:9/read',
     event_types: ['job.run.started'],
     job_ids: [5],
     active: true,
