@@ -31,6 +31,19 @@ async function webhookAt(receiver: Receiver) {
 
 const read = async (id: string) => (await h.call('GET', webhookPath(id))).json().data;
 
+/**
+ * A service whose retries are an hour apart, and a webhook whose endpoint answers `status` to the `events` it
+ * gets until five in a row have opened its circuit; the deliveries past five are held.
+ */
+async function openCircuit(status: number, events: number) {
+  h = await startHarness({ env: { JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' } });
+  const endpoint = await receiverFor(answer(status));
+  const hook = await webhookAt(endpoint);
+  for (let run = 1; run <= events; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
+  await waitFor(async () => (await read(hook.id)).delivery_circuit === 'open', 'the circuit to open');
+  return { endpoint, hook };
+}
+
 test('beside hung, failing and slow endpoints, a healthy webhook gets every event at once; the slow one gets all of its own', async () => {
   h = await startHarness({
     env: {
@@ -79,11 +92,7 @@ test('beside hung, failing and slow endpoints, a healthy webhook gets every even
 }, 40_000);
 
 test("a person's test send goes out through an open circuit, and its 2xx closes it: the held deliveries follow", async () => {
-  h = await startHarness({ env: { JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' } });
-  const failing = await receiverFor(answer(503, 'maintenance'));
-  const hook = await webhookAt(failing);
-  for (let run = 1; run <= 7; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
-  await waitFor(async () => (await read(hook.id)).delivery_circuit === 'open', 'the circuit to open');
+  const { endpoint: failing, hook } = await openCircuit(503, 7);
   expect(failing.requests).toHaveLength(5);
 
   failing.respondWith(answer(200, 'back'));
@@ -121,11 +130,7 @@ test('more hung endpoints than request slots hold only their share of them: a we
 }, 30_000);
 
 test('a new client_url starts with a closed circuit: what was learnt of the old endpoint does not hold the new one back', async () => {
-  h = await startHarness({ env: { JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' } });
-  const old = await receiverFor(answer(503));
-  const hook = await webhookAt(old);
-  for (let run = 1; run <= 7; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
-  await waitFor(async () => (await read(hook.id)).delivery_circuit === 'open', 'the circuit to open');
+  const { hook } = await openCircuit(503, 7);
 
   const moved = await receiverFor(answer(200));
   const put = await h.call('PUT', webhookPath(hook.id), {
@@ -138,11 +143,7 @@ test('a new client_url starts with a closed circuit: what was learnt of the old 
 }, 20_000);
 
 test("a person's redelivery goes out through an open circuit, and its 2xx closes it", async () => {
-  h = await startHarness({ env: { JOBHOOKS_RETRY_SCHEDULE: '3600,3600,3600,3600,3600' } });
-  const endpoint = await receiverFor(answer(500));
-  const hook = await webhookAt(endpoint);
-  for (let run = 1; run <= 5; run += 1) await ingest(h, 'job.run.completed', { runId: String(run) });
-  await waitFor(async () => (await read(hook.id)).delivery_circuit === 'open', 'the circuit to open');
+  const { endpoint, hook } = await openCircuit(500, 5);
   // Redelivery is for a finished delivery: one is marked failed as its sixth failed attempt would leave it (its
   // retries are an hour apart here).
   const log = (await h.call('GET', `${webhookPath(hook.id)}/deliveries`)).json().data as Array<{ delivery_id: string }>;

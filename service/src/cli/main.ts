@@ -11,6 +11,7 @@ import { ConfigurationError, JobhooksError } from '../core/errors';
 import { createIdGenerator } from '../core/ids';
 import { cryptoRandomBytes } from '../core/random';
 import { startServer } from '../main';
+import { schemaVersion } from '../store/database';
 import { MIGRATIONS } from '../store/migrations';
 import { createSqliteStore } from '../store/sqlite-store';
 import { runningServiceOf } from '../service-lock';
@@ -101,7 +102,7 @@ function refuseUpgradeBesideOlderService(databasePath: string): void {
   const db = new Database(databasePath, { readonly: true, fileMustExist: true });
   let version: number;
   try {
-    version = db.pragma('user_version', { simple: true }) as number;
+    version = schemaVersion(db);
   } finally {
     db.close();
   }
