@@ -112,7 +112,7 @@ test('launched tasks take slots in all and per webhook, and the room says what i
   scheduler.launch({ webhookId: 'wh_a', accountId: 1 }, heldTask().task);
   scheduler.launch({ webhookId: 'wh_b', accountId: 1 }, heldTask().task);
   expect(scheduler.inFlight()).toBe(3);
-  const room = scheduler.room();
+  const room = scheduler.room(0);
   expect(room.total).toBe(0);
   expect(room.maxPerWebhook).toBe(2);
   expect(Object.fromEntries(room.inFlight)).toEqual({ wh_a: 2, wh_b: 1 });
@@ -128,7 +128,7 @@ test('a slot is freed once, when the request ends, and that wakes the scheduler 
   held.endRequest();
   held.endRequest();
   expect(scheduler.inFlight()).toBe(0);
-  expect(scheduler.room().inFlight.size).toBe(0);
+  expect(scheduler.room(0).inFlight.size).toBe(0);
   await settle();
   expect(turns).toBe(2);
   held.finish();
@@ -190,11 +190,11 @@ test('requests to endpoints not proven healthy are counted against their share o
     (error) => errors.push(error),
     capacity,
   );
-  expect(shared.room().unprovenTotal).toBe(8);
+  expect(shared.room(0).unprovenTotal).toBe(8);
   const held = heldTask();
   shared.launch({ webhookId: 'wh_new', accountId: 1 }, held.task);
   shared.launch({ webhookId: 'wh_good', accountId: 1 }, heldTask().task);
-  expect(shared.room()).toMatchObject({ total: 8, unprovenTotal: 7 });
+  expect(shared.room(0)).toMatchObject({ total: 8, unprovenTotal: 7 });
   held.endRequest();
-  expect(shared.room()).toMatchObject({ total: 9, unprovenTotal: 8 });
+  expect(shared.room(0)).toMatchObject({ total: 9, unprovenTotal: 8 });
 });

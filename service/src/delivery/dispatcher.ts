@@ -67,7 +67,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   /** One claim per turn; every finished attempt wakes the scheduler again, so free room is refilled. */
   async function turn(): Promise<void> {
-    const room = scheduler.room();
+    const room = scheduler.room(nowMicros(deps.clock));
     if (room.total <= 0) return;
     for (const delivery of await stages.claim(room)) {
       scheduler.launch(delivery, (endRequest) =>
@@ -77,8 +77,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   const capacity = {
-    allowed: (webhookId: string) => deps.health.allowedInFlight(webhookId, nowMicros(deps.clock)),
-    blocked: () => deps.health.blocked(nowMicros(deps.clock)),
+    allowed: (webhookId: string, now: number) => deps.health.allowedInFlight(webhookId, now),
+    blocked: (now: number) => deps.health.blocked(now),
     standing: (webhookId: string) => deps.health.standing(webhookId),
   };
   const scheduler = createScheduler(deps.limits, turn, (error) => deps.onError(error, 'claim'), capacity);

@@ -20,9 +20,10 @@ export interface SchedulerLimits {
  * without one, every webhook may have its maximum and counts as proven.
  */
 export interface Capacity {
-  allowed(webhookId: string): number;
+  /** `now`: the time of the claim, read once for all of its webhooks. */
+  allowed(webhookId: string, now: number): number;
   /** Webhooks that may have none now. */
-  blocked(): readonly string[];
+  blocked(now: number): readonly string[];
   standing(webhookId: string): Standing;
 }
 
@@ -48,7 +49,8 @@ export interface Scheduler {
   /** Asks for a turn; the wake-ups of one event-loop turn make one. */
   wake(): void;
   /** The room the next claim may fill. */
-  room(): ClaimRoom;
+  /** The room the next claim may fill, at `now` (the claim's time; an open circuit's end depends on it). */
+  room(now: number): ClaimRoom;
   /**
    * Runs `task` in a slot of `owner`'s. The task calls `endRequest` once its request is over (its result may
    * still be on its way to the database); the slot is freed when the task settles at the latest.
@@ -165,13 +167,13 @@ function createSlots(limits: SchedulerLimits, capacity: Capacity) {
   }
 
   return {
-    room: (): ClaimRoom => ({
+    room: (now: number): ClaimRoom => ({
       total: limits.maxInFlight - taken,
       unprovenTotal: unprovenMax - unprovenTaken,
       maxPerWebhook: limits.maxInFlightPerWebhook,
-      allowed: (webhookId) => Math.min(limits.maxInFlightPerWebhook, capacity.allowed(webhookId)),
+      allowed: (webhookId) => Math.min(limits.maxInFlightPerWebhook, capacity.allowed(webhookId, now)),
       standing: (webhookId) => capacity.standing(webhookId),
-      blocked: capacity.blocked(),
+      blocked: capacity.blocked(now),
       inFlight: byWebhook,
       inFlightByAccount: byAccount,
     }),
