@@ -6,6 +6,7 @@ import type { EventType } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import type { AttemptLogEntry, AttemptResult } from '../domain/attempt';
 import type { DeliveryChange } from '../domain/delivery';
+import type { EndpointHealthRegistry } from './endpoint-health';
 import { signedRequest } from './outgoing-request';
 import { errorTextOf, planNextStep, statusCodeOf, verdictOf } from './retry-policy';
 import type { Send, SendOutcome } from './sender';
@@ -40,6 +41,8 @@ export interface AttemptPlan {
   secret: () => string;
   /** A test endpoint send: logged, but it changes no delivery and no webhook state. */
   isTest?: boolean;
+  /** Asked for by a person (a redelivery or a test): it goes out whatever the circuit, and can only close it. */
+  byPerson?: boolean;
 }
 
 export interface AttemptMade {
@@ -54,6 +57,8 @@ export interface AttemptMade {
 export interface AttemptDeps {
   send: Send;
   clock: Clock;
+  /** Told what the endpoint answered, which sets how many requests it may have next. */
+  health: EndpointHealthRegistry;
 }
 
 /** Null when the secret cannot be opened: the attempt is then recorded as failed, with no request made. */
@@ -99,6 +104,11 @@ export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise
             attempt: target.attempt,
           }),
         );
+  // Nothing was sent without a signature: the endpoint said nothing about its health.
+  if (signature !== null) {
+    const at = { sentAt: requestedAt, now: nowMicros(deps.clock) };
+    deps.health.answered(target.webhookId, outcome, at, plan.byPerson ?? false);
+  }
   return { outcome, requestedAt, signature, log: logEntryOf(target, outcome, requestedAt, plan.isTest ?? false) };
 }
 

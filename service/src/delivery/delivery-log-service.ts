@@ -1,6 +1,6 @@
 // The delivery log as users see it: the attempts of one webhook, newest first, and a manual redelivery.
 import type { DeliveryAttemptView } from '@jobhooks/client/contract';
-import { type Clock, nowMicros } from '../core/clock';
+import type { Clock } from '../core/clock';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { isIdOf } from '../core/ids';
 import type { SecretBox } from '../security/secret-box';
@@ -41,7 +41,7 @@ export interface DeliveryLogServiceDeps {
 export type DeliveryLogService = ReturnType<typeof createDeliveryLogService>;
 
 export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
-  const { store, clock } = deps;
+  const { store } = deps;
 
   async function list(accountId: number, webhookId: string, page: { offset: number; limit: number }) {
     const webhook = await findWebhook(store, accountId, webhookId);
@@ -77,9 +77,8 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       body: delivery.payload,
       storedSignature: delivery.signature,
       secret: () => deps.secretBox.open(webhook.sealedSecret),
+      byPerson: true,
     });
-    if (made.signature !== null)
-      deps.health.answered(webhook.id, made.outcome, { sentAt: made.requestedAt, now: nowMicros(clock) }, true);
     const [logged] = await store.deliveries.recordAttempts([manualResult(delivery.id, made)], nextDispatchState);
     if (!logged) throw webhookNotFound(accountId, webhookId);
     return toAttemptView(logged);

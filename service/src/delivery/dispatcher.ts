@@ -54,10 +54,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   async function deliver(delivery: ClaimedDelivery, endRequest: EndRequest): Promise<void> {
     const prepared = stages.prepare(delivery);
     if (prepared.kind === 'skip') return stages.skip(delivery);
+    // makeAttempt tells the endpoint's health what it answered before the slot is freed below.
     const made = await makeAttempt(deps, prepared.plan);
-    // What the endpoint answered sets how many requests it may have next (nothing was sent without a signature).
-    if (made.signature !== null)
-      deps.health.answered(delivery.webhookId, made.outcome, { sentAt: made.requestedAt, now: nowMicros(deps.clock) });
     // The endpoint has answered: its slot can take the next request while this result waits to be written
     // (the delivery stays leased until then, so no claim can take it again).
     endRequest();

@@ -199,17 +199,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       test: true,
     });
     // Logged like any attempt, but it changes neither the webhook's status nor its failure record.
-    const { log, outcome, signature, requestedAt } = await makeAttempt(deps, {
+    const { log } = await makeAttempt(deps, {
       target: { deliveryId: null, webhookId: record.id, eventId, eventType: 'job.run.completed', attempt: 1 },
       url: record.clientUrl,
       body,
       storedSignature: null,
       secret: () => secretBox.open(record.sealedSecret),
       isTest: true,
+      byPerson: true,
     });
-    // A person's test goes out whatever the circuit, and a healthy answer closes it.
-    if (signature !== null)
-      deps.health.answered(record.id, outcome, { sentAt: requestedAt, now: nowMicros(clock) }, true);
     await store.deliveryLog.append(log);
     return { verification_error: log.error, verification_status_code: log.statusCode };
   }
