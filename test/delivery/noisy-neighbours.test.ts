@@ -9,7 +9,7 @@ import { waitFor } from '../support/wait';
 const EVENTS = 8;
 const HUNG = 6;
 /** How long the slow but working endpoint takes to answer 2xx. */
-const SLOW_MS = 1_500;
+const SLOW_MS = 3_000;
 
 let h: Harness;
 const receivers: Receiver[] = [];
@@ -55,7 +55,16 @@ test('beside hung, failing and slow endpoints, a healthy webhook gets every even
   });
   const healthy = await receiverFor(answer(200));
   const failing = await receiverFor(answer(500, 'down'));
-  const slow = await receiverFor((_req, res) => setTimeout(() => res.writeHead(204).end(), SLOW_MS));
+  let slowOpen = 0;
+  let slowMostOpen = 0;
+  const slow = await receiverFor((_req, res) => {
+    slowOpen += 1;
+    slowMostOpen = Math.max(slowMostOpen, slowOpen);
+    setTimeout(() => {
+      slowOpen -= 1;
+      res.writeHead(204).end();
+    }, SLOW_MS);
+  });
   const hung = await Promise.all(Array.from({ length: HUNG }, () => receiverFor(() => undefined)));
   const healthyHook = await webhookAt(healthy);
   const failingHook = await webhookAt(failing);
@@ -86,10 +95,12 @@ test('beside hung, failing and slow endpoints, a healthy webhook gets every even
   expect(failing.requests).toHaveLength(5);
 
   // The slow endpoint answers 2xx: that is healthy, so it gets every delivery, more of them at once as it answers.
-  await waitFor(() => slow.requests.length === EVENTS, 'every delivery to the slow endpoint', 20_000);
+  await waitFor(() => slow.requests.length === EVENTS, 'every delivery to the slow endpoint', 25_000);
+  // ...and, as its answers came, as many at once as its per-endpoint limit allows.
+  expect(slowMostOpen).toBe(4);
   expect(await read(slowHook.id)).toMatchObject({ delivery_circuit: 'closed', http_status_code: '204' });
   expect(await read(healthyHook.id)).toMatchObject({ delivery_circuit: 'closed', http_status_code: '200' });
-}, 40_000);
+}, 50_000);
 
 test("a person's test send goes out through an open circuit, and its 2xx closes it: the held deliveries follow", async () => {
   const { endpoint: failing, hook } = await openCircuit(503, 7);
