@@ -20,7 +20,8 @@ function hasNoDuplicates<T>(values: readonly T[]): boolean {
 const Name = z
   .string(typeError('name', 'a string'))
   .max(LIMITS.nameMaxChars, `name must be at most ${LIMITS.nameMaxChars} characters`)
-  .refine((value) => value.trim().length > 0, 'name must not be blank');
+  .refine((value) => value.trim().length > 0, 'name must not be blank')
+  .meta({ description: 'A name for the webhook, shown in lists.' });
 
 const EventTypes = z
   .array(
@@ -28,7 +29,8 @@ const EventTypes = z
     typeError('event_types', 'an array of event types'),
   )
   .min(1, 'event_types needs at least one event type')
-  .refine(hasNoDuplicates, 'event_types must not repeat an event type');
+  .refine(hasNoDuplicates, 'event_types must not repeat an event type')
+  .meta({ description: 'The event types to send.' });
 
 /** What an omitted optional field means, on create and on update (a full replacement) alike. */
 export const WEBHOOK_DEFAULTS = { description: '', job_ids: [] as number[], active: true } as const;
@@ -45,18 +47,21 @@ const JobIds = z
   .max(LIMITS.jobIdsMaxEntries, `job_ids must have at most ${LIMITS.jobIdsMaxEntries} entries`)
   .refine(hasNoDuplicates, 'job_ids must not repeat a job id')
   .nullish()
-  .transform((value) => value ?? [...WEBHOOK_DEFAULTS.job_ids]);
+  .transform((value) => value ?? [...WEBHOOK_DEFAULTS.job_ids])
+  .meta({ description: 'The jobs whose runs are sent; empty or omitted sends the runs of every job.' });
 
 const Description = z
   .string({ error: 'description must be a string' })
   .max(LIMITS.descriptionMaxChars, `description must be at most ${LIMITS.descriptionMaxChars} characters`)
   .nullish()
-  .transform((value) => value ?? WEBHOOK_DEFAULTS.description);
+  .transform((value) => value ?? WEBHOOK_DEFAULTS.description)
+  .meta({ description: 'Free text about the webhook; empty when omitted.' });
 
 const Active = z
   .boolean({ error: 'active must be true or false' })
   .nullish()
-  .transform((value) => value ?? WEBHOOK_DEFAULTS.active);
+  .transform((value) => value ?? WEBHOOK_DEFAULTS.active)
+  .meta({ description: 'Whether events are sent; true when omitted.' });
 
 /**
  * The writable fields, shared by create and update. PUT is a full replacement

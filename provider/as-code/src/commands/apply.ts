@@ -1,0 +1,64 @@
+// `apply FILES`: the plan, made, after a "yes" or with --auto-approve; created webhooks' secrets go to
+// --secrets-out or, with --show-secrets, to the terminal, and nowhere else.
+import { resolve } from 'node:path';
+import { applyChanges } from '../apply';
+import { CliError } from '../cli-error';
+import type { ConnectionFlags } from '../connection';
+import type { CliIo } from '../io';
+import { countByAction } from '../plan';
+import { planText } from '../plan-output';
+import { type SecretSink, secretsFile, shownSecrets } from '../secrets';
+import { approved, connect, declarationOrProblems, planFor, talking } from './shared';
+
+export interface ApplyFlags extends ConnectionFlags {
+  autoApprove: boolean;
+  secretsOut?: string;
+  showSecrets: boolean;
+}
+
+export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo): Promise<number> {
+  const declaration = await declarationOrProblems(files, io);
+  const connected = connect(flags, io);
+  const plan = await planFor(declaration, connected);
+  io.stdout(planText(plan, { hostUrl: connected.connection.hostUrl, accountId: connected.connection.accountId }));
+  if (plan.changes.length === 0) return 0;
+
+  const creates = countByAction(plan).create;
+  const sinks = secretSinks(flags, io);
+  if (creates > 0 && sinks.length === 0)
+    throw new CliError(
+      `Nothing was changed: apply would create ${creates} webhook${creates === 1 ? '' : 's'}, whose secret${creates === 1 ? ' is' : 's are'} shown only once; pass --secrets-out FILE (or --show-secrets) to keep ${creates === 1 ? 'it' : 'them'}.`,
+    );
+  if (creates > 0) for (const sink of sinks) sink.prepare();
+  if (!(await approved(flags.autoApprove, `Make these ${plan.changes.length} changes?`, io)))
+    throw new CliError('Apply cancelled; nothing was changed.');
+
+  let made = 0;
+  try {
+    await talking(connected, () =>
+      applyChanges(connected.api, plan.changes, {
+        secretCreated: (key, secret) => sinks.forEach((sink) => sink.record(key, secret)),
+        changed: (line) => {
+          made += 1;
+          io.stdout(`${line}\n`);
+        },
+      }),
+    );
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CliError(`${message} ${made} of ${plan.changes.length} changes were made; run plan to see what remains.`);
+  } finally {
+    for (const sink of sinks) sink.finish();
+  }
+  if (flags.secretsOut !== undefined && creates > 0)
+    io.stdout(`The secrets of the created webhooks are in ${flags.secretsOut}.\n`);
+  io.stdout(`Apply complete: ${made} change${made === 1 ? '' : 's'}.\n`);
+  return 0;
+}
+
+function secretSinks(flags: ApplyFlags, io: CliIo): SecretSink[] {
+  const sinks: SecretSink[] = [];
+  if (flags.secretsOut !== undefined) sinks.push(secretsFile(resolve(io.cwd, flags.secretsOut)));
+  if (flags.showSecrets) sinks.push(shownSecrets((text) => io.stdout(text)));
+  return sinks;
+}

@@ -1,0 +1,86 @@
+// `import`: the account's webhooks as a webhooks file; --link marks the unmanaged ones it wrote, so that the files
+// manage them from then on.
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CliError } from '../cli-error';
+import type { ConnectionFlags } from '../connection';
+import { chooseImported, type ImportedWebhook, importedFileText } from '../import';
+import type { CliIo } from '../io';
+import { markedName } from '../marker';
+import { listAllWebhooks } from '../remote';
+import { approved, type Connected, connect, talking } from './shared';
+
+export interface ImportFlags extends ConnectionFlags {
+  namespace?: string;
+  output?: string;
+  managedOnly: boolean;
+  link: boolean;
+  autoApprove: boolean;
+}
+
+/** Where editors find the schema, from a file at the root of a repository that installed the package. */
+export const SCHEMA_REFERENCE = './node_modules/@jobhooks/as-code/webhooks.schema.json';
+
+export async function importCommand(flags: ImportFlags, io: CliIo): Promise<number> {
+  const namespace = flags.namespace ?? null;
+  const output = flags.output === undefined ? null : resolve(io.cwd, flags.output);
+  if (output !== null && existsSync(output))
+    throw new CliError(`--output ${flags.output} exists; import writes a new file only (remove it or name another).`);
+  const connected = connect(flags, io);
+  const remote = await talking(connected, () => listAllWebhooks(connected.api));
+  const imported = chooseImported(remote, { namespace, managedOnly: flags.managedOnly });
+  // Linked before the file is written: a file listing webhooks that are not yet linked would create them again.
+  if (flags.link)
+    await link(
+      imported.filter((entry) => !entry.managed),
+      namespace,
+      flags.autoApprove,
+      connected,
+      io,
+    );
+  const text = importedFileText(imported, namespace, SCHEMA_REFERENCE);
+  if (output === null) io.stdout(text);
+  else {
+    writeFileSync(output, text, { flag: 'wx' });
+    io.stderr(`Wrote ${imported.length} webhook${imported.length === 1 ? '' : 's'} to ${flags.output}.\n`);
+  }
+  return 0;
+}
+
+async function link(
+  unmanaged: ImportedWebhook[],
+  namespace: string | null,
+  autoApprove: boolean,
+  connected: Connected,
+  io: CliIo,
+) {
+  if (unmanaged.length === 0) return;
+  io.stderr(
+    `--link renames ${unmanaged.length} webhook${unmanaged.length === 1 ? '' : 's'} on the server so that the files manage ${unmanaged.length === 1 ? 'it' : 'them'}:\n`,
+  );
+  for (const entry of unmanaged)
+    io.stderr(
+      `  ${entry.webhook.id}: ${JSON.stringify(entry.webhook.name)} -> ${JSON.stringify(linkedName(entry, namespace))}\n`,
+    );
+  if (!(await approved(autoApprove, 'Rename them?', io)))
+    throw new CliError('Import cancelled; nothing was renamed or written.');
+  for (const entry of unmanaged) {
+    const { webhook } = entry;
+    // A full replacement with the webhook's own values and the marked name: nothing else changes (the same URL and
+    // active flag leave an archived webhook archived).
+    await talking(connected, () =>
+      connected.api.update(webhook.id, {
+        name: linkedName(entry, namespace),
+        description: webhook.description,
+        client_url: webhook.client_url,
+        event_types: webhook.event_types,
+        job_ids: webhook.job_ids.map(Number),
+        active: webhook.active,
+      }),
+    );
+    io.stderr(`linked ${entry.identifier} (${webhook.id})\n`);
+  }
+}
+
+const linkedName = (entry: ImportedWebhook, namespace: string | null) =>
+  markedName(entry.name, { namespace, identifier: entry.identifier });

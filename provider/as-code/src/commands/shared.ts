@@ -1,0 +1,57 @@
+// Steps more than one command takes: reading the files, connecting, planning, asking before a change.
+import type { WebhooksClient } from '@jobhooks/client';
+import { CliError } from '../cli-error';
+import { clientOf, type Connection, connectionFrom, type ConnectionFlags, describeApiFailure } from '../connection';
+import type { CliIo } from '../io';
+import { type Declaration, loadDeclarations } from '../load-declarations';
+import { type Plan, planChanges } from '../plan';
+import { formatProblem } from '../problem';
+import { listAllWebhooks } from '../remote';
+
+/** The declaration, or a CliError after printing every problem of the files. */
+export async function declarationOrProblems(files: string[], io: CliIo): Promise<Declaration> {
+  const loaded = await loadDeclarations(files, io.cwd, io.env);
+  if (loaded.declaration !== null) return loaded.declaration;
+  for (const problem of loaded.problems) io.stderr(`${formatProblem(problem)}\n`);
+  const count = loaded.problems.length;
+  throw new CliError(`${count} problem${count === 1 ? '' : 's'} in the files; nothing was sent to the server.`);
+}
+
+export interface Connected {
+  connection: Connection;
+  api: WebhooksClient;
+}
+
+export function connect(flags: ConnectionFlags, io: CliIo): Connected {
+  const connection = connectionFrom(flags, io.env);
+  return { connection, api: clientOf(connection) };
+}
+
+/** Runs API calls, turning a refusal into the one sentence that says what to check. */
+export async function talking<T>(connected: Connected, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(describeApiFailure(error, connected.connection));
+  }
+}
+
+export async function planFor(declaration: Declaration, connected: Connected): Promise<Plan> {
+  const remote = await talking(connected, () => listAllWebhooks(connected.api));
+  return planChanges(declaration, remote);
+}
+
+/**
+ * True to go ahead: `--auto-approve`, or "yes" typed on a terminal. With neither a terminal nor `--auto-approve`
+ * nothing changes, and the error says why.
+ */
+export async function approved(autoApprove: boolean, question: string, io: CliIo): Promise<boolean> {
+  if (autoApprove) return true;
+  if (!io.interactive)
+    throw new CliError(
+      'Nothing was changed: this is not a terminal to ask on; pass --auto-approve to go ahead without asking (as in CI).',
+    );
+  const answer = await io.ask(`${question} Only "yes" goes ahead: `);
+  return answer.trim() === 'yes';
+}

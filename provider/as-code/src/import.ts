@@ -1,0 +1,99 @@
+// `import`: the account's webhooks as a webhooks file that `validate` accepts. Webhooks managed in the chosen
+// namespace keep their identifiers; unmanaged ones get identifiers made from their names; another namespace's are
+// never written (applying them here would duplicate them).
+import type { WebhookDetail } from '@jobhooks/client/contract';
+import { LIMITS } from '@jobhooks/client/contract';
+import { Document } from 'yaml';
+import { markedName, readMarker } from './marker';
+
+export interface ImportedWebhook {
+  identifier: string;
+  /** The name as the file writes it (without marker). */
+  name: string;
+  webhook: WebhookDetail;
+  /** False for a webhook no file manages yet: `--link` marks it. */
+  managed: boolean;
+}
+
+export interface ImportChoice {
+  namespace: string | null;
+  managedOnly: boolean;
+}
+
+export function chooseImported(remote: readonly WebhookDetail[], choice: ImportChoice): ImportedWebhook[] {
+  const chosen: ImportedWebhook[] = [];
+  const taken = new Set<string>();
+  const oldestFirst = [...remote].sort(
+    (a, b) => a.created_at.length - b.created_at.length || a.created_at.localeCompare(b.created_at),
+  );
+  for (const webhook of oldestFirst) {
+    const marked = readMarker(webhook.name);
+    if (marked === null || marked.marker.namespace !== choice.namespace || taken.has(marked.marker.identifier))
+      continue;
+    taken.add(marked.marker.identifier);
+    chosen.push({ identifier: marked.marker.identifier, name: marked.name, webhook, managed: true });
+  }
+  if (choice.managedOnly) return chosen;
+  for (const webhook of oldestFirst) {
+    if (readMarker(webhook.name) !== null) continue;
+    const identifier = unusedIdentifier(identifierFromName(webhook.name), taken);
+    taken.add(identifier);
+    chosen.push({
+      identifier,
+      name: nameWithRoomForMarker(webhook.name, choice.namespace, identifier),
+      webhook,
+      managed: false,
+    });
+  }
+  return chosen;
+}
+
+/** A file's text: the schema line for editors, the namespace, and each webhook with only what differs from the defaults. */
+export function importedFileText(
+  imported: readonly ImportedWebhook[],
+  namespace: string | null,
+  schemaReference: string,
+): string {
+  const webhooks: Record<string, Record<string, unknown>> = {};
+  for (const { identifier, name, webhook } of imported) {
+    webhooks[identifier] = {
+      name: literal(name),
+      ...(webhook.description !== '' ? { description: literal(webhook.description) } : {}),
+      client_url: literal(webhook.client_url),
+      event_types: webhook.event_types,
+      ...(webhook.job_ids.length > 0 ? { job_ids: webhook.job_ids.map(Number) } : {}),
+      ...(webhook.active ? {} : { active: false }),
+    };
+  }
+  const document = new Document(namespace === null ? { webhooks } : { namespace, webhooks });
+  document.commentBefore = ` yaml-language-server: $schema=${schemaReference}`;
+  return document.toString({ lineWidth: 0 });
+}
+
+/** A text as the files write it: `${` would be read as a variable, so it is written `$${`. */
+function literal(text: string): string {
+  return text.replaceAll('${', () => '$${');
+}
+
+/** The name, cut so that it fits the server's limit once its marker is added. */
+function nameWithRoomForMarker(name: string, namespace: string | null, identifier: string): string {
+  const room = LIMITS.nameMaxChars - markedName('', { namespace, identifier }).length;
+  return name.length <= room ? name : name.slice(0, room).trimEnd();
+}
+
+function identifierFromName(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return slug === '' ? 'webhook' : slug;
+}
+
+function unusedIdentifier(wanted: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(wanted)) return wanted;
+  for (let suffix = 2; ; suffix += 1) if (!taken.has(`${wanted}-${suffix}`)) return `${wanted}-${suffix}`;
+}

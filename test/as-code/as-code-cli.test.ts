@@ -1,0 +1,364 @@
+// jobhooks-as-code against the real service (its own SQLite file, on 127.0.0.1): the binary run as CI runs it,
+// webhooks planned and applied from YAML files, drift put back, other webhooks left alone, secrets kept in a
+// file that only its owner can read and nowhere else.
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createWebhooksClient, type WebhooksClient } from '@jobhooks/client';
+import { postEvent } from '../support/events';
+import { ACCOUNT_ID, ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+import { answer, closedPortUrl, type Receiver, startReceiver } from '../support/receiver';
+import { isGenuine } from '../support/signature';
+import { waitFor } from '../support/wait';
+import { type AsCodeRun, runAsCode } from './run-as-code';
+
+let h: Harness;
+let hostUrl: string;
+let api: WebhooksClient;
+let dir: string;
+let receiver: Receiver;
+/** A loopback endpoint nothing listens on: webhooks pointing there never get an event in these tests. */
+const NOWHERE = 'http://127.0.0.1:9/hooks';
+
+beforeEach(async () => {
+  h = await startHarness();
+  hostUrl = await h.listen();
+  api = createWebhooksClient({ hostUrl, accountId: ACCOUNT_ID, token: ADMIN_TOKEN, maxAttempts: 1 });
+  dir = mkdtempSync(join(tmpdir(), 'jobhooks-as-code-'));
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  await receiver.close();
+  await h.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const connection = () => ({
+  JOBHOOKS_HOST_URL: hostUrl,
+  JOBHOOKS_ACCOUNT_ID: String(ACCOUNT_ID),
+  JOBHOOKS_TOKEN: ADMIN_TOKEN,
+});
+const asCode = (args: string[], env: Record<string, string> = connection()) => runAsCode(args, { cwd: dir, env });
+const write = (name: string, text: string) => writeFileSync(join(dir, name), text);
+
+/** Lines of a plan's output that name a change (`+ create x`, `~ update y (...)`, ...). */
+const changeLines = (run: AsCodeRun) =>
+  run.stdout
+    .split('\n')
+    .filter((line) => /^ {2}[-+~^] /.test(line))
+    .map((line) => line.trim().replace(/ \(wsu_\w+\).*$/, ''));
+
+function expectOk(run: AsCodeRun, code = 0) {
+  if (run.code !== code)
+    throw new Error(`exit ${run.code}, expected ${code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+}
+
+const TWO_WEBHOOKS = `
+namespace: analytics
+webhooks:
+  receiver:
+    name: To the receiver
+    client_url: \${RECEIVER_URL}
+    event_types: [job.run.completed, job.run.errored]
+  pager:
+    name: Pager
+    description: Errors only
+    client_url: ${NOWHERE}
+    event_types: [job.run.errored]
+    job_ids: [7, 42]
+    active: false
+`;
+
+test('plan, apply, plan: the webhooks are made once, their secrets land only in a 0600 file, and they sign deliveries', async () => {
+  write('webhooks.yml', TWO_WEBHOOKS);
+  const env = { ...connection(), RECEIVER_URL: `${receiver.url}/hook` };
+  const first = await asCode(['plan', 'webhooks.yml', '--detailed-exitcode'], env);
+  expectOk(first, 2);
+  expect(changeLines(first)).toEqual(['+ create analytics/receiver', '+ create analytics/pager']);
+
+  // Neither a secrets file nor --show-secrets: nothing is created, and it says why.
+  const refused = await asCode(['apply', 'webhooks.yml', '--auto-approve'], env);
+  expectOk(refused, 1);
+  expect(refused.stderr).toMatch(/Nothing was changed: apply would create 2 webhooks.*--secrets-out FILE/);
+  expect((await api.list()).data).toEqual([]);
+
+  const applied = await asCode(['apply', 'webhooks.yml', '--auto-approve', '--secrets-out', 'secrets.json'], env);
+  expectOk(applied);
+  const secretsPath = join(dir, 'secrets.json');
+  expect(statSync(secretsPath).mode & 0o777).toBe(0o600);
+  const secrets = JSON.parse(readFileSync(secretsPath, 'utf8')) as Record<string, string>;
+  expect(Object.keys(secrets).sort()).toEqual(['analytics/pager', 'analytics/receiver']);
+  for (const secret of Object.values(secrets)) {
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    for (const run of [first, refused, applied]) expect(run.stdout + run.stderr).not.toContain(secret);
+  }
+
+  const webhooks = (await api.list()).data;
+  const pager = webhooks.find((webhook) => webhook.name === 'Pager [[analytics/pager]]');
+  expect(pager).toMatchObject({ description: 'Errors only', client_url: NOWHERE, job_ids: ['7', '42'], active: false });
+  const toReceiver = webhooks.find((webhook) => webhook.name === 'To the receiver [[analytics/receiver]]')!;
+  expect(toReceiver).toMatchObject({ client_url: `${receiver.url}/hook`, active: true, description: '', job_ids: [] });
+
+  // The secret from the file verifies the signature of the webhook's test delivery.
+  await api.test(toReceiver.id);
+  expect(receiver.requests).toHaveLength(1);
+  expect(
+    isGenuine(secrets['analytics/receiver']!, receiver.requests[0]!.body, receiver.requests[0]!.headers.authorization),
+  ).toBe(true);
+
+  const again = await asCode(['plan', 'webhooks.yml', '--detailed-exitcode', '--json'], env);
+  expectOk(again, 0);
+  const plan = JSON.parse(again.stdout) as { changes: unknown[]; summary: Record<string, number> };
+  expect(plan.changes).toEqual([]);
+  expect(plan.summary).toEqual({ create: 0, update: 0, reactivate: 0, delete: 0, unchanged: 2 });
+  const noop = await asCode(['apply', 'webhooks.yml', '--auto-approve'], env);
+  expectOk(noop);
+  expect(noop.stdout).toContain('No changes: 2 webhooks already match the files.');
+});
+
+test('drift is put back, a removed entry is deleted, and webhooks of the UI or of another namespace are never touched', async () => {
+  write('webhooks.yml', TWO_WEBHOOKS);
+  const env = { ...connection(), RECEIVER_URL: `${receiver.url}/hook` };
+  expectOk(await asCode(['apply', 'webhooks.yml', '--auto-approve', '--secrets-out', 'secrets.json'], env));
+  const fromUi = await api.create({ name: 'Made in the UI', client_url: NOWHERE, event_types: ['job.run.started'] });
+  const otherNamespace = await api.create({
+    name: 'Pager [[billing/pager]]',
+    client_url: NOWHERE,
+    event_types: ['job.run.errored'],
+  });
+  const noNamespace = await api.create({
+    name: 'Pager [[pager]]',
+    client_url: NOWHERE,
+    event_types: ['job.run.errored'],
+  });
+  const untouched = [fromUi, otherNamespace, noNamespace];
+
+  // Drift: the pager's URL and events edited on the server, the receiver's webhook deleted there.
+  const byName = async (name: string) => (await api.list()).data.find((webhook) => webhook.name === name)!;
+  const pager = await byName('Pager [[analytics/pager]]');
+  await api.update(pager.id, {
+    name: pager.name,
+    client_url: 'http://127.0.0.1:9/moved',
+    event_types: ['job.run.started'],
+    active: false,
+  });
+  await api.delete((await byName('To the receiver [[analytics/receiver]]')).id);
+
+  const drift = await asCode(['plan', 'webhooks.yml'], env);
+  expectOk(drift);
+  expect(changeLines(drift)).toEqual(['+ create analytics/receiver', '~ update analytics/pager']);
+  expect(drift.stdout).toContain('client_url: "http://127.0.0.1:9/moved" -> "http://127.0.0.1:9/hooks"');
+  // The API reactivates a webhook whose URL changes: putting the URL back must leave it inactive as declared.
+  expect(drift.stdout).toContain('active: true -> false');
+  const secretsBefore = JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8')) as Record<string, string>;
+  expectOk(await asCode(['apply', 'webhooks.yml', '--auto-approve', '--secrets-out', 'secrets.json'], env));
+  expect(await api.get(pager.id)).toMatchObject({
+    client_url: NOWHERE,
+    event_types: ['job.run.errored'],
+    active: false,
+  });
+  const secretsAfter = JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8')) as Record<string, string>;
+  expect(secretsAfter['analytics/pager']).toBe(secretsBefore['analytics/pager']);
+  expect(secretsAfter['analytics/receiver']).not.toBe(secretsBefore['analytics/receiver']);
+  expectOk(await asCode(['plan', 'webhooks.yml', '--detailed-exitcode'], env), 0);
+
+  // The pager's entry removed from the file: its webhook is deleted, and only it.
+  write('webhooks.yml', TWO_WEBHOOKS.replace(/ {2}pager:[\s\S]*$/, ''));
+  const removal = await asCode(['apply', 'webhooks.yml', '--auto-approve'], env);
+  expectOk(removal);
+  expect(changeLines(removal)).toEqual(['- delete analytics/pager']);
+  expect(await api.get(pager.id)).toBeNull();
+  for (const webhook of untouched)
+    expect(await api.get(webhook.id)).toMatchObject({ name: webhook.name, updated_at: webhook.updated_at });
+
+  // Files without a namespace manage only unnamespaced markers: here `Pager [[pager]]`, deleted as not declared.
+  write(
+    'plain.yml',
+    `webhooks:\n  other:\n    name: Other\n    client_url: ${NOWHERE}\n    event_types: [job.run.started]\n`,
+  );
+  const plain = await asCode(['plan', 'plain.yml'], env);
+  expect(changeLines(plain)).toEqual(['+ create other', '- delete pager']);
+});
+
+test('an entry with active: true reactivates its webhook archived by a 410, after a warning in the plan', async () => {
+  receiver.respondWith(answer(410, 'gone'));
+  write(
+    'webhooks.yml',
+    `webhooks:\n  gone:\n    name: Gone\n    client_url: ${receiver.url}/gone\n    event_types: [job.run.completed]\n`,
+  );
+  expectOk(await asCode(['apply', 'webhooks.yml', '--auto-approve', '--secrets-out', 'secrets.json']));
+  expect((await postEvent(h, 'job.run.completed')).statusCode).toBe(202);
+  const [created] = (await api.list()).data;
+  await waitFor(async () => (await api.get(created!.id))?.archived === true, 'the 410 to archive the webhook');
+
+  const plan = await asCode(['plan', 'webhooks.yml', '--detailed-exitcode']);
+  expectOk(plan, 2);
+  expect(changeLines(plan)).toEqual(['^ reactivate gone']);
+  expect(plan.stdout).toMatch(/! gone \(wsu_\w+\): archived \(.*\): apply reactivates it/);
+  expect(plan.stdout).toContain('its last delivery got HTTP 410');
+
+  receiver.respondWith(answer(200, 'ok'));
+  expectOk(await asCode(['apply', 'webhooks.yml', '--auto-approve']));
+  expect(await api.get(created!.id)).toMatchObject({ active: true, archived: false });
+});
+
+test('import writes files that validate; --link marks the unmanaged webhooks, after which plan shows nothing', async () => {
+  write('webhooks.yml', TWO_WEBHOOKS);
+  const env = { ...connection(), RECEIVER_URL: `${receiver.url}/hook` };
+  expectOk(await asCode(['apply', 'webhooks.yml', '--auto-approve', '--secrets-out', 'secrets.json'], env));
+  await api.create({
+    name: 'Made in the UI',
+    client_url: 'http://127.0.0.1:9/${literal}',
+    event_types: ['job.run.started'],
+    job_ids: [5],
+  });
+  await api.create({ name: 'Made in the UI', client_url: NOWHERE, event_types: ['job.run.completed'], active: false });
+  await api.create({ name: 'Elsewhere [[billing/x]]', client_url: NOWHERE, event_types: ['job.run.started'] });
+
+  const managed = await asCode(['import', '--namespace', 'analytics', '--managed-only']);
+  expectOk(managed);
+  expect(managed.stdout).toContain('$schema=./node_modules/@jobhooks/as-code/webhooks.schema.json');
+  expect(managed.stdout).toMatch(/webhooks:\n {2}receiver:\n/);
+  expect(managed.stdout).not.toContain('Made in the UI');
+
+  // Without --link, the unmanaged ones are written too, with identifiers made from their names.
+  const all = await asCode(['import', '--namespace', 'analytics', '--output', 'all.yml']);
+  expectOk(all);
+  const allText = readFileSync(join(dir, 'all.yml'), 'utf8');
+  expect(allText).toContain('made-in-the-ui:');
+  expect(allText).toContain('made-in-the-ui-2:');
+  expect(allText).toContain('http://127.0.0.1:9/$${literal}');
+  expect(allText).not.toContain('Elsewhere');
+  expectOk(await asCode(['validate', 'all.yml']));
+  expect(changeLines(await asCode(['plan', 'all.yml']))).toEqual([
+    '+ create analytics/made-in-the-ui',
+    '+ create analytics/made-in-the-ui-2',
+  ]);
+  expectOk(await asCode(['import', '--output', 'all.yml']), 1); // never overwrites
+
+  // No terminal to confirm on and no --auto-approve: nothing renamed, nothing written.
+  const unconfirmed = await asCode(['import', '--namespace', 'analytics', '--link', '--output', 'linked.yml']);
+  expectOk(unconfirmed, 1);
+  expect(unconfirmed.stderr).toContain('pass --auto-approve');
+  expect(() => statSync(join(dir, 'linked.yml'))).toThrow();
+
+  const linked = await asCode([
+    'import',
+    '--namespace',
+    'analytics',
+    '--link',
+    '--auto-approve',
+    '--output',
+    'linked.yml',
+  ]);
+  expectOk(linked);
+  const names = (await api.list()).data.map((webhook) => webhook.name).sort();
+  expect(names).toEqual([
+    'Elsewhere [[billing/x]]',
+    'Made in the UI [[analytics/made-in-the-ui-2]]',
+    'Made in the UI [[analytics/made-in-the-ui]]',
+    'Pager [[analytics/pager]]',
+    'To the receiver [[analytics/receiver]]',
+  ]);
+  const after = await asCode(['plan', 'linked.yml', '--detailed-exitcode']);
+  expectOk(after, 0);
+  expect(after.stdout).toContain('No changes: 4 webhooks already match the files.');
+});
+
+test('429 from the server: waits as Retry-After says, or backs off without it, and goes on', async () => {
+  // A proxy in front of the service that refuses its first two requests with 429, one with Retry-After.
+  const target = new URL(hostUrl);
+  const refusals = [{ 'retry-after': '1' }, {}];
+  const seen: number[] = [];
+  const proxy: Server = createServer((req, res) => {
+    const refusal = refusals.shift();
+    seen.push(Date.now());
+    if (refusal !== undefined) {
+      res
+        .writeHead(429, { 'content-type': 'application/json', ...refusal })
+        .end(
+          '{"data":null,"status":{"code":429,"is_success":false,"user_message":"Slow down.","developer_message":"rate_limited"}}',
+        );
+      return;
+    }
+    const forwarded = httpRequest(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (upstream) => {
+        res.writeHead(upstream.statusCode ?? 502, upstream.headers);
+        upstream.pipe(res);
+      },
+    );
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`;
+    write(
+      'webhooks.yml',
+      `webhooks:\n  one:\n    name: One\n    client_url: ${NOWHERE}\n    event_types: [job.run.started]\n`,
+    );
+    const run = await asCode(['plan', 'webhooks.yml', '--detailed-exitcode'], {
+      ...connection(),
+      JOBHOOKS_HOST_URL: proxied,
+    });
+    expectOk(run, 2);
+    expect(changeLines(run)).toEqual(['+ create one']);
+    expect(seen).toHaveLength(3);
+    expect(seen[1]! - seen[0]!).toBeGreaterThanOrEqual(950); // Retry-After: 1
+  } finally {
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+  }
+});
+
+test('a wrong host URL, token or account, and an unreachable server, each get one line naming what to check', async () => {
+  write(
+    'webhooks.yml',
+    `webhooks:\n  one:\n    name: One\n    client_url: ${NOWHERE}\n    event_types: [job.run.started]\n`,
+  );
+  const failures = {
+    hostUrl: await asCode(['plan', 'webhooks.yml'], {
+      ...connection(),
+      JOBHOOKS_HOST_URL: hostUrl.replace(/\/api$/, ''),
+    }),
+    token: await asCode(['plan', 'webhooks.yml'], { ...connection(), JOBHOOKS_TOKEN: 'not-a-token' }),
+    account: await asCode(['plan', 'webhooks.yml', '--account-id', '99']),
+    unreachable: await asCode(['plan', 'webhooks.yml'], {
+      ...connection(),
+      JOBHOOKS_HOST_URL: `${(await closedPortUrl()).replace(/\/$/, '')}/api`,
+    }),
+    noToken: await asCode(['plan', 'webhooks.yml'], { JOBHOOKS_HOST_URL: hostUrl, JOBHOOKS_ACCOUNT_ID: '1' }),
+  };
+  expect(failures.hostUrl.stderr).toMatch(/^jobhooks-as-code: JOBHOOKS_HOST_URL: host_url must end in \/api/);
+  expect(failures.token.stderr).toMatch(/refused the token in JOBHOOKS_TOKEN \(HTTP 401/);
+  expect(failures.account.stderr).toMatch(/may not do this on account 99 \(HTTP 403: This token belongs to account 1/);
+  expect(failures.unreachable.stderr).toMatch(/could not reach http:\/\/127\.0\.0\.1:\d+\/api \(connect ECONNREFUSED/);
+  expect(failures.noToken.stderr).toMatch(/No token: set JOBHOOKS_TOKEN \(or DBT_CLOUD_TOKEN\)/);
+  for (const run of Object.values(failures)) {
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  }
+});
+
+test("terraform-provider-dbtcloud's variables work, and an apply without a terminal or --auto-approve changes nothing", async () => {
+  write(
+    'webhooks.yml',
+    `webhooks:\n  one:\n    name: One\n    client_url: ${NOWHERE}\n    event_types: [job.run.started]\n`,
+  );
+  const dbtEnv = {
+    DBT_CLOUD_HOST_URL: hostUrl,
+    DBT_CLOUD_ACCOUNT_ID: String(ACCOUNT_ID),
+    DBT_CLOUD_TOKEN: ADMIN_TOKEN,
+  };
+  const run = await asCode(['apply', 'webhooks.yml', '--show-secrets'], dbtEnv);
+  expectOk(run, 1);
+  expect(run.stderr).toContain('Nothing was changed: this is not a terminal to ask on; pass --auto-approve');
+  expect((await api.list()).data).toEqual([]);
+
+  const shown = await asCode(['apply', 'webhooks.yml', '--show-secrets', '--auto-approve'], dbtEnv);
+  expectOk(shown);
+  expect(shown.stdout).toMatch(/keep them now\):\n {2}one: [0-9a-f]{64}\n/);
+});
