@@ -12,6 +12,8 @@ import { ACCOUNT_ID, ADMIN_TOKEN, type Harness, startHarness } from '../support/
 import { answer, closedPortUrl, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
 import { waitFor } from '../support/wait';
+import { runCli } from '../../provider/as-code/src/cli';
+import type { CliIo } from '../../provider/as-code/src/io';
 import { type AsCodeRun, runAsCode } from './run-as-code';
 
 let h: Harness;
@@ -361,4 +363,80 @@ test("terraform-provider-dbtcloud's variables work, and an apply without a termi
   const shown = await asCode(['apply', 'webhooks.yml', '--show-secrets', '--auto-approve'], dbtEnv);
   expectOk(shown);
   expect(shown.stdout).toMatch(/keep them now\):\n {2}one: [0-9a-f]{64}\n/);
+});
+
+/** The CLI in this process, with a terminal that answers `answer` and records what it was asked. */
+function terminal(answer: string) {
+  const out: string[] = [];
+  const asked: string[] = [];
+  const io: CliIo = {
+    cwd: dir,
+    env: connection(),
+    stdout: (text) => out.push(text),
+    stderr: (text) => out.push(text),
+    interactive: true,
+    ask: async (question) => {
+      asked.push(question);
+      return answer;
+    },
+  };
+  return { io, out, asked };
+}
+
+test('on a terminal, apply asks first and changes nothing unless the answer is "yes"', async () => {
+  write(
+    'webhooks.yml',
+    `webhooks:\n  one:\n    name: One\n    client_url: ${NOWHERE}\n    event_types: [job.run.started]\n`,
+  );
+  const declined = terminal('y');
+  expect(await runCli(['apply', 'webhooks.yml', '--secrets-out', 'secrets.json'], declined.io)).toBe(1);
+  expect(declined.asked).toEqual(['Make this change? Only "yes" goes ahead: ']);
+  expect(declined.out.join('')).toContain('Apply cancelled; nothing was changed.');
+  expect((await api.list()).data).toEqual([]);
+
+  const accepted = terminal('yes\n');
+  expect(await runCli(['apply', 'webhooks.yml', '--secrets-out', 'secrets.json'], accepted.io)).toBe(0);
+  expect((await api.list()).data.map((webhook) => webhook.name)).toEqual(['One [[one]]']);
+});
+
+test('a failure midway keeps the secrets of the webhooks already created, and says how far it got', async () => {
+  // An account limit of one webhook: the first create succeeds, the second is refused.
+  const limited = await startHarness({ env: { JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '1' } });
+  try {
+    const entry = (id: string) =>
+      `  ${id}:\n    name: ${id}\n    client_url: ${NOWHERE}\n    event_types: [job.run.started]\n`;
+    write('webhooks.yml', `webhooks:\n${entry('first')}${entry('second')}`);
+    const run = await asCode(['apply', 'webhooks.yml', '--auto-approve', '--secrets-out', 'secrets.json'], {
+      ...connection(),
+      JOBHOOKS_HOST_URL: await limited.listen(),
+    });
+    expectOk(run, 1);
+    expect(run.stderr).toMatch(
+      /^jobhooks-as-code: Create webhook failed with HTTP 4\d\d: .* 1 of 2 changes were made; run plan to see what remains\.\n$/,
+    );
+    const secrets = JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8')) as Record<string, string>;
+    expect(Object.keys(secrets)).toEqual(['first']);
+    expect(run.stdout + run.stderr).not.toContain(secrets.first);
+  } finally {
+    await limited.close();
+  }
+});
+
+test('validate and plan print every problem of the files, and plan sends nothing when there is one', async () => {
+  write(
+    'webhooks.yml',
+    `webhooks:\n  one:\n    name: One\n    client_url: \${MISSING_URL}\n    event_types: [job.run.nope]\n`,
+  );
+  const validated = await asCode(['validate', 'webhooks.yml'], {});
+  expectOk(validated, 1);
+  expect(validated.stderr).toBe(
+    'webhooks.yml:4: one: the environment variable MISSING_URL is not set\n' +
+      'jobhooks-as-code: 1 problem in the files; nothing was sent to the server.\n',
+  );
+  const planned = await asCode(['plan', 'webhooks.yml'], { ...connection(), MISSING_URL: NOWHERE });
+  expectOk(planned, 1);
+  expect(planned.stderr).toContain('webhooks.yml:5: one: event_types may contain only');
+  expectOk(await asCode(['validate', 'webhooks.yml', '--json'], {}), 1);
+  const help = await asCode(['--help'], {});
+  expect(help.stdout).toContain('Usage: jobhooks-as-code <command> [options]');
 });

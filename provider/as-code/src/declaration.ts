@@ -24,11 +24,9 @@ export const WebhooksFile = z
         'Scopes what these files manage: only webhooks marked with this namespace are changed or deleted. ' +
         `Identifiers and namespaces are ${IDENTIFIER_RULE}.`,
     }),
-    webhooks: z
-      .record(Identifier, DeclaredWebhook)
-      .meta({
-        description: 'The webhooks, by identifier. The identifier links an entry to its webhook on the server.',
-      }),
+    webhooks: z.record(Identifier, DeclaredWebhook).meta({
+      description: 'The webhooks, by identifier. The identifier links an entry to its webhook on the server.',
+    }),
   })
   .meta({
     title: 'jobhooks webhooks as code',

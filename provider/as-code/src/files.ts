@@ -20,7 +20,7 @@ export async function expandFilePatterns(
       if (!existsSync(path)) problems.push(fileProblem(pattern, 'no such file'));
       else if (!statSync(path).isFile())
         problems.push(fileProblem(pattern, 'is not a file (a folder? use a pattern such as folder/*.yml)'));
-      else files.set(path, pattern);
+      else if (!files.has(path)) files.set(path, pattern);
       continue;
     }
     const matches = await glob(pattern, {

@@ -69,7 +69,7 @@ function readWebhooksFile(file: string, path: string, env: NodeJS.ProcessEnv) {
     };
   }
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, merge: true, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lines, merge: true, uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) {
     const problems = doc.errors.map((error) =>
       at(error.linePos?.[0].line ?? null, null, `YAML: ${firstLine(error.message)}`),
@@ -93,7 +93,9 @@ function readWebhooksFile(file: string, path: string, env: NodeJS.ProcessEnv) {
   if (!checked.success) {
     for (const issue of checked.error.issues) {
       const identifier = issue.path[0] === 'webhooks' && typeof issue.path[1] === 'string' ? issue.path[1] : null;
-      problems.push(at(lineOfPath(doc, issue.path, lineOf), identifier, messageOf(issue)));
+      // An unknown field is shown at its own line rather than its entry's.
+      const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+      problems.push(at(lineOfPath(doc, path, lineOf), identifier, messageOf(issue)));
     }
     return { parsed: null, problems: problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
   }
@@ -218,6 +220,10 @@ function messageOf(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+/** yaml's message without the excerpt and the position it appends (the line is reported apart). */
 function firstLine(text: string): string {
-  return text.split('\n')[0]!.trim();
+  return text
+    .split('\n')[0]!
+    .replace(/ at line \d+, column \d+:?$/, '')
+    .trim();
 }

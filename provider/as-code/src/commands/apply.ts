@@ -30,8 +30,8 @@ export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo
       `Nothing was changed: apply would create ${creates} webhook${creates === 1 ? '' : 's'}, whose secret${creates === 1 ? ' is' : 's are'} shown only once; pass --secrets-out FILE (or --show-secrets) to keep ${creates === 1 ? 'it' : 'them'}.`,
     );
   if (creates > 0) for (const sink of sinks) sink.prepare();
-  if (!(await approved(flags.autoApprove, `Make these ${plan.changes.length} changes?`, io)))
-    throw new CliError('Apply cancelled; nothing was changed.');
+  const question = plan.changes.length === 1 ? 'Make this change?' : `Make these ${plan.changes.length} changes?`;
+  if (!(await approved(flags.autoApprove, question, io))) throw new CliError('Apply cancelled; nothing was changed.');
 
   let made = 0;
   try {

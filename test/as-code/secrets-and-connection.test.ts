@@ -1,0 +1,123 @@
+// Where secrets go (a 0600 file, merged, never half-written) and where the connection comes from.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CliError } from '../../provider/as-code/src/cli-error';
+import { connectionFrom } from '../../provider/as-code/src/connection';
+import { secretsFile, shownSecrets } from '../../provider/as-code/src/secrets';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'jobhooks-secrets-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+test('the secrets file is merged, rewritten after each secret, and readable by its owner only', () => {
+  const path = join(dir, 'secrets.json');
+  writeFileSync(path, JSON.stringify({ kept: 'old-secret', replaced: 'before' }), { mode: 0o644 });
+  chmodSync(path, 0o644);
+  const sink = secretsFile(path);
+  sink.prepare();
+  expect(statSync(path).mode & 0o777).toBe(0o600);
+  sink.record('replaced', 'after');
+  expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ kept: 'old-secret', replaced: 'after' });
+  sink.record('ns/new', 'new-secret');
+  expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({
+    kept: 'old-secret',
+    replaced: 'after',
+    'ns/new': 'new-secret',
+  });
+  expect(statSync(path).mode & 0o777).toBe(0o600);
+});
+
+test('a secrets file that is not a JSON object of secrets, or cannot be written, stops the run before any change', () => {
+  const path = join(dir, 'secrets.json');
+  writeFileSync(path, 'token: s3cr3t-value');
+  const error = (() => {
+    try {
+      secretsFile(path).prepare();
+    } catch (thrown) {
+      return thrown as Error;
+    }
+    return null;
+  })();
+  expect(error).toBeInstanceOf(CliError);
+  expect(error?.message).toBe(
+    `--secrets-out ${path} is not a JSON object of secrets (identifier -> secret); nothing was changed.`,
+  );
+  expect(readFileSync(path, 'utf8')).toBe('token: s3cr3t-value');
+  writeFileSync(path, '{"a": 1}');
+  expect(() => secretsFile(path).prepare()).toThrow(/is not a JSON object of secrets/);
+  expect(() => secretsFile(join(dir, 'missing-folder', 'secrets.json')).prepare()).toThrow(
+    `--secrets-out ${join(dir, 'missing-folder', 'secrets.json')} cannot be written (ENOENT).`,
+  );
+  mkdirSync(join(dir, 'a-folder'));
+  expect(() => secretsFile(join(dir, 'a-folder')).prepare()).toThrow(/cannot be read \(EISDIR\)/);
+});
+
+test('--show-secrets prints the secrets once, at the end', () => {
+  const printed: string[] = [];
+  const sink = shownSecrets((text) => printed.push(text));
+  sink.prepare();
+  sink.record('one', 'secret-1');
+  expect(printed).toEqual([]);
+  sink.finish();
+  expect(printed.join('')).toBe(
+    'The secrets of the created webhooks (the API shows each only once: keep them now):\n  one: secret-1\n',
+  );
+});
+
+test('the connection: flags, then JOBHOOKS_*, then the variables of terraform-provider-dbtcloud; the token from the environment only', () => {
+  const dbt = {
+    DBT_CLOUD_HOST_URL: 'https://dbt.example.com/api',
+    DBT_CLOUD_ACCOUNT_ID: '5',
+    DBT_CLOUD_TOKEN: 'dbt-token',
+  };
+  expect(connectionFrom({}, dbt)).toMatchObject({
+    hostUrl: 'https://dbt.example.com/api',
+    accountId: 5,
+    token: 'dbt-token',
+    tokenVariable: 'DBT_CLOUD_TOKEN',
+  });
+  const both = {
+    ...dbt,
+    JOBHOOKS_HOST_URL: 'http://127.0.0.1:8080/api',
+    JOBHOOKS_ACCOUNT_ID: '1',
+    JOBHOOKS_TOKEN: 'jh-token',
+  };
+  expect(connectionFrom({}, both)).toMatchObject({
+    hostUrl: 'http://127.0.0.1:8080/api',
+    accountId: 1,
+    token: 'jh-token',
+    tokenVariable: 'JOBHOOKS_TOKEN',
+  });
+  expect(connectionFrom({ hostUrl: 'http://[::1]:9/api', accountId: '7' }, both)).toMatchObject({
+    hostUrl: 'http://[::1]:9/api',
+    accountId: 7,
+    accountIdSource: '--account-id',
+  });
+
+  const refusal = (flags: Parameters<typeof connectionFrom>[0], env: NodeJS.ProcessEnv) => {
+    try {
+      connectionFrom(flags, env);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return null;
+  };
+  expect(refusal({}, {})).toBe(
+    'No server: set JOBHOOKS_HOST_URL (or DBT_CLOUD_HOST_URL), or pass --host-url, to the API base URL ending in /api.',
+  );
+  expect(refusal({ hostUrl: 'ftp://x/api' }, both)).toBe(
+    '--host-url: host_url must be an http or https URL, not "ftp://x/api".',
+  );
+  expect(refusal({ accountId: '1e3' }, both)).toBe(
+    '--account-id must be an account id (a positive whole number), not "1e3".',
+  );
+  expect(refusal({}, { ...dbt, DBT_CLOUD_ACCOUNT_ID: '' })).toBe(
+    'No account: set JOBHOOKS_ACCOUNT_ID (or DBT_CLOUD_ACCOUNT_ID), or pass --account-id.',
+  );
+  expect(refusal({}, { ...dbt, DBT_CLOUD_TOKEN: '' })).toBe(
+    'No token: set JOBHOOKS_TOKEN (or DBT_CLOUD_TOKEN) to an API token of the account.',
+  );
+});
