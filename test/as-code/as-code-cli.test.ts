@@ -412,7 +412,7 @@ test('a failure midway keeps the secrets of the webhooks already created, and sa
     });
     expectOk(run, 1);
     expect(run.stderr).toMatch(
-      /^jobhooks-as-code: Create webhook failed with HTTP 4\d\d: .* 1 of 2 changes were made; run plan to see what remains\.\n$/,
+      /^jobhooks-as-code: create second failed: Create webhook failed with HTTP 4\d\d: .* 1 of 2 changes were made; run plan to see what remains\.\n$/,
     );
     const secrets = JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8')) as Record<string, string>;
     expect(Object.keys(secrets)).toEqual(['first']);

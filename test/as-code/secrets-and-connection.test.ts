@@ -2,6 +2,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CreatedWebhook } from '@jobhooks/client/contract';
+import { applyChanges, ChangeFailed } from '../../provider/as-code/src/apply';
 import { CliError } from '../../provider/as-code/src/cli-error';
 import { connectionFrom } from '../../provider/as-code/src/connection';
 import { secretsFile, shownSecrets } from '../../provider/as-code/src/secrets';
@@ -119,5 +121,34 @@ test('the connection: flags, then JOBHOOKS_*, then the variables of terraform-pr
   );
   expect(refusal({}, { ...dbt, DBT_CLOUD_TOKEN: '' })).toBe(
     'No token: set JOBHOOKS_TOKEN (or DBT_CLOUD_TOKEN) to an API token of the account.',
+  );
+});
+
+test('a created webhook whose secret cannot be kept stops the run, naming the webhook, without the secret', async () => {
+  const created = { id: 'wsu_1', hmac_secret: 'the-secret-0123' } as CreatedWebhook;
+  const api = { create: async () => created, update: async () => created, delete: async () => true };
+  const change = {
+    action: 'create' as const,
+    key: 'one',
+    values: {
+      name: 'One [[one]]',
+      description: '',
+      client_url: 'https://example.com',
+      event_types: ['job.run.started' as const],
+      job_ids: [],
+      active: true,
+    },
+  };
+  const failure = await applyChanges(api, [change, { ...change, key: 'two' }], {
+    secretCreated: () => {
+      throw new CliError('--secrets-out /x cannot be written (ENOSPC).');
+    },
+    changed: () => undefined,
+  }).catch((error: unknown) => error);
+  expect(failure).toBeInstanceOf(ChangeFailed);
+  const { message, made, cause } = failure as ChangeFailed;
+  expect([message, made]).toEqual(['create one failed', 0]);
+  expect((cause as Error).message).toBe(
+    'one was created (wsu_1) but its secret could not be kept (--secrets-out /x cannot be written (ENOSPC).): delete that webhook and apply again, or it cannot be verified',
   );
 });

@@ -12,36 +12,61 @@ export interface ApplyProgress {
 
 export type ApplyClient = Pick<WebhooksClient, 'create' | 'update' | 'delete'>;
 
+/** A change that failed, with how many were made before it; `cause` is the client's (or the sink's) error. */
+export class ChangeFailed extends Error {
+  constructor(
+    readonly change: PlannedChange,
+    readonly made: number,
+    override readonly cause: unknown,
+  ) {
+    super(`${change.action} ${change.key} failed`);
+    this.name = 'ChangeFailed';
+  }
+}
+
 export async function applyChanges(
   api: ApplyClient,
   changes: readonly PlannedChange[],
   progress: ApplyProgress,
 ): Promise<void> {
+  let made = 0;
   for (const change of changes) {
-    switch (change.action) {
-      case 'create': {
-        const created = await api.create(change.values);
-        progress.secretCreated(change.key, created.hmac_secret);
-        progress.changed(`created ${change.key} (${created.id})`);
-        break;
-      }
-      case 'update':
-        // Moving the URL of a webhook that is to be inactive takes two requests: see updateWebhook.
-        await updateWebhook(api, change.webhookId, change.currentUrl, change.values);
-        progress.changed(
-          `updated ${change.key} (${change.webhookId}): ${change.fields.map((field) => field.field).join(', ')}`,
-        );
-        break;
-      case 'reactivate':
-        // A PUT with active: true clears the archive and the failure counters.
-        await api.update(change.webhookId, change.values);
-        progress.changed(`reactivated ${change.key} (${change.webhookId})`);
-        break;
-      case 'delete':
-        // False when it was deleted meanwhile: the result is the one asked for either way.
-        await api.delete(change.webhookId);
-        progress.changed(`deleted ${change.key} (${change.webhookId})`);
-        break;
+    try {
+      progress.changed(await applyChange(api, change, progress));
+    } catch (error) {
+      throw new ChangeFailed(change, made, error);
     }
+    made += 1;
+  }
+}
+
+/** Makes one change and says what was done. */
+async function applyChange(api: ApplyClient, change: PlannedChange, progress: ApplyProgress): Promise<string> {
+  switch (change.action) {
+    case 'create': {
+      const created = await api.create(change.values);
+      try {
+        progress.secretCreated(change.key, created.hmac_secret);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(
+          `${change.key} was created (${created.id}) but its secret could not be kept (${reason}): delete that ` +
+            'webhook and apply again, or it cannot be verified',
+        );
+      }
+      return `created ${change.key} (${created.id})`;
+    }
+    case 'update':
+      // Moving the URL of a webhook that is to be inactive takes two requests: see updateWebhook.
+      await updateWebhook(api, change.webhookId, change.currentUrl, change.values);
+      return `updated ${change.key} (${change.webhookId}): ${change.fields.map((field) => field.field).join(', ')}`;
+    case 'reactivate':
+      // A PUT with active: true clears the archive and the failure counters.
+      await api.update(change.webhookId, change.values);
+      return `reactivated ${change.key} (${change.webhookId})`;
+    case 'delete':
+      // False when it was deleted meanwhile: the result is the one asked for either way.
+      await api.delete(change.webhookId);
+      return `deleted ${change.key} (${change.webhookId})`;
   }
 }

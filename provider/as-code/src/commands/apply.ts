@@ -1,14 +1,14 @@
 // `apply FILES`: the plan, made, after a "yes" or with --auto-approve; created webhooks' secrets go to
 // --secrets-out or, with --show-secrets, to the terminal, and nowhere else.
 import { resolve } from 'node:path';
-import { applyChanges } from '../apply';
+import { applyChanges, ChangeFailed } from '../apply';
 import { CliError } from '../cli-error';
-import type { ConnectionFlags } from '../connection';
+import { type ConnectionFlags, describeApiFailure } from '../connection';
 import type { CliIo } from '../io';
 import { countByAction } from '../plan';
 import { planText } from '../plan-output';
 import { type SecretSink, secretsFile, shownSecrets } from '../secrets';
-import { approved, connect, declarationOrProblems, planFor, talking } from './shared';
+import { approved, connect, declarationOrProblems, planFor } from './shared';
 
 export interface ApplyFlags extends ConnectionFlags {
   autoApprove: boolean;
@@ -29,30 +29,27 @@ export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo
     throw new CliError(
       `Nothing was changed: apply would create ${creates} webhook${creates === 1 ? '' : 's'}, whose secret${creates === 1 ? ' is' : 's are'} shown only once; pass --secrets-out FILE (or --show-secrets) to keep ${creates === 1 ? 'it' : 'them'}.`,
     );
-  if (creates > 0) for (const sink of sinks) sink.prepare();
   const question = plan.changes.length === 1 ? 'Make this change?' : `Make these ${plan.changes.length} changes?`;
   if (!(await approved(flags.autoApprove, question, io))) throw new CliError('Apply cancelled; nothing was changed.');
+  if (creates > 0) for (const sink of sinks) sink.prepare();
 
-  let made = 0;
   try {
-    await talking(connected, () =>
-      applyChanges(connected.api, plan.changes, {
-        secretCreated: (key, secret) => sinks.forEach((sink) => sink.record(key, secret)),
-        changed: (line) => {
-          made += 1;
-          io.stdout(`${line}\n`);
-        },
-      }),
-    );
+    await applyChanges(connected.api, plan.changes, {
+      secretCreated: (key, secret) => sinks.forEach((sink) => sink.record(key, secret)),
+      changed: (line) => io.stdout(`${line}\n`),
+    });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new CliError(`${message} ${made} of ${plan.changes.length} changes were made; run plan to see what remains.`);
+    if (!(error instanceof ChangeFailed)) throw error;
+    const reason = describeApiFailure(error.cause, connected.connection);
+    throw new CliError(
+      `${error.message}: ${reason} ${error.made} of ${plan.changes.length} changes were made; run plan to see what remains.`,
+    );
   } finally {
     for (const sink of sinks) sink.finish();
   }
   if (flags.secretsOut !== undefined && creates > 0)
     io.stdout(`The secrets of the created webhooks are in ${flags.secretsOut}.\n`);
-  io.stdout(`Apply complete: ${made} change${made === 1 ? '' : 's'}.\n`);
+  io.stdout(`Apply complete: ${plan.changes.length} change${plan.changes.length === 1 ? '' : 's'}.\n`);
   return 0;
 }
 
