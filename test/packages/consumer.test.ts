@@ -2,9 +2,20 @@
 // checkout, and each tool used there. The service alone in a folder of its own (`npx jobhooks start`); an
 // infrastructure repository with its own @pulumi/pulumi, cdktf, cdktf-cli, cdktn and constructs, where a cdktf app
 // is deployed with `cdktf deploy`, a cdktn app synthesized and an HCL configuration applied; and a Pulumi project
-// run by Pulumi's own language runtime and dynamic-provider host. Nothing may point back into the checkout.
+// run by Pulumi's own language runtime and dynamic-provider host; and a repository holding only webhooks.yml and
+// @jobhooks/as-code, planned and applied as CI does. Nothing may point back into the checkout.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -42,6 +53,25 @@ async function sh(command: string, args: string[], cwd: string, env: NodeJS.Proc
     throw new Error(
       `${command} ${args.join(' ')} failed in ${cwd}: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`,
     );
+  }
+}
+
+/**
+ * Runs a command as CI does, with only PATH, HOME and the variables given, and resolves with its exit code
+ * (where `sh` throws on any but 0).
+ */
+async function shExit(command: string, args: string[], cwd: string, env: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await run(command, args, {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as Error & { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof failed.code !== 'number') throw error;
+    return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
 }
 
@@ -396,5 +426,111 @@ output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
     });
     expect(lockedHash(inside)).toMatch(/^h1:/);
     expect(lockedHash(inside)).toBe(lockedHash(outside));
+  });
+});
+
+describe('webhooks as code', () => {
+  // A platform team's repository of its own: webhooks.yml and @jobhooks/as-code, nothing else.
+  let repo: string;
+  beforeAll(async () => {
+    repo = join(root, 'webhooks-repo');
+    write(
+      join(repo, 'package.json'),
+      JSON.stringify({
+        name: 'webhooks-repo',
+        private: true,
+        dependencies: {
+          '@jobhooks/client': tarball('jobhooks-client'),
+          '@jobhooks/as-code': tarball('jobhooks-as-code'),
+        },
+      }),
+    );
+    await npmInstall(repo);
+  });
+
+  test('@jobhooks/as-code installs without the service or the infrastructure tools, and ships its JSON Schema', () => {
+    const modules = join(repo, 'node_modules');
+    // Every package installed, at any depth, as npm recorded it.
+    const lock = JSON.parse(readFileSync(join(modules, '.package-lock.json'), 'utf8')) as {
+      packages: Record<string, unknown>;
+    };
+    const installed = Object.keys(lock.packages).map((path) => path.slice(path.lastIndexOf('node_modules/') + 13));
+    expect(installed).toContain('@jobhooks/as-code');
+    const topLevel = readdirSync(modules);
+    for (const unused of [
+      'fastify',
+      'better-sqlite3',
+      '@pulumi',
+      'cdktf',
+      'cdktn',
+      'constructs',
+      '@grpc',
+      'jobhooks',
+    ]) {
+      expect(topLevel).not.toContain(unused);
+      expect(installed.filter((name) => name === unused || name.startsWith(`${unused}/`))).toEqual([]);
+    }
+    expect(readdirSync(join(modules, '@jobhooks')).sort()).toEqual(['as-code', 'client']);
+
+    const schemaFile = join(modules, '@jobhooks', 'as-code', 'webhooks.schema.json');
+    expect(existsSync(schemaFile)).toBe(true);
+    const schema = JSON.parse(readFileSync(schemaFile, 'utf8')) as { $schema?: unknown };
+    expect(schema.$schema).toEqual(expect.any(String));
+  });
+
+  test('CI plans and applies webhooks.yml with nothing but the package and three environment variables', async () => {
+    write(
+      join(repo, 'webhooks.yml'),
+      `# yaml-language-server: $schema=./node_modules/@jobhooks/as-code/webhooks.schema.json
+namespace: platform
+webhooks:
+  errored-runs:
+    name: Errored runs
+    client_url: \${ALERTS_URL}
+    event_types: [job.run.errored]
+`,
+    );
+    // A CI job's environment: the connection and the file's variable, nothing of this machine's.
+    const env = {
+      JOBHOOKS_HOST_URL: hostUrl,
+      JOBHOOKS_ACCOUNT_ID: '2',
+      JOBHOOKS_TOKEN: account2Token,
+      ALERTS_URL: ENDPOINT,
+    };
+    const asCode = async (args: string[], expected: number) => {
+      const result = await shExit('npx', ['--no-install', 'jobhooks-as-code', ...args], repo, env);
+      if (result.code !== expected)
+        throw new Error(
+          `jobhooks-as-code ${args.join(' ')}: exit ${result.code}, expected ${expected}\n${result.stdout}\n${result.stderr}`,
+        );
+      return result;
+    };
+
+    const runs = [
+      await asCode(['validate', 'webhooks.yml'], 0),
+      await asCode(['plan', 'webhooks.yml', '--detailed-exitcode'], 2),
+    ];
+    expect(runs[1]!.stdout).toContain('+ create platform/errored-runs');
+    runs.push(await asCode(['apply', 'webhooks.yml', '--auto-approve', '--secrets-out', 'secrets.json'], 0));
+    const secretsFile = join(repo, 'secrets.json');
+    expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
+    const secrets = JSON.parse(readFileSync(secretsFile, 'utf8')) as Record<string, string>;
+    expect(Object.keys(secrets)).toEqual(['platform/errored-runs']);
+    const secret = secrets['platform/errored-runs']!;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    runs.push(await asCode(['plan', 'webhooks.yml', '--detailed-exitcode'], 0));
+    for (const result of runs) expect(result.stdout + result.stderr).not.toContain(secret);
+
+    const created = (await api(2, account2Token).list()).data.filter((webhook) =>
+      webhook.name.endsWith('[[platform/errored-runs]]'),
+    );
+    expect(created).toHaveLength(1);
+    expect(created[0]).toMatchObject({
+      name: 'Errored runs [[platform/errored-runs]]',
+      client_url: ENDPOINT,
+      event_types: ['job.run.errored'],
+      active: true,
+    });
+    expect(await api().get(created[0]!.id)).toBeNull(); // in account 2 only
   });
 });
