@@ -440,3 +440,17 @@ test('validate and plan print every problem of the files, and plan sends nothing
   const help = await asCode(['--help'], {});
   expect(help.stdout).toContain('Usage: jobhooks-as-code <command> [options]');
 });
+
+test('every page of the list is read: 150 managed webhooks are all imported, and all match', async () => {
+  for (let index = 0; index < 150; index += 1) {
+    const response = await h.call('POST', '/api/v3/accounts/1/webhooks/subscriptions', {
+      body: { name: `Hook ${index} [[paged/w${index}]]`, client_url: NOWHERE, event_types: ['job.run.started'] },
+    });
+    expect(response.statusCode).toBe(201);
+  }
+  expectOk(await asCode(['import', '--namespace', 'paged', '--managed-only', '--output', 'paged.yml']));
+  expect(readFileSync(join(dir, 'paged.yml'), 'utf8').match(/^ {2}w\d+:$/gm)).toHaveLength(150);
+  const plan = await asCode(['plan', 'paged.yml', '--detailed-exitcode']);
+  expectOk(plan, 0);
+  expect(plan.stdout).toContain('No changes: 150 webhooks already match the files.');
+});
