@@ -1,5 +1,5 @@
 // The plan, pure: declared webhooks against the account's list, scoped to the files' namespace.
-import type { WebhookDetail } from '@jobhooks/client/contract';
+import { listEnvelope, WebhookDetail } from '@jobhooks/client/contract';
 import type { DeclaredValues } from '../../provider/as-code/src/declaration';
 import { chooseImported, importedFileText } from '../../provider/as-code/src/import';
 import type { Declaration } from '../../provider/as-code/src/load-declarations';
@@ -186,4 +186,32 @@ test('import: identifiers from markers or names, unique; other namespaces left o
       '',
     ].join('\n'),
   );
+});
+
+test("a list as dbt Cloud sends it (none of jobhooks' archive fields) is read and planned", () => {
+  const fromDbtCloud = {
+    id: 'wsu_12ab',
+    account_identifier: 'act_12ab',
+    name: 'Hook [[one]]',
+    description: '',
+    job_ids: ['42', '7'],
+    event_types: ['job.run.completed', 'job.run.errored'],
+    client_url: 'https://example.com/hook',
+    active: true,
+    created_at: '1700000000000000',
+    updated_at: '1700000000000000',
+    http_status_code: '0',
+    account_id: '1',
+  };
+  const page = listEnvelope(WebhookDetail).parse({
+    data: [fromDbtCloud],
+    status: { code: 200 },
+    extra: { pagination: { total_count: 1, count: 1 }, filters: { offset: 0, limit: 100 } },
+  });
+  expect(planChanges(declared(null, { one: {} }), page.data)).toEqual({
+    namespace: null,
+    changes: [],
+    warnings: [],
+    unchanged: 1,
+  });
 });

@@ -20,7 +20,7 @@ Commands:
   apply FILES...              make the plan's changes, after asking on a terminal
       --auto-approve          do not ask (CI)
       --secrets-out FILE      merge the created webhooks' secrets into FILE (JSON, mode 0600)
-      --show-secrets          print the created webhooks' secrets instead
+      --show-secrets          print the created webhooks' secrets at the end (with or without --secrets-out)
   import                      write the account's webhooks as a webhooks file
       --namespace NS          the namespace to write (and whose webhooks are managed)
       --output FILE           a new file to write (standard output otherwise)

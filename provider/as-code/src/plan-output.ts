@@ -14,7 +14,11 @@ export function planText(plan: Plan, target: Target): string {
   const lines = [`Account ${target.accountId} at ${target.hostUrl}, ${scope}:`];
   for (const change of plan.changes) lines.push(...changeLines(change));
   if (plan.changes.length === 0)
-    lines.push(`  No changes: ${plan.unchanged} webhook${plural(plan.unchanged)} already match the files.`);
+    lines.push(
+      plan.unchanged === 0
+        ? '  No changes: the files declare no webhook, and none is managed in this namespace.'
+        : `  No changes: ${plan.unchanged} webhook${plural(plan.unchanged)} already match the files.`,
+    );
   if (plan.warnings.length > 0) {
     lines.push('Warnings:');
     for (const warning of plan.warnings) lines.push(`  ! ${warning.key} (${warning.webhookId}): ${warning.message}`);

@@ -65,7 +65,7 @@ export function planChanges(declaration: Declaration, remote: readonly WebhookDe
       continue;
     }
     const fields = changedFields(entry.values, current);
-    const reactivate = current.archived && entry.values.active;
+    const reactivate = current.archived === true && entry.values.active;
     if (fields.length === 0) unchanged += 1;
     else
       changes.push({

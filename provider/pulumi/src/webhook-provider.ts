@@ -87,7 +87,7 @@ function outputsFrom(webhook: WebhookSummary | WebhookDetail, hmacSecret: string
     hmacSecret,
     httpStatusCode: webhook.http_status_code,
     accountIdentifier: webhook.account_identifier,
-    archived: webhook.archived,
+    archived: webhook.archived === true,
   };
 }
 

@@ -55,7 +55,8 @@ export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo
 
 function secretSinks(flags: ApplyFlags, io: CliIo): SecretSink[] {
   const sinks: SecretSink[] = [];
-  if (flags.secretsOut !== undefined) sinks.push(secretsFile(resolve(io.cwd, flags.secretsOut)));
+  // The terminal first: with both, a secret the file fails to take is still shown.
   if (flags.showSecrets) sinks.push(shownSecrets((text) => io.stdout(text)));
+  if (flags.secretsOut !== undefined) sinks.push(secretsFile(resolve(io.cwd, flags.secretsOut)));
   return sinks;
 }

@@ -118,7 +118,9 @@ export const WebhookSummary = z.object({
   updated_at: Digits,
   http_status_code: z.string(),
   account_id: z.string(),
-  archived: z.boolean(),
+  // jobhooks' own, like archived_at and archived_reason (docs/decisions.md#5-archived-state-in-the-api): dbt Cloud
+  // sends none of them, and a client must still read its webhooks.
+  archived: z.boolean().optional(),
   archived_at: Digits.optional(),
   archived_reason: z.string().optional(),
 });
