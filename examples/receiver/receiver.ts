@@ -3,8 +3,13 @@
 // event once although deliveries are at-least-once.
 //
 //   JOBHOOKS_HMAC_SECRET=<hmac_secret from the create response> PORT=9000 npx tsx examples/receiver/receiver.ts
+//
+// Either signature scheme (JOBHOOKS_SIGNATURE_SCHEME): `standard` (the default) checks the Standard Webhooks
+// headers with a Standard Webhooks library, and refuses a request signed more than 5 minutes ago, so a captured
+// request cannot be replayed; `dbt` checks `Authorization` as a dbt Cloud receiver does (the body only).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
 
 /** Deliveries are small; refuse anything larger instead of buffering it. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -26,6 +31,37 @@ export function isGenuineDelivery(secret: string, rawBody: Buffer, signature: st
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/**
+ * The webhook's `hmac_secret` as a Standard Webhooks library takes a secret: `whsec_` and the base64 of its key
+ * bytes. jobhooks keys both schemes with the secret's UTF-8 text, so these are the same bytes.
+ */
+export function standardWebhooksSecret(hmacSecret: string): string {
+  return `whsec_${Buffer.from(hmacSecret, 'utf8').toString('base64')}`;
+}
+
+/** True when the Standard Webhooks headers sign this body, now (within the library's 5 minutes). */
+export function isGenuineStandardDelivery(hmacSecret: string, rawBody: Buffer, headers: IncomingHttpHeaders): boolean {
+  const header = (name: string) => (typeof headers[name] === 'string' ? headers[name] : '');
+  try {
+    new Webhook(standardWebhooksSecret(hmacSecret)).verify(rawBody, {
+      'webhook-id': header('webhook-id'),
+      'webhook-timestamp': header('webhook-timestamp'),
+      'webhook-signature': header('webhook-signature'),
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type SignatureScheme = 'standard' | 'dbt';
+
+function isGenuine(scheme: SignatureScheme, secret: string, body: Buffer, headers: IncomingHttpHeaders): boolean {
+  return scheme === 'dbt'
+    ? isGenuineDelivery(secret, body, headers.authorization)
+    : isGenuineStandardDelivery(secret, body, headers);
+}
+
 function readRawBody(request: IncomingMessage): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -44,14 +80,19 @@ function readRawBody(request: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-export function createReceiver(options: { secret: string; onEvent: (event: JobRunEvent) => void }): Server {
+export function createReceiver(options: {
+  secret: string;
+  scheme?: SignatureScheme;
+  onEvent: (event: JobRunEvent) => void;
+}): Server {
+  const scheme = options.scheme ?? 'standard';
   const seen = new Set<string>();
   return createServer(async (request, response) => {
     if (request.method !== 'POST') return void response.writeHead(405, { allow: 'POST' }).end();
     // Verify the bytes as they arrived: parsing and re-serializing the JSON first would change them.
     const body = await readRawBody(request);
     if (body === null) return void response.writeHead(413).end();
-    if (!isGenuineDelivery(options.secret, body, request.headers.authorization)) {
+    if (!isGenuine(scheme, options.secret, body, request.headers)) {
       return void response.writeHead(401).end('signature mismatch');
     }
     let event: JobRunEvent;
@@ -77,8 +118,14 @@ if (require.main === module) {
     process.exit(1);
   }
   const port = Number(process.env.PORT ?? 9000);
+  const scheme = process.env.JOBHOOKS_SIGNATURE_SCHEME ?? 'standard';
+  if (scheme !== 'standard' && scheme !== 'dbt') {
+    process.stderr.write(`JOBHOOKS_SIGNATURE_SCHEME must be standard or dbt, not "${scheme}".\n`);
+    process.exit(1);
+  }
   createReceiver({
     secret,
+    scheme,
     onEvent: (event) =>
       process.stdout.write(
         `${event.eventType} run ${event.data.runId} of job ${event.data.jobId}: ${event.data.runStatus}\n`,

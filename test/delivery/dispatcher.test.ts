@@ -86,7 +86,7 @@ test("a webhook's secret is decrypted once for all its attempts, and every attem
     expect(isGenuine(hook.hmac_secret, request.body, request.headers.authorization!)).toBe(true);
 });
 
-test('a retry sends the signature its first attempt computed and stored: after a restart it needs no secret at all', async () => {
+test("a retry sends dbt's signature its first attempt stored, and a Standard Webhooks signature of its own time", async () => {
   const hook = await createWebhook(h, {
     client_url: 'http://127.0.0.1:9/hook',
     event_types: ['job.run.completed'],
@@ -108,27 +108,29 @@ test('a retry sends the signature its first attempt computed and stored: after a
   const [first] = sent;
   expect(isGenuine(hook.hmac_secret, first!.body, first!.headers.authorization!)).toBe(true);
 
-  // As if the service restarted, after the retry delay, with a secret it can no longer open: only a stored
-  // signature lets the retry go out.
+  // As if the service restarted, after the retry delay.
   const system = createSystemClock();
   const twoMinutesLater: Clock = { nowNanos: () => system.nowNanos() + 120n * 1_000_000_000n };
-  const cannotOpen = watchedDispatcher(
+  const later = watchedDispatcher(
     async (request) => (sent.push(request), answer(200)),
-    () => {
-      throw new Error('the retry must not sign again');
-    },
+    (sealed) => box.open(sealed),
     twoMinutesLater,
   );
-  cannotOpen.start();
+  later.start();
   try {
     await waitFor(() => sent.length === 2, 'the retry');
   } finally {
-    await cannotOpen.stop(1000);
+    await later.stop(1000);
   }
   const retry = sent[1]!;
   expect(retry.headers['x-jobhooks-attempt']).toBe('2');
   expect(retry.body.equals(first!.body)).toBe(true);
   expect(retry.headers.authorization).toBe(first!.headers.authorization);
+  // The timestamp is the attempt's, so a captured first attempt cannot pass for the retry.
+  const firstTime = Number(first!.headers['webhook-timestamp']);
+  expect(Number(retry.headers['webhook-timestamp']) - firstTime).toBeGreaterThanOrEqual(119);
+  expect(retry.headers['webhook-signature']).not.toBe(first!.headers['webhook-signature']);
+  expect(retry.headers['webhook-id']).toBe(first!.headers['webhook-id']);
 });
 
 test("a request's slot is free for the next request as soon as the endpoint answers, before the result is written", async () => {

@@ -3,7 +3,13 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { request } from 'undici';
-import { createReceiver, type JobRunEvent } from '../../examples/receiver/receiver';
+import { Webhook } from 'standardwebhooks';
+import {
+  createReceiver,
+  type JobRunEvent,
+  type SignatureScheme,
+  standardWebhooksSecret,
+} from '../../examples/receiver/receiver';
 import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
 import { startReceiver } from '../support/receiver';
@@ -20,8 +26,8 @@ afterEach(async () => {
   server = null;
 });
 
-async function listen(secret: string, events: JobRunEvent[]): Promise<string> {
-  server = createReceiver({ secret, onEvent: (event) => events.push(event) });
+async function listen(secret: string, events: JobRunEvent[], scheme?: SignatureScheme): Promise<string> {
+  server = createReceiver({ secret, ...(scheme ? { scheme } : {}), onEvent: (event) => events.push(event) });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 }
@@ -75,10 +81,59 @@ test('a redelivery of an event already handled is acknowledged but not handled t
     const response = await request(url, {
       method: 'POST',
       body: original.body,
-      headers: { authorization: original.headers.authorization! },
+      headers: {
+        authorization: original.headers.authorization!,
+        'webhook-id': String(original.headers['webhook-id']),
+        'webhook-timestamp': String(original.headers['webhook-timestamp']),
+        'webhook-signature': String(original.headers['webhook-signature']),
+      },
     });
     expect(response.statusCode).toBe(204);
     await response.body.dump();
   }
+  expect(events).toHaveLength(1);
+});
+
+test("with dbt's scheme, a delivery is verified by Authorization alone, as a dbt Cloud receiver does", async () => {
+  const placeholder = await startReceiver();
+  const hook = await createWebhook(h, { client_url: placeholder.url, event_types: ['job.run.completed'], job_ids: [] });
+  await ingest(h, 'job.run.completed');
+  await waitFor(() => placeholder.requests.length === 1, 'the delivery');
+  const original = placeholder.requests[0]!;
+  await placeholder.close();
+
+  const url = await listen(hook.hmac_secret, [], 'dbt');
+  const send = async (headers: Record<string, string>) => {
+    const response = await request(url, { method: 'POST', body: original.body, headers });
+    await response.body.dump();
+    return response.statusCode;
+  };
+  expect(await send({ authorization: original.headers.authorization! })).toBe(204);
+  expect(await send({ authorization: 'a'.repeat(64) })).toBe(401);
+});
+
+test('with the Standard Webhooks scheme, a stale, forged or Authorization-only request is a 401', async () => {
+  const secret = 'e'.repeat(64);
+  const events: JobRunEvent[] = [];
+  const url = await listen(secret, events, 'standard');
+  const body = JSON.stringify({ eventId: 'wev_x', eventType: 'job.run.completed', data: { runId: '1' } });
+  const signer = new Webhook(standardWebhooksSecret(secret));
+  const signedAt = (date: Date) => ({
+    'webhook-id': 'wev_x',
+    'webhook-timestamp': String(Math.floor(date.getTime() / 1000)),
+    'webhook-signature': signer.sign('wev_x', date, body),
+  });
+  const send = async (headers: Record<string, string>) => {
+    const response = await request(url, { method: 'POST', body, headers });
+    await response.body.dump();
+    return response.statusCode;
+  };
+  expect(await send(signedAt(new Date(Date.now() - 6 * 60_000)))).toBe(401);
+  expect(
+    await send({ ...signedAt(new Date()), 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` }),
+  ).toBe(401);
+  expect(await send({ authorization: 'a'.repeat(64) })).toBe(401);
+  expect(events).toHaveLength(0);
+  expect(await send(signedAt(new Date()))).toBe(204);
   expect(events).toHaveLength(1);
 });

@@ -1,5 +1,6 @@
 // One attempt of a delivery, made the same way by the dispatcher, a manual redelivery and the test endpoint:
-// sign (or reuse the signature an earlier attempt stored), build the request, send it, and turn what happened
+// sign (dbt's signature, or the one an earlier attempt stored, and this attempt's Standard Webhooks signature),
+// build the request, send it, and turn what happened
 // into its delivery-log row and, for a delivery, the result the store records
 // (docs/life-of-a-delivery.md#5-sign).
 import type { EventType } from '@jobhooks/client/contract';
@@ -10,7 +11,7 @@ import type { EndpointHealthRegistry } from './endpoint-health';
 import { signedRequest } from './outgoing-request';
 import { errorTextOf, planNextStep, statusCodeOf, verdictOf } from './retry-policy';
 import type { Send, SendOutcome } from './sender';
-import { signatureOf } from './signer';
+import { signPayload, standardWebhooksSignature } from './signer';
 
 /** The outcome of an attempt whose webhook secret cannot be opened: nothing was sent. */
 export const UNSIGNABLE: SendOutcome = {
@@ -37,7 +38,7 @@ export interface AttemptPlan {
   body: Buffer;
   /** The signature an earlier attempt of this delivery stored, or null to sign the body now. */
   storedSignature: string | null;
-  /** The webhook's secret; called only to sign anew. It throws when this service's key cannot open it. */
+  /** The webhook's secret, opened for each attempt. It throws when this service's key cannot open it. */
   secret: () => string;
   /** A test endpoint send: logged, but it changes no delivery and no webhook state. */
   isTest?: boolean;
@@ -61,13 +62,31 @@ export interface AttemptDeps {
   health: EndpointHealthRegistry;
 }
 
-/** Null when the secret cannot be opened: the attempt is then recorded as failed, with no request made. */
-function signatureFor(plan: AttemptPlan): string | null {
+interface Signatures {
+  /** dbt's: the same on every attempt of a delivery. */
+  authorization: string;
+  /** Standard Webhooks': over this attempt's timestamp too. */
+  standard: string;
+  timestampSeconds: number;
+}
+
+/**
+ * Null when the secret cannot be opened: the attempt is then recorded as failed, with no request made (a request
+ * with only one of the two signatures would fail the receivers that check the other).
+ */
+function signaturesFor(plan: AttemptPlan, requestedAt: number): Signatures | null {
+  let secret: string;
   try {
-    return signatureOf({ signature: plan.storedSignature, payload: plan.body }, plan.secret);
+    secret = plan.secret();
   } catch {
     return null;
   }
+  const timestampSeconds = Math.floor(requestedAt / 1_000_000);
+  return {
+    authorization: plan.storedSignature ?? signPayload(secret, plan.body),
+    standard: standardWebhooksSignature(secret, plan.target.eventId, timestampSeconds, plan.body),
+    timestampSeconds,
+  };
 }
 
 export function logEntryOf(
@@ -90,20 +109,21 @@ export function logEntryOf(
 
 export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<AttemptMade> {
   const { target } = plan;
-  const signature = signatureFor(plan);
   const requestedAt = nowMicros(deps.clock);
+  const signatures = signaturesFor(plan, requestedAt);
   const outcome =
-    signature === null
+    signatures === null
       ? UNSIGNABLE
       : await deps.send(
           signedRequest({
             url: plan.url,
             body: plan.body,
-            signature,
+            ...signatures,
             eventId: target.eventId,
             attempt: target.attempt,
           }),
         );
+  const signature = signatures?.authorization ?? null;
   // Nothing was sent without a signature: the endpoint said nothing about its health.
   if (signature !== null) {
     const at = { sentAt: requestedAt, now: nowMicros(deps.clock) };

@@ -1,13 +1,19 @@
-// Turns payload bytes and their signature into the HTTP request every delivery attempt sends
+// Turns payload bytes and their two signatures into the HTTP request every delivery attempt sends
 // (docs/decisions.md#6-delivery-request-and-headers).
 import { VERSION } from '../core/version';
 import type { OutgoingDelivery } from './sender';
 
-/** `signature` is `signPayload(secret, body)` (signer.ts), computed once per delivery by the caller. */
+/**
+ * `authorization` is `signPayload(secret, body)` and `standard` `standardWebhooksSignature(secret, eventId,
+ * timestampSeconds, body)` (signer.ts). The event id is the Standard Webhooks message id: the same on every
+ * attempt and redelivery, so a receiver deduplicates on it.
+ */
 export function signedRequest(input: {
   url: string;
   body: Buffer;
-  signature: string;
+  authorization: string;
+  standard: string;
+  timestampSeconds: number;
   eventId: string;
   attempt: number;
 }): OutgoingDelivery {
@@ -16,7 +22,10 @@ export function signedRequest(input: {
     body: input.body,
     headers: {
       'content-type': 'application/json',
-      authorization: input.signature,
+      authorization: input.authorization,
+      'webhook-id': input.eventId,
+      'webhook-timestamp': String(input.timestampSeconds),
+      'webhook-signature': input.standard,
       'user-agent': `jobhooks/${VERSION}`,
       'x-jobhooks-event-id': input.eventId,
       'x-jobhooks-attempt': String(input.attempt),
