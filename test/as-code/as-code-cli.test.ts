@@ -412,7 +412,7 @@ test('a failure midway keeps the secrets of the webhooks already created, and sa
     });
     expectOk(run, 1);
     expect(run.stderr).toMatch(
-      /^jobhooks-as-code: create second failed: Create webhook failed with HTTP 4\d\d: .* 1 of 2 changes were made; run plan to see what remains\.\n$/,
+      /^jobhooks-as-code: create second failed: Create webhook failed \(HTTP 409: .*\)\. 1 of 2 changes made; run plan to see what remains\.\n$/,
     );
     const secrets = JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8')) as Record<string, string>;
     expect(Object.keys(secrets)).toEqual(['first']);
@@ -431,7 +431,8 @@ test('validate and plan print every problem of the files, and plan sends nothing
   expectOk(validated, 1);
   expect(validated.stderr).toBe(
     'webhooks.yml:4: one: the environment variable MISSING_URL is not set\n' +
-      'jobhooks-as-code: 1 problem in the files; nothing was sent to the server.\n',
+      'webhooks.yml:5: one: event_types may contain only job.run.started, job.run.completed, job.run.errored\n' +
+      'jobhooks-as-code: 2 problems in the files; nothing was sent to the server.\n',
   );
   const planned = await asCode(['plan', 'webhooks.yml'], { ...connection(), MISSING_URL: NOWHERE });
   expectOk(planned, 1);
@@ -453,4 +454,104 @@ test('every page of the list is read: 150 managed webhooks are all imported, and
   const plan = await asCode(['plan', 'paged.yml', '--detailed-exitcode']);
   expectOk(plan, 0);
   expect(plan.stdout).toContain('No changes: 150 webhooks already match the files.');
+});
+
+/** A server on 127.0.0.1 that answers every request with `respond`; closed after the test. */
+async function fakeServer(respond: (response: import('node:http').ServerResponse) => void) {
+  const server = createServer((_request, response) => respond(response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    hostUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+test('a host that is not the API, and a rate limit that does not end, each get one line; --detailed-exitcode says 1', async () => {
+  write(
+    'webhooks.yml',
+    `webhooks:\n  one:\n    name: One\n    client_url: ${NOWHERE}\n    event_types: [job.run.started]\n`,
+  );
+  const webPage = await fakeServer((response) =>
+    response.writeHead(200, { 'content-type': 'text/html' }).end('<html>\n<body>Welcome</body>\n</html>'),
+  );
+  const limited = await fakeServer((response) =>
+    response
+      .writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' })
+      .end(
+        '{"data":null,"status":{"code":429,"is_success":false,"user_message":"Too many requests.","developer_message":"rate_limited"}}',
+      ),
+  );
+  try {
+    const notTheApi = await asCode(['plan', 'webhooks.yml', '--detailed-exitcode'], {
+      ...connection(),
+      JOBHOOKS_HOST_URL: webPage.hostUrl,
+    });
+    expect(notTheApi.code).toBe(1);
+    expect(notTheApi.stderr).toBe(
+      `jobhooks-as-code: The server at ${webPage.hostUrl} did not answer as the webhooks API does: is the host URL right?\n`,
+    );
+    const rateLimited = await asCode(['plan', 'webhooks.yml'], { ...connection(), JOBHOOKS_HOST_URL: limited.hostUrl });
+    expect(rateLimited.code).toBe(1);
+    expect(rateLimited.stderr).toBe(
+      'jobhooks-as-code: List webhooks was still rate limited after several waits (HTTP 429: Too many requests); run it again later.\n',
+    );
+  } finally {
+    await webPage.close();
+    await limited.close();
+  }
+});
+
+test('plan --json names each changed field, each deletion and each warning', async () => {
+  write(
+    'webhooks.yml',
+    `webhooks:\n  kept:\n    name: Kept\n    client_url: ${NOWHERE}\n    event_types: [job.run.started]\n`,
+  );
+  await api.create({ name: 'Kept [[kept]]', client_url: NOWHERE, event_types: ['job.run.errored'], job_ids: [3] });
+  const gone = await api.create({ name: 'Gone [[gone]]', client_url: NOWHERE, event_types: ['job.run.started'] });
+  const run = await asCode(['plan', 'webhooks.yml', '--json']);
+  expectOk(run);
+  const plan = JSON.parse(run.stdout) as Record<string, unknown>;
+  expect(plan).toMatchObject({
+    host_url: hostUrl,
+    account_id: 1,
+    namespace: null,
+    changes: [
+      {
+        action: 'update',
+        key: 'kept',
+        fields: [
+          { field: 'event_types', old: ['job.run.errored'], new: ['job.run.started'] },
+          { field: 'job_ids', old: [3], new: [] },
+        ],
+      },
+      { action: 'delete', key: 'gone', webhook_id: gone.id, name: 'Gone [[gone]]', reason: 'removed' },
+    ],
+    warnings: [],
+    summary: { create: 0, update: 1, reactivate: 0, delete: 1, unchanged: 0 },
+  });
+});
+
+test('import --link asks on a terminal, and an --output that cannot be written stops it before any rename', async () => {
+  const made = await api.create({ name: 'Made in the UI', client_url: NOWHERE, event_types: ['job.run.started'] });
+  const unwritable = await asCode(['import', '--link', '--auto-approve', '--output', 'no-such-folder/webhooks.yml']);
+  expectOk(unwritable, 1);
+  expect(unwritable.stderr).toBe(
+    'jobhooks-as-code: --output no-such-folder/webhooks.yml cannot be written (ENOENT); nothing was renamed.\n',
+  );
+  expect((await api.get(made.id))?.name).toBe('Made in the UI');
+
+  const declined = terminal('no');
+  expect(await runCli(['import', '--link', '--output', 'declined.yml'], declined.io)).toBe(1);
+  expect(declined.asked).toEqual(['Rename them? Only "yes" goes ahead: ']);
+  expect((await api.get(made.id))?.name).toBe('Made in the UI');
+  expect(() => statSync(join(dir, 'declined.yml'))).toThrow();
+
+  const accepted = terminal('yes');
+  expect(await runCli(['import', '--link', '--output', 'linked.yml'], accepted.io)).toBe(0);
+  expect((await api.get(made.id))?.name).toBe('Made in the UI [[made-in-the-ui]]');
+  expect(accepted.out.join('')).toContain('linked made-in-the-ui (');
+  expect(readFileSync(join(dir, 'linked.yml'), 'utf8')).toContain('  made-in-the-ui:\n    name: Made in the UI\n');
 });

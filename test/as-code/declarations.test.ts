@@ -4,10 +4,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import { parse } from 'yaml';
+import { parse, Scalar } from 'yaml';
 import { webhooksFileJsonSchema } from '../../provider/as-code/src/declaration';
 import { loadDeclarations } from '../../provider/as-code/src/load-declarations';
 import { formatProblem } from '../../provider/as-code/src/problem';
+import { substituteVariables } from '../../provider/as-code/src/variables';
 
 let dir: string;
 beforeEach(() => {
@@ -109,15 +110,7 @@ test('every problem of a file is reported with its file, line and identifier, in
       '',
     ].join('\n'),
   );
-  expect(await problemsOf(['bad.yml'])).toEqual([
-    'bad.yml:18: vars: the environment variable UNSET_NAME is not set',
-    'bad.yml:19: vars: "${ BAD }" is not a variable: write ${NAME} (letters, digits and _), or $${ for a literal ${',
-  ]);
-  expect(await problemsOf(['bad.yml'], { UNSET_NAME: 'n', BAD: 'x' })).toEqual([
-    'bad.yml:19: vars: "${ BAD }" is not a variable: write ${NAME} (letters, digits and _), or $${ for a literal ${',
-  ]);
-  write('bad.yml', readFileSync(join(dir, 'bad.yml'), 'utf8').replace('${ BAD }', 'fine'));
-  expect(await problemsOf(['bad.yml'], { UNSET_NAME: 'n' })).toEqual([
+  const fileProblems = [
     'bad.yml:7: broken: name must not be blank',
     'bad.yml:8: broken: client_url must use http or https',
     'bad.yml:9: broken: event_types may contain only job.run.started, job.run.completed, job.run.errored',
@@ -125,7 +118,15 @@ test('every problem of a file is reported with its file, line and identifier, in
     'bad.yml:11: broken: unknown field jobids: a webhook has name, description, client_url, event_types, job_ids, active',
     'bad.yml:12: missing: client_url is required',
     'bad.yml:15: Bad Id: the identifier "Bad Id" must be letters, digits, "_", "." and "-", starting with a letter or digit, at most 64 characters',
+  ];
+  // All at once; a value whose variable is missing is reported once, as that (not also as an empty name).
+  expect(await problemsOf(['bad.yml'])).toEqual([
+    ...fileProblems,
+    'bad.yml:18: vars: the environment variable UNSET_NAME is not set',
+    'bad.yml:19: vars: "${ BAD }" is not a variable: write ${NAME} (letters, digits and _), or $${ for a literal ${',
   ]);
+  write('bad.yml', readFileSync(join(dir, 'bad.yml'), 'utf8').replace('${ BAD }', 'fine'));
+  expect(await problemsOf(['bad.yml'], { UNSET_NAME: 'n' })).toEqual(fileProblems);
 });
 
 test('YAML errors, duplicate keys, wrong shapes and files that match nothing are problems too', async () => {
@@ -218,4 +219,23 @@ test('the shipped JSON Schema is the one `schema` prints, and it accepts the fil
   ).properties.webhooks.additionalProperties.properties;
   for (const field of ['name', 'description', 'client_url', 'event_types', 'job_ids', 'active'])
     expect(properties[field]?.description).toEqual(expect.any(String));
+});
+
+test('an escaped $${ leaves the next placeholder a placeholder; alias bombs and unknown tags are problems, not crashes', async () => {
+  expect(substituteVariables('$${literal} and ${TEAM}', Scalar.QUOTE_DOUBLE, { TEAM: 'data' })).toEqual({
+    value: '${literal} and data',
+  });
+  expect(substituteVariables('$${ ${TEAM}', Scalar.PLAIN, { TEAM: 'data' })).toEqual({ value: '${ data' });
+  const bomb = [
+    'a: &a [x, x, x, x, x, x, x, x, x, x]',
+    'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+    'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+    'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    'webhooks: {}',
+    '',
+  ];
+  write('bomb.yml', bomb.join('\n'));
+  expect(await problemsOf(['bomb.yml'])).toEqual([expect.stringMatching(/^bomb\.yml: YAML: Excessive alias count/)]);
+  write('tag.yml', 'webhooks:\n  a: !secret {}\n');
+  expect(await problemsOf(['tag.yml'])).toEqual([expect.stringMatching(/^tag\.yml:2: YAML: .*!secret/)]);
 });

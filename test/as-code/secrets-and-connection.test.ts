@@ -51,22 +51,22 @@ test('a secrets file that is not a JSON object of secrets, or cannot be written,
   writeFileSync(path, '{"a": 1}');
   expect(() => secretsFile(path).prepare()).toThrow(/is not a JSON object of secrets/);
   expect(() => secretsFile(join(dir, 'missing-folder', 'secrets.json')).prepare()).toThrow(
-    `--secrets-out ${join(dir, 'missing-folder', 'secrets.json')} cannot be written (ENOENT).`,
+    `--secrets-out ${join(dir, 'missing-folder', 'secrets.json')} cannot be written (ENOENT); nothing was changed.`,
   );
   mkdirSync(join(dir, 'a-folder'));
   expect(() => secretsFile(join(dir, 'a-folder')).prepare()).toThrow(/cannot be read \(EISDIR\)/);
 });
 
-test('--show-secrets prints the secrets once, at the end', () => {
+test('--show-secrets prints each secret as soon as its webhook is created, under one heading', () => {
   const printed: string[] = [];
   const sink = shownSecrets((text) => printed.push(text));
   sink.prepare();
   sink.record('one', 'secret-1');
-  expect(printed).toEqual([]);
-  sink.finish();
   expect(printed.join('')).toBe(
     'The secrets of the created webhooks (the API shows each only once: keep them now):\n  one: secret-1\n',
   );
+  sink.record('two', 'secret-2');
+  expect(printed.slice(1)).toEqual(['  one: secret-1\n', '  two: secret-2\n']);
 });
 
 test('the connection: flags, then JOBHOOKS_*, then the variables of terraform-provider-dbtcloud; the token from the environment only', () => {
@@ -149,6 +149,6 @@ test('a created webhook whose secret cannot be kept stops the run, naming the we
   const { message, made, cause } = failure as ChangeFailed;
   expect([message, made]).toEqual(['create one failed', 0]);
   expect((cause as Error).message).toBe(
-    'one was created (wsu_1) but its secret could not be kept (--secrets-out /x cannot be written (ENOSPC).): delete that webhook and apply again, or it cannot be verified',
+    'one was created (wsu_1) but its secret could not be kept (--secrets-out /x cannot be written (ENOSPC)): delete that webhook and apply again, or its deliveries cannot be verified',
   );
 });

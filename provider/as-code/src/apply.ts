@@ -50,8 +50,8 @@ async function applyChange(api: ApplyClient, change: PlannedChange, progress: Ap
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         throw new Error(
-          `${change.key} was created (${created.id}) but its secret could not be kept (${reason}): delete that ` +
-            'webhook and apply again, or it cannot be verified',
+          `${change.key} was created (${created.id}) but its secret could not be kept (${reason.replace(/\.$/, '')}): ` +
+            'delete that webhook and apply again, or its deliveries cannot be verified',
         );
       }
       return `created ${change.key} (${created.id})`;

@@ -45,6 +45,11 @@ const CONNECTION_OPTIONS = {
 /** Runs a command line (without the node and script arguments) and resolves with the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...args] = argv;
+  // `jobhooks-as-code plan --help` as well as `jobhooks-as-code --help`.
+  if (command !== undefined && (args.includes('--help') || args.includes('-h'))) {
+    io.stdout(USAGE);
+    return 0;
+  }
   try {
     switch (command) {
       case undefined:

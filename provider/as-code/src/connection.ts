@@ -2,6 +2,7 @@
 // the ones terraform-provider-dbtcloud reads, so a CI already set up for dbt Cloud needs nothing new. The token
 // comes only from the environment, never from a flag (flags end up in shell history and process lists).
 import { ApiError, createWebhooksClient, hostUrlProblem, type WebhooksClient } from '@jobhooks/client';
+import { ZodError } from 'zod';
 import { CliError } from './cli-error';
 
 export interface ConnectionFlags {
@@ -49,7 +50,7 @@ export function connectionFrom(flags: ConnectionFlags, env: NodeJS.ProcessEnv): 
       : fromEnvironment(VARIABLES.accountId, env);
   if (account === null)
     throw new CliError('No account: set JOBHOOKS_ACCOUNT_ID (or DBT_CLOUD_ACCOUNT_ID), or pass --account-id.');
-  if (!/^[1-9]\d{0,15}$/.test(account.value))
+  if (!/^[1-9]\d*$/.test(account.value) || !Number.isSafeInteger(Number(account.value)))
     throw new CliError(`${account.source} must be an account id (a positive whole number), not "${account.value}".`);
   const token = fromEnvironment(VARIABLES.token, env);
   if (token === null)
@@ -78,8 +79,12 @@ export function clientOf(connection: Connection): WebhooksClient {
 
 /** A failed API call as one sentence that says what to check. */
 export function describeApiFailure(error: unknown, connection: Connection): string {
+  // An answer that is not the API's JSON (a web page, another service's JSON): most likely the wrong host URL.
+  if (error instanceof SyntaxError || error instanceof ZodError)
+    return `The server at ${connection.hostUrl} did not answer as the webhooks API does: is the host URL right?`;
   if (!(error instanceof ApiError)) return (error as Error).message;
-  const said = `HTTP ${error.status}: ${error.userMessage.replace(/\.$/, '')}`;
+  // One line, whatever the server wrote (an HTML error page has many).
+  const said = `HTTP ${error.status}: ${error.userMessage.replace(/\s+/g, ' ').trim().replace(/\.$/, '')}`;
   switch (error.status) {
     case 401:
       return `The server at ${connection.hostUrl} refused the token in ${connection.tokenVariable} (${said}).`;
@@ -92,6 +97,6 @@ export function describeApiFailure(error: unknown, connection: Connection): stri
     case 429:
       return `${error.operation} was still rate limited after several waits (${said}); run it again later.`;
     default:
-      return error.message;
+      return `${error.operation} failed (${said}).`;
   }
 }

@@ -2,9 +2,9 @@
 // namespace keep their identifiers; unmanaged ones get identifiers made from their names; another namespace's are
 // never written (applying them here would duplicate them).
 import type { WebhookDetail } from '@jobhooks/client/contract';
-import { LIMITS } from '@jobhooks/client/contract';
 import { Document } from 'yaml';
-import { markedName, readMarker } from './marker';
+import { readMarker, roomForName } from './marker';
+import { byAge } from './remote';
 
 export interface ImportedWebhook {
   identifier: string;
@@ -23,9 +23,7 @@ export interface ImportChoice {
 export function chooseImported(remote: readonly WebhookDetail[], choice: ImportChoice): ImportedWebhook[] {
   const chosen: ImportedWebhook[] = [];
   const taken = new Set<string>();
-  const oldestFirst = [...remote].sort(
-    (a, b) => a.created_at.length - b.created_at.length || a.created_at.localeCompare(b.created_at),
-  );
+  const oldestFirst = [...remote].sort(byAge);
   for (const webhook of oldestFirst) {
     const marked = readMarker(webhook.name);
     if (marked === null || marked.marker.namespace !== choice.namespace || taken.has(marked.marker.identifier))
@@ -77,7 +75,7 @@ function literal(text: string): string {
 
 /** The name, cut so that it fits the server's limit once its marker is added. */
 function nameWithRoomForMarker(name: string, namespace: string | null, identifier: string): string {
-  const room = LIMITS.nameMaxChars - markedName('', { namespace, identifier }).length;
+  const room = roomForName({ namespace, identifier });
   return name.length <= room ? name : name.slice(0, room).trimEnd();
 }
 

@@ -10,7 +10,7 @@ export { DeclaredWebhook, webhooksFileJsonSchema, WebhooksFile } from './declara
 export { type Declaration, type DeclaredEntry, loadDeclarations } from './load-declarations';
 export { markedName, type Marker, markerKey, readMarker } from './marker';
 export { type FieldChange, type Plan, type PlannedChange, planChanges, type PlanWarning } from './plan';
-export { applyChanges, type ApplyProgress } from './apply';
+export { applyChanges, type ApplyProgress, ChangeFailed } from './apply';
 export { formatProblem, type Problem } from './problem';
 
 /** The `jobhooks-as-code` binary: the process's arguments, streams and terminal. */
@@ -25,11 +25,18 @@ export function runFromProcess(): void {
       const terminal = createInterface({ input: process.stdin, output: process.stdout });
       try {
         return await terminal.question(question);
+      } catch {
+        // Ctrl-C or Ctrl-D instead of an answer: that is not a "yes".
+        return '';
       } finally {
         terminal.close();
       }
     },
   };
+  // `plan --json | head`: the reader has gone, and there is no one left to tell.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   runCli(process.argv.slice(2), io).then(
     (code) => {
       process.exitCode = code;

@@ -1,5 +1,6 @@
 // The link between an entry of the files and a webhook on the server, with no state file: the webhook's name ends
 // with ` [[identifier]]`, or ` [[namespace/identifier]]` when the files set a namespace.
+import { LIMITS } from '@jobhooks/client/contract';
 import { IDENTIFIER } from './declaration';
 
 export interface Marker {
@@ -28,6 +29,7 @@ export function readMarker(serverName: string): { name: string; marker: Marker }
   return { name: match[1]!, marker: { namespace: match[2] ?? null, identifier: match[3]! } };
 }
 
-export function sameNamespace(marker: Marker, namespace: string | null): boolean {
-  return marker.namespace === namespace;
+/** How long a declared name may be, so that it fits the API's limit with its marker. */
+export function roomForName(marker: Marker): number {
+  return LIMITS.nameMaxChars - markedName('', marker).length;
 }

@@ -1,5 +1,6 @@
 // A plan as people read it, and as one JSON document for automation. Neither ever holds a secret: a plan has
 // none (secrets exist only in create responses, during apply).
+import { counted } from './words';
 import { ACTIONS, type Action, countByAction, type Plan, type PlannedChange } from './plan';
 
 export interface Target {
@@ -17,7 +18,7 @@ export function planText(plan: Plan, target: Target): string {
     lines.push(
       plan.unchanged === 0
         ? '  No changes: the files declare no webhook, and none is managed in this namespace.'
-        : `  No changes: ${plan.unchanged} webhook${plural(plan.unchanged)} already match the files.`,
+        : `  No changes: ${counted(plan.unchanged, 'webhook')} already ${plan.unchanged === 1 ? 'matches' : 'match'} the files.`,
     );
   if (plan.warnings.length > 0) {
     lines.push('Warnings:');
@@ -79,4 +80,3 @@ export function planJson(plan: Plan, target: Target): string {
 }
 
 const show = (value: unknown) => JSON.stringify(value);
-const plural = (count: number) => (count === 1 ? '' : 's');

@@ -5,6 +5,7 @@ import type { WebhookDetail } from '@jobhooks/client/contract';
 import type { DeclaredValues } from './declaration';
 import type { Declaration } from './load-declarations';
 import { type Marker, markedName, markerKey, readMarker } from './marker';
+import { byAge } from './remote';
 
 export type FieldName = keyof DeclaredValues;
 
@@ -88,7 +89,7 @@ export function planChanges(declaration: Declaration, remote: readonly WebhookDe
 /** The webhooks marked with this namespace, by identifier, oldest first (the oldest is the one kept). */
 function managedWebhooks(remote: readonly WebhookDetail[], namespace: string | null): Map<string, WebhookDetail[]> {
   const byIdentifier = new Map<string, WebhookDetail[]>();
-  const oldestFirst = [...remote].sort((a, b) => compareDigits(a.created_at, b.created_at) || a.id.localeCompare(b.id));
+  const oldestFirst = [...remote].sort(byAge);
   for (const webhook of oldestFirst) {
     const marked = readMarker(webhook.name);
     if (marked === null || marked.marker.namespace !== namespace) continue;
@@ -144,11 +145,6 @@ function warningsOf(key: string, webhook: WebhookDetail, reactivating: boolean):
     warnings.push({ key, webhookId: webhook.id, message: `its last delivery ${answer}` });
   }
   return warnings;
-}
-
-/** Compares two strings of digits (microsecond timestamps) as numbers. */
-function compareDigits(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 export function countByAction(plan: Plan): Record<Action, number> {

@@ -14,3 +14,9 @@ export async function listAllWebhooks(api: Pick<WebhooksClient, 'list'>): Promis
     if (page.data.length === 0 || offset >= page.extra.pagination.total_count) return [...byId.values()];
   }
 }
+
+/** Oldest first, by creation time (microsecond digits) and then id: which of two same-marker webhooks is kept. */
+export function byAge(a: WebhookDetail, b: WebhookDetail): number {
+  const [x, y] = [a.created_at, b.created_at];
+  return x.length - y.length || (x < y ? -1 : x > y ? 1 : 0) || a.id.localeCompare(b.id);
+}

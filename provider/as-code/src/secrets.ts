@@ -1,14 +1,14 @@
 // Where the secrets of created webhooks go: the API returns a webhook's `hmac_secret` once, on create, so apply
 // must not lose it, and must not leak it into any other output.
-import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
 import { CliError } from './cli-error';
 
 export interface SecretSink {
   /** Checks, before anything changes, that secrets can be kept; throws a CliError if not. */
   prepare(): void;
   record(key: string, secret: string): void;
-  /** After the run (also after a failure): prints what must be printed. */
-  finish(): void;
 }
 
 /**
@@ -19,10 +19,11 @@ export interface SecretSink {
 export function secretsFile(path: string): SecretSink {
   let secrets: Record<string, string> = {};
   const write = () => {
-    const temporary = `${path}.${process.pid}.tmp`;
+    // A new file of an unguessable name, made with mode 0600 (`wx` refuses a file or link planted there), then
+    // renamed over the old one.
+    const temporary = `${path}.${randomBytes(8).toString('hex')}.tmp`;
     try {
-      writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'w' });
-      chmodSync(temporary, 0o600); // a leftover temporary file keeps its mode on 'w': set it again
+      writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
       renameSync(temporary, path);
     } catch (error) {
       rmSync(temporary, { force: true });
@@ -32,31 +33,37 @@ export function secretsFile(path: string): SecretSink {
   return {
     prepare() {
       secrets = readSecrets(path);
-      write();
+      try {
+        write();
+      } catch (error) {
+        throw new CliError(`${(error as Error).message.replace(/\.$/, '')}; nothing was changed.`);
+      }
     },
     record(key, secret) {
       secrets[key] = secret;
       write();
     },
-    finish() {},
   };
 }
 
-/** `--show-secrets`: the secrets on standard output, once, at the end of the run (also when it fails midway). */
+/**
+ * `--show-secrets`: each secret on standard output as soon as its webhook is created, so that a run stopped
+ * midway (an error, a signal, a closed pipe) has already shown the secrets of what it created.
+ */
 export function shownSecrets(print: (text: string) => void): SecretSink {
-  const secrets: Array<[string, string]> = [];
+  let shown = 0;
   return {
     prepare() {},
     record(key, secret) {
-      secrets.push([key, secret]);
-    },
-    finish() {
-      if (secrets.length === 0) return;
-      print('The secrets of the created webhooks (the API shows each only once: keep them now):\n');
-      for (const [key, secret] of secrets) print(`  ${key}: ${secret}\n`);
+      if (shown === 0) print('The secrets of the created webhooks (the API shows each only once: keep them now):\n');
+      shown += 1;
+      print(`  ${key}: ${secret}\n`);
     },
   };
 }
+
+/** What a secrets file holds: identifier (or namespace/identifier) -> secret. */
+const SecretsFileContent = z.record(z.string(), z.string());
 
 function readSecrets(path: string): Record<string, string> {
   let text: string;
@@ -72,16 +79,12 @@ function readSecrets(path: string): Record<string, string> {
   } catch {
     // reported below, without quoting the content: it may hold secrets
   }
-  const isSecrets =
-    typeof parsed === 'object' &&
-    parsed !== null &&
-    !Array.isArray(parsed) &&
-    Object.values(parsed).every((value) => typeof value === 'string');
-  if (!isSecrets)
+  const checked = SecretsFileContent.safeParse(parsed);
+  if (!checked.success)
     throw new CliError(
       `--secrets-out ${path} is not a JSON object of secrets (identifier -> secret); nothing was changed.`,
     );
-  return parsed as Record<string, string>;
+  return checked.data;
 }
 
 function codeOf(error: unknown): string {

@@ -2,7 +2,8 @@
 // Replaced in the parsed values (never in the YAML text), so a value cannot change the file's structure.
 import { parse, Scalar } from 'yaml';
 
-const PLACEHOLDER = /\$(\$)?\{([^}]*)(\})?/g;
+// `$${` first, so that an escaped `${` is consumed alone and a placeholder after it still counts.
+const PLACEHOLDER = /\$\$\{|\$\{([^}]*)(\})?/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const WHOLE_PLACEHOLDER = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
@@ -16,8 +17,8 @@ export type Substituted = { value: string | number | boolean } | { problem: stri
 export function substituteVariables(text: string, scalarType: Scalar['type'], env: NodeJS.ProcessEnv): Substituted {
   if (!text.includes('${')) return { value: text };
   const problems: string[] = [];
-  const replaced = text.replace(PLACEHOLDER, (whole, escaped: string | undefined, name: string, closed?: string) => {
-    if (escaped !== undefined) return whole.slice(1);
+  const replaced = text.replace(PLACEHOLDER, (whole, name: string | undefined, closed?: string) => {
+    if (name === undefined) return '${';
     if (closed === undefined || !VARIABLE_NAME.test(name)) {
       problems.push(`"${whole}" is not a variable: write \${NAME} (letters, digits and _), or $\${ for a literal \${`);
       return whole;

@@ -8,6 +8,7 @@ import type { CliIo } from '../io';
 import { countByAction } from '../plan';
 import { planText } from '../plan-output';
 import { type SecretSink, secretsFile, shownSecrets } from '../secrets';
+import { counted } from '../words';
 import { approved, connect, declarationOrProblems, planFor } from './shared';
 
 export interface ApplyFlags extends ConnectionFlags {
@@ -27,11 +28,12 @@ export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo
   const sinks = secretSinks(flags, io);
   if (creates > 0 && sinks.length === 0)
     throw new CliError(
-      `Nothing was changed: apply would create ${creates} webhook${creates === 1 ? '' : 's'}, whose secret${creates === 1 ? ' is' : 's are'} shown only once; pass --secrets-out FILE (or --show-secrets) to keep ${creates === 1 ? 'it' : 'them'}.`,
+      `Nothing was changed: apply would create ${counted(creates, 'webhook')}, whose secret${creates === 1 ? ' is' : 's are'} shown only once; pass --secrets-out FILE (or --show-secrets) to keep ${creates === 1 ? 'it' : 'them'}.`,
     );
+  // Before asking: a secrets file that cannot be written is known before anyone says yes.
+  if (creates > 0) for (const sink of sinks) sink.prepare();
   const question = plan.changes.length === 1 ? 'Make this change?' : `Make these ${plan.changes.length} changes?`;
   if (!(await approved(flags.autoApprove, question, io))) throw new CliError('Apply cancelled; nothing was changed.');
-  if (creates > 0) for (const sink of sinks) sink.prepare();
 
   try {
     await applyChanges(connected.api, plan.changes, {
@@ -40,16 +42,14 @@ export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo
     });
   } catch (error) {
     if (!(error instanceof ChangeFailed)) throw error;
-    const reason = describeApiFailure(error.cause, connected.connection);
+    const reason = describeApiFailure(error.cause, connected.connection).replace(/\.?$/, '.');
     throw new CliError(
-      `${error.message}: ${reason} ${error.made} of ${plan.changes.length} changes were made; run plan to see what remains.`,
+      `${error.message}: ${reason} ${error.made} of ${counted(plan.changes.length, 'change')} made; run plan to see what remains.`,
     );
-  } finally {
-    for (const sink of sinks) sink.finish();
   }
   if (flags.secretsOut !== undefined && creates > 0)
     io.stdout(`The secrets of the created webhooks are in ${flags.secretsOut}.\n`);
-  io.stdout(`Apply complete: ${plan.changes.length} change${plan.changes.length === 1 ? '' : 's'}.\n`);
+  io.stdout(`Apply complete: ${counted(plan.changes.length, 'change')}.\n`);
   return 0;
 }
 
@@ -57,6 +57,7 @@ function secretSinks(flags: ApplyFlags, io: CliIo): SecretSink[] {
   const sinks: SecretSink[] = [];
   // The terminal first: with both, a secret the file fails to take is still shown.
   if (flags.showSecrets) sinks.push(shownSecrets((text) => io.stdout(text)));
+  if (flags.secretsOut === '') throw new CliError('--secrets-out needs a file name.');
   if (flags.secretsOut !== undefined) sinks.push(secretsFile(resolve(io.cwd, flags.secretsOut)));
   return sinks;
 }

@@ -1,13 +1,14 @@
 // `import`: the account's webhooks as a webhooks file; --link marks the unmanaged ones it wrote, so that the files
 // manage them from then on.
-import { existsSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError } from '../cli-error';
 import type { ConnectionFlags } from '../connection';
 import { chooseImported, type ImportedWebhook, importedFileText } from '../import';
 import type { CliIo } from '../io';
-import { markedName } from '../marker';
+import { markedName, markerKey } from '../marker';
 import { listAllWebhooks } from '../remote';
+import { counted } from '../words';
 import { approved, type Connected, connect, talking } from './shared';
 
 export interface ImportFlags extends ConnectionFlags {
@@ -23,28 +24,50 @@ export const SCHEMA_REFERENCE = './node_modules/@jobhooks/as-code/webhooks.schem
 
 export async function importCommand(flags: ImportFlags, io: CliIo): Promise<number> {
   const namespace = flags.namespace ?? null;
-  const output = flags.output === undefined ? null : resolve(io.cwd, flags.output);
-  if (output !== null && existsSync(output))
-    throw new CliError(`--output ${flags.output} exists; import writes a new file only (remove it or name another).`);
   const connected = connect(flags, io);
-  const remote = await talking(connected, () => listAllWebhooks(connected.api));
-  const imported = chooseImported(remote, { namespace, managedOnly: flags.managedOnly });
-  // Linked before the file is written: a file listing webhooks that are not yet linked would create them again.
-  if (flags.link)
-    await link(
-      imported.filter((entry) => !entry.managed),
-      namespace,
-      flags.autoApprove,
-      connected,
-      io,
-    );
-  const text = importedFileText(imported, namespace, SCHEMA_REFERENCE);
-  if (output === null) io.stdout(text);
-  else {
-    writeFileSync(output, text, { flag: 'wx' });
-    io.stderr(`Wrote ${imported.length} webhook${imported.length === 1 ? '' : 's'} to ${flags.output}.\n`);
+  // The output file is made first (and must be new): a file that cannot be written must stop the run before
+  // --link renames anything, or the renamed webhooks would be managed by no file.
+  const output = flags.output === undefined ? null : newOutputFile(flags.output, io.cwd);
+  try {
+    const remote = await talking(connected, () => listAllWebhooks(connected.api));
+    const imported = chooseImported(remote, { namespace, managedOnly: flags.managedOnly });
+    // Linked before the file is written: a file listing webhooks that are not yet linked would create them again.
+    if (flags.link)
+      await link(
+        imported.filter((entry) => !entry.managed),
+        namespace,
+        flags.autoApprove,
+        connected,
+        io,
+      );
+    const text = importedFileText(imported, namespace, SCHEMA_REFERENCE);
+    if (output === null) io.stdout(text);
+    else {
+      writeFileSync(output.fd, text);
+      io.stderr(`Wrote ${counted(imported.length, 'webhook')} to ${flags.output}.\n`);
+    }
+  } catch (error) {
+    if (output !== null) rmSync(output.path, { force: true });
+    throw error;
+  } finally {
+    if (output !== null) closeSync(output.fd);
   }
   return 0;
+}
+
+function newOutputFile(name: string, cwd: string): { fd: number; path: string } {
+  if (name === '') throw new CliError('--output needs a file name.');
+  const path = resolve(cwd, name);
+  try {
+    return { fd: openSync(path, 'wx'), path };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST')
+      throw new CliError(`--output ${name} exists; import writes a new file only (remove it or name another).`);
+    throw new CliError(
+      `--output ${name} cannot be written (${code ?? (error as Error).message}); nothing was renamed.`,
+    );
+  }
 }
 
 async function link(
@@ -56,7 +79,7 @@ async function link(
 ) {
   if (unmanaged.length === 0) return;
   io.stderr(
-    `--link renames ${unmanaged.length} webhook${unmanaged.length === 1 ? '' : 's'} on the server so that the files manage ${unmanaged.length === 1 ? 'it' : 'them'}:\n`,
+    `--link renames ${counted(unmanaged.length, 'webhook')} on the server so that the files manage ${unmanaged.length === 1 ? 'it' : 'them'}:\n`,
   );
   for (const entry of unmanaged)
     io.stderr(
@@ -78,7 +101,7 @@ async function link(
         active: webhook.active,
       }),
     );
-    io.stderr(`linked ${entry.identifier} (${webhook.id})\n`);
+    io.stderr(`linked ${markerKey({ namespace, identifier: entry.identifier })} (${webhook.id})\n`);
   }
 }
 

@@ -7,6 +7,7 @@ import { type Declaration, loadDeclarations } from '../load-declarations';
 import { type Plan, planChanges } from '../plan';
 import { formatProblem } from '../problem';
 import { listAllWebhooks } from '../remote';
+import { counted } from '../words';
 
 /** The declaration, or a CliError after printing every problem of the files. */
 export async function declarationOrProblems(files: string[], io: CliIo): Promise<Declaration> {
@@ -14,7 +15,7 @@ export async function declarationOrProblems(files: string[], io: CliIo): Promise
   if (loaded.declaration !== null) return loaded.declaration;
   for (const problem of loaded.problems) io.stderr(`${formatProblem(problem)}\n`);
   const count = loaded.problems.length;
-  throw new CliError(`${count} problem${count === 1 ? '' : 's'} in the files; nothing was sent to the server.`);
+  throw new CliError(`${counted(count, 'problem')} in the files; nothing was sent to the server.`);
 }
 
 export interface Connected {

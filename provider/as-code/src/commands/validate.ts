@@ -1,13 +1,12 @@
 // `validate FILES`: offline, the files against the file format and the API's rules.
 import type { CliIo } from '../io';
+import { counted } from '../words';
 import { declarationOrProblems } from './shared';
 
 export async function validateCommand(files: string[], io: CliIo): Promise<number> {
   const declaration = await declarationOrProblems(files, io);
   const count = declaration.webhooks.length;
   const scope = declaration.namespace === null ? '' : ` (namespace ${declaration.namespace})`;
-  io.stdout(
-    `${count} webhook${count === 1 ? '' : 's'} in ${declaration.files.length} file${declaration.files.length === 1 ? '' : 's'}${scope}: valid.\n`,
-  );
+  io.stdout(`${counted(count, 'webhook')} in ${counted(declaration.files.length, 'file')}${scope}: valid.\n`);
   return 0;
 }
