@@ -259,3 +259,26 @@ describe('a host URL without /api', () => {
     expect((await h.call('GET', '/nothing-here')).json().status.user_message).toBe('No route GET /nothing-here.');
   });
 });
+
+test("rotateSecret and endSecretOverlap (jobhooks' own); a rotation is retried after a 429 only, never after a 5xx", async () => {
+  const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const created = await client.create(input);
+  const rotated = await client.rotateSecret(created.id, 3600);
+  expect(rotated).toMatchObject({ id: created.id, previous_secret_expires_at: expect.stringMatching(/^\d+$/) });
+  expect(rotated.hmac_secret).toMatch(/^[0-9a-f]{64}$/);
+  expect(rotated.hmac_secret).not.toBe(created.hmac_secret);
+  expect((await client.get(created.id))?.previous_secret_expires_at).toBe(rotated.previous_secret_expires_at);
+  expect(await client.endSecretOverlap(created.id)).toEqual({ id: created.id, previous_secret_expires_at: null });
+  await expect(client.rotateSecret(created.id, -5)).rejects.toThrow('overlap_seconds must not be negative');
+
+  const origin = new URL(hostUrl).origin;
+  const failing = await startProxy(origin, 10, () => true, { status: 502, forwardFirst: false });
+  const viaFailing = createWebhooksClient({
+    hostUrl: failing.url,
+    accountId: 1,
+    token: ADMIN_TOKEN,
+    sleep: async () => undefined,
+  });
+  await expect(viaFailing.rotateSecret(created.id)).rejects.toMatchObject({ status: 502 });
+  expect(failing.seen).toHaveLength(1);
+});

@@ -102,6 +102,9 @@ describe('jobhooks secret-key rotate', () => {
       await start();
       const created = await createWebhook(h!, { client_url: `${receiver.url}/hook` });
       await createWebhook(h!, { name: 'second' });
+      // In a rotation's overlap: the replaced secret is sealed too, and must be re-sealed with the new key.
+      const rotation = await h!.call('POST', `${webhookPath(created.id)}/secret/rotate`, { body: {} });
+      const newSecret = (rotation.json() as { data: { hmac_secret: string } }).data.hmac_secret;
       await stop();
       const oldKey = readFileSync(keyFile(), 'utf8').trim();
 
@@ -122,7 +125,11 @@ describe('jobhooks secret-key rotate', () => {
       await start();
       expect((await h!.call('GET', `${webhookPath(created.id)}/test`)).json().data.verification_error).toBeNull();
       const sent = receiver.requests.at(-1)!;
+      // dbt's signature still with the replaced secret (the overlap lasts a day); Standard Webhooks' with both.
       expect(isGenuine(created.hmac_secret, sent.body, sent.headers.authorization)).toBe(true);
+      const standard = String(sent.headers['webhook-signature']).split(' ');
+      expect(standard).toHaveLength(2);
+      expect(newSecret).toMatch(/^[0-9a-f]{64}$/);
     } finally {
       await receiver.close();
     }

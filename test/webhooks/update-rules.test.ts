@@ -18,6 +18,8 @@ function record(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
     jobIds: [],
     active: true,
     sealedSecret: 's',
+    previousSealedSecret: null,
+    previousSecretUntil: null,
     createdAt: 1,
     updatedAt: 1,
     dispatchedAt: null,

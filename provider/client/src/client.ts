@@ -9,7 +9,10 @@ import {
   CreateWebhookBody,
   dataEnvelope,
   DeletedWebhook,
+  EndedSecretOverlap,
   ErrorEnvelope,
+  RotatedSecret,
+  RotateSecretBody,
   listEnvelope,
   WebhookDetail,
   WebhookSummary,
@@ -102,13 +105,18 @@ export function createWebhooksClient(options: ClientOptions) {
   const timeouts =
     options.timeoutMs === undefined ? {} : { headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs };
 
-  /** Sends one request, retrying 408/429/5xx and connection failures; resolves with the status and text. */
+  /**
+   * Sends one request, retrying 408/429/5xx and connection failures; resolves with the status and text. With
+   * `onlyIfRefused`, it retries only a 429, which says the request was not processed: a request that must not
+   * be made twice (a rotation) is never repeated after an answer that may hide a success.
+   */
   async function send(
     method: string,
     url: string,
     operation: string,
     body?: unknown,
     headers: Record<string, string> = {},
+    onlyIfRefused = false,
   ) {
     for (let attempt = 1; ; attempt += 1) {
       let waitMs: number;
@@ -125,10 +133,11 @@ export function createWebhooksClient(options: ClientOptions) {
           ...timeouts,
         });
         const text = await response.body.text();
-        if (!retryable.has(response.statusCode) || attempt >= maxAttempts) return { status: response.statusCode, text };
+        const retry = onlyIfRefused ? response.statusCode === 429 : retryable.has(response.statusCode);
+        if (!retry || attempt >= maxAttempts) return { status: response.statusCode, text };
         waitMs = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, firstDelayMs);
       } catch (error) {
-        if (attempt >= maxAttempts)
+        if (attempt >= maxAttempts || onlyIfRefused)
           throw new Error(`${operation} failed: could not reach ${base} (${(error as Error).message})`);
         waitMs = backoffMs(attempt, firstDelayMs);
       }
@@ -189,6 +198,24 @@ export function createWebhooksClient(options: ClientOptions) {
       if (status !== 200) throw apiErrorFrom(status, text, `Delete webhook ${id}`);
       DeletedWebhook.parse(JSON.parse(text));
       return true;
+    },
+    /**
+     * jobhooks' own: a new secret, returned this once; the old one keeps signing beside it for `overlapSeconds`
+     * (a day when omitted; 0 switches at once). Not retried: a lost answer would lose the new secret, and a
+     * second rotation would end the first one's overlap.
+     */
+    async rotateSecret(id: string, overlapSeconds?: number): Promise<RotatedSecret> {
+      const body = RotateSecretBody.parse(overlapSeconds === undefined ? {} : { overlap_seconds: overlapSeconds });
+      const operation = `Rotate the secret of webhook ${id}`;
+      const { status, text } = await send('POST', `${single(id)}/secret/rotate`, operation, body, {}, true);
+      if (status !== 200) throw apiErrorFrom(status, text, operation);
+      return dataEnvelope(RotatedSecret).parse(JSON.parse(text)).data;
+    },
+    /** jobhooks' own: ends a rotation's overlap now, so only the new secret signs. */
+    async endSecretOverlap(id: string): Promise<EndedSecretOverlap> {
+      const operation = `End the secret overlap of webhook ${id}`;
+      return (await call(dataEnvelope(EndedSecretOverlap), 200, 'DELETE', `${single(id)}/secret/previous`, operation))
+        .data;
     },
     async test(id: string): Promise<TestResult> {
       return (await call(dataEnvelope(TestResult), 200, 'GET', `${single(id)}/test`, `Test webhook ${id}`)).data;

@@ -1,5 +1,5 @@
 // One attempt of a delivery, made the same way by the dispatcher, a manual redelivery and the test endpoint:
-// sign (dbt's signature, or the one an earlier attempt stored, and this attempt's Standard Webhooks signature),
+// sign (dbt's signature and this attempt's Standard Webhooks signature, with both secrets during a rotation),
 // build the request, send it, and turn what happened
 // into its delivery-log row and, for a delivery, the result the store records
 // (docs/life-of-a-delivery.md#5-sign).
@@ -12,6 +12,7 @@ import { signedRequest } from './outgoing-request';
 import { errorTextOf, planNextStep, statusCodeOf, verdictOf } from './retry-policy';
 import type { Send, SendOutcome } from './sender';
 import { signPayload, standardWebhooksSignature } from './signer';
+import type { SigningSecrets } from './signing-secrets';
 
 /** The outcome of an attempt whose webhook secret cannot be opened: nothing was sent. */
 export const UNSIGNABLE: SendOutcome = {
@@ -36,10 +37,11 @@ export interface AttemptPlan {
   url: string;
   /** The exact bytes to sign and send. */
   body: Buffer;
-  /** The signature an earlier attempt of this delivery stored, or null to sign the body now. */
-  storedSignature: string | null;
-  /** The webhook's secret, opened for each attempt. It throws when this service's key cannot open it. */
-  secret: () => string;
+  /**
+   * The secrets that sign this attempt (signing-secrets.ts), opened for each attempt: taken at the attempt's time,
+   * `requestedAt` in microseconds. It throws when this service's key cannot open them.
+   */
+  secrets: (requestedAt: number) => SigningSecrets;
   /** A test endpoint send: logged, but it changes no delivery and no webhook state. */
   isTest?: boolean;
   /** Asked for by a person (a redelivery or a test): it goes out whatever the circuit, and can only close it. */
@@ -63,9 +65,9 @@ export interface AttemptDeps {
 }
 
 interface Signatures {
-  /** dbt's: the same on every attempt of a delivery. */
+  /** dbt's, over the body only; during a rotation's overlap, with the replaced secret (what dbt receivers hold). */
   authorization: string;
-  /** Standard Webhooks': over this attempt's timestamp too. */
+  /** Standard Webhooks': over this attempt's timestamp too; during an overlap, one per secret, new first. */
   standard: string;
   timestampSeconds: number;
 }
@@ -75,16 +77,19 @@ interface Signatures {
  * with only one of the two signatures would fail the receivers that check the other).
  */
 function signaturesFor(plan: AttemptPlan, requestedAt: number): Signatures | null {
-  let secret: string;
+  let secrets: SigningSecrets;
   try {
-    secret = plan.secret();
+    secrets = plan.secrets(requestedAt);
   } catch {
     return null;
   }
   const timestampSeconds = Math.floor(requestedAt / 1_000_000);
+  const signWith = (secret: string) =>
+    standardWebhooksSignature(secret, plan.target.eventId, timestampSeconds, plan.body);
+  const all = secrets.previous === null ? [secrets.current] : [secrets.current, secrets.previous];
   return {
-    authorization: plan.storedSignature ?? signPayload(secret, plan.body),
-    standard: standardWebhooksSignature(secret, plan.target.eventId, timestampSeconds, plan.body),
+    authorization: signPayload(secrets.previous ?? secrets.current, plan.body),
+    standard: all.map(signWith).join(' '),
     timestampSeconds,
   };
 }

@@ -11,6 +11,7 @@ import { nextDispatchState } from './archive-policy';
 import { makeAttempt, manualResult } from './attempt';
 import type { EndpointHealthRegistry } from './endpoint-health';
 import type { Send } from './sender';
+import { signingSecrets } from './signing-secrets';
 
 export function toAttemptView(entry: LoggedAttempt): DeliveryAttemptView {
   return {
@@ -75,8 +76,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       },
       url: webhook.clientUrl,
       body: delivery.payload,
-      storedSignature: delivery.signature,
-      secret: () => deps.secretBox.open(webhook.sealedSecret),
+      secrets: (now) => signingSecrets(webhook, now, (sealed) => deps.secretBox.open(sealed)),
       byPerson: true,
     });
     const [logged] = await store.deliveries.recordAttempts([manualResult(delivery.id, made)], nextDispatchState);

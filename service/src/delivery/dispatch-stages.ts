@@ -12,6 +12,7 @@ import type { Store } from '../store/store';
 import { nextDispatchState } from './archive-policy';
 import { type AttemptMade, type AttemptPlan, scheduledResult } from './attempt';
 import { chooseClaims, type ClaimRoom, saturatedWebhooks } from './claim-choice';
+import { signingSecrets } from './signing-secrets';
 
 /** Decrypted webhook secrets kept at most; past that the cache starts over (one decryption per webhook again). */
 const OPENED_SECRETS_KEPT = 10_000;
@@ -80,8 +81,7 @@ export function createDispatchStages(deps: StageDeps) {
         },
         url: delivery.clientUrl,
         body: delivery.payload,
-        storedSignature: delivery.signature,
-        secret: () => secretOf(delivery.sealedSecret),
+        secrets: (now) => signingSecrets(delivery, now, secretOf),
       },
     };
   }

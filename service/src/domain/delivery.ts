@@ -41,6 +41,9 @@ export interface ClaimedDelivery {
   attempts: number;
   clientUrl: string;
   sealedSecret: string;
+  /** The secret a rotation replaced, while its overlap lasts (see WebhookRecord). */
+  previousSealedSecret: string | null;
+  previousSecretUntil: number | null;
   /** The signature an earlier attempt computed; null until an attempt has failed and left it to retry. */
   signature: string | null;
   active: boolean;

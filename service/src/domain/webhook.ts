@@ -14,6 +14,12 @@ export interface WebhookRecord {
   jobIds: string[];
   active: boolean;
   sealedSecret: string;
+  /**
+   * The secret a rotation replaced, kept until `previousSecretUntil` (microseconds): while it lasts, deliveries
+   * are signed with both, so receivers can move to the new secret without missing a delivery.
+   */
+  previousSealedSecret: string | null;
+  previousSecretUntil: number | null;
   createdAt: number;
   updatedAt: number;
   dispatchedAt: number | null;
@@ -37,6 +43,9 @@ export type WebhookChange = WebhookWritable &
     WebhookRecord,
     'updatedAt' | 'consecutiveFailures' | 'failingSince' | 'lastFailureAt' | 'archivedAt' | 'archivedReason'
   >;
+
+/** What a rotation changes: the secret, and the replaced one with the end of its overlap. */
+export type SecretChange = Pick<WebhookRecord, 'sealedSecret' | 'previousSealedSecret' | 'previousSecretUntil' | 'updatedAt'>;
 
 /** The columns of a webhook that its deliveries change (delivery/archive-policy.ts computes them). Times are microseconds since the epoch. */
 export interface DispatchState {

@@ -18,7 +18,10 @@ type ClaimedRow = {
   payload_tail: Buffer | null;
   attempts: number;
   signature: string | null;
-} & Pick<WebhookRow, 'client_url' | 'sealed_secret' | 'active' | 'archived_at'>;
+} & Pick<
+  WebhookRow,
+  'client_url' | 'sealed_secret' | 'previous_sealed_secret' | 'previous_secret_until' | 'active' | 'archived_at'
+>;
 
 /** The dispatch columns of a webhook row, as the state query selects them. */
 type DispatchRow = Pick<
@@ -79,7 +82,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   );
   const claimed = db.prepare<[string], ClaimedRow>(
     `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.signature,
-            w.client_url, w.sealed_secret, w.active, w.archived_at
+            w.client_url, w.sealed_secret, w.previous_sealed_secret, w.previous_secret_until, w.active, w.archived_at
        FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id
       WHERE d.id = ?`,
   );
@@ -160,6 +163,8 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
           attempts: row.attempts,
           clientUrl: row.client_url,
           sealedSecret: row.sealed_secret,
+          previousSealedSecret: row.previous_sealed_secret,
+          previousSecretUntil: row.previous_secret_until,
           signature: row.signature,
           active: row.active === 1,
           archived: row.archived_at !== null,

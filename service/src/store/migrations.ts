@@ -210,4 +210,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX delivery_attempts_by_webhook ON delivery_attempts(webhook_id, requested_at);
     `,
   },
+  {
+    version: 10,
+    description: 'a rotated secret is kept, sealed, for the overlap in which deliveries carry both signatures',
+    sql: `
+      ALTER TABLE webhooks ADD COLUMN previous_sealed_secret TEXT;
+      ALTER TABLE webhooks ADD COLUMN previous_secret_until INTEGER;
+    `,
+  },
 ];

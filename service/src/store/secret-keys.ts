@@ -9,12 +9,20 @@ export function createSecretKeysStore(db: SqliteDatabase): SecretKeysStore {
     'INSERT INTO secret_key_check (id, sealed) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET sealed = excluded.sealed',
   );
   const anySecret = db.prepare<[], { sealed_secret: string }>('SELECT sealed_secret FROM webhooks LIMIT 1');
-  const allSecrets = db.prepare<[], { id: string; sealed_secret: string }>('SELECT id, sealed_secret FROM webhooks');
-  const writeSecret = db.prepare('UPDATE webhooks SET sealed_secret = ? WHERE id = ?');
+  const allSecrets = db.prepare<[], { id: string; sealed_secret: string; previous_sealed_secret: string | null }>(
+    'SELECT id, sealed_secret, previous_sealed_secret FROM webhooks',
+  );
+  const writeSecret = db.prepare('UPDATE webhooks SET sealed_secret = ?, previous_sealed_secret = ? WHERE id = ?');
 
   const reseal = db.transaction((resealOne: (sealed: string) => string, keyCheck: string): number => {
     const rows = allSecrets.all();
-    for (const row of rows) writeSecret.run(resealOne(row.sealed_secret), row.id);
+    // A rotation's replaced secret too: it signs until its overlap ends.
+    for (const row of rows)
+      writeSecret.run(
+        resealOne(row.sealed_secret),
+        row.previous_sealed_secret === null ? null : resealOne(row.previous_sealed_secret),
+        row.id,
+      );
     writeCheck.run(keyCheck);
     return rows.length;
   });

@@ -4,7 +4,7 @@ import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DueCandidate, PlannedDeliveries } from '../domain/delivery';
 import type { EventRecord } from '../domain/event';
-import type { DispatchState, WebhookChange, WebhookRecord } from '../domain/webhook';
+import type { DispatchState, SecretChange, WebhookChange, WebhookRecord } from '../domain/webhook';
 
 export interface IdempotencyClaim {
   /** The SHA-256 (hex) of the Idempotency-Key header: the key itself is never stored. */
@@ -54,6 +54,12 @@ export interface WebhooksStore {
     accountId: number,
     id: string,
     change: (current: WebhookRecord) => WebhookChange,
+  ): Promise<WebhookRecord | null>;
+  /** Like update, for the secret and its rotation overlap. Null when absent. */
+  changeSecret(
+    accountId: number,
+    id: string,
+    change: (current: WebhookRecord) => SecretChange,
   ): Promise<WebhookRecord | null>;
   delete(accountId: number, id: string): Promise<boolean>;
   countArchived(): Promise<number>;

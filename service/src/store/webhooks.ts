@@ -3,7 +3,7 @@ import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
 import { createWebhookCache } from './webhook-cache';
-import type { WebhookChange, WebhookRecord } from '../domain/webhook';
+import type { SecretChange, WebhookChange, WebhookRecord } from '../domain/webhook';
 import type { CreateWebhookOutcome, WebhooksStore } from './store';
 
 export interface WebhookRow {
@@ -17,6 +17,8 @@ export interface WebhookRow {
   job_ids: string;
   active: number;
   sealed_secret: string;
+  previous_sealed_secret: string | null;
+  previous_secret_until: number | null;
   created_at: number;
   updated_at: number;
   dispatched_at: number | null;
@@ -40,6 +42,8 @@ export function webhookFromRow(row: WebhookRow): WebhookRecord {
     jobIds: JSON.parse(row.job_ids) as string[],
     active: row.active === 1,
     sealedSecret: row.sealed_secret,
+    previousSealedSecret: row.previous_sealed_secret,
+    previousSecretUntil: row.previous_secret_until,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     dispatchedAt: row.dispatched_at,
@@ -109,6 +113,12 @@ export function createWebhooksStore(
             last_failure_at = @lastFailureAt, archived_at = @archivedAt, archived_reason = @archivedReason
       WHERE account_id = @accountId AND id = @id`,
   );
+  const updateSecret = db.prepare(
+    `UPDATE webhooks
+        SET sealed_secret = @sealedSecret, previous_sealed_secret = @previousSealedSecret,
+            previous_secret_until = @previousSecretUntil, updated_at = @updatedAt
+      WHERE account_id = @accountId AND id = @id`,
+  );
   const remove = db.prepare('DELETE FROM webhooks WHERE account_id = ? AND id = ?');
   const countArchived = db.prepare<[], { n: number }>(
     'SELECT count(*) AS n FROM webhooks WHERE archived_at IS NOT NULL',
@@ -159,6 +169,15 @@ export function createWebhooksStore(
     },
   );
 
+  const changeSecretInTransaction = db.transaction(
+    (accountId: number, id: string, change: (current: WebhookRecord) => SecretChange): WebhookRecord | null => {
+      const row = get.get(accountId, id);
+      if (!row) return null;
+      updateSecret.run({ ...change(webhookFromRow(row)), accountId, id });
+      return webhookFromRow(get.get(accountId, id)!);
+    },
+  );
+
   return {
     // IMMEDIATE takes the write lock first, so the count and key checks see every committed create.
     create: async (record, options) =>
@@ -169,6 +188,7 @@ export function createWebhooksStore(
       total: countForAccount.get(accountId)!.n,
     }),
     update: async (accountId, id, change) => updateInTransaction.immediate(accountId, id, change),
+    changeSecret: async (accountId, id, change) => changeSecretInTransaction.immediate(accountId, id, change),
     delete: async (accountId, id) => remove.run(accountId, id).changes === 1,
     countArchived: async () => countArchived.get()!.n,
   };

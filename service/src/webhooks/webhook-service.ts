@@ -7,6 +7,8 @@ import {
   type WebhookValues,
   type WebhookSummary,
   type TestResult,
+  type RotatedSecret,
+  type EndedSecretOverlap,
 } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, ValidationError } from '../core/errors';
@@ -15,6 +17,7 @@ import type { RandomBytes } from '../core/random';
 import { makeAttempt } from '../delivery/attempt';
 import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
 import type { Send } from '../delivery/sender';
+import { signingSecrets } from '../delivery/signing-secrets';
 import { buildPayload, sampleCompletedRun } from '../events/payload';
 import { refusalForHost } from '../security/address-policy';
 import type { SecretBox } from '../security/secret-box';
@@ -22,7 +25,7 @@ import type { AccountRecord } from '../domain/account';
 import type { WebhookRecord, WebhookWritable } from '../domain/webhook';
 import type { IdempotencyClaim, Store } from '../store/store';
 import { findWebhook, webhookNotFound } from '../store/find-webhook';
-import { toCreated, toDetail, toSummary } from './webhook-view';
+import { secretOverlapUntil, toCreated, toDetail, toSummary } from './webhook-view';
 import { planUpdate } from './update-rules';
 
 const HMAC_SECRET_BYTES = 32;
@@ -82,11 +85,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   // it wrote for it.
   const details = new WeakMap<WebhookRecord, { circuit: string; detail: Readonly<WebhookDetail> }>();
   function detailOf(record: WebhookRecord): Readonly<WebhookDetail> {
-    const circuit = deps.health.circuitOf(record.id, nowMicros(clock));
-    const key = circuit.state === 'open' ? `open:${circuit.until}` : circuit.state;
+    const now = nowMicros(clock);
+    const circuit = deps.health.circuitOf(record.id, now);
+    // What of the body depends on the time: the circuit, and whether a rotation's overlap still lasts.
+    const key = `${circuit.state === 'open' ? `open:${circuit.until}` : circuit.state}|${secretOverlapUntil(record, now)}`;
     const known = details.get(record);
     if (known !== undefined && known.circuit === key) return known.detail;
-    const detail = Object.freeze(toDetail(record, circuit));
+    const detail = Object.freeze(toDetail(record, circuit, now));
     details.set(record, { circuit: key, detail });
     return detail;
   }
@@ -120,6 +125,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       accountId: account.id,
       accountIdentifier: account.identifier,
       sealedSecret: secretBox.seal(hmacSecret),
+      previousSealedSecret: null,
+      previousSecretUntil: null,
       createdAt: now,
       updatedAt: now,
       dispatchedAt: null,
@@ -203,8 +210,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       target: { deliveryId: null, webhookId: record.id, eventId, eventType: 'job.run.completed', attempt: 1 },
       url: record.clientUrl,
       body,
-      storedSignature: null,
-      secret: () => secretBox.open(record.sealedSecret),
+      secrets: (now) => signingSecrets(record, now, (sealed) => secretBox.open(sealed)),
       isTest: true,
       byPerson: true,
     });
@@ -212,17 +218,52 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return { verification_error: log.error, verification_status_code: log.statusCode };
   }
 
+  /**
+   * A new secret, returned this once; the replaced one keeps signing beside it for `overlapSeconds`
+   * (docs/api-contract.md#15-secret-rotation). A rotation during an overlap drops the secret that was ending.
+   */
+  async function rotateSecret(accountId: number, webhookId: string, overlapSeconds: number): Promise<RotatedSecret> {
+    await find(accountId, webhookId);
+    const hmacSecret = random(HMAC_SECRET_BYTES).toString('hex');
+    const now = nowMicros(clock);
+    const until = overlapSeconds > 0 ? now + overlapSeconds * 1_000_000 : null;
+    const rotated = await store.webhooks.changeSecret(accountId, webhookId, (current) => ({
+      sealedSecret: secretBox.seal(hmacSecret),
+      previousSealedSecret: until === null ? null : current.sealedSecret,
+      previousSecretUntil: until,
+      updatedAt: now,
+    }));
+    if (!rotated) throw webhookNotFound(accountId, webhookId);
+    return { id: webhookId, hmac_secret: hmacSecret, previous_secret_expires_at: until === null ? null : String(until) };
+  }
+
+  /** Ends a rotation's overlap now: from the next attempt on, only the new secret signs. */
+  async function endSecretOverlap(accountId: number, webhookId: string): Promise<EndedSecretOverlap> {
+    await find(accountId, webhookId);
+    const now = nowMicros(clock);
+    const ended = await store.webhooks.changeSecret(accountId, webhookId, (current) => ({
+      sealedSecret: current.sealedSecret,
+      previousSealedSecret: null,
+      previousSecretUntil: null,
+      updatedAt: now,
+    }));
+    if (!ended) throw webhookNotFound(accountId, webhookId);
+    return { id: webhookId, previous_secret_expires_at: null };
+  }
+
   return {
     create,
     update,
     remove,
     test,
+    rotateSecret,
+    endSecretOverlap,
     get: async (accountId: number, webhookId: string): Promise<Readonly<WebhookDetail>> =>
       detailOf(await find(accountId, webhookId)),
     list: async (accountId: number, page: { offset: number; limit: number }) => {
       const { items, total } = await store.webhooks.list(accountId, page);
       const now = nowMicros(clock);
-      return { items: items.map((record) => toDetail(record, deps.health.circuitOf(record.id, now))), total };
+      return { items: items.map((record) => toDetail(record, deps.health.circuitOf(record.id, now), now)), total };
     },
   };
 }

@@ -24,12 +24,21 @@ export function toSummary(record: WebhookRecord): WebhookSummary {
   };
 }
 
-export function toDetail(record: WebhookRecord, circuit: Circuit): WebhookDetail {
+/** When the secret a rotation replaced stops signing, while that is still ahead of `now`; null otherwise. */
+export function secretOverlapUntil(record: WebhookRecord, now: number): number | null {
+  return record.previousSealedSecret !== null && record.previousSecretUntil !== null && now < record.previousSecretUntil
+    ? record.previousSecretUntil
+    : null;
+}
+
+export function toDetail(record: WebhookRecord, circuit: Circuit, now: number): WebhookDetail {
+  const overlapUntil = secretOverlapUntil(record, now);
   return {
     ...toSummary(record),
     ...(record.dispatchedAt !== null ? { dispatched_at: String(record.dispatchedAt) } : {}),
     delivery_circuit: circuit.state,
     ...(circuit.state === 'open' ? { delivery_circuit_open_until: String(circuit.until) } : {}),
+    ...(overlapUntil !== null ? { previous_secret_expires_at: String(overlapUntil) } : {}),
   };
 }
 

@@ -140,6 +140,8 @@ export const WebhookDetail = WebhookSummary.extend({
   // A string, not the enum: a client built today must still read a webhook from a server with more states.
   delivery_circuit: z.string().optional(),
   delivery_circuit_open_until: Digits.optional(),
+  // While a rotation's overlap lasts: when the replaced secret stops signing (docs/api-contract.md#15-secret-rotation).
+  previous_secret_expires_at: Digits.optional(),
 });
 export type WebhookDetail = z.infer<typeof WebhookDetail>;
 
@@ -161,3 +163,40 @@ export type TestResult = z.infer<typeof TestResult>;
 
 export const AccountPathParams = z.object({ account_id: z.string() });
 export const WebhookPathParams = z.object({ account_id: z.string(), webhook_id: z.string() });
+
+/** The longest overlap a rotation may ask for: a week. */
+export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
+/** The overlap when a rotation names none: a day, for receivers to take the new secret. */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 60 * 60;
+
+/**
+ * The body of a secret rotation (jobhooks' own endpoint, docs/api-contract.md#15-secret-rotation): how long the
+ * replaced secret keeps signing beside the new one. 0 ends it at once. An empty body takes the default.
+ */
+export const RotateSecretBody = z
+  .object(
+    {
+      overlap_seconds: z
+        .number({ error: 'overlap_seconds must be a number of seconds' })
+        .int('overlap_seconds must be a whole number of seconds')
+        .min(0, 'overlap_seconds must not be negative')
+        .max(MAX_SECRET_OVERLAP_SECONDS, `overlap_seconds must be at most ${MAX_SECRET_OVERLAP_SECONDS} (7 days)`)
+        .nullish()
+        .transform((value) => value ?? DEFAULT_SECRET_OVERLAP_SECONDS),
+    },
+    { error: 'the request body must be a JSON object' },
+  )
+  .nullish()
+  .transform((value) => value ?? { overlap_seconds: DEFAULT_SECRET_OVERLAP_SECONDS });
+
+/** A rotation's answer: the new secret (shown this once) and when the replaced one stops signing. */
+export const RotatedSecret = z.object({
+  id: z.string(),
+  hmac_secret: z.string(),
+  previous_secret_expires_at: Digits.nullable(),
+});
+export type RotatedSecret = z.infer<typeof RotatedSecret>;
+
+/** The answer to ending an overlap early: the replaced secret no longer signs anything. */
+export const EndedSecretOverlap = z.object({ id: z.string(), previous_secret_expires_at: z.null() });
+export type EndedSecretOverlap = z.infer<typeof EndedSecretOverlap>;

@@ -8,6 +8,9 @@ import {
   CreateWebhookBody,
   dataEnvelope,
   DeletedWebhook,
+  EndedSecretOverlap,
+  RotateSecretBody,
+  RotatedSecret,
   ErrorEnvelope,
   listEnvelope,
   pagedList,
@@ -104,6 +107,39 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
     },
     handler: async (request) => ({
       data: await webhooks.test(principalOf(request).account.id, request.params.webhook_id),
+      status: { code: 200 },
+    }),
+  });
+
+  app.post(`${SINGLE}/secret/rotate`, {
+    config: { access: 'write' },
+    schema: {
+      tags: TAGS,
+      summary: "Rotate the subscription's secret, keeping the old one signing for an overlap (jobhooks' own)",
+      params: WebhookPathParams,
+      body: RotateSecretBody,
+      response: { 200: dataEnvelope(RotatedSecret), ...COMMON_ERROR_RESPONSES },
+    },
+    handler: async (request) => ({
+      data: await webhooks.rotateSecret(
+        principalOf(request).account.id,
+        request.params.webhook_id,
+        request.body.overlap_seconds,
+      ),
+      status: { code: 200 },
+    }),
+  });
+
+  app.delete(`${SINGLE}/secret/previous`, {
+    config: { access: 'write' },
+    schema: {
+      tags: TAGS,
+      summary: "End a rotation's overlap now: only the new secret signs (jobhooks' own)",
+      params: WebhookPathParams,
+      response: { 200: dataEnvelope(EndedSecretOverlap), ...COMMON_ERROR_RESPONSES },
+    },
+    handler: async (request) => ({
+      data: await webhooks.endSecretOverlap(principalOf(request).account.id, request.params.webhook_id),
       status: { code: 200 },
     }),
   });

@@ -1,0 +1,149 @@
+// Rotating a webhook's secret (jobhooks' own endpoint): the new secret is shown once; during the overlap every
+// delivery carries both Standard Webhooks signatures and dbt's Authorization keeps the replaced secret, so a
+// receiver of either scheme verifies every delivery while it moves to the new secret; ending the overlap, or its
+// end in time, leaves the new secret alone.
+import { Webhook } from 'standardwebhooks';
+import { signingSecrets } from '../../service/src/delivery/signing-secrets';
+import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
+import { ingest } from '../support/events';
+import { type ReceivedRequest, type Receiver, startReceiver } from '../support/receiver';
+import { isGenuine } from '../support/signature';
+import { waitFor } from '../support/wait';
+
+let h: Harness;
+let receiver: Receiver;
+beforeEach(async () => {
+  h = await startHarness();
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  await h.close();
+  await receiver.close();
+});
+
+const standardSecret = (hmacSecret: string) => `whsec_${Buffer.from(hmacSecret, 'utf8').toString('base64')}`;
+const verifiesStandard = (hmacSecret: string, request: ReceivedRequest) => {
+  try {
+    new Webhook(standardSecret(hmacSecret)).verify(request.body, {
+      'webhook-id': String(request.headers['webhook-id']),
+      'webhook-timestamp': String(request.headers['webhook-timestamp']),
+      'webhook-signature': String(request.headers['webhook-signature']),
+    });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const verifiesDbt = (hmacSecret: string, request: ReceivedRequest) =>
+  isGenuine(hmacSecret, request.body, request.headers.authorization);
+
+async function deliverOne(runId: string): Promise<ReceivedRequest> {
+  const before = receiver.requests.length;
+  await ingest(h, 'job.run.completed', { runId });
+  await waitFor(() => receiver.requests.length === before + 1, `the delivery of run ${runId}`);
+  return receiver.requests.at(-1)!;
+}
+
+const rotate = async (id: string, body?: unknown) =>
+  h.call('POST', `${webhookPath(id)}/secret/rotate`, body === undefined ? {} : { body });
+
+test('across a rotation and the end of its overlap, receivers of both schemes verify every delivery', async () => {
+  const hook = await createWebhook(h, {
+    client_url: `${receiver.url}/hook`,
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
+  const oldSecret = hook.hmac_secret;
+
+  const rotation = await rotate(hook.id);
+  expect(rotation.statusCode).toBe(200);
+  const { data } = rotation.json() as { data: { id: string; hmac_secret: string; previous_secret_expires_at: string } };
+  const newSecret = data.hmac_secret;
+  expect(newSecret).toMatch(/^[0-9a-f]{64}$/);
+  expect(newSecret).not.toBe(oldSecret);
+  // The overlap's end, a day from now by default, is on the webhook; the secret is not.
+  const detail = (await h.call('GET', webhookPath(hook.id))).json().data as Record<string, unknown>;
+  expect(detail.previous_secret_expires_at).toBe(data.previous_secret_expires_at);
+  expect(Number(data.previous_secret_expires_at) / 1_000_000 - Date.now() / 1000).toBeCloseTo(86_400, -1);
+  expect(JSON.stringify(detail)).not.toContain(newSecret);
+
+  // During the overlap: a Standard Webhooks receiver with either secret, a dbt receiver with the old one.
+  const during = await deliverOne('1');
+  expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
+  expect([verifiesStandard(newSecret, during), verifiesStandard(oldSecret, during)]).toEqual([true, true]);
+  expect([verifiesDbt(oldSecret, during), verifiesDbt(newSecret, during)]).toEqual([true, false]);
+
+  // Ended by the user: the new secret alone, in both schemes.
+  const ended = await h.call('DELETE', `${webhookPath(hook.id)}/secret/previous`);
+  expect(ended.json()).toEqual({ data: { id: hook.id, previous_secret_expires_at: null }, status: { code: 200 } });
+  expect((await h.call('GET', webhookPath(hook.id))).json().data).not.toHaveProperty('previous_secret_expires_at');
+  const after = await deliverOne('2');
+  expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
+  expect([verifiesStandard(newSecret, after), verifiesStandard(oldSecret, after)]).toEqual([true, false]);
+  expect([verifiesDbt(newSecret, after), verifiesDbt(oldSecret, after)]).toEqual([true, false]);
+});
+
+test('overlap_seconds: 0 switches at once; a rotation during an overlap drops the secret that was ending', async () => {
+  const hook = await createWebhook(h, {
+    client_url: `${receiver.url}/hook`,
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
+  const now = (await rotate(hook.id, { overlap_seconds: 0 })).json().data as {
+    hmac_secret: string;
+    previous_secret_expires_at: null;
+  };
+  expect(now.previous_secret_expires_at).toBeNull();
+  const first = await deliverOne('1');
+  expect([verifiesDbt(now.hmac_secret, first), verifiesDbt(hook.hmac_secret, first)]).toEqual([true, false]);
+
+  const second = (await rotate(hook.id, { overlap_seconds: 60 })).json().data as { hmac_secret: string };
+  const third = (await rotate(hook.id, { overlap_seconds: 60 })).json().data as { hmac_secret: string };
+  const delivered = await deliverOne('2');
+  expect([third, second, now].map((rotated) => verifiesStandard(rotated.hmac_secret, delivered))).toEqual([
+    true,
+    true,
+    false,
+  ]);
+  expect(verifiesDbt(second.hmac_secret, delivered)).toBe(true);
+});
+
+test('a rotation with a bad body, of an unknown webhook or with a read-only token changes nothing', async () => {
+  const hook = await createWebhook(h, { client_url: `${receiver.url}/hook` });
+  const refusals = [
+    [{ overlap_seconds: -1 }, 'overlap_seconds must not be negative'],
+    [{ overlap_seconds: 604_801 }, 'overlap_seconds must be at most 604800 (7 days)'],
+    [{ overlap_seconds: '60' }, 'overlap_seconds must be a number of seconds'],
+    [{ overlap_seconds: 1.5 }, 'overlap_seconds must be a whole number of seconds'],
+  ] as const;
+  for (const [body, message] of refusals) {
+    const response = await rotate(hook.id, body);
+    expect(response.statusCode).toBe(400);
+    expect(JSON.stringify(response.json())).toContain(message);
+  }
+  expect((await rotate('wsu_01M84ZZ3T1E6F80RHXY173RW68')).statusCode).toBe(404);
+  const readOnly = await h.token('Read-Only');
+  expect(
+    (await h.call('POST', `${webhookPath(hook.id)}/secret/rotate`, { token: readOnly, body: {} })).statusCode,
+  ).toBe(403);
+  expect((await h.call('DELETE', `${webhookPath(hook.id)}/secret/previous`, { token: readOnly })).statusCode).toBe(403);
+  const delivered = await (async () => {
+    await h.call('PUT', webhookPath(hook.id), {
+      body: { name: 'x', client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'] },
+    });
+    return deliverOne('9');
+  })();
+  expect(verifiesDbt(hook.hmac_secret, delivered)).toBe(true);
+  expect(String(delivered.headers['webhook-signature']).split(' ')).toHaveLength(1);
+});
+
+test('the replaced secret signs until the overlap ends, and not from that microsecond on', () => {
+  const open = (sealed: string) => `opened ${sealed}`;
+  const sealed = { sealedSecret: 'new', previousSealedSecret: 'old', previousSecretUntil: 1_000 };
+  expect(signingSecrets(sealed, 999, open)).toEqual({ current: 'opened new', previous: 'opened old' });
+  expect(signingSecrets(sealed, 1_000, open)).toEqual({ current: 'opened new', previous: null });
+  expect(signingSecrets({ ...sealed, previousSealedSecret: null, previousSecretUntil: null }, 0, open)).toEqual({
+    current: 'opened new',
+    previous: null,
+  });
+});
