@@ -45,7 +45,10 @@ export type WebhookChange = WebhookWritable &
   >;
 
 /** What a rotation changes: the secret, and the replaced one with the end of its overlap. */
-export type SecretChange = Pick<WebhookRecord, 'sealedSecret' | 'previousSealedSecret' | 'previousSecretUntil' | 'updatedAt'>;
+export type SecretChange = Pick<
+  WebhookRecord,
+  'sealedSecret' | 'previousSealedSecret' | 'previousSecretUntil' | 'updatedAt'
+>;
 
 /** The columns of a webhook that its deliveries change (delivery/archive-policy.ts computes them). Times are microseconds since the epoch. */
 export interface DispatchState {

@@ -234,7 +234,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       updatedAt: now,
     }));
     if (!rotated) throw webhookNotFound(accountId, webhookId);
-    return { id: webhookId, hmac_secret: hmacSecret, previous_secret_expires_at: until === null ? null : String(until) };
+    return {
+      id: webhookId,
+      hmac_secret: hmacSecret,
+      previous_secret_expires_at: until === null ? null : String(until),
+    };
   }
 
   /** Ends a rotation's overlap now: from the next attempt on, only the new secret signs. */
