@@ -98,7 +98,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         allowPrivateUrls: config.allowPrivateUrls,
       }),
       ingestion: createIngestionService({ store, clock, ids, onQueued: () => dispatcher?.wake() }),
-      deliveryLog: createDeliveryLogService({ store, clock, secretBox, send: sender.send, health }),
+      deliveryLog: createDeliveryLogService({
+        store,
+        clock,
+        secretBox,
+        send: sender.send,
+        health,
+        wake: () => dispatcher?.wake(),
+      }),
       metrics: metrics.registry,
       rateLimiter: createRateLimiter(clock, {
         management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },

@@ -145,6 +145,8 @@ export interface ScheduledAttemptRules {
   leaseOwner: string;
   /** When the outcome arrived, in microseconds. */
   finishedAt: number;
+  /** A recovered delivery's one attempt more: a failure ends it rather than scheduling a retry. */
+  lastAttempt?: boolean;
 }
 
 /**
@@ -156,7 +158,7 @@ export function scheduledResult(deliveryId: string, made: AttemptMade, rules: Sc
   const step = planNextStep({
     outcome,
     attempt: made.log.attempt,
-    delaysSeconds: rules.retryDelaysSeconds,
+    delaysSeconds: rules.lastAttempt ? [] : rules.retryDelaysSeconds,
     jitter: rules.jitter,
     nowMillis: rules.finishedAt / 1000,
   });

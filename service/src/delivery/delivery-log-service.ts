@@ -1,7 +1,7 @@
 // The delivery log as users see it: the attempts of one webhook, newest first, and a manual redelivery.
-import type { DeliveryAttemptView } from '@jobhooks/client/contract';
-import type { Clock } from '../core/clock';
-import { ConflictError, NotFoundError } from '../core/errors';
+import type { DeliveryAttemptView, RecoveredDeliveries } from '@jobhooks/client/contract';
+import { type Clock, nowMicros } from '../core/clock';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isIdOf } from '../core/ids';
 import type { SecretBox } from '../security/secret-box';
 import type { LoggedAttempt } from '../domain/attempt';
@@ -37,6 +37,8 @@ export interface DeliveryLogServiceDeps {
   send: Send;
   /** A redelivery goes out whatever the endpoint's circuit; a healthy answer closes it. */
   health: EndpointHealthRegistry;
+  /** Tells the dispatcher that deliveries are due (a recovery). */
+  wake: () => void;
 }
 
 export type DeliveryLogService = ReturnType<typeof createDeliveryLogService>;
@@ -84,5 +86,27 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
     return toAttemptView(logged);
   }
 
-  return { list, redeliver };
+  /**
+   * Recovery after an outage (docs/api-contract.md#16-recovering-failed-deliveries): every failed delivery of the
+   * webhook created in [since, until) is due again, oldest first, for one attempt more. The dispatcher sends them
+   * within its usual limits (per endpoint, per account, the endpoint's circuit), as automatic attempts.
+   */
+  async function recover(
+    accountId: number,
+    webhookId: string,
+    window: { since: number; until?: number | undefined },
+  ): Promise<RecoveredDeliveries> {
+    const webhook = await findWebhook(store, accountId, webhookId);
+    if (webhook.archivedAt !== null || !webhook.active) {
+      throw new ConflictError('This webhook is archived or inactive: set "active": true with PUT, then recover.');
+    }
+    const now = nowMicros(deps.clock);
+    const until = window.until ?? now;
+    if (until <= window.since) throw new ValidationError({ until: ['until must be after since'] });
+    const recovered = await store.deliveries.recoverFailed(webhook.id, { since: window.since, until }, now);
+    if (recovered > 0) deps.wake();
+    return { recovered };
+  }
+
+  return { list, redeliver, recover };
 }

@@ -109,6 +109,7 @@ export function createDispatchStages(deps: StageDeps) {
         jitter: uniformFraction(deps.random),
         leaseOwner: owner,
         finishedAt,
+        lastAttempt: delivery.lastAttempt,
       }),
     );
     return results.flushed();

@@ -44,6 +44,8 @@ export interface ClaimedDelivery {
   /** The secret a rotation replaced, while its overlap lasts (see WebhookRecord). */
   previousSealedSecret: string | null;
   previousSecretUntil: number | null;
+  /** True for a delivery a recovery put back: this attempt is its last, whatever it gets. */
+  lastAttempt: boolean;
   /** The signature an earlier attempt computed; null until an attempt has failed and left it to retry. */
   signature: string | null;
   active: boolean;

@@ -18,6 +18,7 @@ type ClaimedRow = {
   payload_tail: Buffer | null;
   attempts: number;
   signature: string | null;
+  last_attempt: number;
 } & Pick<
   WebhookRow,
   'client_url' | 'sealed_secret' | 'previous_sealed_secret' | 'previous_secret_until' | 'active' | 'archived_at'
@@ -82,16 +83,27 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   );
   const claimed = db.prepare<[string], ClaimedRow>(
     `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.signature,
-            w.client_url, w.sealed_secret, w.previous_sealed_secret, w.previous_secret_until, w.active, w.archived_at
+            d.last_attempt, w.client_url, w.sealed_secret, w.previous_sealed_secret, w.previous_secret_until, w.active, w.archived_at
        FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id
       WHERE d.id = ?`,
   );
   const appendAttempt = prepareAttemptAppend(db);
   const moveLeased = db.prepare(
     `UPDATE deliveries SET state = @state, attempts = @attempt, next_attempt_at = @nextAttemptAt,
-                           signature = coalesce(@signature, signature), lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
+                           signature = coalesce(@signature, signature), lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
+                           last_attempt = CASE WHEN @state = 'pending' THEN last_attempt ELSE 0 END
       WHERE id = @id AND state = 'pending' AND lease_owner = @owner`,
   );
+  // A recovery: the webhook's failed deliveries created in [since, until) are due again, oldest first, one
+  // microsecond apart so the dispatcher keeps their order, each for one attempt more.
+  const recoverFailed = db.prepare(
+    `UPDATE deliveries
+        SET state = 'pending', last_attempt = 1, updated_at = @now, next_attempt_at = @now + ranked.n
+       FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM deliveries
+              WHERE webhook_id = @webhookId AND state = 'failed' AND created_at >= @since AND created_at < @until) AS ranked
+      WHERE deliveries.id = ranked.id`,
+  );
+
   // A manual redelivery touches only a finished delivery, so it cannot race the dispatcher.
   const moveFinished = db.prepare(
     `UPDATE deliveries SET state = coalesce(@state, state), attempts = max(attempts, @attempt), updated_at = @now
@@ -166,6 +178,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
           previousSealedSecret: row.previous_sealed_secret,
           previousSecretUntil: row.previous_secret_until,
           signature: row.signature,
+          lastAttempt: row.last_attempt === 1,
           active: row.active === 1,
           archived: row.archived_at !== null,
         });
@@ -259,5 +272,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
       };
     },
     countDue: async (now) => countDue.get(now)!.n,
+    recoverFailed: async (webhookId, window, now) =>
+      recoverFailed.run({ webhookId, since: window.since, until: window.until, now }).changes,
   };
 }

@@ -218,4 +218,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhooks ADD COLUMN previous_secret_until INTEGER;
     `,
   },
+  {
+    version: 11,
+    description: 'a failed delivery put back by a recovery gets one attempt more, not a new retry schedule',
+    sql: `
+      ALTER TABLE deliveries ADD COLUMN last_attempt INTEGER NOT NULL DEFAULT 0;
+      -- A recovery looks for a webhook's failed deliveries by age.
+      CREATE INDEX deliveries_failed_by_webhook ON deliveries(webhook_id, created_at) WHERE state = 'failed';
+    `,
+  },
 ];

@@ -106,6 +106,11 @@ export interface DeliveriesStore {
   get(webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
   /** Pending deliveries whose attempt is due and not leased. */
   countDue(now: number): Promise<number>;
+  /**
+   * Makes the webhook's failed deliveries created in [since, until) due again at `now`, in their order, each
+   * for one attempt more; resolves with how many.
+   */
+  recoverFailed(webhookId: string, window: { since: number; until: number }, now: number): Promise<number>;
 }
 
 export interface DeliveryLogStore {

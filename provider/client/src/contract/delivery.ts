@@ -27,3 +27,32 @@ export const DeliveryAttemptView = z.object({
 export type DeliveryAttemptView = z.infer<typeof DeliveryAttemptView>;
 
 export const DeliveryPathParams = z.object({ account_id: z.string(), webhook_id: z.string(), delivery_id: z.string() });
+
+const TIME_BOUND_RULE = 'microseconds since the epoch (digits) or an RFC 3339 date-time such as 2026-11-23T09:00:00Z';
+
+/**
+ * A moment as a recovery (and the log's filters) take it: microseconds since the epoch as digits, like the API's
+ * own timestamps, or an RFC 3339 date-time with its offset. Answers microseconds.
+ */
+export function timeBound(field: string) {
+  return z
+    .union([Digits, z.iso.datetime({ offset: true })], {
+      error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be ${TIME_BOUND_RULE}`),
+    })
+    .transform((value) => (/^\d+$/.test(value) ? Number(value) : Date.parse(value) * 1000));
+}
+
+/**
+ * The body of a recovery (docs/api-contract.md#16-recovering-failed-deliveries): every failed delivery created
+ * in [since, until) is sent once more. `until` defaults to now.
+ */
+export const RecoverDeliveriesBody = z.object(
+  { since: timeBound('since'), until: timeBound('until').optional() },
+  { error: 'the request body must be a JSON object with since (and optionally until)' },
+);
+
+export const RecoveredDeliveries = z.object({
+  /** How many failed deliveries were put back, each for one attempt more. */
+  recovered: z.number().int(),
+});
+export type RecoveredDeliveries = z.infer<typeof RecoveredDeliveries>;

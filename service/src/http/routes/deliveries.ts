@@ -1,4 +1,5 @@
-// The delivery log of a webhook and manual redelivery (docs/api-contract.md#11-delivery-log-and-redelivery).
+// The delivery log of a webhook, manual redelivery (docs/api-contract.md#11-delivery-log-and-redelivery) and recovery
+// (docs/api-contract.md#16-recovering-failed-deliveries).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   COMMON_ERROR_RESPONSES,
@@ -9,6 +10,8 @@ import {
   listEnvelope,
   pagedList,
   PageQuery,
+  RecoverDeliveriesBody,
+  RecoveredDeliveries,
   WebhookPathParams,
 } from '@jobhooks/client/contract';
 import type { DeliveryLogService } from '../../delivery/delivery-log-service';
@@ -54,6 +57,21 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
         data: await deliveryLog.redeliver(principalOf(request).account.id, webhook_id, delivery_id),
         status: { code: 200 },
       };
+    },
+  });
+
+  app.post(`${DELIVERIES}/recover`, {
+    config: { access: 'write' },
+    schema: {
+      tags: TAGS,
+      summary: "Send every failed delivery of a time window once more, in order (jobhooks' own)",
+      params: WebhookPathParams,
+      body: RecoverDeliveriesBody,
+      response: { 202: dataEnvelope(RecoveredDeliveries), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },
+    },
+    handler: async (request, reply) => {
+      const data = await deliveryLog.recover(principalOf(request).account.id, request.params.webhook_id, request.body);
+      return reply.code(202).send({ data, status: { code: 202 } });
     },
   });
 };

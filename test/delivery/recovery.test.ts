@@ -1,0 +1,127 @@
+// Recovering failed deliveries after an outage (jobhooks' own endpoint): every failed delivery of a window is
+// sent once more, oldest first, by the dispatcher; nothing outside the window, and no retry schedule after it.
+import Database from 'better-sqlite3';
+import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
+import { ingest } from '../support/events';
+import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait';
+
+let h: Harness;
+let receiver: Receiver;
+beforeEach(async () => {
+  h = await startHarness({ env: { JOBHOOKS_RETRY_SCHEDULE: '0.02,0.02,0.02,0.02,0.02' } });
+  // 400, not 5xx: a failure that does not make the endpoint sick (its circuit would hold the retries back).
+  receiver = await startReceiver(answer(400));
+});
+afterEach(async () => {
+  await h.close();
+  await receiver.close();
+});
+
+const nowMicros = () => String(Date.now() * 1000);
+const runIdOf = (body: Buffer) => (JSON.parse(body.toString('utf8')) as { data: { runId: string } }).data.runId;
+function statesByRun(): Record<string, string> {
+  const db = new Database(h.dbPath, { readonly: true });
+  try {
+    const rows = db
+      .prepare<[], { state: string; payload: string }>(
+        `SELECT d.state, CAST(d.payload || coalesce(e.payload_tail, x'') AS TEXT) AS payload
+           FROM deliveries d JOIN events e ON e.id = d.event_id ORDER BY d.created_at`,
+      )
+      .all();
+    return Object.fromEntries(rows.map((row) => [/"runId":"(\d+)"/.exec(row.payload)![1]!, row.state]));
+  } finally {
+    db.close();
+  }
+}
+const recover = (id: string, body: unknown) => h.call('POST', `${webhookPath(id)}/deliveries/recover`, { body });
+
+test('the failed deliveries of the window are sent once more, oldest first; the rest are left alone', async () => {
+  const hook = await createWebhook(h, {
+    client_url: `${receiver.url}/hook`,
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
+  const before = nowMicros();
+  for (const runId of ['1', '2', '3']) await ingest(h, 'job.run.completed', { runId });
+  await waitFor(
+    () => Object.values(statesByRun()).filter((state) => state === 'failed').length === 3,
+    'three failed deliveries',
+  );
+  const between = nowMicros();
+  await ingest(h, 'job.run.completed', { runId: '4' });
+  await waitFor(() => statesByRun()['4'] === 'failed', 'the fourth to fail');
+  const sentBefore = receiver.requests.length;
+  expect(sentBefore).toBe(24);
+
+  receiver.respondWith(answer(200));
+  const response = await recover(hook.id, { since: before, until: between });
+  expect(response.statusCode).toBe(202);
+  expect(response.json()).toEqual({ data: { recovered: 3 }, status: { code: 202 } });
+  await waitFor(() => receiver.requests.length === sentBefore + 3, 'the three recovered deliveries');
+  const recovered = receiver.requests.slice(sentBefore);
+  expect(recovered.map((request) => runIdOf(request.body))).toEqual(['1', '2', '3']);
+  expect(recovered.map((request) => request.headers['x-jobhooks-attempt'])).toEqual(['7', '7', '7']);
+  await waitFor(() => statesByRun()['3'] === 'succeeded', 'the recovered deliveries to be recorded');
+  expect(statesByRun()).toEqual({ '1': 'succeeded', '2': 'succeeded', '3': 'succeeded', '4': 'failed' });
+  // Nothing failed in that window any more.
+  expect((await recover(hook.id, { since: before, until: between })).json().data).toEqual({ recovered: 0 });
+
+  expect(receiver.requests.length).toBe(sentBefore + 3);
+});
+
+test('a recovery with a bad window, of an inactive webhook or with a read-only token changes nothing', async () => {
+  const hook = await createWebhook(h, {
+    client_url: `${receiver.url}/hook`,
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
+  const refusals: Array<[unknown, number, string]> = [
+    [{}, 400, 'since is required'],
+    [{ since: 'yesterday' }, 400, 'since must be microseconds since the epoch (digits) or an RFC 3339 date-time'],
+    [{ since: nowMicros(), until: '1' }, 400, 'until must be after since'],
+    [null, 400, 'the request body must be a JSON object'],
+  ];
+  for (const [body, status, message] of refusals) {
+    const response =
+      body === null
+        ? await h.call('POST', `${webhookPath(hook.id)}/deliveries/recover`, {
+            rawBody: 'null',
+            headers: { 'content-type': 'application/json' },
+          })
+        : await recover(hook.id, body);
+    expect(response.statusCode).toBe(status);
+    expect(JSON.stringify(response.json())).toContain(message);
+  }
+  const readOnly = await h.token('Read-Only');
+  expect(
+    (await h.call('POST', `${webhookPath(hook.id)}/deliveries/recover`, { token: readOnly, body: { since: '0' } }))
+      .statusCode,
+  ).toBe(403);
+  await h.call('PUT', webhookPath(hook.id), {
+    body: { name: 'off', client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], active: false },
+  });
+  const inactive = await recover(hook.id, { since: '0' });
+  expect(inactive.statusCode).toBe(409);
+  expect(inactive.json().status.user_message).toContain('archived or inactive');
+});
+
+test('once: a recovered delivery that fails again is failed at once, with no new retry schedule', async () => {
+  // A 410 fails its delivery at the first attempt (and archives the webhook): five retries would remain.
+  receiver.respondWith(answer(410));
+  const hook = await createWebhook(h, {
+    client_url: `${receiver.url}/hook`,
+    event_types: ['job.run.errored'],
+    job_ids: [],
+  });
+  await ingest(h, 'job.run.errored', { runId: '7' });
+  await waitFor(() => statesByRun()['7'] === 'failed', 'the 410 to fail the delivery');
+  await h.call('PUT', webhookPath(hook.id), {
+    body: { name: 'back', client_url: `${receiver.url}/hook`, event_types: ['job.run.errored'], active: true },
+  });
+  receiver.respondWith(answer(400));
+  expect((await recover(hook.id, { since: '0' })).json().data).toEqual({ recovered: 1 });
+  await waitFor(() => receiver.requests.length === 2, 'the one attempt more');
+  await waitFor(() => statesByRun()['7'] === 'failed', 'the recovered delivery to fail again');
+  expect(receiver.requests.map((request) => request.headers['x-jobhooks-attempt'])).toEqual(['1', '2']);
+});
