@@ -1,5 +1,5 @@
 // The delivery log as users see it: the attempts of one webhook, newest first, and a manual redelivery.
-import type { DeliveryAttemptView, RecoveredDeliveries } from '@jobhooks/client/contract';
+import type { DeliveryAttemptView, DeliveryLogQuery, RecoveredDeliveries } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isIdOf } from '../core/ids';
@@ -46,9 +46,15 @@ export type DeliveryLogService = ReturnType<typeof createDeliveryLogService>;
 export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
   const { store } = deps;
 
-  async function list(accountId: number, webhookId: string, page: { offset: number; limit: number }) {
+  async function list(accountId: number, webhookId: string, query: DeliveryLogQuery) {
     const webhook = await findWebhook(store, accountId, webhookId);
-    const { items, total } = await store.deliveryLog.list(webhook.id, page);
+    const filter = {
+      succeeded: query.status === undefined ? undefined : query.status === 'succeeded',
+      eventType: query.event_type,
+      since: query.since,
+      until: query.until,
+    };
+    const { items, total } = await store.deliveryLog.list(webhook.id, query, filter);
     return { items: items.map(toAttemptView), total };
   }
 

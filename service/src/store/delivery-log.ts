@@ -2,7 +2,7 @@
 import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
 import type { AttemptLogEntry, LoggedAttempt } from '../domain/attempt';
-import type { DeliveryLogStore } from './store';
+import type { DeliveryLogFilter, DeliveryLogStore } from './store';
 
 interface AttemptRow {
   id: number;
@@ -57,12 +57,36 @@ export function prepareAttemptAppend(db: SqliteDatabase): (entry: AttemptLogEntr
   };
 }
 
+interface FilterParams {
+  webhookId: string;
+  since: number;
+  until: number;
+  success: number | null;
+  eventType: string | null;
+}
+
+function filterParams(webhookId: string, filter: DeliveryLogFilter): FilterParams {
+  return {
+    webhookId,
+    since: filter.since ?? 0,
+    until: filter.until ?? Number.MAX_SAFE_INTEGER,
+    success: filter.succeeded === undefined ? null : filter.succeeded ? 1 : 0,
+    eventType: filter.eventType ?? null,
+  };
+}
+
 export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
   const append = prepareAttemptAppend(db);
-  const page = db.prepare<[string, number, number], AttemptRow>(
-    `SELECT * FROM delivery_attempts WHERE webhook_id = ? ORDER BY requested_at DESC, id DESC LIMIT ? OFFSET ?`,
+  // One statement for every combination of filters: an absent filter is a NULL that matches everything, and the
+  // time window is always there (0 to the end of time by default), so the (webhook_id, requested_at) index serves.
+  const MATCHES = `webhook_id = @webhookId AND requested_at >= @since AND requested_at < @until
+      AND (@success IS NULL OR success = @success) AND (@eventType IS NULL OR event_type = @eventType)`;
+  const page = db.prepare<[FilterParams & { limit: number; offset: number }], AttemptRow>(
+    `SELECT * FROM delivery_attempts WHERE ${MATCHES} ORDER BY requested_at DESC, id DESC LIMIT @limit OFFSET @offset`,
   );
-  const count = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM delivery_attempts WHERE webhook_id = ?');
+  const count = db.prepare<[FilterParams], { n: number }>(
+    `SELECT count(*) AS n FROM delivery_attempts WHERE ${MATCHES}`,
+  );
   const purgeAttempts = db.prepare('DELETE FROM delivery_attempts WHERE requested_at < ?');
   const purgeDeliveries = db.prepare(`DELETE FROM deliveries WHERE state <> 'pending' AND updated_at < ?`);
   const purgeEvents = db.prepare(
@@ -79,10 +103,10 @@ export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
     append: async (entry) => {
       append(entry);
     },
-    list: async (webhookId, { offset, limit }) => ({
-      items: page.all(webhookId, limit, offset).map(attemptFromRow),
-      total: count.get(webhookId)!.n,
-    }),
+    list: async (webhookId, { offset, limit }, filter = {}) => {
+      const params = filterParams(webhookId, filter);
+      return { items: page.all({ ...params, limit, offset }).map(attemptFromRow), total: count.get(params)!.n };
+    },
     purgeOlderThan: async (cutoff) => purgeInTransaction.immediate(cutoff),
   };
 }

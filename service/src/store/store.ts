@@ -113,11 +113,26 @@ export interface DeliveriesStore {
   recoverFailed(webhookId: string, window: { since: number; until: number }, now: number): Promise<number>;
 }
 
+/** Which attempts a log page shows; each field left out matches every attempt. Times are microseconds. */
+export interface DeliveryLogFilter {
+  /** true for the attempts that succeeded, false for the others. */
+  succeeded?: boolean | undefined;
+  eventType?: string | undefined;
+  /** requested_at >= since */
+  since?: number | undefined;
+  /** requested_at < until */
+  until?: number | undefined;
+}
+
 export interface DeliveryLogStore {
   /** Appends a log row that belongs to no delivery (the test endpoint's sends). */
   append(entry: AttemptLogEntry): Promise<void>;
   /** Newest first. */
-  list(webhookId: string, page: { offset: number; limit: number }): Promise<{ items: LoggedAttempt[]; total: number }>;
+  list(
+    webhookId: string,
+    page: { offset: number; limit: number },
+    filter?: DeliveryLogFilter,
+  ): Promise<{ items: LoggedAttempt[]; total: number }>;
   /**
    * Deletes log rows older than `cutoff`, finished deliveries last touched before it, and events with
    * no delivery left that were taken in before it.

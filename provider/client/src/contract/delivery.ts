@@ -1,5 +1,6 @@
 // The delivery log as the API shows it: one record per attempt (docs/api-contract.md#11-delivery-log-and-redelivery).
 import { z } from 'zod';
+import { PageQuery } from './paging';
 import { EventType } from './vocabulary';
 
 const Digits = z.string().regex(/^\d+$/);
@@ -56,3 +57,17 @@ export const RecoveredDeliveries = z.object({
   recovered: z.number().int(),
 });
 export type RecoveredDeliveries = z.infer<typeof RecoveredDeliveries>;
+
+/**
+ * The delivery log's query (docs/api-contract.md#11-delivery-log-and-redelivery): the page, and filters on the
+ * attempts: `status` (succeeded or failed), `event_type`, and the window `since` <= requested_at < `until`.
+ */
+export const DeliveryLogQuery = PageQuery.extend({
+  status: z.enum(['succeeded', 'failed'], { error: 'status must be succeeded or failed' }).optional(),
+  event_type: z
+    .enum(EventType.options, { error: `event_type must be one of ${EventType.options.join(', ')}` })
+    .optional(),
+  since: timeBound('since').optional(),
+  until: timeBound('until').optional(),
+});
+export type DeliveryLogQuery = z.output<typeof DeliveryLogQuery>;

@@ -9,7 +9,7 @@ import {
   ErrorEnvelope,
   listEnvelope,
   pagedList,
-  PageQuery,
+  DeliveryLogQuery,
   RecoverDeliveriesBody,
   RecoveredDeliveries,
   WebhookPathParams,
@@ -30,7 +30,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
       tags: TAGS,
       summary: 'List the delivery attempts of the last 7 days, newest first',
       params: WebhookPathParams,
-      querystring: PageQuery,
+      querystring: DeliveryLogQuery,
       response: { 200: listEnvelope(DeliveryAttemptView), ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => {
