@@ -59,6 +59,7 @@ test('every attempt is logged, newest first, with what the endpoint answered', a
     success: false,
     error: 'The endpoint answered HTTP 500',
     response_body: 'down',
+    response_headers: expect.objectContaining({ connection: 'keep-alive' }),
     test: false,
   });
   const times = body.data.map((entry: { requested_at: string }) => Number(entry.requested_at));

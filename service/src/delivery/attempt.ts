@@ -108,6 +108,7 @@ export function logEntryOf(
     error: errorTextOf(outcome),
     success: verdictOf(outcome) === 'succeeded',
     responseExcerpt: outcome.kind === 'response' ? outcome.bodyExcerpt : '',
+    responseHeaders: outcome.kind === 'response' ? (outcome.headers ?? {}) : {},
     isTest,
   };
 }

@@ -1,5 +1,10 @@
 // The delivery log as users see it: the attempts of one webhook, newest first, and a manual redelivery.
-import type { DeliveryAttemptView, DeliveryLogQuery, RecoveredDeliveries } from '@jobhooks/client/contract';
+import type {
+  DeliveryAttemptView,
+  DeliveryDetail,
+  DeliveryLogQuery,
+  RecoveredDeliveries,
+} from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isIdOf } from '../core/ids';
@@ -9,6 +14,7 @@ import type { Store } from '../store/store';
 import { findWebhook, webhookNotFound } from '../store/find-webhook';
 import { nextDispatchState } from './archive-policy';
 import { makeAttempt, manualResult } from './attempt';
+import { signedRequest } from './outgoing-request';
 import type { EndpointHealthRegistry } from './endpoint-health';
 import type { Send } from './sender';
 import { signingSecrets } from './signing-secrets';
@@ -26,6 +32,7 @@ export function toAttemptView(entry: LoggedAttempt): DeliveryAttemptView {
     success: entry.success,
     error: entry.error,
     response_body: entry.responseExcerpt,
+    response_headers: entry.responseHeaders,
     test: entry.isTest,
   };
 }
@@ -114,5 +121,42 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
     return { recovered };
   }
 
-  return { list, redeliver, recover };
+  /** One delivery: the request as sent (signatures described, not shown) and every attempt, oldest first. */
+  async function detail(accountId: number, webhookId: string, deliveryId: string): Promise<DeliveryDetail> {
+    const webhook = await findWebhook(store, accountId, webhookId);
+    const delivery = isIdOf('delivery', deliveryId) ? await store.deliveries.get(webhook.id, deliveryId) : null;
+    if (!delivery) throw new NotFoundError(`No delivery with id "${deliveryId}" for webhook ${webhookId}.`);
+    // The one header builder every attempt uses, with what differs per attempt (or could be replayed) described.
+    const { headers } = signedRequest({
+      url: webhook.clientUrl,
+      body: delivery.payload,
+      authorization: '(hex HMAC-SHA256 of the body: not shown)',
+      standard: '(v1, base64 HMAC-SHA256 of id.timestamp.body, one per secret: not shown)',
+      timestampSeconds: 0,
+      eventId: delivery.eventId,
+      attempt: 0,
+    });
+    const attempts = await store.deliveryLog.attemptsOf(webhook.id, delivery.id);
+    return {
+      id: delivery.id,
+      webhook_id: webhook.id,
+      event_id: delivery.eventId,
+      event_type: delivery.eventType,
+      state: delivery.state,
+      attempts: delivery.attempts,
+      request: {
+        method: 'POST',
+        url: webhook.clientUrl,
+        headers: {
+          ...headers,
+          'webhook-timestamp': "(each attempt's time)",
+          'x-jobhooks-attempt': "(each attempt's number)",
+        },
+        body: delivery.payload.toString('utf8'),
+      },
+      attempt_log: attempts.map(toAttemptView),
+    };
+  }
+
+  return { list, redeliver, recover, detail };
 }

@@ -15,7 +15,15 @@ export interface OutgoingDelivery {
 }
 
 export type SendOutcome =
-  | { kind: 'response'; status: number; durationMs: number; bodyExcerpt: string; retryAfter: string | null }
+  | {
+      kind: 'response';
+      status: number;
+      durationMs: number;
+      bodyExcerpt: string;
+      retryAfter: string | null;
+      /** The response's headers, as many as fit in 4 KiB (the delivery log shows them). */
+      headers?: Record<string, string>;
+    }
   | { kind: 'no_response'; error: string; durationMs: number };
 
 export type Send = (delivery: OutgoingDelivery) => Promise<SendOutcome>;
@@ -43,6 +51,21 @@ interface Answer {
   status: number;
   bodyExcerpt: string;
   retryAfter: string | null;
+  headers: Record<string, string>;
+}
+
+/** Header values as text (a repeated header joined with ", "), stopping before 4 KiB in all. */
+export function keptHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let size = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    size += name.length + text.length + 4;
+    if (size > RESPONSE_EXCERPT_BYTES) break;
+    kept[name] = text;
+  }
+  return kept;
 }
 
 /**
@@ -59,6 +82,7 @@ function post(agent: Agent, url: URL, delivery: OutgoingDelivery, timeoutMs: num
     let size = 0;
     let status = 0;
     let retryAfter: string | null = null;
+    let responseHeaders: Record<string, string> = {};
     let controller: UndiciDispatcher.DispatchController | null = null;
     let settled = false;
 
@@ -73,6 +97,7 @@ function post(agent: Agent, url: URL, delivery: OutgoingDelivery, timeoutMs: num
         resolve({
           status,
           retryAfter,
+          headers: responseHeaders,
           bodyExcerpt: Buffer.concat(chunks, size).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
         });
       controller?.abort(error ?? new Error('The response excerpt is complete'));
@@ -97,6 +122,7 @@ function post(agent: Agent, url: URL, delivery: OutgoingDelivery, timeoutMs: num
             status = statusCode;
             const value = headers['retry-after'];
             retryAfter = typeof value === 'string' ? value : null;
+            responseHeaders = keptHeaders(headers);
           },
           onResponseData(_controller, chunk) {
             if (settled) return;

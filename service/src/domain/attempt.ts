@@ -28,6 +28,8 @@ export interface AttemptLogEntry {
   error: string | null;
   success: boolean;
   responseExcerpt: string;
+  /** The response's headers as the log keeps them (empty when no response came). */
+  responseHeaders: Record<string, string>;
   isTest: boolean;
 }
 

@@ -65,7 +65,7 @@ export interface DeliveryRecord {
 
 /** What an attempt does to its delivery row. */
 export type DeliveryChange =
-  /** `signature` is the one this attempt sent; the retry sends it again instead of signing anew. */
+  /** `signature` is the dbt signature this attempt sent, kept for the record (every attempt signs anew). */
   | { state: 'pending'; nextAttemptAt: number; signature: string | null }
   | { state: 'succeeded' | 'failed' }
   /** A manual redelivery that failed leaves the delivery as it was. */

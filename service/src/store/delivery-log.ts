@@ -17,6 +17,7 @@ interface AttemptRow {
   error: string | null;
   success: number;
   response_excerpt: string | null;
+  response_headers: string | null;
   is_test: number;
 }
 
@@ -34,6 +35,7 @@ function attemptFromRow(row: AttemptRow): LoggedAttempt {
     error: row.error,
     success: row.success === 1,
     responseExcerpt: row.response_excerpt ?? '',
+    responseHeaders: row.response_headers === null ? {} : (JSON.parse(row.response_headers) as Record<string, string>),
     isTest: row.is_test === 1,
   };
 }
@@ -46,13 +48,18 @@ function attemptFromRow(row: AttemptRow): LoggedAttempt {
 export function prepareAttemptAppend(db: SqliteDatabase): (entry: AttemptLogEntry) => number | null {
   const insert = db.prepare(
     `INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, requested_at, duration_ms,
-                                    status_code, error, success, response_excerpt, is_test)
+                                    status_code, error, success, response_excerpt, response_headers, is_test)
      SELECT @deliveryId, @webhookId, @eventId, @eventType, @attempt, @requestedAt, @durationMs,
-            @statusCode, @error, @success, @responseExcerpt, @isTest
+            @statusCode, @error, @success, @responseExcerpt, @responseHeaders, @isTest
       WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = @webhookId)`,
   );
   return (entry) => {
-    const result = insert.run({ ...entry, success: entry.success ? 1 : 0, isTest: entry.isTest ? 1 : 0 });
+    const result = insert.run({
+      ...entry,
+      success: entry.success ? 1 : 0,
+      isTest: entry.isTest ? 1 : 0,
+      responseHeaders: Object.keys(entry.responseHeaders).length === 0 ? null : JSON.stringify(entry.responseHeaders),
+    });
     return result.changes === 1 ? Number(result.lastInsertRowid) : null;
   };
 }
@@ -87,6 +94,9 @@ export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
   const count = db.prepare<[FilterParams], { n: number }>(
     `SELECT count(*) AS n FROM delivery_attempts WHERE ${MATCHES}`,
   );
+  const ofDelivery = db.prepare<[string, string], AttemptRow>(
+    'SELECT * FROM delivery_attempts WHERE webhook_id = ? AND delivery_id = ? ORDER BY requested_at, id',
+  );
   const purgeAttempts = db.prepare('DELETE FROM delivery_attempts WHERE requested_at < ?');
   const purgeDeliveries = db.prepare(`DELETE FROM deliveries WHERE state <> 'pending' AND updated_at < ?`);
   const purgeEvents = db.prepare(
@@ -107,6 +117,7 @@ export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
       const params = filterParams(webhookId, filter);
       return { items: page.all({ ...params, limit, offset }).map(attemptFromRow), total: count.get(params)!.n };
     },
+    attemptsOf: async (webhookId, deliveryId) => ofDelivery.all(webhookId, deliveryId).map(attemptFromRow),
     purgeOlderThan: async (cutoff) => purgeInTransaction.immediate(cutoff),
   };
 }

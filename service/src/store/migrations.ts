@@ -227,4 +227,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX deliveries_failed_by_webhook ON deliveries(webhook_id, created_at) WHERE state = 'failed';
     `,
   },
+  {
+    version: 12,
+    description: "the delivery log keeps each response's headers beside the start of its body",
+    sql: `
+      -- JSON, at most about 4 KiB; NULL in rows logged before.
+      ALTER TABLE delivery_attempts ADD COLUMN response_headers TEXT;
+    `,
+  },
 ];

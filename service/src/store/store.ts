@@ -127,6 +127,8 @@ export interface DeliveryLogFilter {
 export interface DeliveryLogStore {
   /** Appends a log row that belongs to no delivery (the test endpoint's sends). */
   append(entry: AttemptLogEntry): Promise<void>;
+  /** The log rows of one delivery of the webhook, oldest first. */
+  attemptsOf(webhookId: string, deliveryId: string): Promise<LoggedAttempt[]>;
   /** Newest first. */
   list(
     webhookId: string,

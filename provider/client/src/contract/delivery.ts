@@ -23,6 +23,8 @@ export const DeliveryAttemptView = z.object({
   error: z.string().nullable(),
   /** The first 4 KiB of the response body. */
   response_body: z.string(),
+  /** The response's headers (as many as fit in 4 KiB); empty when no response came. jobhooks' own. */
+  response_headers: z.record(z.string(), z.string()),
   test: z.boolean(),
 });
 export type DeliveryAttemptView = z.infer<typeof DeliveryAttemptView>;
@@ -71,3 +73,27 @@ export const DeliveryLogQuery = PageQuery.extend({
   until: timeBound('until').optional(),
 });
 export type DeliveryLogQuery = z.output<typeof DeliveryLogQuery>;
+
+/**
+ * One delivery as sent (docs/api-contract.md#11-delivery-log-and-redelivery): the request every attempt made, its
+ * signatures and per-attempt headers described rather than shown, and each attempt with what the endpoint answered.
+ */
+export const DeliveryDetail = z.object({
+  id: z.string(),
+  webhook_id: z.string(),
+  event_id: z.string(),
+  event_type: EventType,
+  state: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
+  attempts: z.number().int(),
+  request: z.object({
+    method: z.literal('POST'),
+    /** The webhook's URL now (attempts went to the URL of their time). */
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    /** The exact bytes every attempt sent, as UTF-8 text. */
+    body: z.string(),
+  }),
+  /** Oldest first. */
+  attempt_log: z.array(DeliveryAttemptView),
+});
+export type DeliveryDetail = z.infer<typeof DeliveryDetail>;

@@ -5,6 +5,7 @@ import {
   COMMON_ERROR_RESPONSES,
   dataEnvelope,
   DeliveryAttemptView,
+  DeliveryDetail,
   DeliveryPathParams,
   ErrorEnvelope,
   listEnvelope,
@@ -40,6 +41,23 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
         request.query,
       );
       return pagedList(items, total, request.query);
+    },
+  });
+
+  app.get(`${DELIVERIES}/:delivery_id`, {
+    config: { access: 'read' },
+    schema: {
+      tags: TAGS,
+      summary: "A delivery as sent, with every attempt and what the endpoint answered (jobhooks' own)",
+      params: DeliveryPathParams,
+      response: { 200: dataEnvelope(DeliveryDetail), ...COMMON_ERROR_RESPONSES },
+    },
+    handler: async (request) => {
+      const { webhook_id, delivery_id } = request.params;
+      return {
+        data: await deliveryLog.detail(principalOf(request).account.id, webhook_id, delivery_id),
+        status: { code: 200 },
+      };
     },
   });
 
