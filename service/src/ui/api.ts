@@ -6,6 +6,8 @@ import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract/envel
 import type {
   CreatedWebhook,
   CreateWebhookBody,
+  EndedSecretOverlap,
+  RotatedSecret,
   WebhookDetail,
   WebhookSummary,
   TestResult,
@@ -126,6 +128,30 @@ export class Api {
 
   async remove(id: string): Promise<void> {
     await this.request('DELETE', `${this.webhooks}/subscription/${encodeURIComponent(id)}`);
+  }
+
+  /**
+   * A new secret, answered this once; the replaced one keeps signing for `overlapSeconds` (checked by the API, so
+   * a wrong entry is sent as typed and named by its field error). Sent once: fetch never repeats a POST.
+   */
+  async rotateSecret(id: string, overlapSeconds: number | string): Promise<RotatedSecret> {
+    return (
+      await this.request<{ data: RotatedSecret }>(
+        'POST',
+        `${this.webhooks}/subscription/${encodeURIComponent(id)}/secret/rotate`,
+        { overlap_seconds: overlapSeconds },
+      )
+    ).data;
+  }
+
+  /** Ends a rotation's overlap now: only the new secret signs from then on. */
+  async endSecretOverlap(id: string): Promise<EndedSecretOverlap> {
+    return (
+      await this.request<{ data: EndedSecretOverlap }>(
+        'DELETE',
+        `${this.webhooks}/subscription/${encodeURIComponent(id)}/secret/previous`,
+      )
+    ).data;
   }
 
   async test(id: string): Promise<TestResult> {

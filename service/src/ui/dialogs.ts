@@ -1,5 +1,7 @@
 // Modal dialogs on the native <dialog> element: focus is trapped and Escape closes them, for free.
+import { ApiProblem } from './api';
 import { h, uniqueId } from './dom';
+import { overlapSecondsOf, SECRET_OVERLAP_HOURS } from './format';
 
 function modal(label: string, ...content: Node[]): HTMLDialogElement {
   const titleId = uniqueId('dialog-title');
@@ -22,8 +24,17 @@ export function confirmAction(title: string, text: string, confirmLabel: string)
   });
 }
 
-/** Shows a new webhook's signing secret, the one time the API returns it. */
-export function showSecretOnce(webhookName: string, secret: string): Promise<void> {
+export interface SecretOnceOptions {
+  /** The dialog's title; "Signing secret of NAME" when omitted. */
+  title?: string;
+  /** Replaces the sentence after "cannot be shown again", which says what the secret verifies. */
+  storeHint?: string;
+  /** What the new secret means for the receivers, beneath the warning. */
+  explanation?: Node[];
+}
+
+/** Shows a signing secret the one time the API returns it: after create, and after a rotation. */
+export function showSecretOnce(webhookName: string, secret: string, options: SecretOnceOptions = {}): Promise<void> {
   return new Promise((resolve) => {
     const field = h('input', {
       type: 'text',
@@ -37,12 +48,15 @@ export function showSecretOnce(webhookName: string, secret: string): Promise<voi
     const copy = h('button', { type: 'button' }, 'Copy secret');
     const done = h('button', { type: 'button', class: 'primary' }, 'I have stored the secret');
     const dialog = modal(
-      `Signing secret of ${webhookName}`,
+      options.title ?? `Signing secret of ${webhookName}`,
       h(
         'p',
         { class: 'warning-text' },
-        'This secret is shown only now and cannot be shown again. Store it where your receiver can read it: it verifies the Authorization header of every delivery.',
+        'This secret is shown only now and cannot be shown again. ',
+        options.storeHint ??
+          'Store it where your receiver can read it: it verifies the Authorization header of every delivery.',
       ),
+      ...(options.explanation ?? []),
       h('label', { for: field.id }, 'Signing secret'),
       field,
       copyStatus,
@@ -60,5 +74,92 @@ export function showSecretOnce(webhookName: string, secret: string): Promise<voi
     done.addEventListener('click', () => dialog.close());
     dialog.addEventListener('close', () => resolve());
     field.select();
+  });
+}
+
+/**
+ * Asks whether to rotate a webhook's secret and for how long the old one keeps signing, in hours, then rotates
+ * with `rotate`. The API checks the overlap (the contract's RotateSecretBody): its field error is shown at the
+ * field and the dialog stays open. Resolves with the rotation, or null when the person cancels; rejects with any
+ * other failure. The dialog stays open while the rotation is under way, and should it close anyway the rotation's
+ * answer still resolves: a new secret, answered once, is never dropped.
+ */
+export function askToRotate<T>(
+  webhookName: string,
+  rotate: (overlapSeconds: number | string) => Promise<T>,
+): Promise<T | null> {
+  return new Promise((resolve, reject) => {
+    const hint = h(
+      'p',
+      { class: 'hint', id: uniqueId('hint') },
+      `How long the old secret keeps signing: 0 to ${SECRET_OVERLAP_HOURS.max} hours (7 days). With 0 it stops at once, and ` +
+        'receivers that do not have the new secret yet reject every delivery.',
+    );
+    const error = h('p', { class: 'field-error', id: uniqueId('error'), hidden: true });
+    const hours = h('input', {
+      type: 'number',
+      id: uniqueId('field'),
+      name: 'overlap_hours',
+      value: String(SECRET_OVERLAP_HOURS.default),
+      min: 0,
+      max: SECRET_OVERLAP_HOURS.max,
+      step: 'any',
+      inputmode: 'decimal',
+      'aria-describedby': `${hint.id} ${error.id}`,
+    });
+    const cancel = h('button', { type: 'button', autofocus: true }, 'Cancel');
+    const confirm = h('button', { type: 'submit', class: 'primary' }, 'Rotate secret');
+    const form = h(
+      'form',
+      { class: 'in-dialog', novalidate: true },
+      h('div', { class: 'field' }, h('label', { for: hours.id }, 'Overlap in hours'), hint, hours, error),
+      h('div', { class: 'actions' }, confirm, cancel),
+    );
+    const dialog = modal(
+      `Rotate the secret of ${webhookName}?`,
+      h(
+        'p',
+        {},
+        'A new signing secret replaces the current one. For the overlap you choose, the old secret keeps signing ' +
+          'beside the new one, so receivers keep verifying every delivery while you give them the new secret.',
+      ),
+      form,
+    );
+    let pending = false;
+    // Escape must not hide the dialog while the new secret is on its way.
+    dialog.addEventListener('cancel', (event) => {
+      if (pending) event.preventDefault();
+    });
+    dialog.addEventListener('close', () => {
+      if (!pending) resolve(null);
+    });
+    cancel.addEventListener('click', () => dialog.close('cancel'));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      pending = true;
+      confirm.disabled = true;
+      cancel.disabled = true;
+      rotate(overlapSecondsOf(hours.value)).then(
+        (rotated) => {
+          resolve(rotated);
+          dialog.close('rotated');
+        },
+        (problem: unknown) => {
+          pending = false;
+          confirm.disabled = false;
+          cancel.disabled = false;
+          const messages = problem instanceof ApiProblem ? (problem.fieldErrors['overlap_seconds'] ?? []) : [];
+          if (messages.length === 0 || !dialog.open) {
+            reject(problem);
+            dialog.close();
+            return;
+          }
+          error.textContent = messages.join(' ');
+          error.hidden = false;
+          hours.setAttribute('aria-invalid', 'true');
+          hours.focus();
+        },
+      );
+    });
   });
 }

@@ -39,3 +39,11 @@ export function uniqueId(prefix: string): string {
   nextId += 1;
   return `${prefix}-${nextId}`;
 }
+
+/** Runs an action with its button disabled, so a double click cannot send it twice. */
+export function busy(button: HTMLButtonElement, action: () => Promise<void>): void {
+  button.disabled = true;
+  action().finally(() => {
+    button.disabled = false;
+  });
+}

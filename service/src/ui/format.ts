@@ -1,5 +1,6 @@
 // How the UI words times and statuses: pure functions of the API's values.
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
+import { LIMITS } from '@jobhooks/client/contract/limits';
 
 /** API timestamps are microseconds since the Unix epoch, as digit strings. */
 export function dateOf(microseconds: string): Date {
@@ -75,4 +76,22 @@ export function circuitNotice(
     };
   }
   return null;
+}
+
+/**
+ * The contract's overlap default and maximum, in hours, for the rotation dialog's field (from limits.ts, which has
+ * no zod: the page stays free of the schema library). The API checks the overlap with the contract's RotateSecretBody.
+ */
+export const SECRET_OVERLAP_HOURS = {
+  default: LIMITS.secretOverlapDefaultSeconds / 3600,
+  max: LIMITS.secretOverlapMaxSeconds / 3600,
+} as const;
+
+/**
+ * What the overlap field sends as `overlap_seconds`: a number of hours as whole seconds; anything else as typed,
+ * for the API to name the problem (an empty field is not read as 0, which would end the old secret at once).
+ */
+export function overlapSecondsOf(hoursText: string): number | string {
+  const hours = hoursText.trim() === '' ? Number.NaN : Number(hoursText);
+  return Number.isFinite(hours) ? Math.round(hours * 3600) : hoursText;
 }

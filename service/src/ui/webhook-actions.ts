@@ -1,18 +1,12 @@
 // The buttons that act on one webhook (list card and details page alike): active switch, reactivate,
-// edit, send test, delete. None is drawn for a token that cannot write.
+// edit, send test, rotate secret (and end its overlap while one lasts), delete. None is drawn for a token that
+// cannot write.
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import { fieldsOf } from './api';
 import type { UiContext } from './context';
 import { confirmAction } from './dialogs';
-import { h } from './dom';
-
-/** Runs an action with its button disabled, so a double click cannot send it twice. */
-function busy(button: HTMLButtonElement, action: () => Promise<void>): void {
-  button.disabled = true;
-  action().finally(() => {
-    button.disabled = false;
-  });
-}
+import { busy, h } from './dom';
+import { endOverlapButton, rotateSecretButton } from './secret-actions';
 
 /** A PUT of the webhook as read with `changes`, then a message and a redraw. */
 function onClickUpdate(
@@ -131,6 +125,8 @@ export function webhookActions(ctx: UiContext, webhook: WebhookDetail, handlers:
     webhook.archived ? reactivateButton(ctx, webhook, handlers.changed) : activeSwitch(ctx, webhook, handlers.changed),
     h('a', { class: 'button', href: `#/webhooks/${encodeURIComponent(webhook.id)}/edit` }, 'Edit'),
     testButton(ctx, webhook, result),
+    rotateSecretButton(ctx, webhook, handlers.changed),
+    webhook.previous_secret_expires_at !== undefined && endOverlapButton(ctx, webhook, handlers.changed),
     deleteButton(ctx, webhook, handlers.deleted),
   );
   return [bar, result];

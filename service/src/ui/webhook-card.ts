@@ -1,6 +1,8 @@
 // One webhook's facts: name, endpoint, event types, jobs, state, and its latest HTTP status or the
 // Archived badge in its place (docs/decisions.md#5-archived-state-in-the-api), with the endpoint's circuit
-// breaker beside it while it is not sending normally (docs/decisions.md#19-delivery-concurrency-and-leases).
+// breaker beside it while it is not sending normally (docs/decisions.md#19-delivery-concurrency-and-leases), and,
+// while a secret rotation's overlap lasts, until when the old secret still signs
+// (docs/api-contract.md#15-secret-rotation).
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import { h } from './dom';
 import { circuitNotice, dateOf, isSuccessStatus, jobsText, latestStatusText, localTime, stateOf } from './format';
@@ -26,9 +28,19 @@ function circuitBadge(webhook: WebhookDetail): HTMLElement | null {
   );
 }
 
-/** The header's badges: the latest status (or Archived), then the circuit's state when it has one to show. */
+/** While a rotation's overlap lasts: the old secret signs beside the new one until then. */
+function overlapBadge(webhook: WebhookDetail): HTMLElement | null {
+  const until = webhook.previous_secret_expires_at;
+  if (until === undefined) return null;
+  return h('span', { class: 'badge overlap neutral' }, 'Old secret valid until ', timeElement(until, true));
+}
+
+/**
+ * The header's badges: the latest status (or Archived), then the circuit's state when it has one to show, then a
+ * rotation's overlap while it lasts.
+ */
 export function webhookBadges(webhook: WebhookDetail): HTMLElement {
-  return h('div', { class: 'badges' }, statusBadge(webhook), circuitBadge(webhook));
+  return h('div', { class: 'badges' }, statusBadge(webhook), circuitBadge(webhook), overlapBadge(webhook));
 }
 
 export function timeElement(microseconds: string, withZone = false): HTMLTimeElement {
@@ -49,6 +61,7 @@ export function webhookFacts(webhook: WebhookDetail, detailed = false): HTMLElem
     ...fact('Jobs', jobsText(webhook.job_ids)),
     ...fact('State', state === 'archived' ? 'Archived (not sending)' : state === 'active' ? 'Active' : 'Inactive'),
     ...(detailed ? circuitFact(webhook) : []),
+    ...(detailed ? overlapFact(webhook) : []),
     ...fact('Last dispatch', webhook.dispatched_at ? timeElement(webhook.dispatched_at) : 'Never'),
     ...(webhook.archived && webhook.archived_at
       ? fact(
@@ -71,4 +84,17 @@ export function webhookFacts(webhook: WebhookDetail, detailed = false): HTMLElem
 function circuitFact(webhook: WebhookDetail): HTMLElement[] {
   const notice = circuitNotice(webhook);
   return notice === null ? [] : fact('Sending', notice.explanation);
+}
+
+/** What an overlap means for each signature, on the detail view; the badge gives only its end. */
+function overlapFact(webhook: WebhookDetail): HTMLElement[] {
+  const until = webhook.previous_secret_expires_at;
+  if (until === undefined) return [];
+  return fact(
+    'Signing secret',
+    'Rotated. Until ',
+    timeElement(until, true),
+    ' the old secret still signs: the Authorization header (dbt’s scheme) with the old secret, webhook-signature ' +
+      '(Standard Webhooks) with both. Then the new secret alone signs; End overlap now makes that happen at once.',
+  );
 }

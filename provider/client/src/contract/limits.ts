@@ -9,6 +9,10 @@ export const LIMITS = {
   pageLimitDefault: 10,
   pageLimitMax: 100,
   idempotencyKeyMaxChars: 255,
+  /** The longest overlap a secret rotation may ask for: a week. */
+  secretOverlapMaxSeconds: 7 * 24 * 60 * 60,
+  /** The overlap when a rotation names none: a day, for receivers to take the new secret. */
+  secretOverlapDefaultSeconds: 24 * 60 * 60,
   /** Idempotency-Key replays are honoured for this long. */
   idempotencyWindowMicros: 24 * 60 * 60 * 1_000_000,
 } as const;

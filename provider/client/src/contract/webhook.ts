@@ -164,10 +164,9 @@ export type TestResult = z.infer<typeof TestResult>;
 export const AccountPathParams = z.object({ account_id: z.string() });
 export const WebhookPathParams = z.object({ account_id: z.string(), webhook_id: z.string() });
 
-/** The longest overlap a rotation may ask for: a week. */
-export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
-/** The overlap when a rotation names none: a day, for receivers to take the new secret. */
-export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 60 * 60;
+// In limits.ts, which has no zod, so that the web UI can read them without bundling the schema library.
+export const MAX_SECRET_OVERLAP_SECONDS = LIMITS.secretOverlapMaxSeconds;
+export const DEFAULT_SECRET_OVERLAP_SECONDS = LIMITS.secretOverlapDefaultSeconds;
 
 /**
  * The body of a secret rotation (jobhooks' own endpoint, docs/api-contract.md#15-secret-rotation): how long the
