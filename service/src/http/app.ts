@@ -1,12 +1,11 @@
 // Builds the Fastify app (never listens): JSON parsing, error envelope, OpenAPI, access control, routes and the web UI.
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { AccountService } from '../accounts/account-service';
 import type { RateLimiter } from '../accounts/rate-limit-policy';
 import type { SignInThrottle } from '../accounts/sign-in-throttle';
 import { LIMITS } from '@jobhooks/client/contract';
-import { VERSION } from '../core/version';
 import type { Registry } from 'prom-client';
 import type { DeliveryLogService } from '../delivery/delivery-log-service';
 import type { IngestionService } from '../events/ingestion-service';
@@ -15,6 +14,7 @@ import type { WebhookService } from '../webhooks/webhook-service';
 import { accessControlPlugin } from './access-control';
 import { frameworkErrorHandler, registerErrorEnvelope } from './error-envelope';
 import { registerJsonBodyParser } from './json-body';
+import { OPENAPI_OPTIONS } from './openapi';
 import { responseSerializerCompiler } from './response-serializer';
 import { accountRoutes } from './routes/accounts';
 import { deliveryRoutes } from './routes/deliveries';
@@ -72,23 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  await app.register(fastifySwagger, {
-    openapi: {
-      info: { title: 'jobhooks webhooks management API', version: VERSION },
-      components: {
-        securitySchemes: {
-          token: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Authorization',
-            description: '"Token <api token>" or "Bearer <api token>"',
-          },
-        },
-      },
-      security: [{ token: [] }],
-    },
-    transform: jsonSchemaTransform,
-  });
+  await app.register(fastifySwagger, OPENAPI_OPTIONS);
   await app.register(accessControlPlugin, {
     accounts: deps.accounts,
     rateLimiter: deps.rateLimiter,

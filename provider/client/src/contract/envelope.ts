@@ -2,14 +2,20 @@
 // schemas and builders.
 import { z } from 'zod';
 
-export const OkStatus = z.object({ code: z.number().int() });
+export const OkStatus = z
+  .object({ code: z.number().int() })
+  .meta({ id: 'OkStatus', description: 'The status of a successful answer: its HTTP status code.' });
 
 export function dataEnvelope<T extends z.ZodType>(data: T) {
   return z.object({ data, status: OkStatus });
 }
 
-export const Pagination = z.object({ total_count: z.number().int(), count: z.number().int() });
-export const PageFilters = z.object({ offset: z.number().int(), limit: z.number().int() });
+export const Pagination = z
+  .object({ total_count: z.number().int(), count: z.number().int() })
+  .meta({ id: 'Pagination', description: 'How many items match in all, and how many this page holds.' });
+export const PageFilters = z
+  .object({ offset: z.number().int(), limit: z.number().int() })
+  .meta({ id: 'PageFilters', description: 'The paging this page was read with.' });
 
 export function listEnvelope<T extends z.ZodType>(item: T) {
   return z.object({
@@ -34,16 +40,23 @@ export function pagedList<T>(items: T[], total: number, filters: { offset: numbe
 export const FieldErrors = z.record(z.string(), z.array(z.string()));
 export type FieldErrors = z.infer<typeof FieldErrors>;
 
-export const ErrorEnvelope = z.object({
-  data: z.null(),
-  status: z.object({
-    code: z.number().int(),
-    is_success: z.literal(false),
-    user_message: z.string(),
-    developer_message: z.string(),
-  }),
-  extra: z.object({ field_errors: FieldErrors }).optional(),
-});
+export const ErrorEnvelope = z
+  .object({
+    data: z.null(),
+    status: z.object({
+      code: z.number().int(),
+      is_success: z.literal(false),
+      user_message: z.string(),
+      developer_message: z.string(),
+    }),
+    extra: z.object({ field_errors: FieldErrors }).optional(),
+  })
+  .meta({
+    id: 'ErrorEnvelope',
+    description:
+      'Every error: status.code is the HTTP status, developer_message a stable code, user_message for people; ' +
+      'extra.field_errors only on validation errors.',
+  });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 /** Error statuses every authenticated route can answer with; each route adds its own. */

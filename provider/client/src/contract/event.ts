@@ -7,36 +7,55 @@ import { EventType, type EventType as EventTypeName } from './vocabulary';
 const IsoTimestamp = z.iso.datetime({ offset: false });
 
 /** Run details as ingestion takes them; the per-event-type timestamps are checked by RunEvent. */
-export const RunDetails = z.object({
-  // Digits, because webhooks filter on integer job ids and the payload carries the id as a string.
-  jobId: z.string().regex(/^[1-9]\d{0,15}$/, 'jobId must be a positive whole number written as a string'),
-  jobName: z.string().max(1024),
-  runId: z.string().min(1).max(64),
-  environmentId: z.string().max(64),
-  environmentName: z.string().max(1024),
-  dbtVersion: z.string().max(64),
-  projectName: z.string().max(1024),
-  projectId: z.string().max(64),
-  runStatus: z.string().max(64),
-  runStatusCode: z.number().int(),
-  runStatusMessage: z.string().max(4096),
-  runReason: z.string().max(4096),
-  runStartedAt: IsoTimestamp,
-  runFinishedAt: IsoTimestamp.optional(),
-  runErroredAt: IsoTimestamp.optional(),
-});
+export const RunDetails = z
+  .object({
+    // Digits, because webhooks filter on integer job ids and the payload carries the id as a string.
+    jobId: z.string().regex(/^[1-9]\d{0,15}$/, 'jobId must be a positive whole number written as a string'),
+    jobName: z.string().max(1024),
+    runId: z.string().min(1).max(64),
+    environmentId: z.string().max(64),
+    environmentName: z.string().max(1024),
+    dbtVersion: z.string().max(64),
+    projectName: z.string().max(1024),
+    projectId: z.string().max(64),
+    runStatus: z.string().max(64),
+    runStatusCode: z.number().int(),
+    runStatusMessage: z.string().max(4096),
+    runReason: z.string().max(4096),
+    runStartedAt: IsoTimestamp,
+    runFinishedAt: IsoTimestamp.optional(),
+    runErroredAt: IsoTimestamp.optional(),
+  })
+  .meta({
+    id: 'RunDetails',
+    description: 'The job run an event is about; runFinishedAt and runErroredAt are required by one event type each.',
+  });
 export type RunDetails = z.infer<typeof RunDetails>;
 
 /** The JSON envelope each endpoint receives. `data.test` is present only on deliveries of the test endpoint. */
-export const DeliveryPayload = z.object({
-  accountId: z.number().int(),
-  webhookId: z.string(),
-  eventId: z.string(),
-  timestamp: z.string(),
-  eventType: EventType,
-  webhookName: z.string(),
-  data: RunDetails.extend({ test: z.literal(true).optional() }),
-});
+export const DeliveryPayload = z
+  .object({
+    accountId: z.number().int().meta({ description: 'The account.' }),
+    webhookId: z.string().meta({ description: 'The receiving webhook.' }),
+    eventId: z
+      .string()
+      .meta({ description: 'wev_...; the same for every webhook the event goes to, and on every attempt.' }),
+    timestamp: z
+      .string()
+      .meta({ description: 'When the event was taken in: ISO 8601 UTC with nine fractional digits.' }),
+    eventType: EventType,
+    webhookName: z.string().meta({ description: "The webhook's name when the event was taken in." }),
+    data: RunDetails.extend({
+      test: z.literal(true).optional().meta({ description: 'Present, and true, only on sends of the test endpoint.' }),
+    }).meta({
+      description:
+        'The run fields as ingested; runFinishedAt only in job.run.completed, runErroredAt only in job.run.errored.',
+    }),
+  })
+  .meta({
+    id: 'DeliveryPayload',
+    description: "The JSON body every delivery attempt POSTs to the webhook's client_url, its fields in this order.",
+  });
 export type DeliveryPayload = z.infer<typeof DeliveryPayload>;
 
 /**
@@ -79,16 +98,22 @@ export const IngestEventBody = z
         message: `runStatusCode must be one of ${rules.statusCodes.join(', ')} for ${body.event_type}`,
       });
     }
+  })
+  .meta({
+    id: 'IngestEventBody',
+    description: 'One job-run event: its type and the run. Each type requires its own timestamp and run status codes.',
   });
 export type IngestEventBody = z.output<typeof IngestEventBody>;
 
-export const IngestedEvent = z.object({
-  event_id: z.string(),
-  /** Deliveries queued for sending. */
-  deliveries: z.number().int(),
-  /** Deliveries recorded as skipped because their webhook is archived. */
-  skipped: z.number().int(),
-  /** True when this run and event type were already taken in: nothing new was queued. */
-  duplicate: z.boolean(),
-});
+export const IngestedEvent = z
+  .object({
+    event_id: z.string(),
+    /** Deliveries queued for sending. */
+    deliveries: z.number().int(),
+    /** Deliveries recorded as skipped because their webhook is archived. */
+    skipped: z.number().int(),
+    /** True when this run and event type were already taken in: nothing new was queued. */
+    duplicate: z.boolean(),
+  })
+  .meta({ id: 'IngestedEvent', description: 'The event taken in, and how many deliveries it queued or skipped.' });
 export type IngestedEvent = z.infer<typeof IngestedEvent>;

@@ -4,7 +4,7 @@ import { EVENT_TYPES, PERMISSION_SETS, PLANS } from './closed-lists';
 
 export * from './closed-lists';
 
-export const EventType = z.enum(EVENT_TYPES);
+export const EventType = z.enum(EVENT_TYPES).meta({ id: 'EventType', description: 'The kind of job-run event.' });
 export type EventType = z.infer<typeof EventType>;
 
 export const Plan = z.enum(PLANS);

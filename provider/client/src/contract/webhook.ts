@@ -80,23 +80,33 @@ const WebhookFields = z.object({
 
 const BODY_MUST_BE_OBJECT = { error: 'the request body must be a JSON object with the webhook fields' };
 
-export const CreateWebhookBody = z.object(
-  {
-    ...WebhookFields.shape,
-    id: z.string().max(0, 'id is assigned by the server: omit it or send an empty string').nullish(),
-  },
-  BODY_MUST_BE_OBJECT,
-);
+export const CreateWebhookBody = z
+  .object(
+    {
+      ...WebhookFields.shape,
+      id: z.string().max(0, 'id is assigned by the server: omit it or send an empty string').nullish(),
+    },
+    BODY_MUST_BE_OBJECT,
+  )
+  .meta({
+    id: 'CreateWebhookBody',
+    description: 'A new webhook: its name, endpoint and event types, and optionally a description, job ids and active.',
+  });
 export type CreateWebhookBody = z.output<typeof CreateWebhookBody>;
 
-export const UpdateWebhookBody = z.object(
-  {
-    ...WebhookFields.shape,
-    // Checked against the path by the service: it may be empty or repeat the webhook's own id.
-    id: z.string().max(64, 'id does not name this webhook').nullish(),
-  },
-  BODY_MUST_BE_OBJECT,
-);
+export const UpdateWebhookBody = z
+  .object(
+    {
+      ...WebhookFields.shape,
+      // Checked against the path by the service: it may be empty or repeat the webhook's own id.
+      id: z.string().max(64, 'id does not name this webhook').nullish(),
+    },
+    BODY_MUST_BE_OBJECT,
+  )
+  .meta({
+    id: 'UpdateWebhookBody',
+    description: 'A full replacement of the webhook: an omitted optional field takes its default, as on create.',
+  });
 export type UpdateWebhookBody = z.output<typeof UpdateWebhookBody>;
 
 /** What create and update store; the same for both once defaults are applied. */
@@ -105,25 +115,30 @@ export type WebhookValues = z.output<typeof WebhookFields>;
 const Digits = z.string().regex(/^\d+$/);
 
 /** Fields every webhook response carries (the update response is exactly these). */
-export const WebhookSummary = z.object({
-  id: z.string(),
-  account_identifier: z.string(),
-  name: z.string(),
-  description: z.string(),
-  job_ids: z.array(z.string()),
-  event_types: z.array(EventType),
-  client_url: z.string(),
-  active: z.boolean(),
-  created_at: Digits,
-  updated_at: Digits,
-  http_status_code: z.string(),
-  account_id: z.string(),
-  // jobhooks' own, like archived_at and archived_reason (docs/decisions.md#5-archived-state-in-the-api): dbt Cloud
-  // sends none of them, and a client must still read its webhooks.
-  archived: z.boolean().optional(),
-  archived_at: Digits.optional(),
-  archived_reason: z.string().optional(),
-});
+export const WebhookSummary = z
+  .object({
+    id: z.string(),
+    account_identifier: z.string(),
+    name: z.string(),
+    description: z.string(),
+    job_ids: z.array(z.string()),
+    event_types: z.array(EventType),
+    client_url: z.string(),
+    active: z.boolean(),
+    created_at: Digits,
+    updated_at: Digits,
+    http_status_code: z.string(),
+    account_id: z.string(),
+    // jobhooks' own, like archived_at and archived_reason (docs/decisions.md#5-archived-state-in-the-api): dbt Cloud
+    // sends none of them, and a client must still read its webhooks.
+    archived: z.boolean().optional(),
+    archived_at: Digits.optional(),
+    archived_reason: z.string().optional(),
+  })
+  .meta({
+    id: 'WebhookSummary',
+    description: 'A webhook as every response shows it; the update response is exactly this.',
+  });
 export type WebhookSummary = z.infer<typeof WebhookSummary>;
 
 /** How the webhook's endpoint has been answering this service: closed (sending), open (holding back), probing. */
@@ -142,23 +157,33 @@ export const WebhookDetail = WebhookSummary.extend({
   delivery_circuit_open_until: Digits.optional(),
   // While a rotation's overlap lasts: when the replaced secret stops signing (docs/api-contract.md#15-secret-rotation).
   previous_secret_expires_at: Digits.optional(),
+}).meta({
+  id: 'WebhookDetail',
+  description: 'A webhook as get and list show it: the summary, with its dispatch state and circuit.',
 });
 export type WebhookDetail = z.infer<typeof WebhookDetail>;
 
 /** Only the create response carries the secret. */
-export const CreatedWebhook = WebhookSummary.extend({ hmac_secret: z.string() });
+export const CreatedWebhook = WebhookSummary.extend({ hmac_secret: z.string() }).meta({
+  id: 'CreatedWebhook',
+  description: 'The created webhook with its hmac_secret, which no other response shows.',
+});
 export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
 
-export const DeletedWebhook = z.object({
-  data: z.object({ id: z.string() }),
-  status: z.object({ code: z.number().int(), is_success: z.literal(true) }),
-});
+export const DeletedWebhook = z
+  .object({
+    data: z.object({ id: z.string() }),
+    status: z.object({ code: z.number().int(), is_success: z.literal(true) }),
+  })
+  .meta({ id: 'DeletedWebhook', description: 'The answer to a delete: the id of the webhook that was deleted.' });
 
 /** The result of the test endpoint (docs/decisions.md#10-the-test-endpoint). */
-export const TestResult = z.object({
-  verification_error: z.string().nullable(),
-  verification_status_code: z.string(),
-});
+export const TestResult = z
+  .object({
+    verification_error: z.string().nullable(),
+    verification_status_code: z.string(),
+  })
+  .meta({ id: 'TestResult', description: "What the webhook's endpoint answered to the test send." });
 export type TestResult = z.infer<typeof TestResult>;
 
 export const AccountPathParams = z.object({ account_id: z.string() });
@@ -186,16 +211,27 @@ export const RotateSecretBody = z
     { error: 'the request body must be a JSON object' },
   )
   .nullish()
-  .transform((value) => value ?? { overlap_seconds: DEFAULT_SECRET_OVERLAP_SECONDS });
+  .transform((value) => value ?? { overlap_seconds: DEFAULT_SECRET_OVERLAP_SECONDS })
+  .meta({
+    id: 'RotateSecretBody',
+    description: 'How long the replaced secret keeps signing beside the new one; an empty body takes a day.',
+  });
 
 /** A rotation's answer: the new secret (shown this once) and when the replaced one stops signing. */
-export const RotatedSecret = z.object({
-  id: z.string(),
-  hmac_secret: z.string(),
-  previous_secret_expires_at: Digits.nullable(),
-});
+export const RotatedSecret = z
+  .object({
+    id: z.string(),
+    hmac_secret: z.string(),
+    previous_secret_expires_at: Digits.nullable(),
+  })
+  .meta({
+    id: 'RotatedSecret',
+    description: 'The new secret, shown this once, and when the replaced one stops signing (null: it already has).',
+  });
 export type RotatedSecret = z.infer<typeof RotatedSecret>;
 
 /** The answer to ending an overlap early: the replaced secret no longer signs anything. */
-export const EndedSecretOverlap = z.object({ id: z.string(), previous_secret_expires_at: z.null() });
+export const EndedSecretOverlap = z
+  .object({ id: z.string(), previous_secret_expires_at: z.null() })
+  .meta({ id: 'EndedSecretOverlap', description: 'The overlap has ended: only the new secret signs.' });
 export type EndedSecretOverlap = z.infer<typeof EndedSecretOverlap>;

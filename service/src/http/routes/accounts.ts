@@ -9,6 +9,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     config: { access: 'account' },
     schema: {
       tags: ['accounts'],
+      operationId: 'listAccounts',
       summary: 'List the accounts this token can access',
       response: { 200: dataEnvelope(z.array(AccountView)), ...COMMON_ERROR_RESPONSES },
     },

@@ -29,6 +29,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
     config: { access: 'read' },
     schema: {
       tags: TAGS,
+      operationId: 'listDeliveries',
       summary: 'List the delivery attempts of the last 7 days, newest first',
       params: WebhookPathParams,
       querystring: DeliveryLogQuery,
@@ -48,6 +49,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
     config: { access: 'read' },
     schema: {
       tags: TAGS,
+      operationId: 'getDelivery',
       summary: "A delivery as sent, with every attempt and what the endpoint answered (jobhooks' own)",
       params: DeliveryPathParams,
       response: { 200: dataEnvelope(DeliveryDetail), ...COMMON_ERROR_RESPONSES },
@@ -65,6 +67,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
     config: { access: 'write' },
     schema: {
       tags: TAGS,
+      operationId: 'retryDelivery',
       summary: 'Send a finished delivery again, once, now',
       params: DeliveryPathParams,
       response: { 200: dataEnvelope(DeliveryAttemptView), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },
@@ -82,6 +85,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
     config: { access: 'write' },
     schema: {
       tags: TAGS,
+      operationId: 'recoverDeliveries',
       summary: "Send every failed delivery of a time window once more, in order (jobhooks' own)",
       params: WebhookPathParams,
       body: RecoverDeliveriesBody,

@@ -16,6 +16,7 @@ export const eventRoutes: FastifyPluginAsyncZod<{ ingestion: IngestionService }>
     config: { access: 'ingest' },
     schema: {
       tags: ['events'],
+      operationId: 'ingestEvent',
       summary: 'Take in a job-run event and queue a delivery to every matching webhook',
       description:
         'Idempotent on (account, run.runId, event_type): a repeat returns the first event id, queues nothing, and carries Idempotent-Replayed: true.',

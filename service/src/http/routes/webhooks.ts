@@ -34,6 +34,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
     config: { access: 'read' },
     schema: {
       tags: TAGS,
+      operationId: 'listWebhooks',
       summary: 'List subscriptions',
       params: AccountPathParams,
       querystring: PageQuery,
@@ -49,6 +50,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
     config: { access: 'write' },
     schema: {
       tags: TAGS,
+      operationId: 'createWebhook',
       summary: 'Create a subscription',
       description: 'Send an Idempotency-Key header to make a retried create return the same webhook for 24 hours.',
       params: AccountPathParams,
@@ -71,6 +73,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
     config: { access: 'read' },
     schema: {
       tags: TAGS,
+      operationId: 'getWebhook',
       summary: 'Get a subscription',
       params: WebhookPathParams,
       response: { 200: dataEnvelope(WebhookDetail), ...COMMON_ERROR_RESPONSES },
@@ -84,6 +87,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
     config: { access: 'write' },
     schema: {
       tags: TAGS,
+      operationId: 'updateWebhook',
       summary: 'Update a subscription (full replacement)',
       params: WebhookPathParams,
       body: UpdateWebhookBody,
@@ -101,6 +105,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
     config: { access: 'write' },
     schema: {
       tags: TAGS,
+      operationId: 'testWebhook',
       summary: 'Send a signed test event to the subscription',
       params: WebhookPathParams,
       response: { 200: dataEnvelope(TestResult), ...COMMON_ERROR_RESPONSES },
@@ -115,6 +120,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
     config: { access: 'write' },
     schema: {
       tags: TAGS,
+      operationId: 'rotateWebhookSecret',
       summary: "Rotate the subscription's secret, keeping the old one signing for an overlap (jobhooks' own)",
       params: WebhookPathParams,
       body: RotateSecretBody,
@@ -134,6 +140,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
     config: { access: 'write' },
     schema: {
       tags: TAGS,
+      operationId: 'endWebhookSecretOverlap',
       summary: "End a rotation's overlap now: only the new secret signs (jobhooks' own)",
       params: WebhookPathParams,
       response: { 200: dataEnvelope(EndedSecretOverlap), ...COMMON_ERROR_RESPONSES },
@@ -148,6 +155,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
     config: { access: 'write' },
     schema: {
       tags: TAGS,
+      operationId: 'deleteWebhook',
       summary: 'Delete a subscription',
       params: WebhookPathParams,
       response: { 200: DeletedWebhook, ...COMMON_ERROR_RESPONSES },
