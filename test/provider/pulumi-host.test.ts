@@ -127,6 +127,32 @@ test('check, create, read, diff, update and delete through the host, with the to
     hmacSecret: outs.hmacSecret,
   });
 
+  // A new secretRotation: an update in place that rotates the secret.
+  const before = updated.getProperties()!.toJavaScript() as Props;
+  const rotation = withProvider({ ...inputs, jobIds: [5], active: false, secretRotation: '2026-11' });
+  const rotationDiff = await rpc<providerProto.DiffResponse>((callback) =>
+    client.diff(
+      new providerProto.DiffRequest().setId(id).setUrn(URN).setOlds(struct(before)).setNews(struct(rotation)),
+      callback,
+    ),
+  );
+  expect(rotationDiff.getChanges()).toBe(providerProto.DiffResponse.DiffChanges.DIFF_SOME);
+  expect(rotationDiff.getReplacesList()).toEqual([]);
+  const rotated = await rpc<providerProto.UpdateResponse>((callback) =>
+    client.update(
+      new providerProto.UpdateRequest().setId(id).setUrn(URN).setOlds(struct(before)).setNews(struct(rotation)),
+      callback,
+    ),
+  );
+  const rotatedProps = rotated.getProperties()!.toJavaScript() as Props;
+  expect(rotatedProps).toMatchObject({
+    webhookId: id,
+    secretRotation: '2026-11',
+    previousSecretExpiresAt: expect.stringMatching(/^\d+$/),
+  });
+  expect(rotatedProps.hmacSecret).toMatch(/^[0-9a-f]{64}$/);
+  expect(rotatedProps.hmacSecret).not.toBe(outs.hmacSecret);
+
   await rpc<unknown>((callback) =>
     client.delete(
       new providerProto.DeleteRequest()

@@ -1,5 +1,6 @@
 // The Pulumi dynamic provider's methods called directly, as the engine would, against a real service.
 import type * as pulumi from '@pulumi/pulumi';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { createWebhooksClient } from '@jobhooks/client';
 import { resolveConnection } from '../../provider/pulumi/src/connection';
 import {
@@ -10,6 +11,7 @@ import {
 import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { isGenuine } from '../support/signature';
 import { waitFor } from '../support/wait';
 
 let h: Harness;
@@ -97,6 +99,65 @@ test('the full lifecycle: create, refresh, update in place, archive, reactivate,
 
   await provider.delete(created.id, reactivated);
   expect(await provider.read(created.id, reactivated)).toEqual({ id: '' });
+});
+
+test('a new secretRotation rotates hmacSecret in place: during the overlap both secrets sign, Authorization the old', async () => {
+  const created = await provider.create(declared());
+  const id = created.id;
+  const outs = created.outs as WebhookOutputs;
+  expect(outs.previousSecretExpiresAt).toBeNull();
+  const update = async (olds: WebhookOutputs, news: WebhookInputs) => {
+    expect(await provider.diff(id, olds, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    const next = (await provider.update(id, olds, news)).outs as WebhookOutputs;
+    expect((await provider.diff(id, next, news)).changes).toBe(false);
+    return next;
+  };
+
+  // The overlap alone rotates nothing.
+  const overlapOnly = await update(outs, declared({ secretOverlapSeconds: 3600 }));
+  expect(overlapOnly).toMatchObject({ hmacSecret: outs.hmacSecret, secretOverlapSeconds: 3600 });
+
+  // Set where there was none: a rotation, the webhook kept.
+  const news = declared({ secretOverlapSeconds: 3600, secretRotation: '2026-11' });
+  const rotated = await update(overlapOnly, news);
+  expect(rotated).toMatchObject({
+    webhookId: id,
+    secretRotation: '2026-11',
+    hmacSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
+  });
+  expect(rotated.hmacSecret).not.toBe(outs.hmacSecret);
+  expect(Number(rotated.previousSecretExpiresAt) / 1e6 - Date.now() / 1000).toBeCloseTo(3600, -2);
+  expect((await provider.read(id, rotated)).props).toEqual(rotated);
+
+  // A Standard Webhooks receiver verifies with the new secret, a dbt receiver still with the old one.
+  expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).test(id)).toMatchObject({
+    verification_status_code: '200',
+  });
+  const sent = receiver.requests.at(-1)!;
+  expect(String(sent.headers['webhook-signature']).split(' ')).toEqual([
+    expect.stringMatching(/^v1,/),
+    expect.stringMatching(/^v1,/),
+  ]);
+  expect(isGenuine(outs.hmacSecret, sent.body, sent.headers.authorization)).toBe(true);
+  const standard = new StandardWebhook(Buffer.from(rotated.hmacSecret).toString('base64'));
+  expect(() => standard.verify(sent.body.toString(), sent.headers as Record<string, string>)).not.toThrow();
+
+  // Another value rotates again (0: at once); removing it rotates nothing.
+  const again = await update(rotated, declared({ secretOverlapSeconds: 0, secretRotation: '2026-12' }));
+  expect(again.hmacSecret).not.toBe(rotated.hmacSecret);
+  expect(again.previousSecretExpiresAt).toBeNull();
+  const removed = await update(again, declared({ secretOverlapSeconds: 0 }));
+  expect(removed.hmacSecret).toBe(again.hmacSecret);
+  expect(removed).not.toHaveProperty('secretRotation');
+});
+
+test("check refuses an invalid secretOverlapSeconds with the rotation endpoint's own message", async () => {
+  expect((await provider.check({}, declared({ secretOverlapSeconds: 604801 }))).failures).toEqual([
+    { property: 'secretOverlapSeconds', reason: 'overlap_seconds must be at most 604800 (7 days)' },
+  ]);
+  expect((await provider.check({}, declared({ secretOverlapSeconds: -1 }))).failures).toEqual([
+    { property: 'secretOverlapSeconds', reason: 'overlap_seconds must not be negative' },
+  ]);
 });
 
 test('a webhook deleted outside Pulumi reads as gone, and deleting it again succeeds', async () => {

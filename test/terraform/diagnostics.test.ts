@@ -29,12 +29,16 @@ test('invalid values fail the plan at their attribute, with the API validation m
     `${providerBlock(hostUrl, ADMIN_TOKEN)}${webhook(`  name        = "bad"
   client_url  = "ftp://example.com/x"
   event_types = ["job.run.finished"]
-  job_ids     = [1.5]`)}`,
+  job_ids     = [1.5]
+  secret_overlap_seconds = 604801`)}`,
   );
   const plan = await workspace.must(['plan', '-input=false'], 1);
   expect(plan.stderr).toMatch(/Error: Invalid client_url[\s\S]*client_url\s+= "ftp:\/\/example\.com\/x"/);
   expect(plan.stderr).toMatch(/Error: Invalid event_types[\s\S]*job\.run\.finished/);
   expect(plan.stderr).toMatch(/Error: Invalid job_ids/);
+  expect(plan.stderr).toMatch(
+    /Error: Invalid secret_overlap_seconds[\s\S]*overlap_seconds must be at most 604800 \(7 days\)/,
+  );
 });
 
 test('values known only at apply are checked then, not at plan', async () => {

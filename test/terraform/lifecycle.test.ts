@@ -2,9 +2,11 @@
 // terraform binary through this project's provider against a real service on 127.0.0.1; plus archiving,
 // out-of-band deletion and import. After every apply a second plan must show no changes.
 import { createWebhooksClient } from '@jobhooks/client';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { isGenuine } from '../support/signature';
 import {
   createTerraformWorkspace,
   providerBlock,
@@ -194,6 +196,51 @@ test('a webhook deleted out of band leaves the state on refresh and is created a
   job_ids     = [7, 3]`);
   expect(again.id).not.toBe(created.id);
   expect(again.job_ids).toEqual([7, 3]);
+  await workspace.must(['destroy', '-auto-approve', '-input=false']);
+});
+
+test('a new secret_rotation rotates hmac_secret in place: during the overlap both secrets sign, Authorization the old', async () => {
+  receiver.respondWith(answer(200));
+  const declared = `  name                   = "rotating"
+  client_url             = "${receiver.url}/rotating"
+  event_types            = ["job.run.completed"]
+  secret_overlap_seconds = 3600`;
+  workspace.write('main.tf', webhookConfig(declared));
+  await workspace.must(['apply', '-auto-approve', '-input=false']);
+  const created = (await workspace.attributes(ADDRESS))!;
+  const id = created.id as string;
+  const oldSecret = created.hmac_secret as string;
+  expect(created).toMatchObject({ secret_rotation: null, previous_secret_expires_at: null });
+
+  // The plan: an update in place, the secret and its overlap known only after apply.
+  workspace.write('main.tf', webhookConfig(`${declared}\n  secret_rotation        = "2026-11"`));
+  await workspace.must(['plan', '-input=false', '-out=rotate.tfplan']);
+  const plan = JSON.parse((await workspace.must(['show', '-json', 'rotate.tfplan'])).stdout) as {
+    resource_changes: Array<{ change: { actions: string[]; after_unknown: Record<string, unknown> } }>;
+  };
+  expect(plan.resource_changes.map(({ change }) => change.actions)).toEqual([['update']]);
+  expect(plan.resource_changes[0]!.change.after_unknown).toMatchObject({
+    hmac_secret: true,
+    previous_secret_expires_at: true,
+  });
+  await workspace.must(['apply', '-input=false', 'rotate.tfplan']);
+  await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 0);
+  const rotated = (await workspace.attributes(ADDRESS))!;
+  expect(rotated).toMatchObject({ id, secret_rotation: '2026-11', secret_overlap_seconds: 3600 });
+  expect(rotated.hmac_secret).toMatch(/^[0-9a-f]{64}$/);
+  expect(rotated.hmac_secret).not.toBe(oldSecret);
+  expect(Number(rotated.previous_secret_expires_at) / 1e6 - Date.now() / 1000).toBeCloseTo(3600, -2);
+
+  // A Standard Webhooks receiver verifies with the new secret, a dbt receiver still with the old one.
+  expect(await api().test(id)).toMatchObject({ verification_status_code: '200' });
+  const sent = receiver.requests.at(-1)!;
+  expect(String(sent.headers['webhook-signature']).split(' ')).toEqual([
+    expect.stringMatching(/^v1,/),
+    expect.stringMatching(/^v1,/),
+  ]);
+  expect(isGenuine(oldSecret, sent.body, sent.headers.authorization)).toBe(true);
+  const standard = new StandardWebhook(Buffer.from(rotated.hmac_secret as string).toString('base64'));
+  expect(() => standard.verify(sent.body.toString(), sent.headers as Record<string, string>)).not.toThrow();
   await workspace.must(['destroy', '-auto-approve', '-input=false']);
 });
 

@@ -7,9 +7,11 @@ import { resolveProviderSettings } from '../../provider/terraform/src/provider-c
 import { terraformOnPath } from '../support/terraform';
 import { decodeDynamic, encodeDynamic, isWhollyKnown, UNKNOWN } from '../../provider/terraform/src/values';
 import {
+  applyWebhook,
   CLIENT_URL_WHILE_INACTIVE,
   planWebhook,
   validateWebhookConfig,
+  type WebhookApi,
 } from '../../provider/terraform/src/webhook-resource';
 
 const msgpack = (value: unknown) => ({ msgpack: encode(value) });
@@ -78,6 +80,9 @@ const state = {
   http_status_code: '200',
   hmac_secret: 'secret',
   account_identifier: 'act_1',
+  secret_rotation: 'a' as string | null,
+  secret_overlap_seconds: 60 as number | null,
+  previous_secret_expires_at: null as string | null,
 };
 const config = {
   ...state,
@@ -86,6 +91,7 @@ const config = {
   http_status_code: null,
   hmac_secret: null,
   account_identifier: null,
+  previous_secret_expires_at: null,
 };
 
 test.each([
@@ -100,9 +106,28 @@ test.each([
       http_status_code: UNKNOWN,
       hmac_secret: UNKNOWN,
       account_identifier: UNKNOWN,
+      previous_secret_expires_at: null,
     },
   ],
   ['no change: the prior state, status included', state, config, state],
+  [
+    'a new secret_rotation: the secret and its overlap unknown, nothing else',
+    { ...state, previous_secret_expires_at: '1700000000000000' },
+    { ...config, secret_rotation: 'b' },
+    { ...state, secret_rotation: 'b', hmac_secret: UNKNOWN, previous_secret_expires_at: UNKNOWN },
+  ],
+  [
+    'a secret_rotation set where there was none rotates',
+    { ...state, secret_rotation: null },
+    config,
+    { ...state, hmac_secret: UNKNOWN, previous_secret_expires_at: UNKNOWN },
+  ],
+  [
+    'removing secret_rotation, or changing only secret_overlap_seconds, rotates nothing',
+    state,
+    { ...config, secret_rotation: null, secret_overlap_seconds: 3600 },
+    { ...state, secret_rotation: null, secret_overlap_seconds: 3600 },
+  ],
   [
     'a change: ids and secret kept, status unknown',
     state,
@@ -138,6 +163,7 @@ test.each([
           http_status_code: prior.http_status_code,
           hmac_secret: prior.hmac_secret,
           account_identifier: prior.account_identifier,
+          previous_secret_expires_at: prior.previous_secret_expires_at,
         }),
   };
   expect(planWebhook(prior, proposed, configured)).toEqual({ planned: expected, diagnostics: [] });
@@ -154,6 +180,43 @@ test('plan: a new URL for a webhook that is inactive and stays inactive is an er
       attribute: { steps: [{ attribute_name: 'client_url' }] },
     }),
   ]);
+});
+
+test("secret_overlap_seconds is checked with the rotation endpoint's own rules and messages", () => {
+  const known = { name: 'x', client_url: 'https://example.com/a', event_types: ['job.run.completed'] };
+  expect(validateWebhookConfig({ ...known, secret_overlap_seconds: 604800 })).toEqual([]);
+  expect(validateWebhookConfig({ ...known, secret_overlap_seconds: UNKNOWN })).toEqual([]);
+  expect(validateWebhookConfig({ ...known, secret_overlap_seconds: 604801 })).toEqual([
+    {
+      severity: 'ERROR',
+      summary: 'Invalid secret_overlap_seconds',
+      detail: 'overlap_seconds must be at most 604800 (7 days)',
+      attribute: { steps: [{ attribute_name: 'secret_overlap_seconds' }] },
+    },
+  ]);
+  expect(validateWebhookConfig({ ...known, secret_overlap_seconds: 1.5 })[0]?.detail).toBe(
+    'overlap_seconds must be a whole number of seconds',
+  );
+});
+
+test('apply: a change of secret_overlap_seconds alone, or removing secret_rotation, makes no request', async () => {
+  const refuse = () => Promise.reject(new Error('no request expected'));
+  const api: WebhookApi = { create: refuse, get: refuse, update: refuse, delete: refuse, rotateSecret: refuse };
+  const planned = { ...state, secret_rotation: null, secret_overlap_seconds: 3600 };
+  expect(await applyWebhook(api, state, planned)).toEqual({ newState: planned, diagnostics: [] });
+});
+
+test('apply: a rotation that fails keeps the old secret and the old secret_rotation, so the next apply tries again', async () => {
+  const refuse = () => Promise.reject(new Error('unreachable'));
+  const api: WebhookApi = { create: refuse, get: refuse, update: refuse, delete: refuse, rotateSecret: refuse };
+  const { newState, diagnostics } = await applyWebhook(api, state, {
+    ...state,
+    secret_rotation: 'b',
+    hmac_secret: UNKNOWN,
+    previous_secret_expires_at: UNKNOWN,
+  });
+  expect(newState).toEqual(state);
+  expect(diagnostics).toEqual([expect.objectContaining({ summary: 'Unable to rotate the webhook secret' })]);
 });
 
 test('plan: destroy plans null', () => {

@@ -1,5 +1,6 @@
 // The lifecycle of a jobhooks webhook for Pulumi (check, diff, create, read, update, delete), over the typed
-// client and the service's own schemas. Loaded by the serialized shell in webhook.ts inside the provider host.
+// client and the service's own schemas, with jobhooks' own secret rotation (a new `secretRotation` value rotates
+// `hmacSecret` in place). Loaded by the serialized shell in webhook.ts inside the provider host.
 import type * as pulumi from '@pulumi/pulumi';
 import {
   createWebhooksClient,
@@ -10,7 +11,7 @@ import {
   webhookProblems,
   type WebhooksClient,
 } from '@jobhooks/client';
-import { WEBHOOK_DEFAULTS, type WebhookDetail, type WebhookSummary } from '@jobhooks/client/contract';
+import { RotateSecretBody, WEBHOOK_DEFAULTS, type WebhookDetail, type WebhookSummary } from '@jobhooks/client/contract';
 import { checkedConnection, type ConfigSource, type Connection, resolveConnection } from './connection';
 
 /** The API a resource talks to when it does not use the stack's: one program can manage several accounts. */
@@ -33,14 +34,24 @@ export interface WebhookInputs {
   adoptWebhookId?: string;
   /** This resource's own API connection (kept as a secret); the stack config's when omitted. */
   connection?: WebhookConnection;
+  /**
+   * jobhooks' own (dbt Cloud has no rotation): change it to any new value (e.g. '2026-11') to rotate `hmacSecret`
+   * in place. Set at create, or removed, it rotates nothing.
+   */
+  secretRotation?: string;
+  /** jobhooks' own: how long a rotation's replaced secret keeps signing, 0 to 604800 s; a day when omitted. */
+  secretOverlapSeconds?: number;
 }
 
-export interface WebhookOutputs extends Required<Omit<WebhookInputs, 'adoptWebhookId' | 'connection'>> {
-  adoptWebhookId?: string;
-  connection?: WebhookConnection;
+/** The inputs that are jobhooks' own and the server knows nothing of: outputs keep them as given. */
+type OwnInputs = 'adoptWebhookId' | 'connection' | 'secretRotation' | 'secretOverlapSeconds';
+
+export interface WebhookOutputs extends Required<Omit<WebhookInputs, OwnInputs>>, Pick<WebhookInputs, OwnInputs> {
   webhookId: string;
-  /** Known only when this stack created the webhook: the API shows a secret once. */
+  /** Known when this stack created the webhook or rotated its secret: the API shows a secret once. */
   hmacSecret: string;
+  /** While a rotation's overlap lasts, when the replaced secret stops signing (microseconds); null otherwise. */
+  previousSecretExpiresAt: string | null;
   httpStatusCode: string;
   accountIdentifier: string;
   archived: boolean;
@@ -70,10 +81,26 @@ function toApiInput(inputs: WebhookInputs): WebhookInput {
   };
 }
 
-/** What an output keeps of the inputs besides the webhook itself: where it lives and how it was adopted. */
-type Origin = Pick<WebhookInputs, 'adoptWebhookId' | 'connection'>;
+/** What an output keeps of the inputs besides the webhook itself: where it lives, how it was adopted, rotation. */
+type Origin = Pick<WebhookInputs, OwnInputs>;
 
-function outputsFrom(webhook: WebhookSummary | WebhookDetail, hmacSecret: string, origin: Origin): WebhookOutputs {
+/** The secret as this stack knows it, and its overlap. */
+interface Secret {
+  hmacSecret: string;
+  previousSecretExpiresAt: string | null;
+}
+
+const isSet = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
+
+/** Only the inputs that are set: Pulumi's structs take no undefined. */
+const ownInputs = (origin: Origin): Origin => ({
+  ...(origin.adoptWebhookId ? { adoptWebhookId: origin.adoptWebhookId } : {}),
+  ...(origin.connection ? { connection: origin.connection } : {}),
+  ...(isSet(origin.secretRotation) ? { secretRotation: origin.secretRotation } : {}),
+  ...(isSet(origin.secretOverlapSeconds) ? { secretOverlapSeconds: origin.secretOverlapSeconds } : {}),
+});
+
+function outputsFrom(webhook: WebhookSummary | WebhookDetail, secret: Secret, origin: Origin): WebhookOutputs {
   return {
     name: webhook.name,
     clientUrl: webhook.client_url,
@@ -81,10 +108,10 @@ function outputsFrom(webhook: WebhookSummary | WebhookDetail, hmacSecret: string
     description: webhook.description,
     jobIds: webhook.job_ids.map(Number),
     active: webhook.active,
-    ...(origin.adoptWebhookId ? { adoptWebhookId: origin.adoptWebhookId } : {}),
-    ...(origin.connection ? { connection: origin.connection } : {}),
+    ...ownInputs(origin),
     webhookId: webhook.id,
-    hmacSecret,
+    hmacSecret: secret.hmacSecret,
+    previousSecretExpiresAt: secret.previousSecretExpiresAt,
     httpStatusCode: webhook.http_status_code,
     accountIdentifier: webhook.account_identifier,
     archived: webhook.archived === true,
@@ -101,6 +128,19 @@ const defaulted = (inputs: Partial<WebhookInputs>, key: keyof WebhookInputs) => 
 /** Which webhook store a connection points at; another one holds other webhooks, so moving means replacing. */
 const place = (connection: WebhookConnection | undefined) =>
   connection ? `${connection.hostUrl.replace(/\/+$/, '')}#${connection.accountId}` : null;
+
+/** Whether an update rotates the secret: secretRotation set to a value other than the old one (from unset too). */
+const rotates = (olds: Partial<WebhookOutputs>, news: WebhookInputs) =>
+  isSet(news.secretRotation) && !same(olds.secretRotation ?? null, news.secretRotation);
+
+/** secretOverlapSeconds by the rotation endpoint's own body schema, in its words. */
+function overlapProblems(overlap: unknown): pulumi.dynamic.CheckFailure[] {
+  if (!isSet(overlap)) return [];
+  const parsed = RotateSecretBody.safeParse({ overlap_seconds: overlap });
+  return parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => ({ property: 'secretOverlapSeconds', reason: issue.message }));
+}
 
 /** What is wrong with a resource's own connection, if it has one. */
 function connectionProblems(connection: unknown): pulumi.dynamic.CheckFailure[] {
@@ -149,6 +189,7 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
       const failures: pulumi.dynamic.CheckFailure[] = [
         ...webhookProblems(news, known),
         ...(known(news.connection) ? connectionProblems(news.connection) : []),
+        ...(known(news.secretOverlapSeconds) ? overlapProblems(news.secretOverlapSeconds) : []),
       ];
       if (olds.clientUrl !== undefined && known(news.clientUrl) && urlChangeWhileInactive(olds, news)) {
         failures.push({
@@ -161,12 +202,13 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
     },
 
     /**
-     * Everything is updated in place, a new token included; adopting a different webhook, or another API or
-     * account, replaces the resource.
+     * Everything is updated in place, a new token and a secret rotation included; adopting a different webhook,
+     * or another API or account, replaces the resource.
      */
     async diff(_id, olds: WebhookOutputs, news: WebhookInputs) {
       const changed = UPDATABLE.filter((key) => !same(defaulted(olds, key), defaulted(news, key)));
-      if (!same(olds.connection ?? null, news.connection ?? null)) changed.push('connection');
+      for (const key of ['connection', 'secretRotation', 'secretOverlapSeconds'] as const)
+        if (!same(olds[key] ?? null, news[key] ?? null)) changed.push(key);
       const replaces: string[] = [];
       if ((olds.adoptWebhookId ?? null) !== (news.adoptWebhookId ?? null) && news.adoptWebhookId !== undefined)
         replaces.push('adoptWebhookId');
@@ -181,23 +223,28 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
         if (!existing)
           throw new Error(`Cannot adopt webhook ${inputs.adoptWebhookId}: it does not exist in this account.`);
         const updated = await client.update(existing.id, toApiInput(inputs));
-        return { id: updated.id, outs: outputsFrom(updated, '', inputs) };
+        const secret = { hmacSecret: '', previousSecretExpiresAt: existing.previous_secret_expires_at ?? null };
+        return { id: updated.id, outs: outputsFrom(updated, secret, inputs) };
       }
+      // A secretRotation given at create rotates nothing: the secret is new.
       const created = await client.create(toApiInput(inputs));
-      return { id: created.id, outs: outputsFrom(created, created.hmac_secret, { connection: inputs.connection }) };
+      const secret = { hmacSecret: created.hmac_secret, previousSecretExpiresAt: null };
+      return { id: created.id, outs: outputsFrom(created, secret, inputs) };
     },
 
     /** Refresh: drift and archiving show as changed outputs; a webhook deleted elsewhere reads as gone (empty id). */
     async read(id, props?: Partial<WebhookOutputs>) {
       const webhook = await api(props?.connection).get(id);
       if (!webhook) return { id: '' };
-      const outs = outputsFrom(webhook, props?.hmacSecret ?? '', {
-        adoptWebhookId: props?.adoptWebhookId,
-        connection: props?.connection,
-      });
+      const secret = {
+        hmacSecret: props?.hmacSecret ?? '',
+        previousSecretExpiresAt: webhook.previous_secret_expires_at ?? null,
+      };
+      const outs = outputsFrom(webhook, secret, props ?? {});
       const {
         webhookId: _w,
         hmacSecret: _h,
+        previousSecretExpiresAt: _p,
         httpStatusCode: _s,
         accountIdentifier: _a,
         archived: _r,
@@ -206,9 +253,35 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
       return { id, props: outs, inputs };
     },
 
+    /**
+     * A PUT when a field of the API or the connection changed, then a rotation when secretRotation changed.
+     * A change of secretOverlapSeconds alone (or the removal of secretRotation) only records the new input.
+     */
     async update(id, olds: WebhookOutputs, news: WebhookInputs) {
-      const updated = await updateWebhook(api(news.connection), id, olds.clientUrl, toApiInput(news));
-      return { outs: outputsFrom(updated, olds.hmacSecret ?? '', news) };
+      const client = api(news.connection);
+      const secret = {
+        hmacSecret: olds.hmacSecret ?? '',
+        previousSecretExpiresAt: olds.previousSecretExpiresAt ?? null,
+      };
+      const apiChanged =
+        UPDATABLE.some((key) => !same(defaulted(olds, key), defaulted(news, key))) ||
+        !same(olds.connection ?? null, news.connection ?? null);
+      let outs: WebhookOutputs;
+      if (apiChanged) {
+        outs = outputsFrom(await updateWebhook(client, id, olds.clientUrl, toApiInput(news)), secret, news);
+      } else {
+        const { adoptWebhookId: _a, connection: _c, secretRotation: _r, secretOverlapSeconds: _o, ...kept } = olds;
+        outs = { ...kept, ...ownInputs(news), ...secret };
+      }
+      if (rotates(olds, news)) {
+        const rotated = await client.rotateSecret(id, news.secretOverlapSeconds ?? undefined);
+        outs = {
+          ...outs,
+          hmacSecret: rotated.hmac_secret,
+          previousSecretExpiresAt: rotated.previous_secret_expires_at,
+        };
+      }
+      return { outs };
     },
 
     async delete(id, props: Partial<WebhookOutputs>) {

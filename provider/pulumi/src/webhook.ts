@@ -26,6 +26,14 @@ export interface WebhookArgs {
    * (`jobhooks:*` or `dbtcloud:*`) when omitted. Kept in the state as a secret, since it holds a token.
    */
   connection?: pulumi.Input<WebhookConnectionArgs>;
+  /**
+   * jobhooks' own (dbt Cloud has no rotation): change it to any new value (e.g. '2026-11') to rotate `hmacSecret`
+   * in place; the old secret keeps signing beside the new one for `secretOverlapSeconds`. Set at create, or
+   * removed, it rotates nothing.
+   */
+  secretRotation?: pulumi.Input<string>;
+  /** jobhooks' own: how long a rotation's replaced secret keeps signing, 0 to 604800 s (a day when omitted). */
+  secretOverlapSeconds?: pulumi.Input<number>;
 }
 
 /**
@@ -64,8 +72,12 @@ export class Webhook extends pulumi.dynamic.Resource {
   declare readonly jobIds: pulumi.Output<number[]>;
   declare readonly active: pulumi.Output<boolean>;
   declare readonly webhookId: pulumi.Output<string>;
-  /** A secret: known only when this stack created the webhook (the API shows it once). */
+  /** A secret: known only when this stack created the webhook or rotated its secret (the API shows it once). */
   declare readonly hmacSecret: pulumi.Output<string>;
+  declare readonly secretRotation: pulumi.Output<string | undefined>;
+  declare readonly secretOverlapSeconds: pulumi.Output<number | undefined>;
+  /** While a rotation's overlap lasts, when the replaced secret stops signing (microseconds); null otherwise. */
+  declare readonly previousSecretExpiresAt: pulumi.Output<string | null>;
   declare readonly httpStatusCode: pulumi.Output<string>;
   declare readonly accountIdentifier: pulumi.Output<string>;
   declare readonly archived: pulumi.Output<boolean>;
@@ -80,6 +92,7 @@ export class Webhook extends pulumi.dynamic.Resource {
         ...(args.connection === undefined ? {} : { connection: pulumi.secret(args.connection) }),
         webhookId: undefined,
         hmacSecret: undefined,
+        previousSecretExpiresAt: undefined,
         httpStatusCode: undefined,
         accountIdentifier: undefined,
         archived: undefined,

@@ -1,6 +1,7 @@
 // The schemas this provider serves, attribute for attribute those of the public `dbt-labs/dbtcloud`
 // provider (v1.x) for its configuration, `dbtcloud_webhook` resource and data source, so one configuration
-// works against either. Types are Terraform type constraints in their JSON form.
+// works against either; plus the secret rotation attributes, jobhooks' own, which a configuration for dbt Cloud
+// leaves out. Types are Terraform type constraints in their JSON form.
 import type { TfObject, TfValue } from './values';
 import { isObject } from './values';
 
@@ -124,8 +125,33 @@ export const WEBHOOK_RESOURCE_SCHEMA: BlockSchema = {
       description: 'Signing secret, known from create only.',
     },
     { name: 'account_identifier', type: 'string', computed: true, description: 'The account identifier.' },
+    // jobhooks' own (dbt Cloud has no secret rotation): a configuration that sets them works only against jobhooks.
+    {
+      name: 'secret_rotation',
+      type: 'string',
+      optional: true,
+      description:
+        'jobhooks\' own: change it to any new value (e.g. "2026-11") to rotate hmac_secret in place; the old secret keeps signing beside the new one for secret_overlap_seconds. Setting it at create, or removing it, rotates nothing.',
+    },
+    {
+      name: 'secret_overlap_seconds',
+      type: 'number',
+      optional: true,
+      description:
+        "jobhooks' own: how long a rotation's replaced secret keeps signing, 0 to 604800 (7 days); 86400 (a day) when omitted. Changing it alone does nothing.",
+    },
+    {
+      name: 'previous_secret_expires_at',
+      type: 'string',
+      computed: true,
+      description:
+        "jobhooks' own: while a rotation's overlap lasts, when the replaced secret stops signing (microseconds since the epoch); null otherwise.",
+    },
   ],
 };
+
+/** The attributes a configuration sets to rotate the secret; only the resource has them. */
+const ROTATION_INPUTS = ['secret_rotation', 'secret_overlap_seconds'];
 
 export const WEBHOOK_DATA_SOURCE_SCHEMA: BlockSchema = {
   description: 'Reads one webhook.',
@@ -133,7 +159,7 @@ export const WEBHOOK_DATA_SOURCE_SCHEMA: BlockSchema = {
     { name: 'id', type: 'string', computed: true, description: 'The webhook id.' },
     { name: 'webhook_id', type: 'string', required: true, description: 'The webhook id to read (wsu_...).' },
     ...WEBHOOK_RESOURCE_SCHEMA.attributes
-      .filter(({ name }) => !['id', 'webhook_id', 'hmac_secret'].includes(name))
+      .filter(({ name }) => !['id', 'webhook_id', 'hmac_secret', ...ROTATION_INPUTS].includes(name))
       .map(({ name, type, description }) => ({ name, type, description, computed: true })),
   ],
 };

@@ -1,7 +1,8 @@
 // `dbtcloud_webhook` as Terraform sees it: plan, apply, refresh, import and validation over the shared API
 // client, with the public provider's behaviour (computed values unknown at plan, everything updated in place,
-// hmac_secret kept from create, a new client_url for a webhook that stays inactive refused at plan time).
-import type { WebhookDetail, WebhookSummary } from '@jobhooks/client/contract';
+// hmac_secret kept from create, a new client_url for a webhook that stays inactive refused at plan time), and
+// jobhooks' own secret rotation: a new secret_rotation value rotates hmac_secret in place.
+import { RotateSecretBody, type WebhookDetail, type WebhookSummary } from '@jobhooks/client/contract';
 import type { WebhookInput, WebhooksClient } from '@jobhooks/client';
 import { FIELD_OF_PROPERTY, webhookProblems, type WebhookProperties } from '@jobhooks/client';
 import { updateWebhook, urlChangeWhileInactive } from '@jobhooks/client';
@@ -10,10 +11,22 @@ import { conform, WEBHOOK_DATA_SOURCE_SCHEMA, WEBHOOK_RESOURCE_SCHEMA } from './
 import { asNumber, isWhollyKnown, sameValue, type TfObject, type TfValue, UNKNOWN } from './values';
 
 /** The client methods the resource needs; tests may hand in the real client or anything shaped like it. */
-export type WebhookApi = Pick<WebhooksClient, 'create' | 'get' | 'update' | 'delete'>;
+export type WebhookApi = Pick<WebhooksClient, 'create' | 'get' | 'update' | 'delete' | 'rotateSecret'>;
 
-/** The attributes a user writes; a change to any of them is an in-place update. */
+/** The attributes the API writes; a change to any of them is an in-place update (a PUT). */
 const WRITABLE = ['name', 'description', 'client_url', 'event_types', 'job_ids', 'active'] as const;
+
+/** The API fields changed from the prior state to the planned one: whether an update needs a PUT. */
+const writableChanged = (prior: TfObject, planned: TfObject) =>
+  WRITABLE.some((name) => !sameValue(planned[name] ?? null, prior[name] ?? null));
+
+/**
+ * Whether the change rotates the secret: secret_rotation set to a value other than the prior one (from unset
+ * too). Removing it rotates nothing. An unknown value may rotate, so the plan says so.
+ */
+const rotates = (prior: TfObject, planned: TfObject) =>
+  (planned.secret_rotation ?? null) !== null &&
+  !sameValue(prior.secret_rotation ?? null, planned.secret_rotation ?? null);
 
 export const CLIENT_URL_WHILE_INACTIVE = 'Cannot change client_url while active=false';
 
@@ -30,18 +43,32 @@ function propertiesOf(config: TfObject): WebhookProperties {
   };
 }
 
+/** secret_overlap_seconds by the rotation endpoint's own body schema, in its words; unset or unknown: nothing. */
+function overlapProblems(overlap: TfValue): Diagnostic[] {
+  if (overlap === null || !isWhollyKnown(overlap)) return [];
+  const parsed = RotateSecretBody.safeParse({ overlap_seconds: asNumber(overlap) ?? overlap });
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) =>
+    errorAt('secret_overlap_seconds', 'Invalid secret_overlap_seconds', issue.message),
+  );
+}
+
 /** Every problem of the known values, at its attribute, in the API's words. Unknowns wait for apply. */
 export function validateWebhookConfig(config: TfValue): Diagnostic[] {
   const object = conform(WEBHOOK_RESOURCE_SCHEMA, config);
   if (object === null) return [];
-  return webhookProblems(propertiesOf(object), (value) => isWhollyKnown(value as TfValue)).map(({ property, reason }) =>
-    errorAt(FIELD_OF_PROPERTY[property], `Invalid ${FIELD_OF_PROPERTY[property]}`, reason),
-  );
+  return [
+    ...webhookProblems(propertiesOf(object), (value) => isWhollyKnown(value as TfValue)).map(({ property, reason }) =>
+      errorAt(FIELD_OF_PROPERTY[property], `Invalid ${FIELD_OF_PROPERTY[property]}`, reason),
+    ),
+    ...overlapProblems(object.secret_overlap_seconds ?? null),
+  ];
 }
 
 /**
- * The planned state. Create: computed values unknown. Update: ids and the secret carry over,
- * http_status_code becomes unknown when anything changes. Omitted optionals take their defaults.
+ * The planned state. Create: computed values unknown (no overlap yet: a new webhook has one secret). Update:
+ * ids, the secret and its overlap carry over, http_status_code becomes unknown when an API field changes, and
+ * a rotation makes the secret and its overlap unknown. Omitted optionals take their defaults.
  */
 export function planWebhook(
   prior: TfObject | null,
@@ -55,11 +82,16 @@ export function planWebhook(
   if (prior === null) {
     for (const name of ['id', 'webhook_id', 'http_status_code', 'hmac_secret', 'account_identifier'])
       planned[name] = UNKNOWN;
+    planned.previous_secret_expires_at = null;
     return { planned, diagnostics: [] };
   }
-  for (const name of ['id', 'webhook_id', 'hmac_secret', 'account_identifier']) planned[name] = prior[name] ?? null;
-  const changed = WRITABLE.some((name) => !sameValue(planned[name] ?? null, prior[name] ?? null));
-  planned.http_status_code = changed ? UNKNOWN : (prior.http_status_code ?? null);
+  for (const name of ['id', 'webhook_id', 'hmac_secret', 'account_identifier', 'previous_secret_expires_at'])
+    planned[name] = prior[name] ?? null;
+  planned.http_status_code = writableChanged(prior, planned) ? UNKNOWN : (prior.http_status_code ?? null);
+  if (rotates(prior, planned)) {
+    planned.hmac_secret = UNKNOWN;
+    planned.previous_secret_expires_at = UNKNOWN;
+  }
   if (
     urlChangeWhileInactive(
       { clientUrl: prior.client_url, active: prior.active },
@@ -89,9 +121,19 @@ function inputOf(planned: TfObject): WebhookInput {
 
 interface Carried {
   hmacSecret: TfValue;
+  /** The server's (get and list show it) or the state's (an update's answer does not). */
+  previousSecretExpiresAt: TfValue;
+  /** secret_rotation and secret_overlap_seconds as configured: the server knows nothing of them. */
+  rotation: TfObject;
   /** The state had job_ids null: an empty list from the server stays null, so no diff appears. */
   jobIdsNull: boolean;
 }
+
+/** What a state keeps of the configuration's rotation attributes. */
+const rotationOf = (object: TfObject): TfObject => ({
+  secret_rotation: object.secret_rotation ?? null,
+  secret_overlap_seconds: object.secret_overlap_seconds ?? null,
+});
 
 function stateOf(webhook: WebhookSummary | WebhookDetail, carried: Carried): TfObject {
   return {
@@ -106,10 +148,15 @@ function stateOf(webhook: WebhookSummary | WebhookDetail, carried: Carried): TfO
     http_status_code: webhook.http_status_code,
     hmac_secret: carried.hmacSecret,
     account_identifier: webhook.account_identifier,
+    ...carried.rotation,
+    previous_secret_expires_at: carried.previousSecretExpiresAt,
   };
 }
 
-/** Creates, updates in place or deletes, and returns the new state (null once deleted). */
+/**
+ * Creates, updates in place or deletes, and returns the new state (null once deleted). An update PUTs only
+ * when an API field changed, then rotates the secret when secret_rotation changed.
+ */
 export async function applyWebhook(
   api: WebhookApi,
   prior: TfObject | null,
@@ -128,16 +175,44 @@ export async function applyWebhook(
   if (prior === null) {
     try {
       const created = await api.create(inputOf(planned));
-      return { newState: stateOf(created, { hmacSecret: created.hmac_secret, jobIdsNull }), diagnostics: [] };
+      const carried = { previousSecretExpiresAt: null, rotation: rotationOf(planned), jobIdsNull };
+      return { newState: stateOf(created, { ...carried, hmacSecret: created.hmac_secret }), diagnostics: [] };
     } catch (error) {
       return { newState: null, diagnostics: diagnosticsOf(error, 'Unable to create webhook') };
     }
   }
+  const id = String(prior.id);
+  let updated: TfObject;
   try {
-    const updated = await updateWebhook(api, String(prior.id), String(prior.client_url), inputOf(planned));
-    return { newState: stateOf(updated, { hmacSecret: prior.hmac_secret ?? null, jobIdsNull }), diagnostics: [] };
+    updated = writableChanged(prior, planned)
+      ? stateOf(await updateWebhook(api, id, String(prior.client_url), inputOf(planned)), {
+          hmacSecret: prior.hmac_secret ?? null,
+          previousSecretExpiresAt: prior.previous_secret_expires_at ?? null,
+          rotation: rotationOf(planned),
+          jobIdsNull,
+        })
+      : { ...prior, ...rotationOf(planned) };
   } catch (error) {
     return { newState: prior, diagnostics: diagnosticsOf(error, 'Unable to update webhook') };
+  }
+  if (!rotates(prior, planned)) return { newState: updated, diagnostics: [] };
+  try {
+    const overlap = asNumber(planned.secret_overlap_seconds ?? null);
+    const rotated = await api.rotateSecret(id, overlap ?? undefined);
+    return {
+      newState: {
+        ...updated,
+        hmac_secret: rotated.hmac_secret,
+        previous_secret_expires_at: rotated.previous_secret_expires_at,
+      },
+      diagnostics: [],
+    };
+  } catch (error) {
+    // The update stands; the state keeps the old secret and the old secret_rotation, so the next apply rotates.
+    return {
+      newState: { ...updated, secret_rotation: prior.secret_rotation ?? null },
+      diagnostics: diagnosticsOf(error, 'Unable to rotate the webhook secret'),
+    };
   }
 }
 
@@ -160,7 +235,12 @@ export async function readWebhook(
       };
     }
     return {
-      newState: stateOf(webhook, { hmacSecret: current.hmac_secret ?? null, jobIdsNull: current.job_ids === null }),
+      newState: stateOf(webhook, {
+        hmacSecret: current.hmac_secret ?? null,
+        previousSecretExpiresAt: webhook.previous_secret_expires_at ?? null,
+        rotation: rotationOf(current),
+        jobIdsNull: current.job_ids === null,
+      }),
       diagnostics: [],
     };
   } catch (error) {
@@ -186,10 +266,15 @@ export async function readWebhookDataSource(
         state: null,
         diagnostics: [errorAt('webhook_id', 'Webhook not found', `No webhook ${id} in this account.`)],
       };
-    // The data source schema has no hmac_secret, so conform leaves it out.
+    // The data source schema has no hmac_secret nor rotation inputs, so conform leaves them out.
     return {
       state: conform(WEBHOOK_DATA_SOURCE_SCHEMA, {
-        ...stateOf(webhook, { hmacSecret: null, jobIdsNull: false }),
+        ...stateOf(webhook, {
+          hmacSecret: null,
+          previousSecretExpiresAt: webhook.previous_secret_expires_at ?? null,
+          rotation: {},
+          jobIdsNull: false,
+        }),
         webhook_id: id,
       }),
       diagnostics: [],
