@@ -142,6 +142,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     dispatcher = running;
     const retention = createRetentionJob({
       log: store.deliveryLog,
+      webhooks: store.webhooks,
       clock,
       onError: (error) => app.log.error({ err: error }, 'delivery log purge failed'),
     });

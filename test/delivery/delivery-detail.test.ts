@@ -53,6 +53,12 @@ test('a delivery shows the request as sent and every attempt with the response i
 
   const response = await h.call('GET', `${webhookPath(hook.id)}/deliveries/${deliveryId}`);
   expect(response.statusCode).toBe(200);
+  // Through another webhook, or another account, the delivery does not exist.
+  const other = await createWebhook(h, { client_url: `${receiver.url}/other` });
+  expect((await h.call('GET', `${webhookPath(other.id)}/deliveries/${deliveryId}`)).statusCode).toBe(404);
+  const stranger = await h.token('Account Admin', 2);
+  const asStranger = await h.call('GET', `${webhookPath(hook.id, 2)}/deliveries/${deliveryId}`, { token: stranger });
+  expect(asStranger.statusCode).toBe(404);
   const detail = response.json().data as Detail;
   const sent = receiver.requests[1]!;
   expect(detail).toMatchObject({ id: deliveryId, event_id, state: 'succeeded', attempts: 2 });

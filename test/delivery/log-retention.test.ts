@@ -1,4 +1,5 @@
-// The retention job purges the delivery log at start and then every PURGE_INTERVAL_MS, 7 days back from the clock.
+// The retention job purges the delivery log at start and then every PURGE_INTERVAL_MS, 7 days back from the clock,
+// and forgets the secrets whose rotation overlap has ended.
 import { createManualClock } from '../../service/src/core/clock';
 import { createRetentionJob, LOG_RETENTION_MICROS, PURGE_INTERVAL_MS } from '../../service/src/delivery/log-retention';
 
@@ -14,9 +15,18 @@ test('purges at start and on every interval, with a cutoff 7 days before now', a
       return { attempts: 0, deliveries: 0, events: 0 };
     },
   };
-  const job = createRetentionJob({ log, clock, onError: (error) => fail(error) });
+  const secretsDroppedAt: number[] = [];
+  const webhooks = {
+    dropEndedSecrets: async (now: number) => {
+      secretsDroppedAt.push(now);
+      return 0;
+    },
+  };
+  const job = createRetentionJob({ log, webhooks, clock, onError: (error) => fail(error) });
   job.start();
   expect(cutoffs).toEqual([1_800_000_000_000_000 - LOG_RETENTION_MICROS]);
+  // A rotation's replaced secret is forgotten once its overlap has ended (up to now).
+  expect(secretsDroppedAt).toEqual([1_800_000_000_000_000]);
   clock.advanceMillis(PURGE_INTERVAL_MS);
   jest.advanceTimersByTime(PURGE_INTERVAL_MS);
   expect(cutoffs).toHaveLength(2);

@@ -69,7 +69,12 @@ test('across a rotation and the end of its overlap, receivers of both schemes ve
 
   // During the overlap: a Standard Webhooks receiver with either secret, a dbt receiver with the old one.
   const during = await deliverOne('1');
-  expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
+  const [first, second] = String(during.headers['webhook-signature']).split(' ');
+  // New first: the signature of each secret, in that order.
+  const signedAt = new Date(Number(during.headers['webhook-timestamp']) * 1000);
+  const signatureBy = (secret: string) =>
+    new Webhook(standardSecret(secret)).sign(String(during.headers['webhook-id']), signedAt, during.body);
+  expect([first, second]).toEqual([signatureBy(newSecret), signatureBy(oldSecret)]);
   expect([verifiesStandard(newSecret, during), verifiesStandard(oldSecret, during)]).toEqual([true, true]);
   expect([verifiesDbt(oldSecret, during), verifiesDbt(newSecret, during)]).toEqual([true, false]);
 
@@ -146,4 +151,30 @@ test('the replaced secret signs until the overlap ends, and not from that micros
     current: 'opened new',
     previous: null,
   });
+});
+
+test('a create replayed by its Idempotency-Key after a rotation does not show the rotated secret', async () => {
+  const body = { name: 'Keyed', client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'] };
+  const headers = { 'idempotency-key': 'create-once-42' };
+  const created = await h.call('POST', '/api/v3/accounts/1/webhooks/subscriptions', { body, headers });
+  const { id, hmac_secret } = created.json().data as { id: string; hmac_secret: string };
+  const replayed = await h.call('POST', '/api/v3/accounts/1/webhooks/subscriptions', { body, headers });
+  expect(replayed.json().data.hmac_secret).toBe(hmac_secret);
+
+  const rotated = (await rotate(id)).json().data as { hmac_secret: string };
+  const afterRotation = await h.call('POST', '/api/v3/accounts/1/webhooks/subscriptions', { body, headers });
+  expect(afterRotation.statusCode).toBe(409);
+  expect(afterRotation.body).not.toContain(rotated.hmac_secret);
+  expect(afterRotation.json().status.user_message).toContain('secret rotated since');
+});
+
+test('the ended overlap is forgotten by the store: its sealed secret is dropped', async () => {
+  const hook = await createWebhook(h, { client_url: `${receiver.url}/hook` });
+  await rotate(hook.id, { overlap_seconds: 60 });
+  const row = () => h.service.store.webhooks.get(1, hook.id);
+  expect((await row())?.previousSealedSecret).not.toBeNull();
+  const until = (await row())!.previousSecretUntil!;
+  expect(await h.service.store.webhooks.dropEndedSecrets(until - 1)).toBe(0);
+  expect(await h.service.store.webhooks.dropEndedSecrets(until)).toBe(1);
+  expect(await row()).toMatchObject({ previousSealedSecret: null, previousSecretUntil: null });
 });

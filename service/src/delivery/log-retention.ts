@@ -1,7 +1,8 @@
 // Keeps the delivery log to its retention period (7 days: docs/decisions.md#12-delivery-log-and-retention) with a
-// periodic purge.
+// periodic purge, which also forgets the secrets rotations replaced once their overlap is over
+// (docs/decisions.md#6a-secret-rotation).
 import { type Clock, nowMicros } from '../core/clock';
-import type { DeliveryLogStore } from '../store/store';
+import type { DeliveryLogStore, WebhooksStore } from '../store/store';
 
 export const LOG_RETENTION_MICROS = 7 * 24 * 3600 * 1_000_000;
 /** The purge runs this often; a row may outlive the retention period by at most this much. */
@@ -16,6 +17,7 @@ export interface RetentionJob {
 
 export function createRetentionJob(deps: {
   log: Pick<DeliveryLogStore, 'purgeOlderThan'>;
+  webhooks: Pick<WebhooksStore, 'dropEndedSecrets'>;
   clock: Clock;
   onError: (error: unknown) => void;
 }): RetentionJob {
@@ -23,6 +25,7 @@ export function createRetentionJob(deps: {
   const purge = () => deps.log.purgeOlderThan(nowMicros(deps.clock) - LOG_RETENTION_MICROS);
   const run = () => {
     purge().catch(deps.onError);
+    deps.webhooks.dropEndedSecrets(nowMicros(deps.clock)).catch(deps.onError);
   };
   return {
     start() {

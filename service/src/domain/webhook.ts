@@ -44,6 +44,12 @@ export type WebhookChange = WebhookWritable &
     'updatedAt' | 'consecutiveFailures' | 'failingSince' | 'lastFailureAt' | 'archivedAt' | 'archivedReason'
   >;
 
+/**
+ * Prefixed to the request hash of a create's Idempotency-Key once its webhook's secret is rotated: a replay of that
+ * create must not show the rotated secret.
+ */
+export const ROTATED_KEY_PREFIX = 'rotated:';
+
 /** What a rotation changes: the secret, and the replaced one with the end of its overlap. */
 export type SecretChange = Pick<
   WebhookRecord,

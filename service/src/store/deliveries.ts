@@ -120,11 +120,13 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
       WHERE id = @id`,
   );
   const skipPendingOf = db.prepare(
-    `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+    `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?,
+                           last_attempt = 0
       WHERE webhook_id = ? AND state = 'pending'`,
   );
   const skipLeased = db.prepare(
-    `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+    `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?,
+                           last_attempt = 0
       WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
   );
   const getDelivery = db.prepare<

@@ -95,7 +95,8 @@ export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
     `SELECT count(*) AS n FROM delivery_attempts WHERE ${MATCHES}`,
   );
   const ofDelivery = db.prepare<[string, string], AttemptRow>(
-    'SELECT * FROM delivery_attempts WHERE webhook_id = ? AND delivery_id = ? ORDER BY requested_at, id',
+    // `+webhook_id`: the delivery's own index finds its few rows; the webhook's would read its whole log.
+    'SELECT * FROM delivery_attempts WHERE +webhook_id = ? AND delivery_id = ? ORDER BY requested_at, id',
   );
   const purgeAttempts = db.prepare('DELETE FROM delivery_attempts WHERE requested_at < ?');
   const purgeDeliveries = db.prepare(`DELETE FROM deliveries WHERE state <> 'pending' AND updated_at < ?`);

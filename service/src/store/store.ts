@@ -61,6 +61,8 @@ export interface WebhooksStore {
     id: string,
     change: (current: WebhookRecord) => SecretChange,
   ): Promise<WebhookRecord | null>;
+  /** Forgets the replaced secrets whose overlap ended by `now`; resolves with how many webhooks. */
+  dropEndedSecrets(now: number): Promise<number>;
   delete(accountId: number, id: string): Promise<boolean>;
   countArchived(): Promise<number>;
 }

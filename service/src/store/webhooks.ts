@@ -3,7 +3,7 @@ import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
 import { createWebhookCache } from './webhook-cache';
-import type { SecretChange, WebhookChange, WebhookRecord } from '../domain/webhook';
+import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../domain/webhook';
 import type { CreateWebhookOutcome, WebhooksStore } from './store';
 
 export interface WebhookRow {
@@ -169,11 +169,23 @@ export function createWebhooksStore(
     },
   );
 
+  // A create replayed by its Idempotency-Key must not show a secret a rotation made since (webhook-service.ts).
+  const markKeysRotated = db.prepare(
+    `UPDATE idempotency_keys SET request_hash = @prefix || request_hash
+      WHERE account_id = @accountId AND webhook_id = @id AND substr(request_hash, 1, length(@prefix)) <> @prefix`,
+  );
+  // A replaced secret is dropped once its overlap is over: nothing signs with it any more.
+  const dropEndedSecrets = db.prepare(
+    `UPDATE webhooks SET previous_sealed_secret = NULL, previous_secret_until = NULL
+      WHERE previous_secret_until IS NOT NULL AND previous_secret_until <= ?`,
+  );
   const changeSecretInTransaction = db.transaction(
     (accountId: number, id: string, change: (current: WebhookRecord) => SecretChange): WebhookRecord | null => {
       const row = get.get(accountId, id);
       if (!row) return null;
-      updateSecret.run({ ...change(webhookFromRow(row)), accountId, id });
+      const next = change(webhookFromRow(row));
+      updateSecret.run({ ...next, accountId, id });
+      if (next.sealedSecret !== row.sealed_secret) markKeysRotated.run({ prefix: ROTATED_KEY_PREFIX, accountId, id });
       return webhookFromRow(get.get(accountId, id)!);
     },
   );
@@ -189,6 +201,7 @@ export function createWebhooksStore(
     }),
     update: async (accountId, id, change) => updateInTransaction.immediate(accountId, id, change),
     changeSecret: async (accountId, id, change) => changeSecretInTransaction.immediate(accountId, id, change),
+    dropEndedSecrets: async (now) => dropEndedSecrets.run(now).changes,
     delete: async (accountId, id) => remove.run(accountId, id).changes === 1,
     countArchived: async () => countArchived.get()!.n,
   };

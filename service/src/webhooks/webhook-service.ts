@@ -22,7 +22,7 @@ import { buildPayload, sampleCompletedRun } from '../events/payload';
 import { refusalForHost } from '../security/address-policy';
 import type { SecretBox } from '../security/secret-box';
 import type { AccountRecord } from '../domain/account';
-import type { WebhookRecord, WebhookWritable } from '../domain/webhook';
+import { ROTATED_KEY_PREFIX, type WebhookRecord, type WebhookWritable } from '../domain/webhook';
 import type { IdempotencyClaim, Store } from '../store/store';
 import { findWebhook, webhookNotFound } from '../store/find-webhook';
 import { secretOverlapUntil, toCreated, toDetail, toSummary } from './webhook-view';
@@ -101,6 +101,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     outcome: { requestHash: string; webhookId: string },
     requestHash: string,
   ) {
+    if (outcome.requestHash === `${ROTATED_KEY_PREFIX}${requestHash}`) {
+      // The secret of the create is no longer the webhook's, and a rotated secret is shown only by its rotation.
+      throw new ConflictError(
+        'The webhook created with this Idempotency-Key has had its secret rotated since: its secret is not shown again.',
+      );
+    }
     if (outcome.requestHash !== requestHash) {
       throw new ConflictError('This Idempotency-Key was already used with a different request body.');
     }

@@ -44,7 +44,8 @@ export function timeBound(field: string) {
     .union([Digits, z.iso.datetime({ offset: true })], {
       error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be ${TIME_BOUND_RULE}`),
     })
-    .transform((value) => (/^\d+$/.test(value) ? Number(value) : Date.parse(value) * 1000));
+    .transform((value) => (/^\d+$/.test(value) ? Number(value) : Date.parse(value) * 1000))
+    .refine((micros) => Number.isSafeInteger(micros), `${field} is out of range`);
 }
 
 /**
