@@ -1,7 +1,8 @@
 // The browser's client of the management API: the same paths and envelopes as every other client, with the
 // signed-in token. Responses are typed by the contract's schemas; failures become one ApiProblem.
 import type { AccountView } from '@jobhooks/client/contract/account';
-import type { DeliveryAttemptView } from '@jobhooks/client/contract/delivery';
+import type { EventTypeName } from '@jobhooks/client/contract/closed-lists';
+import type { DeliveryAttemptView, DeliveryDetail, RecoveredDeliveries } from '@jobhooks/client/contract/delivery';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract/envelope';
 import type {
   CreatedWebhook,
@@ -38,6 +39,17 @@ export type WebhookFields = Omit<CreateWebhookBody, 'id'>;
  * rather than by a second copy of it here.
  */
 export type WebhookDraft = Omit<WebhookFields, 'job_ids'> & { job_ids: Array<number | string> };
+
+/**
+ * The delivery log's filters as the API takes them (docs/api-contract.md#11-delivery-log-and-redelivery); `since` and
+ * `until` are microseconds as digits or RFC 3339 date-times. Absent ones do not filter.
+ */
+export interface DeliveryFilters {
+  status?: 'succeeded' | 'failed';
+  event_type?: EventTypeName;
+  since?: string;
+  until?: string;
+}
 
 interface ListBody<T> {
   data: T[];
@@ -160,12 +172,39 @@ export class Api {
     ).data;
   }
 
-  async deliveries(id: string, offset: number, limit: number): Promise<Page<DeliveryAttemptView>> {
+  async deliveries(
+    id: string,
+    offset: number,
+    limit: number,
+    filters: DeliveryFilters = {},
+  ): Promise<Page<DeliveryAttemptView>> {
+    const query = new URLSearchParams({ offset: String(offset), limit: String(limit) });
+    for (const [name, value] of Object.entries(filters)) if (value) query.set(name, value);
     const body = await this.request<ListBody<DeliveryAttemptView>>(
       'GET',
-      `${this.webhooks}/subscription/${encodeURIComponent(id)}/deliveries?offset=${offset}&limit=${limit}`,
+      `${this.webhooks}/subscription/${encodeURIComponent(id)}/deliveries?${query.toString()}`,
     );
     return { items: body.data, total: body.extra.pagination.total_count };
+  }
+
+  /** One delivery as sent: the request, and every attempt with what the endpoint answered, oldest first. */
+  async delivery(id: string, deliveryId: string): Promise<DeliveryDetail> {
+    const path = `${this.webhooks}/subscription/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}`;
+    return (await this.request<{ data: DeliveryDetail }>('GET', path)).data;
+  }
+
+  /**
+   * Sends every failed delivery created in [since, until) once more (docs/api-contract.md#16-recovering-failed-deliveries).
+   * The times go as given, for the API to name a wrong one at its field; an absent `since` is the API's to refuse too.
+   */
+  async recover(id: string, since: string | undefined, until: string | undefined): Promise<RecoveredDeliveries> {
+    const path = `${this.webhooks}/subscription/${encodeURIComponent(id)}/deliveries/recover`;
+    return (
+      await this.request<{ data: RecoveredDeliveries }>('POST', path, {
+        ...(since !== undefined ? { since } : {}),
+        ...(until !== undefined ? { until } : {}),
+      })
+    ).data;
   }
 
   async redeliver(id: string, deliveryId: string): Promise<DeliveryAttemptView> {

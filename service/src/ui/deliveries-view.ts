@@ -1,37 +1,126 @@
-// Recent Deliveries of one webhook (the API keeps 7 days): one row per attempt, newest first, paged,
-// with Redeliver on failed ones.
-import type { DeliveryAttemptView } from '@jobhooks/client/contract/delivery';
+// Recent Deliveries of one webhook (the API keeps 7 days): one row per delivery, newest first, with its result kept
+// in view at any width and its attempts beneath; filters on the log; a delivery's request and responses in a dialog;
+// Redeliver on a failed delivery and Recover failed deliveries for a window, for tokens that may write.
+import { EVENT_TYPES, type EventTypeName } from '@jobhooks/client/contract/closed-lists';
+import type { DeliveryAttemptView, DeliveryDetail } from '@jobhooks/client/contract/delivery';
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
+import type { DeliveryFilters } from './api';
 import type { UiContext } from './context';
-import { h, show } from './dom';
+import { showDeliveryDetail } from './delivery-detail';
+import { askToRecover } from './dialogs';
+import { busy, h, show, uniqueId } from './dom';
+import { localFieldTime, rfc3339OfLocal, statusCodeText } from './format';
 import { timeElement } from './webhook-card';
 
-export const DELIVERIES_PER_PAGE = 20;
+/** Attempts per page: enough that a delivery's attempts (six at most, before redeliveries) are usually together. */
+export const DELIVERIES_PER_PAGE = 100;
+/** At most this many failed deliveries of a page are looked up to tell pending (retries to come) from failed. */
+const STATE_LOOKUPS_PER_PAGE = 20;
 
-function resultCell(attempt: DeliveryAttemptView): HTMLElement {
-  return h(
-    'td',
-    {},
-    h('span', { class: `badge ${attempt.success ? 'success' : 'failure'}` }, attempt.success ? 'Succeeded' : 'Failed'),
+/** The filters as their fields hold them: '' for all; times as `datetime-local` values in the viewer's zone. */
+export interface DeliveryLogFilters {
+  status: '' | 'succeeded' | 'failed';
+  event_type: '' | EventTypeName;
+  since: string;
+  until: string;
+}
+
+/** Which part of the log is in view: kept when a redelivery or a recovery draws the page again. */
+export interface DeliveryLogView {
+  offset: number;
+  filters: DeliveryLogFilters;
+}
+
+export const NO_FILTERS: DeliveryLogFilters = { status: '', event_type: '', since: '', until: '' };
+const FIRST_PAGE: DeliveryLogView = { offset: 0, filters: NO_FILTERS };
+
+function filtering(filters: DeliveryLogFilters): boolean {
+  return Object.values(filters).some((value) => value !== '');
+}
+
+function apiFilters(filters: DeliveryLogFilters): DeliveryFilters {
+  const since = rfc3339OfLocal(filters.since);
+  const until = rfc3339OfLocal(filters.until);
+  return {
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.event_type ? { event_type: filters.event_type } : {}),
+    ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
+  };
+}
+
+/** One delivery as the page shows it: its attempts on this page, oldest first. Test sends are one row each. */
+interface DeliveryRow {
+  deliveryId: string | null;
+  attempts: DeliveryAttemptView[];
+  newest: DeliveryAttemptView;
+  /** Looked up for a delivery whose newest attempt failed: pending while retries are still to come. */
+  detail?: DeliveryDetail;
+}
+
+/** Groups the page's attempts (newest first) by delivery, in the order of each delivery's newest attempt. */
+function rowsOf(items: readonly DeliveryAttemptView[]): DeliveryRow[] {
+  const rows: DeliveryRow[] = [];
+  const byId = new Map<string, DeliveryRow>();
+  for (const attempt of items) {
+    const known = attempt.delivery_id === null ? undefined : byId.get(attempt.delivery_id);
+    if (known) {
+      known.attempts.unshift(attempt);
+      continue;
+    }
+    const row: DeliveryRow = { deliveryId: attempt.delivery_id, attempts: [attempt], newest: attempt };
+    rows.push(row);
+    if (attempt.delivery_id !== null) byId.set(attempt.delivery_id, row);
+  }
+  return rows;
+}
+
+/** Looks up the deliveries whose newest attempt failed (a few per page), to tell pending from failed. */
+async function lookUpFailed(ctx: UiContext, webhook: WebhookDetail, rows: DeliveryRow[]): Promise<void> {
+  const failed = rows.filter((row) => row.deliveryId !== null && !row.newest.success);
+  await Promise.all(
+    failed.slice(0, STATE_LOOKUPS_PER_PAGE).map(async (row) => {
+      try {
+        row.detail = await ctx.api.delivery(webhook.id, row.deliveryId ?? '');
+      } catch {
+        // Without it the row says what its newest attempt did.
+      }
+    }),
   );
 }
 
+type Result = { words: string; tone: 'success' | 'failure' | 'neutral' };
+
+function resultOf(row: DeliveryRow): Result {
+  switch (row.detail?.state) {
+    case 'pending':
+      return { words: 'Pending', tone: 'neutral' };
+    case 'skipped':
+      return { words: 'Skipped', tone: 'neutral' };
+    case 'succeeded':
+      return { words: 'Succeeded', tone: 'success' };
+    case 'failed':
+      return { words: 'Failed', tone: 'failure' };
+    default:
+      return row.newest.success ? { words: 'Succeeded', tone: 'success' } : { words: 'Failed', tone: 'failure' };
+  }
+}
+
 /**
- * Redeliver is offered on a delivery's newest attempt when that attempt failed: the button sends the whole
- * delivery again, so one per delivery, and none once a later attempt has succeeded.
+ * Redeliver sends the whole delivery again, so one per delivery: offered when its newest attempt failed and no
+ * automatic retry is still to come.
  */
-function redeliverCell(
+function redeliverButton(
   ctx: UiContext,
   webhook: WebhookDetail,
-  attempt: DeliveryAttemptView,
-  newest: boolean,
+  row: DeliveryRow,
   reload: () => void,
-): HTMLElement {
-  if (!ctx.canWrite || !newest || attempt.success || attempt.delivery_id === null) return h('td', {});
-  const deliveryId = attempt.delivery_id;
+): HTMLButtonElement | null {
+  const deliveryId = row.deliveryId;
+  if (!ctx.canWrite || row.newest.success || deliveryId === null || row.detail?.state === 'pending') return null;
   const button = h(
     'button',
-    { type: 'button', 'aria-label': `Redeliver attempt ${attempt.attempt} of event ${attempt.event_id}` },
+    { type: 'button', 'aria-label': `Redeliver attempt ${row.newest.attempt} of event ${row.newest.event_id}` },
     'Redeliver',
   );
   button.addEventListener('click', () => {
@@ -51,117 +140,274 @@ function redeliverCell(
         ctx.fail(error);
       });
   });
-  return h('td', {}, button);
+  return button;
 }
 
-function attemptRow(
-  ctx: UiContext,
-  webhook: WebhookDetail,
-  attempt: DeliveryAttemptView,
-  newest: boolean,
-  reload: () => void,
-): HTMLElement {
-  return h(
-    'tr',
-    { class: attempt.success ? 'success' : 'failure' },
-    h('td', {}, timeElement(attempt.requested_at)),
-    h('td', {}, attempt.event_type, attempt.test ? h('span', { class: 'tag' }, ' test') : null),
-    h('td', { class: 'number' }, String(attempt.attempt)),
-    h('td', { class: 'number' }, attempt.http_status_code === '599' ? 'none' : attempt.http_status_code),
-    h('td', { class: 'number' }, `${attempt.duration_ms} ms`),
-    resultCell(attempt),
-    h('td', { class: 'error-text' }, attempt.error ?? ''),
-    redeliverCell(ctx, webhook, attempt, newest, reload),
+function detailButton(ctx: UiContext, webhook: WebhookDetail, row: DeliveryRow): HTMLButtonElement | null {
+  const deliveryId = row.deliveryId;
+  if (deliveryId === null) return null;
+  const button = h(
+    'button',
+    { type: 'button', 'aria-label': `Request and responses of event ${row.newest.event_id}` },
+    'Request and responses',
   );
+  button.addEventListener('click', () =>
+    busy(button, async () => {
+      try {
+        showDeliveryDetail(await ctx.api.delivery(webhook.id, deliveryId));
+      } catch (error) {
+        ctx.fail(error);
+      }
+    }),
+  );
+  return button;
 }
 
-/** The first (newest, as the list is ordered) attempt of each delivery on the page. */
-function newestAttempts(items: readonly DeliveryAttemptView[]): Set<DeliveryAttemptView> {
-  const seen = new Set<string>();
-  return new Set(
-    items.filter(
-      (attempt) => attempt.delivery_id === null || (!seen.has(attempt.delivery_id) && seen.add(attempt.delivery_id)),
+function attemptsTable(row: DeliveryRow): HTMLElement {
+  return h(
+    'div',
+    { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': `Attempts of event ${row.newest.event_id}` },
+    h(
+      'table',
+      { class: 'deliveries' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...['Attempt', 'Time', 'Status', 'Duration', 'Result', 'Error'].map((title) =>
+            h('th', { scope: 'col' }, title),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...row.attempts.map((attempt) =>
+          h(
+            'tr',
+            { class: attempt.success ? 'success' : 'failure' },
+            h('td', { class: 'number' }, String(attempt.attempt)),
+            h('td', {}, timeElement(attempt.requested_at, true)),
+            h('td', { class: 'number' }, attempt.http_status_code === '599' ? 'none' : attempt.http_status_code),
+            h('td', { class: 'number' }, `${attempt.duration_ms} ms`),
+            h(
+              'td',
+              {},
+              h(
+                'span',
+                { class: `badge ${attempt.success ? 'success' : 'failure'}` },
+                attempt.success ? 'Succeeded' : 'Failed',
+              ),
+            ),
+            h('td', { class: 'error-text' }, attempt.error ?? ''),
+          ),
+        ),
+      ),
     ),
   );
 }
 
+function attemptsSummary(row: DeliveryRow): string {
+  const count = row.detail?.attempts ?? row.newest.attempt;
+  const total = `${count} ${count === 1 ? 'attempt' : 'attempts'}`;
+  return row.attempts.length < count ? `${total} (${row.attempts.length} on this page)` : total;
+}
+
+function deliveryItem(ctx: UiContext, webhook: WebhookDetail, row: DeliveryRow, reload: () => void): HTMLElement {
+  const result = resultOf(row);
+  const actions = [detailButton(ctx, webhook, row), redeliverButton(ctx, webhook, row, reload)].filter(
+    (button) => button !== null,
+  );
+  return h(
+    'li',
+    { class: `delivery ${result.tone}`, 'data-delivery-id': row.deliveryId ?? undefined },
+    h(
+      'div',
+      { class: 'delivery-head' },
+      h(
+        'div',
+        { class: 'delivery-what' },
+        h('span', { class: 'event-type' }, row.newest.event_type),
+        row.newest.test && h('span', { class: 'badge neutral test' }, 'test'),
+        ' ',
+        timeElement(row.newest.requested_at, true),
+      ),
+      h(
+        'div',
+        { class: 'delivery-outcome' },
+        h('span', { class: 'status-code' }, statusCodeText(row.newest.http_status_code)),
+        h('span', { class: `badge result ${result.tone}` }, result.words),
+      ),
+    ),
+    h('details', { class: 'attempts' }, h('summary', {}, attemptsSummary(row)), attemptsTable(row)),
+    actions.length > 0 && h('div', { class: 'actions' }, ...actions),
+  );
+}
+
+function recoverButton(ctx: UiContext, webhook: WebhookDetail, recovered: () => void): HTMLButtonElement {
+  const button = h('button', { type: 'button', 'data-focus-key': 'recover' }, 'Recover failed deliveries');
+  button.addEventListener('click', () =>
+    busy(button, async () => {
+      try {
+        const answer = await askToRecover(webhook.name, (since, until) => ctx.api.recover(webhook.id, since, until));
+        if (answer === null) return;
+        ctx.notify(
+          answer.recovered === 1
+            ? '1 failed delivery will be sent again.'
+            : `${answer.recovered} failed deliveries will be sent again.`,
+        );
+        recovered();
+      } catch (error) {
+        ctx.fail(error);
+      }
+    }),
+  );
+  return button;
+}
+
+/** A select of `options` (value and words) named `name`, with its label. */
+function selectField(label: string, name: string, value: string, options: [string, string][]): HTMLElement {
+  const select = h(
+    'select',
+    { id: uniqueId('filter'), name },
+    ...options.map(([optionValue, words]) =>
+      h('option', { value: optionValue, selected: optionValue === value }, words),
+    ),
+  );
+  return h('div', { class: 'field' }, h('label', { for: select.id }, label), select);
+}
+
+function timeField(label: string, name: string, value: string): HTMLElement {
+  const input = h('input', { type: 'datetime-local', id: uniqueId('filter'), name, value, step: 1 });
+  return h('div', { class: 'field' }, h('label', { for: input.id }, label), input);
+}
+
+/** The filters above the log; `apply` draws the log's first page with the chosen ones. */
+function filterForm(filters: DeliveryLogFilters, apply: (filters: DeliveryLogFilters) => void): HTMLFormElement {
+  const clear = h('button', { type: 'button', 'data-focus-key': 'clear-filters' }, 'Clear filters');
+  const form = h(
+    'form',
+    { class: 'delivery-filters', role: 'search', 'aria-label': 'Filter deliveries', novalidate: true },
+    selectField('Status', 'status', filters.status, [
+      ['', 'All'],
+      ['succeeded', 'Succeeded'],
+      ['failed', 'Failed'],
+    ]),
+    selectField('Event type', 'event_type', filters.event_type, [
+      ['', 'All'],
+      ...EVENT_TYPES.map((type): [string, string] => [type, type]),
+    ]),
+    timeField('Since', 'since', filters.since),
+    timeField('Until', 'until', filters.until),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', 'data-focus-key': 'apply-filters' }, 'Apply filters'),
+      filtering(filters) && clear,
+    ),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const text = (name: string) => String(data.get(name) ?? '');
+    apply({
+      status: text('status') as DeliveryLogFilters['status'],
+      event_type: text('event_type') as DeliveryLogFilters['event_type'],
+      since: text('since'),
+      until: text('until'),
+    });
+  });
+  clear.addEventListener('click', () => apply(NO_FILTERS));
+  return form;
+}
+
+/** The filters in force, in words, e.g. "Showing failed attempts of job.run.completed since …". */
+function filterSummary(filters: DeliveryLogFilters): HTMLElement | null {
+  if (!filtering(filters)) return null;
+  const parts = [
+    `Showing ${filters.status ? `${filters.status} attempts` : 'attempts'}`,
+    filters.event_type && ` of ${filters.event_type}`,
+    filters.since && ` since ${localFieldTime(filters.since)}`,
+    filters.until && ` until ${localFieldTime(filters.until)}`,
+  ];
+  return h('p', { class: 'filter-summary' }, ...parts, '.');
+}
+
 /**
- * Draws one page of the log into `into`. `redelivered` runs after a redelivery (the webhook's status
- * changed too); by default only the log is drawn again.
+ * Draws the filters and one page of the log into `into`. `redrawPage` runs after a redelivery or a recovery (the
+ * webhook's status may change too), with the view to keep; by default only the log is drawn again.
  */
 export async function renderDeliveries(
   ctx: UiContext,
   webhook: WebhookDetail,
   into: HTMLElement,
-  offset = 0,
-  redelivered?: (offset: number) => void,
+  view: DeliveryLogView = FIRST_PAGE,
+  redrawPage?: (view: DeliveryLogView) => void,
 ): Promise<void> {
-  const reload = () => (redelivered ? redelivered(offset) : void renderDeliveries(ctx, webhook, into, offset));
-  const refresh = h(
-    'button',
-    { type: 'button', onclick: () => void renderDeliveries(ctx, webhook, into, offset, redelivered) },
-    'Refresh deliveries',
+  const { offset, filters } = view;
+  const go = (next: DeliveryLogView) => void renderDeliveries(ctx, webhook, into, next, redrawPage);
+  const reload = () => (redrawPage ? redrawPage(view) : go(view));
+  const focusKey = into.contains(document.activeElement)
+    ? (document.activeElement as HTMLElement).dataset['focusKey']
+    : undefined;
+  const refresh = h('button', { type: 'button', 'data-focus-key': 'refresh', onclick: () => go(view) }, 'Refresh');
+  const toolbar = h(
+    'div',
+    { class: 'actions delivery-toolbar' },
+    refresh,
+    ctx.canWrite && recoverButton(ctx, webhook, reload),
   );
+  const form = filterForm(filters, (chosen) => go({ offset: 0, filters: chosen }));
   into.setAttribute('aria-busy', 'true');
   let page;
+  let rows: DeliveryRow[];
   try {
-    page = await ctx.api.deliveries(webhook.id, offset, DELIVERIES_PER_PAGE);
+    page = await ctx.api.deliveries(webhook.id, offset, DELIVERIES_PER_PAGE, apiFilters(filters));
+    rows = rowsOf(page.items);
+    await lookUpFailed(ctx, webhook, rows);
   } catch (error) {
     into.removeAttribute('aria-busy');
-    show(into, h('p', {}, 'The deliveries could not be loaded.'));
+    show(into, form, h('p', {}, 'The deliveries could not be loaded.'), toolbar);
     return ctx.fail(error);
   }
   into.removeAttribute('aria-busy');
+  const restoreFocus = () => {
+    if (focusKey) into.querySelector<HTMLElement>(`[data-focus-key="${focusKey}"]`)?.focus();
+  };
   if (page.items.length === 0 && offset === 0) {
-    show(into, h('p', { class: 'empty' }, 'No deliveries in the last 7 days.'), refresh);
-    return;
+    const empty = filtering(filters)
+      ? h('p', { class: 'empty' }, 'No attempts match these filters.')
+      : h('p', { class: 'empty' }, 'No deliveries in the last 7 days.');
+    show(into, form, filterSummary(filters), empty, toolbar);
+    return restoreFocus();
   }
   const last = Math.min(offset + page.items.length, page.total);
-  const previous = h('button', { type: 'button', disabled: offset === 0 }, 'Newer');
-  const next = h('button', { type: 'button', disabled: last >= page.total }, 'Older');
-  previous.addEventListener(
-    'click',
-    () => void renderDeliveries(ctx, webhook, into, Math.max(0, offset - DELIVERIES_PER_PAGE), redelivered),
-  );
-  next.addEventListener(
-    'click',
-    () => void renderDeliveries(ctx, webhook, into, offset + DELIVERIES_PER_PAGE, redelivered),
-  );
-  const newest = newestAttempts(page.items);
+  const previous = h('button', { type: 'button', disabled: offset === 0, 'data-focus-key': 'newer' }, 'Newer');
+  const next = h('button', { type: 'button', disabled: last >= page.total, 'data-focus-key': 'older' }, 'Older');
+  previous.addEventListener('click', () => go({ offset: Math.max(0, offset - DELIVERIES_PER_PAGE), filters }));
+  next.addEventListener('click', () => go({ offset: offset + DELIVERIES_PER_PAGE, filters }));
   show(
     into,
+    form,
+    filterSummary(filters),
+    toolbar,
     h(
-      'div',
-      { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': 'Recent deliveries table' },
-      h(
-        'table',
-        { class: 'deliveries' },
-        h(
-          'caption',
-          { class: 'visually-hidden' },
-          `Delivery attempts ${offset + 1} to ${last} of ${page.total}, newest first`,
-        ),
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ...['Time', 'Event', 'Attempt', 'Status', 'Duration', 'Result', 'Error', ''].map((title) =>
-              h('th', { scope: 'col' }, title),
-            ),
-          ),
-        ),
-        h('tbody', {}, ...page.items.map((attempt) => attemptRow(ctx, webhook, attempt, newest.has(attempt), reload))),
-      ),
+      'ol',
+      {
+        class: 'delivery-log',
+        'aria-label': `Deliveries, newest first: attempts ${offset + 1} to ${last} of ${page.total}`,
+      },
+      ...rows.map((row) => deliveryItem(ctx, webhook, row, reload)),
     ),
     h(
       'nav',
       { class: 'pager', 'aria-label': 'Delivery pages' },
       previous,
-      h('span', {}, `${offset + 1}–${last} of ${page.total}`),
+      h('span', {}, `Attempts ${offset + 1}–${last} of ${page.total}`),
       next,
-      refresh,
     ),
   );
+  restoreFocus();
 }

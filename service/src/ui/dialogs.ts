@@ -1,9 +1,10 @@
 // Modal dialogs on the native <dialog> element: focus is trapped and Escape closes them, for free.
 import { ApiProblem } from './api';
 import { h, uniqueId } from './dom';
-import { overlapSecondsOf, SECRET_OVERLAP_HOURS } from './format';
+import { overlapSecondsOf, rfc3339OfLocal, SECRET_OVERLAP_HOURS } from './format';
 
-function modal(label: string, ...content: Node[]): HTMLDialogElement {
+/** Opens a modal dialog titled `label`; it is removed from the page when it closes. */
+export function modal(label: string, ...content: Node[]): HTMLDialogElement {
   const titleId = uniqueId('dialog-title');
   const dialog = h('dialog', { 'aria-labelledby': titleId }, h('h2', { id: titleId }, label), ...content);
   dialog.addEventListener('close', () => dialog.remove());
@@ -158,6 +159,109 @@ export function askToRotate<T>(
           error.hidden = false;
           hours.setAttribute('aria-invalid', 'true');
           hours.focus();
+        },
+      );
+    });
+  });
+}
+
+/**
+ * Asks for the window of a recovery, since (required) and until (optional) in the viewer's local time, then recovers
+ * with `recover` (times as RFC 3339 with the browser's offset). The API checks the times: a field error is shown at
+ * its field, and a refusal such as the 409 of an archived or inactive webhook above the buttons; the dialog stays
+ * open for either. Resolves with the recovery, or null when the person cancels; rejects with any other failure.
+ */
+export function askToRecover<T>(
+  webhookName: string,
+  recover: (since: string | undefined, until: string | undefined) => Promise<T>,
+): Promise<T | null> {
+  return new Promise((resolve, reject) => {
+    const timeField = (name: 'since' | 'until', label: string, hintText: string) => {
+      const hint = h('p', { class: 'hint', id: uniqueId('hint') }, hintText);
+      const error = h('p', { class: 'field-error', id: uniqueId('error'), hidden: true });
+      const input = h('input', {
+        type: 'datetime-local',
+        id: uniqueId('field'),
+        name,
+        step: 1,
+        'aria-describedby': `${hint.id} ${error.id}`,
+        ...(name === 'since' ? { required: true } : {}),
+      });
+      const field = h('div', { class: 'field' }, h('label', { for: input.id }, label), hint, input, error);
+      return { input, error, field };
+    };
+    const since = timeField('since', 'Failed since', 'Deliveries created at or after this time, in your time zone.');
+    const until = timeField('until', 'Until (optional)', 'Deliveries created before this time; empty means now.');
+    const formError = h('p', { class: 'form-error', role: 'alert', hidden: true });
+    const cancel = h('button', { type: 'button' }, 'Cancel');
+    const confirm = h('button', { type: 'submit', class: 'primary' }, 'Recover deliveries');
+    const form = h(
+      'form',
+      { class: 'in-dialog', novalidate: true },
+      since.field,
+      until.field,
+      formError,
+      h('div', { class: 'actions' }, confirm, cancel),
+    );
+    const dialog = modal(
+      `Recover failed deliveries of ${webhookName}`,
+      h(
+        'p',
+        {},
+        'Every failed delivery created in this window is sent once more, oldest first, within the usual sending ' +
+          'limits. One that fails again stays failed. Deliveries older than 7 days are gone.',
+      ),
+      form,
+    );
+    let pending = false;
+    dialog.addEventListener('cancel', (event) => {
+      if (pending) event.preventDefault();
+    });
+    dialog.addEventListener('close', () => {
+      if (!pending) resolve(null);
+    });
+    cancel.addEventListener('click', () => dialog.close('cancel'));
+    since.input.focus();
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      pending = true;
+      confirm.disabled = true;
+      cancel.disabled = true;
+      for (const { input, error } of [since, until]) {
+        input.removeAttribute('aria-invalid');
+        error.hidden = true;
+      }
+      formError.hidden = true;
+      recover(rfc3339OfLocal(since.input.value), rfc3339OfLocal(until.input.value)).then(
+        (recovered) => {
+          resolve(recovered);
+          dialog.close('recovered');
+        },
+        (problem: unknown) => {
+          pending = false;
+          confirm.disabled = false;
+          cancel.disabled = false;
+          if (!(problem instanceof ApiProblem) || (problem.status !== 400 && problem.status !== 409) || !dialog.open) {
+            reject(problem);
+            dialog.close();
+            return;
+          }
+          let first: HTMLInputElement | null = null;
+          for (const [name, { input, error }] of [
+            ['since', since],
+            ['until', until],
+          ] as const) {
+            const messages = problem.fieldErrors[name] ?? [];
+            if (messages.length === 0) continue;
+            error.textContent = messages.join(' ');
+            error.hidden = false;
+            input.setAttribute('aria-invalid', 'true');
+            first ??= input;
+          }
+          if (first) return first.focus();
+          formError.textContent = problem.message;
+          formError.hidden = false;
+          confirm.focus();
         },
       );
     });

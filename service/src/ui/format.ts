@@ -95,3 +95,41 @@ export function overlapSecondsOf(hoursText: string): number | string {
   const hours = hoursText.trim() === '' ? Number.NaN : Number(hoursText);
   return Number.isFinite(hours) ? Math.round(hours * 3600) : hoursText;
 }
+
+/**
+ * A `datetime-local` field's value ("2026-11-23T09:00") as an RFC 3339 date-time with the browser's offset at that
+ * moment ("2026-11-23T09:00:00+01:00"), as the delivery log's filters and a recovery take it. An empty field is
+ * undefined; anything unreadable is sent as typed, for the API to name the problem.
+ */
+export function rfc3339OfLocal(value: string): string | undefined {
+  if (value.trim() === '') return undefined;
+  const date = new Date(value);
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value) || Number.isNaN(date.getTime())) return value;
+  const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
+  const offset = -date.getTimezoneOffset();
+  const zone = offset === 0 ? 'Z' : `${offset > 0 ? '+' : '-'}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
+  return (
+    `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${zone}`
+  );
+}
+
+/** A `datetime-local` value in the viewer's words with its zone, for saying what a filter holds; '' when empty. */
+export function localFieldTime(value: string): string {
+  const date = new Date(value);
+  return value === '' || Number.isNaN(date.getTime()) ? value : localTime(String(date.getTime() * 1000), true);
+}
+
+/** An attempt's HTTP status in words: "HTTP 400", or "No response" for the log's 599. */
+export function statusCodeText(code: string): string {
+  return code === '599' ? 'No response' : `HTTP ${code}`;
+}
+
+/** A request or response body for reading: JSON indented, anything else as it is. */
+export function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}

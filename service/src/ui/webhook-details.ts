@@ -1,13 +1,17 @@
 // One webhook's page: its facts, its actions and its Recent Deliveries.
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import type { UiContext } from './context';
-import { renderDeliveries } from './deliveries-view';
+import { type DeliveryLogView, renderDeliveries } from './deliveries-view';
 import { h, show } from './dom';
 import { webhookActions } from './webhook-actions';
 import { webhookBadges, webhookFacts } from './webhook-card';
 
-/** `deliveriesOffset` keeps the page of the log in view when a redelivery draws the page again. */
-export async function renderWebhookDetails(ctx: UiContext, id: string, deliveriesOffset = 0): Promise<void> {
+/** `deliveriesView` keeps the log's page and filters in view when a redelivery or a recovery draws the page again. */
+export async function renderWebhookDetails(
+  ctx: UiContext,
+  id: string,
+  deliveriesView?: DeliveryLogView,
+): Promise<void> {
   show(ctx.main, h('p', { 'aria-busy': 'true' }, 'Loading the webhook…'));
   let webhook: WebhookDetail;
   try {
@@ -37,11 +41,5 @@ export async function renderWebhookDetails(ctx: UiContext, id: string, deliverie
       deliveries,
     ),
   );
-  await renderDeliveries(
-    ctx,
-    webhook,
-    deliveries,
-    deliveriesOffset,
-    (offset) => void renderWebhookDetails(ctx, id, offset),
-  );
+  await renderDeliveries(ctx, webhook, deliveries, deliveriesView, (view) => void renderWebhookDetails(ctx, id, view));
 }
