@@ -4,6 +4,10 @@
 //
 //   JOBHOOKS_HMAC_SECRET=<hmac_secret from the create response> PORT=9000 npx tsx examples/receiver/receiver.ts
 //
+// During a secret rotation, give it both secrets, new first: JOBHOOKS_HMAC_SECRET=<new>,<old>. A delivery is genuine
+// when either verifies, which is what the rotation procedure asks of a dbt-scheme receiver
+// (docs/api-contract.md#15-secret-rotation).
+//
 // Either signature scheme (JOBHOOKS_SIGNATURE_SCHEME): `standard` (the default) checks the Standard Webhooks
 // headers with a Standard Webhooks library, and refuses a request signed more than 5 minutes ago, so a captured
 // request cannot be replayed; `dbt` checks `Authorization` as a dbt Cloud receiver does (the body only).
@@ -56,10 +60,18 @@ export function isGenuineStandardDelivery(hmacSecret: string, rawBody: Buffer, h
 
 export type SignatureScheme = 'standard' | 'dbt';
 
-function isGenuine(scheme: SignatureScheme, secret: string, body: Buffer, headers: IncomingHttpHeaders): boolean {
-  return scheme === 'dbt'
-    ? isGenuineDelivery(secret, body, headers.authorization)
-    : isGenuineStandardDelivery(secret, body, headers);
+/** Genuine when one of the secrets (one, or the new and the old during a rotation) verifies it. */
+function isGenuine(
+  scheme: SignatureScheme,
+  secrets: readonly string[],
+  body: Buffer,
+  headers: IncomingHttpHeaders,
+): boolean {
+  return secrets.some((secret) =>
+    scheme === 'dbt'
+      ? isGenuineDelivery(secret, body, headers.authorization)
+      : isGenuineStandardDelivery(secret, body, headers),
+  );
 }
 
 function readRawBody(request: IncomingMessage): Promise<Buffer | null> {
@@ -81,18 +93,20 @@ function readRawBody(request: IncomingMessage): Promise<Buffer | null> {
 }
 
 export function createReceiver(options: {
-  secret: string;
+  /** The webhook's secret, or its new and old secrets during a rotation. */
+  secret: string | readonly string[];
   scheme?: SignatureScheme;
   onEvent: (event: JobRunEvent) => void;
 }): Server {
   const scheme = options.scheme ?? 'standard';
+  const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
   const seen = new Set<string>();
   return createServer(async (request, response) => {
     if (request.method !== 'POST') return void response.writeHead(405, { allow: 'POST' }).end();
     // Verify the bytes as they arrived: parsing and re-serializing the JSON first would change them.
     const body = await readRawBody(request);
     if (body === null) return void response.writeHead(413).end();
-    if (!isGenuine(scheme, options.secret, body, request.headers)) {
+    if (!isGenuine(scheme, secrets, body, request.headers)) {
       return void response.writeHead(401).end('signature mismatch');
     }
     let event: JobRunEvent;
@@ -124,7 +138,7 @@ if (require.main === module) {
     process.exit(1);
   }
   createReceiver({
-    secret,
+    secret: secret.split(',').map((part) => part.trim()),
     scheme,
     onEvent: (event) =>
       process.stdout.write(

@@ -26,7 +26,7 @@ afterEach(async () => {
   server = null;
 });
 
-async function listen(secret: string, events: JobRunEvent[], scheme?: SignatureScheme): Promise<string> {
+async function listen(secret: string | string[], events: JobRunEvent[], scheme?: SignatureScheme): Promise<string> {
   server = createReceiver({ secret, ...(scheme ? { scheme } : {}), onEvent: (event) => events.push(event) });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
@@ -136,4 +136,24 @@ test('with the Standard Webhooks scheme, a stale, forged or Authorization-only r
   expect(events).toHaveLength(0);
   expect(await send(signedAt(new Date()))).toBe(204);
   expect(events).toHaveLength(1);
+});
+
+test('across a rotation, a dbt-scheme receiver given the new and the old secret verifies every delivery', async () => {
+  const placeholder = await startReceiver();
+  const hook = await createWebhook(h, { client_url: placeholder.url, event_types: ['job.run.completed'], job_ids: [] });
+  await placeholder.close();
+  const rotated = (
+    await h.call('POST', `${webhookPath(hook.id)}/secret/rotate`, { body: { overlap_seconds: 3600 } })
+  ).json().data as { hmac_secret: string };
+  const events: JobRunEvent[] = [];
+  const url = await listen([rotated.hmac_secret, hook.hmac_secret], events, 'dbt');
+  await h.call('PUT', webhookPath(hook.id), {
+    body: { name: 'receiver', client_url: url, event_types: ['job.run.completed'], job_ids: [] },
+  });
+  await ingest(h, 'job.run.completed', { runId: '1' }); // during the overlap: signed with the old secret
+  await waitFor(() => events.length === 1, 'the delivery during the overlap');
+  await h.call('DELETE', `${webhookPath(hook.id)}/secret/previous`);
+  await ingest(h, 'job.run.completed', { runId: '2' }); // after it: signed with the new one
+  await waitFor(() => events.length === 2, 'the delivery after the overlap');
+  expect(events.map((event) => event.data.runId)).toEqual(['1', '2']);
 });
