@@ -4,8 +4,8 @@
 import { Webhook } from 'standardwebhooks';
 import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
-import { answer, type ReceivedRequest, type Receiver, startReceiver } from '../support/receiver';
-import { isGenuine } from '../support/signature';
+import { answer, type Receiver, startReceiver } from '../support/receiver';
+import { isGenuine, standardHeadersOf, standardWebhooksSecret } from '../support/signature';
 import { waitFor } from '../support/wait';
 
 let h: Harness;
@@ -20,21 +20,12 @@ afterEach(async () => {
   await receiver.close();
 });
 
-/** The secret as a Standard Webhooks library takes it: `whsec_` and the base64 of the same key bytes. */
-const standardSecret = (hmacSecret: string) => `whsec_${Buffer.from(hmacSecret, 'utf8').toString('base64')}`;
-
-const standardHeaders = (request: ReceivedRequest) => ({
-  'webhook-id': String(request.headers['webhook-id']),
-  'webhook-timestamp': String(request.headers['webhook-timestamp']),
-  'webhook-signature': String(request.headers['webhook-signature']),
-});
-
 test('every attempt of a delivery verifies with a Standard Webhooks library and with dbt scheme alike', async () => {
   let calls = 0;
   receiver.respondWith((request, response) => {
     calls += 1;
     // Verified as it arrives, at the receiver's own time, as a real receiver does.
-    new Webhook(standardSecret(hook.hmac_secret)).verify(request.body, standardHeaders(request));
+    new Webhook(standardWebhooksSecret(hook.hmac_secret)).verify(request.body, standardHeadersOf(request));
     response.writeHead(calls < 3 ? 500 : 200).end();
   });
   const hook = await createWebhook(h, {
@@ -45,9 +36,11 @@ test('every attempt of a delivery verifies with a Standard Webhooks library and 
   const { event_id } = await ingest(h, 'job.run.completed');
   await waitFor(() => receiver.requests.length === 3, 'three attempts');
 
-  const standard = new Webhook(standardSecret(hook.hmac_secret));
+  const standard = new Webhook(standardWebhooksSecret(hook.hmac_secret));
   for (const request of receiver.requests) {
-    expect(standard.verify(request.body, standardHeaders(request))).toEqual(JSON.parse(request.body.toString('utf8')));
+    expect(standard.verify(request.body, standardHeadersOf(request))).toEqual(
+      JSON.parse(request.body.toString('utf8')),
+    );
     expect(isGenuine(hook.hmac_secret, request.body, request.headers.authorization)).toBe(true);
     expect(request.headers['webhook-id']).toBe(event_id);
     expect(request.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
@@ -57,8 +50,8 @@ test('every attempt of a delivery verifies with a Standard Webhooks library and 
   // dbt's signature covers only the body: the same on every attempt.
   expect(new Set(receiver.requests.map((request) => request.headers.authorization)).size).toBe(1);
   // Another secret fails both.
-  const other = new Webhook(standardSecret('f'.repeat(64)));
-  expect(() => other.verify(receiver.requests[0]!.body, standardHeaders(receiver.requests[0]!))).toThrow(
+  const other = new Webhook(standardWebhooksSecret('f'.repeat(64)));
+  expect(() => other.verify(receiver.requests[0]!.body, standardHeadersOf(receiver.requests[0]!))).toThrow(
     'No matching signature found',
   );
   expect(isGenuine('f'.repeat(64), receiver.requests[0]!.body, receiver.requests[0]!.headers.authorization)).toBe(
@@ -75,19 +68,19 @@ test('a captured request replayed later is refused by its timestamp; a changed t
   await ingest(h, 'job.run.completed');
   await waitFor(() => receiver.requests.length === 1, 'the delivery');
   const [captured] = receiver.requests;
-  const standard = new Webhook(standardSecret(hook.hmac_secret));
-  expect(() => standard.verify(captured!.body, standardHeaders(captured!))).not.toThrow();
+  const standard = new Webhook(standardWebhooksSecret(hook.hmac_secret));
+  expect(() => standard.verify(captured!.body, standardHeadersOf(captured!))).not.toThrow();
 
   // Replayed six minutes later: past the five minutes of tolerance a Standard Webhooks receiver allows.
   jest.useFakeTimers({
     now: Date.now() + 6 * 60_000,
     doNotFake: ['setTimeout', 'setImmediate', 'nextTick', 'queueMicrotask'],
   });
-  expect(() => standard.verify(captured!.body, standardHeaders(captured!))).toThrow('Message timestamp too old');
+  expect(() => standard.verify(captured!.body, standardHeadersOf(captured!))).toThrow('Message timestamp too old');
   jest.useRealTimers();
   // A replay with another timestamp written in does not match the signature.
   const refreshed = {
-    ...standardHeaders(captured!),
+    ...standardHeadersOf(captured!),
     'webhook-timestamp': String(Number(captured!.headers['webhook-timestamp']) + 1),
   };
   expect(() => standard.verify(captured!.body, refreshed)).toThrow('No matching signature found');
@@ -109,9 +102,9 @@ test('the test endpoint and a redelivery carry both signatures too', async () =>
   const deliveryId = log.data.find((row) => row.delivery_id !== null)!.delivery_id!;
   expect((await h.call('POST', `${webhookPath(hook.id)}/deliveries/${deliveryId}/retry`)).statusCode).toBeLessThan(300);
   await waitFor(() => receiver.requests.length === 3, 'the redelivery');
-  const standard = new Webhook(standardSecret(hook.hmac_secret));
+  const standard = new Webhook(standardWebhooksSecret(hook.hmac_secret));
   for (const request of receiver.requests) {
-    expect(() => standard.verify(request.body, standardHeaders(request))).not.toThrow();
+    expect(() => standard.verify(request.body, standardHeadersOf(request))).not.toThrow();
     expect(isGenuine(hook.hmac_secret, request.body, request.headers.authorization)).toBe(true);
   }
 });
