@@ -45,6 +45,11 @@ const EnvSchema = z
       .pipe(z.number().int().min(0).max(65535))
       .default(8080),
     JOBHOOKS_DB: z.string().min(1).default('./data/jobhooks.db'),
+    JOBHOOKS_DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\/./i, 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)')
+      .optional(),
+    JOBHOOKS_DATABASE_POOL_SIZE: positiveInt.default(10),
     JOBHOOKS_SECRET_KEY: z.string().optional(),
     JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: positiveInt.optional(),
     JOBHOOKS_BOOTSTRAP_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
@@ -62,6 +67,11 @@ const EnvSchema = z
     JOBHOOKS_DELIVERY_LEASE_SECONDS: positiveInt.pipe(z.number().min(15, 'must be at least 15')).default(60),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
+  .refine((env) => env.JOBHOOKS_DATABASE_URL === undefined || env.JOBHOOKS_SECRET_KEY !== undefined, {
+    message:
+      'must be set with JOBHOOKS_DATABASE_URL: every instance seals and opens webhook secrets with the same key, and PostgreSQL has no database folder to keep a key file in',
+    path: ['JOBHOOKS_SECRET_KEY'],
+  })
   .refine((env) => (env.JOBHOOKS_BOOTSTRAP_ACCOUNT_ID === undefined) === (env.JOBHOOKS_BOOTSTRAP_TOKEN === undefined), {
     message: 'JOBHOOKS_BOOTSTRAP_ACCOUNT_ID and JOBHOOKS_BOOTSTRAP_TOKEN must be set together',
     path: ['JOBHOOKS_BOOTSTRAP_TOKEN'],
@@ -70,7 +80,10 @@ const EnvSchema = z
 export interface Config {
   host: string;
   port: number;
+  /** The SQLite file (and the folder of its key file); unused when `postgres` is set. */
   databasePath: string;
+  /** PostgreSQL instead of SQLite (JOBHOOKS_DATABASE_URL), with this instance's pool size; null for SQLite. */
+  postgres: { url: string; poolSize: number } | null;
   secretKey: string | undefined;
   bootstrap: { accountId: number; token: string } | null;
   rateLimitPerMinute: number;
@@ -100,6 +113,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     host: e.HOST,
     port: e.PORT,
     databasePath: resolve(e.JOBHOOKS_DB),
+    postgres:
+      e.JOBHOOKS_DATABASE_URL === undefined
+        ? null
+        : { url: e.JOBHOOKS_DATABASE_URL, poolSize: e.JOBHOOKS_DATABASE_POOL_SIZE },
     secretKey: e.JOBHOOKS_SECRET_KEY,
     bootstrap:
       e.JOBHOOKS_BOOTSTRAP_ACCOUNT_ID !== undefined && e.JOBHOOKS_BOOTSTRAP_TOKEN !== undefined

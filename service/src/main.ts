@@ -1,11 +1,24 @@
 // Starts the service: reads the configuration, opens the store, listens, and shuts down cleanly on a signal.
 import { loadConfig } from './config';
 import { markServiceRunning } from './service-lock';
-import { databaseStartupError, listenStartupError, startupStep } from './startup-errors';
+import {
+  databaseStartupError,
+  describePostgresUrl,
+  listenStartupError,
+  postgresStartupError,
+  startupStep,
+} from './startup-errors';
 import { createService, type Service } from './wiring';
 
-/** On a database with no account, make account 1 and an admin token, so a first `npm start` is usable. */
-async function bootstrapFirstAccount(service: Service): Promise<string | null> {
+/**
+ * On a database with no account, make account 1 and an admin token, so a first `npm start` is usable. Instances
+ * started at once on one PostgreSQL database take turns: the first makes them, the others then find an account.
+ */
+function bootstrapFirstAccount(service: Service): Promise<string | null> {
+  return service.store.cluster.whileLocked('bootstrap', () => makeFirstAccount(service));
+}
+
+async function makeFirstAccount(service: Service): Promise<string | null> {
   if ((await service.accounts.countAccounts()) > 0) return null;
   await service.accounts.createAccount({ id: 1, name: 'Account 1', plan: 'enterprise' });
   const { token } = await service.accounts.createToken({
@@ -23,7 +36,10 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   const shutdown = installShutdownHandlers();
   const service = await startupStep(
     () => createService(config),
-    (error) => databaseStartupError(error, config.databasePath),
+    (error) =>
+      config.postgres === null
+        ? databaseStartupError(error, config.databasePath)
+        : postgresStartupError(error, config.postgres.url),
   );
   let address: string;
   try {
@@ -35,9 +51,14 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
     await service.close();
     throw error;
   }
-  const unmark = markServiceRunning(config.databasePath);
+  // The SQLite file is one process's: commands that must not run beside the service look for this mark.
+  const unmark = config.postgres === null ? markServiceRunning(config.databasePath) : () => undefined;
   // Only once the port is open: a start that cannot listen must not make the one token it would never show.
   const firstToken = await bootstrapFirstAccount(service);
+  const databaseVariable =
+    config.postgres === null
+      ? `JOBHOOKS_DB=${config.databasePath}`
+      : 'JOBHOOKS_DATABASE_URL=... JOBHOOKS_SECRET_KEY=...';
   // One write, ending with the database line, so a reader of stdout sees the whole message at once.
   const lines = [`jobhooks is listening on ${address}`, `API base URL (host_url for clients): ${address}/api`];
   if (firstToken !== null) {
@@ -49,10 +70,12 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   } else {
     lines.push(
       'API tokens are shown only when made. To make one (npx jobhooks account list shows the account ids):',
-      `  JOBHOOKS_DB=${config.databasePath} npx jobhooks token create --account <id> --permission "Account Admin"`,
+      `  ${databaseVariable} npx jobhooks token create --account <id> --permission "Account Admin"`,
     );
   }
-  lines.push(`Database: ${config.databasePath}`);
+  lines.push(
+    `Database: ${config.postgres === null ? config.databasePath : `PostgreSQL at ${describePostgresUrl(config.postgres.url)}`}`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
   shutdown.serviceReady({
     ...service,

@@ -25,6 +25,40 @@ export function databaseStartupError(error: unknown, path: string): string | nul
   return null;
 }
 
+/** Where a PostgreSQL URL points, without its password: "host:port/database". */
+export function describePostgresUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const socket = parsed.searchParams.get('host');
+    return `${socket ?? parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'an unreadable URL';
+  }
+}
+
+/** SQLSTATEs of a connection PostgreSQL refused, as the operator can act on them. */
+const POSTGRES_REFUSALS: Record<string, string> = {
+  '28P01': 'the password was refused',
+  '28000': 'the user may not connect',
+  '3D000': 'the database does not exist',
+  '42501': 'the user lacks a privilege the schema needs (CREATE on the database)',
+  '57P03': 'the server is starting up or shutting down',
+  '53300': 'the server has no connection left (max_connections)',
+};
+
+/** Why connecting to PostgreSQL (JOBHOOKS_DATABASE_URL) failed, as the operator can act on it, or null. */
+export function postgresStartupError(error: unknown, url: string): string | null {
+  const code = String(codeOf(error));
+  const where = describePostgresUrl(url);
+  const refusal = POSTGRES_REFUSALS[code];
+  if (refusal !== undefined)
+    return `PostgreSQL at ${where} refused the connection: ${refusal}. Fix JOBHOOKS_DATABASE_URL or the server.`;
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET'].includes(code)) {
+    return `PostgreSQL at ${where} cannot be reached (${code}): check JOBHOOKS_DATABASE_URL and that the server runs.`;
+  }
+  return null;
+}
+
 /** Why listening on host:port failed, as the operator can act on it, or null. */
 export function listenStartupError(error: unknown, host: string, port: number): string | null {
   const code = codeOf(error);

@@ -19,7 +19,7 @@ import { createMetrics } from './observability/metrics';
 import { buildApp, REDACTED_LOG_PATHS } from './http/app';
 import { type SecretBox, secretKeyFileOf } from './security/secret-box';
 import { openCheckedSecretBox } from './security/secret-key-check';
-import { createSqliteStore } from './store/sqlite-store';
+import { openStore } from './store/open-store';
 import { createWebhookService } from './webhooks/webhook-service';
 import type { Store } from './store/store';
 import { createStorageHealth } from './observability/storage-failures';
@@ -43,6 +43,10 @@ export interface Service {
 
 /** How often the dispatcher looks for due retries when no ingestion wakes it. */
 const DISPATCH_POLL_INTERVAL_MS = 200;
+/** With PostgreSQL, each poll comes up to this fraction of the interval early or late. */
+const DISPATCH_POLL_JITTER = 0.2;
+/** The most a dispatcher waits after hearing that another instance queued deliveries. */
+const NOTIFIED_WAKE_JITTER_MS = 20;
 /** SIGTERM lets attempts in flight run to their own 10 s limit before the process exits. */
 const SHUTDOWN_GRACE_MS = ATTEMPT_TIMEOUT_MS;
 
@@ -50,7 +54,16 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const clock = overrides.clock ?? createSystemClock();
   const random = overrides.random ?? cryptoRandomBytes;
   const ids = createIdGenerator(clock, random);
-  const store = createSqliteStore(config.databasePath, undefined, config.durability);
+  // Until the app's logger exists, a background failure of the store goes to stderr.
+  let logBackgroundError = (error: unknown, what: string): void => {
+    process.stderr.write(`${what}: ${String(error)}\n`);
+  };
+  const store = await openStore({
+    sqlitePath: config.databasePath,
+    durability: config.durability,
+    postgres: config.postgres,
+    onBackgroundError: (error, what) => logBackgroundError(error, what),
+  });
   let secretBox: SecretBox;
   try {
     secretBox = await openCheckedSecretBox({
@@ -73,7 +86,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const sender = createThreadedSender(senderOptions);
   try {
     const accounts = createAccountService({ store, clock, ids, random });
-    if (config.bootstrap) await accounts.ensureBootstrapToken(config.bootstrap.accountId, config.bootstrap.token);
+    const { bootstrap } = config;
+    // Instances started at once on one database take turns, so only one of them makes the account.
+    if (bootstrap)
+      await store.cluster.whileLocked('bootstrap', () =>
+        accounts.ensureBootstrapToken(bootstrap.accountId, bootstrap.token),
+      );
     // The dispatcher is made after the app (it logs through the app's logger); ingestion wakes it late-bound.
     let dispatcher: Dispatcher | null = null;
     // Each endpoint's capacity and circuit, learned from its answers in this process (endpoint-health.ts).
@@ -116,6 +134,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       storageHealth,
       logger: overrides.logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS },
     });
+    logBackgroundError = (error, what) => app.log.error({ err: error }, `${what} failed`);
     const running: Dispatcher = createDispatcher({
       store,
       clock,
@@ -129,6 +148,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         maxInFlightPerWebhook: config.delivery.maxInFlightPerWebhook,
         leaseMicros: config.delivery.leaseSeconds * 1_000_000,
         pollIntervalMs: DISPATCH_POLL_INTERVAL_MS,
+        // Several instances on one database poll it at scattered moments; one process polls on the beat.
+        pollJitter: store.backend === 'postgres' ? DISPATCH_POLL_JITTER : 0,
       },
       health,
       observer: metrics.observer,
@@ -140,6 +161,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       },
     });
     dispatcher = running;
+    // Another instance queued deliveries (PostgreSQL): look after a short random delay, so the instances that
+    // heard it do not all claim at the same moment; the claim's locks make a lost race an empty claim.
+    store.cluster.onDeliveriesQueued(() => {
+      setTimeout(() => running.wake(), Math.floor(uniformFraction(random) * NOTIFIED_WAKE_JITTER_MS)).unref();
+    });
     const retention = createRetentionJob({
       log: store.deliveryLog,
       webhooks: store.webhooks,

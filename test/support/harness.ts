@@ -1,4 +1,5 @@
-// Starts a real service (real SQLite file in a temporary folder) for a test, with a known admin token.
+// Starts a real service for a test, with a known admin token: on a real SQLite file in a temporary folder, or,
+// in the postgres jest project, on a new database of the suite's PostgreSQL cluster (test/support/postgres.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../../service/src/config';
 import type { Clock } from '../../service/src/core/clock';
 import { createService, type Service } from '../../service/src/wiring';
+import { createTestDatabase, TEST_SECRET_KEY, testBackend } from './postgres';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 export const ACCOUNT_ID = 1;
@@ -14,7 +16,10 @@ export const ACCOUNT_ID = 1;
 export interface Harness {
   service: Service;
   dir: string;
+  /** The SQLite file; unused on PostgreSQL. */
   dbPath: string;
+  /** The PostgreSQL database's URL, or null on SQLite. */
+  databaseUrl: string | null;
   call(method: string, url: string, options?: CallOptions): Promise<LightMyRequestResponse>;
   /** Makes a token with this permission set on `accountId` (created with `plan` when missing). */
   /** Listens on 127.0.0.1 on a free port and returns the API base URL, ending in /api. */
@@ -37,6 +42,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** A folder to keep the database in across harnesses (kept on close); a new temporary one otherwise. */
   dir?: string;
+  /** On PostgreSQL, a database to keep across harnesses (a new one otherwise). */
+  databaseUrl?: string;
   clock?: Clock;
   logger?: FastifyServerOptions['logger'];
 }
@@ -44,8 +51,10 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'jobhooks-test-'));
   const dbPath = join(dir, 'jobhooks.db');
+  const databaseUrl = testBackend() === 'postgres' ? (options.databaseUrl ?? (await createTestDatabase())) : null;
   const config = loadConfig({
     JOBHOOKS_DB: dbPath,
+    ...(databaseUrl === null ? {} : { JOBHOOKS_DATABASE_URL: databaseUrl, JOBHOOKS_SECRET_KEY: TEST_SECRET_KEY }),
     JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: String(ACCOUNT_ID),
     JOBHOOKS_BOOTSTRAP_TOKEN: ADMIN_TOKEN,
     JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
@@ -57,6 +66,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     service,
     dir,
     dbPath,
+    databaseUrl,
     call: (method, url, { token = ADMIN_TOKEN, body, rawBody, headers = {} } = {}) =>
       service.app.inject({
         method: method as 'GET',

@@ -143,7 +143,7 @@ export interface ScheduledAttemptRules {
   /** A uniform number in [0, 1) that stretches the retry delay. */
   jitter: number;
   /** The lease the delivery was claimed under: a result from a lease that ran out is not applied. */
-  leaseOwner: string;
+  lease: string;
   /** When the outcome arrived, in microseconds. */
   finishedAt: number;
   /** A recovered delivery's one attempt more: a failure ends it rather than scheduling a retry. */
@@ -174,7 +174,7 @@ export function scheduledResult(deliveryId: string, made: AttemptMade, rules: Sc
     exhausted: step.kind === 'exhausted',
     manual: false,
   };
-  return { log: { ...made.log, deliveryId }, facts, delivery, leaseOwner: rules.leaseOwner };
+  return { log: { ...made.log, deliveryId }, facts, delivery, lease: rules.lease };
 }
 
 /**
@@ -187,6 +187,6 @@ export function manualResult(deliveryId: string, made: AttemptMade): AttemptResu
     log: { ...made.log, deliveryId },
     facts: { requestedAt: made.requestedAt, statusCode: made.log.statusCode, verdict, exhausted: false, manual: true },
     delivery: verdict === 'succeeded' ? { state: 'succeeded' } : { state: 'unchanged' },
-    leaseOwner: null,
+    lease: null,
   };
 }

@@ -2,7 +2,7 @@
 // claimed delivery then goes through the stages of dispatch-stages.ts: prepare, attempt (attempt.ts: sign and
 // send), record. The life of a delivery, step by step: docs/life-of-a-delivery.md.
 import { type Clock, nowMicros } from '../core/clock';
-import type { RandomBytes } from '../core/random';
+import { type RandomBytes, uniformFraction } from '../core/random';
 import type { ClaimedDelivery } from '../domain/delivery';
 import type { SecretBox } from '../security/secret-box';
 import type { Store } from '../store/store';
@@ -79,7 +79,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     blocked: (now: number) => deps.health.blocked(now),
     standing: (webhookId: string) => deps.health.standing(webhookId),
   };
-  const scheduler = createScheduler(deps.limits, turn, (error) => deps.onError(error, 'claim'), capacity);
+  const scheduler = createScheduler(
+    deps.limits,
+    turn,
+    (error) => deps.onError(error, 'claim'),
+    capacity,
+    () => uniformFraction(deps.random),
+  );
 
   return {
     start: scheduler.start,

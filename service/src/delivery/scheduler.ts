@@ -13,6 +13,11 @@ export interface SchedulerLimits {
   maxInFlightPerWebhook: number;
   /** How often to look for work when nothing wakes the scheduler. */
   pollIntervalMs: number;
+  /**
+   * Each poll waits pollIntervalMs, give or take this fraction of it, chosen at random: instances that share a
+   * database then do not all poll at the same moments. 0 (the default) for exact polls.
+   */
+  pollJitter?: number;
 }
 
 /**
@@ -67,6 +72,8 @@ export function createScheduler(
   turn: () => Promise<void>,
   onError: (error: unknown) => void,
   capacity: Capacity = { allowed: () => limits.maxInFlightPerWebhook, blocked: () => [], standing: () => 'proven' },
+  /** A uniform number in [0, 1) for the poll's jitter. */
+  fraction: () => number = () => 0.5,
 ): Scheduler {
   const slots = createSlots(limits, capacity);
   const tasks = new Set<Promise<void>>();
@@ -103,10 +110,12 @@ export function createScheduler(
 
   function schedulePoll(): void {
     if (pollTimer !== null || stopping) return;
+    const jitter = limits.pollJitter ?? 0;
+    const delayMs = limits.pollIntervalMs * (1 - jitter + 2 * jitter * fraction());
     pollTimer = setTimeout(() => {
       pollTimer = null;
       wake();
-    }, limits.pollIntervalMs);
+    }, delayMs);
     pollTimer.unref();
   }
 

@@ -42,5 +42,5 @@ export interface AttemptResult {
   facts: AttemptFacts;
   delivery: DeliveryChange;
   /** The lease the result was produced under; null for a manual redelivery of a finished delivery. */
-  leaseOwner: string | null;
+  lease: string | null;
 }

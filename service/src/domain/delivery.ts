@@ -30,6 +30,12 @@ export interface DueCandidate {
 /** A delivery leased to one dispatcher, with what its attempt needs. */
 export interface ClaimedDelivery {
   id: string;
+  /**
+   * The lease this claim holds, new for every claim: a result or a skip applies only while the row still
+   * carries it, so a late result of a lease that expired and was claimed again (by another instance, or by
+   * this one) is ignored.
+   */
+  lease: string;
   eventId: string;
   eventType: EventType;
   webhookId: string;

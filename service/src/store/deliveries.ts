@@ -76,9 +76,10 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   const accountOfWebhook = db.prepare<[string], { accountId: number }>(
     'SELECT account_id AS accountId FROM webhooks WHERE id = ?',
   );
-  // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again.
+  // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again. lease_owner holds
+  // the claim's own lease (the owner and a claim number), so a result applies only to the claim that made it.
   const lease = db.prepare(
-    `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @leaseUntil, next_attempt_at = @leaseUntil
+    `UPDATE deliveries SET lease_owner = @lease, lease_expires_at = @leaseUntil, next_attempt_at = @leaseUntil
       WHERE id = @id AND state = 'pending'`,
   );
   const claimed = db.prepare<[string], ClaimedRow>(
@@ -92,7 +93,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     `UPDATE deliveries SET state = @state, attempts = @attempt, next_attempt_at = @nextAttemptAt,
                            signature = coalesce(@signature, signature), lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
                            last_attempt = CASE WHEN @state = 'pending' THEN last_attempt ELSE 0 END
-      WHERE id = @id AND state = 'pending' AND lease_owner = @owner`,
+      WHERE id = @id AND state = 'pending' AND lease_owner = @lease`,
   );
   // A recovery: the webhook's failed deliveries created in [since, until) are due again, oldest first, one
   // microsecond apart so the dispatcher keeps their order, each for one attempt more.
@@ -159,15 +160,18 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     return rows;
   }
 
+  let claimsMade = 0;
   const claimInTransaction = db.transaction(
     (request: ClaimRequest, choose: (candidates: DueCandidate[]) => DueCandidate[]) => {
       const candidates = dueCandidates(request);
+      const leaseOfClaim = `${request.owner}/${(claimsMade += 1)}`;
       const result: ClaimedDelivery[] = [];
       for (const { id, accountId, dueAt } of choose(candidates)) {
-        if (lease.run({ id, owner: request.owner, leaseUntil: request.leaseUntil }).changes !== 1) continue;
+        if (lease.run({ id, lease: leaseOfClaim, leaseUntil: request.leaseUntil }).changes !== 1) continue;
         const row = claimed.get(id)!;
         result.push({
           id: row.id,
+          lease: leaseOfClaim,
           eventId: row.event_id,
           eventType: row.event_type,
           webhookId: row.webhook_id,
@@ -211,12 +215,12 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     if (!state) return null;
     const id = appendAttempt(log)!; // the webhook exists: read above, in this transaction
     const now = log.requestedAt + log.durationMs * MICROS_PER_MILLI;
-    if (result.leaseOwner !== null) {
+    if (result.lease !== null) {
       const change = result.delivery;
       if (change.state === 'unchanged') throw new Error('a leased delivery always moves on');
       moveLeased.run({
         id: log.deliveryId,
-        owner: result.leaseOwner,
+        lease: result.lease,
         state: change.state,
         attempt: log.attempt,
         nextAttemptAt: change.state === 'pending' ? change.nextAttemptAt : null,
@@ -249,15 +253,15 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     return logged;
   });
 
-  const skipInTransaction = db.transaction((ids: readonly string[], owner: string, now: number) => {
-    for (const id of ids) skipLeased.run(now, id, owner);
+  const skipInTransaction = db.transaction((ids: readonly string[], leaseOfClaim: string, now: number) => {
+    for (const id of ids) skipLeased.run(now, id, leaseOfClaim);
   });
 
   return {
     claimDue: async (request, choose) => claimInTransaction.immediate(request, choose),
     recordAttempts: async (results, next) => (results.length > 0 ? recordInTransaction.immediate(results, next) : []),
-    skip: async (ids, owner, now) => {
-      if (ids.length > 0) skipInTransaction.immediate(ids, owner, now);
+    skip: async (ids, leaseOfClaim, now) => {
+      if (ids.length > 0) skipInTransaction.immediate(ids, leaseOfClaim, now);
     },
     get: async (webhookId, deliveryId): Promise<DeliveryRecord | null> => {
       const row = getDelivery.get(webhookId, deliveryId);

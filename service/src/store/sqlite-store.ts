@@ -23,6 +23,7 @@ export function createSqliteStore(path: string, monotonicNow?: () => number, dur
   // reads its webhook pays for it once.
   const otherConnections = observeOtherConnections(db, monotonicNow);
   return {
+    backend: 'sqlite',
     accounts: createAccountsStore(db),
     apiTokens: createApiTokensStore(db, otherConnections),
     webhooks: createWebhooksStore(db, otherConnections),
@@ -30,6 +31,13 @@ export function createSqliteStore(path: string, monotonicNow?: () => number, dur
     deliveries: createDeliveriesStore(db),
     deliveryLog: createDeliveryLogStore(db),
     secretKeys: createSecretKeysStore(db),
+    // One service process per file (service-lock.ts): there is no other instance to wait for or to hear from.
+    cluster: {
+      whileLocked: (_name, task) => task(),
+      ifFree: (_name, task) => task(),
+      onDeliveriesQueued: () => undefined,
+    },
+    rateWindows: null,
     checkReadiness: async () => {
       probeReadiness();
     },

@@ -1,5 +1,6 @@
-// The storage interface the rest of the service programs against. Methods return promises so a
-// PostgreSQL store can implement it later; SQL stays behind it, in this folder.
+// The storage interface the rest of the service programs against, with two implementations: the embedded
+// SQLite file (sqlite-store.ts, one process) and PostgreSQL (postgres/postgres-store.ts, several instances on
+// one database). SQL stays behind it, in this folder.
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DueCandidate, PlannedDeliveries } from '../domain/delivery';
@@ -80,6 +81,7 @@ export interface EventsStore {
 }
 
 export interface ClaimRequest {
+  /** The dispatcher's name, unique per process; each claim's lease (ClaimedDelivery.lease) starts with it. */
   owner: string;
   now: number;
   /** The lease ends here: if no result is recorded by then, the delivery is due again. */
@@ -103,8 +105,11 @@ export interface DeliveriesStore {
     results: readonly AttemptResult[],
     next: (current: DispatchState, facts: AttemptFacts) => DispatchState,
   ): Promise<Array<LoggedAttempt | null>>;
-  /** Marks leased deliveries skipped (their webhook is archived or inactive): no request is made. */
-  skip(deliveryIds: readonly string[], owner: string, now: number): Promise<void>;
+  /**
+   * Marks deliveries of one claim skipped (their webhook is archived or inactive): no request is made. Only rows
+   * that still hold `lease` (ClaimedDelivery.lease) move.
+   */
+  skip(deliveryIds: readonly string[], lease: string, now: number): Promise<void>;
   get(webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
   /** Pending deliveries whose attempt is due and not leased. */
   countDue(now: number): Promise<number>;
@@ -155,7 +160,43 @@ export interface SecretKeysStore {
   resealAll(resealOne: (sealed: string) => string, keyCheck: string): Promise<number>;
 }
 
+/** One account's shared rate window for one budget, as every instance sees it (PostgreSQL only). */
+export interface SharedRateWindow {
+  windowStartMs: number;
+  /** Requests admitted in the window, over all instances. */
+  count: number;
+  blockedUntilMs: number | null;
+}
+
+export interface RateWindowsStore {
+  /**
+   * Reads the account's window of `budget` (undefined when it has none), and writes the one `decide` returns,
+   * in one transaction that holds the row, so instances never lose each other's counts. Resolves with what
+   * `decide` answered besides.
+   */
+  update<T>(
+    accountId: number,
+    budget: string,
+    decide: (current: SharedRateWindow | undefined) => { window: SharedRateWindow; answer: T },
+  ): Promise<T>;
+}
+
+/** Work that several instances on one database must do once, or must hear of from each other. */
+export interface ClusterStore {
+  /** Runs `task` holding the cluster-wide lock `name`, waiting for an instance that holds it (one process: at once). */
+  whileLocked<T>(name: string, task: () => Promise<T>): Promise<T>;
+  /** Runs `task` unless another instance holds `name` now; resolves with null when it did not run. */
+  ifFree<T>(name: string, task: () => Promise<T>): Promise<T | null>;
+  /**
+   * Calls `listener` when another instance queued deliveries or made some due, and when that news may have been
+   * missed (a lost connection came back). One process: never, since its own ingestion wakes it directly.
+   */
+  onDeliveriesQueued(listener: () => void): void;
+}
+
 export interface Store {
+  /** Which database: 'sqlite' is one process on a file, 'postgres' may be several instances on one database. */
+  backend: 'sqlite' | 'postgres';
   accounts: AccountsStore;
   apiTokens: ApiTokensStore;
   webhooks: WebhooksStore;
@@ -163,6 +204,9 @@ export interface Store {
   deliveries: DeliveriesStore;
   deliveryLog: DeliveryLogStore;
   secretKeys: SecretKeysStore;
+  cluster: ClusterStore;
+  /** Windows of the per-account rate limits shared by every instance; null when one process keeps them in memory. */
+  rateWindows: RateWindowsStore | null;
   /** Resolves when the database can be read and written; rejects with the database's own error otherwise. */
   checkReadiness(): Promise<void>;
   close(): Promise<void>;

@@ -1,0 +1,101 @@
+// Work several instances on one PostgreSQL database must do once, and news they must hear from each other.
+// Named locks are session advisory locks held by a pooled connection for the task's length (the task itself
+// uses other connections); the news is the due channel of the LISTEN connection (notifications.ts).
+import type pg from 'pg';
+import type { ClusterStore } from '../store';
+import type { PgDatabase } from './database';
+import { ADVISORY_LOCKS } from './migrate';
+import type { Notifications } from './notifications';
+
+const LOCK = 'SELECT pg_advisory_lock($1, hashtext($2))';
+const TRY_LOCK = 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS acquired';
+const UNLOCK = 'SELECT pg_advisory_unlock($1, hashtext($2))';
+
+/**
+ * A held connection's failure (PostgreSQL restarted, the session was killed) ends its session, which frees the
+ * lock; the unlock then fails. Without a listener the client would throw it as an 'error' event and crash the
+ * process: checked-out clients have none of the pool's.
+ */
+function ignoreLoss(): void {}
+
+function release(client: pg.PoolClient, destroy: boolean): void {
+  client.removeListener('error', ignoreLoss);
+  client.release(destroy);
+}
+
+/** Frees the lock and gives the connection back; a connection that cannot unlock is closed, which frees it too. */
+async function unlockAndRelease(client: pg.PoolClient, name: string): Promise<void> {
+  try {
+    await client.query(UNLOCK, [ADVISORY_LOCKS.named, name]);
+  } catch {
+    release(client, true);
+    return;
+  }
+  release(client, false);
+}
+
+/** Runs `task` with the lock held by `client`, then frees both, whether the task succeeded or not. */
+async function holding<T>(client: pg.PoolClient, name: string, task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } finally {
+    await unlockAndRelease(client, name);
+  }
+}
+
+/** Takes a connection and runs `lock` on it; a connection whose lock query failed is in no known state: closed. */
+async function connectionTrying(db: PgDatabase, lock: (client: pg.PoolClient) => Promise<boolean>) {
+  const client = await db.pool.connect();
+  client.on('error', ignoreLoss);
+  try {
+    return { client, acquired: await lock(client) };
+  } catch (error) {
+    release(client, true);
+    throw error;
+  }
+}
+
+export function createPgClusterStore(db: PgDatabase, notifications: Notifications): ClusterStore {
+  // Waiters of this process take turns per name before taking a connection: each waiting for the lock on its own
+  // connection could use up the pool, and the holder's task then wait for a connection forever.
+  const turns = new Map<string, Promise<void>>();
+  async function inTurn<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const previous = turns.get(name) ?? Promise.resolve();
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const last = previous.then(() => mine);
+    turns.set(name, last);
+    try {
+      await previous;
+      return await work();
+    } finally {
+      done();
+      if (turns.get(name) === last) turns.delete(name);
+    }
+  }
+
+  return {
+    whileLocked: (name, task) =>
+      inTurn(name, async () => {
+        const { client } = await connectionTrying(db, async (c) => {
+          await c.query(LOCK, [ADVISORY_LOCKS.named, name]);
+          return true;
+        });
+        return holding(client, name, task);
+      }),
+    ifFree: async (name, task) => {
+      const { client, acquired } = await connectionTrying(db, async (c) => {
+        const { rows } = await c.query<{ acquired: boolean }>(TRY_LOCK, [ADVISORY_LOCKS.named, name]);
+        return rows[0]!.acquired;
+      });
+      if (!acquired) {
+        release(client, false);
+        return null;
+      }
+      return holding(client, name, task);
+    },
+    onDeliveriesQueued: (listener) => notifications.onDue(listener),
+  };
+}

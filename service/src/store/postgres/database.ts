@@ -1,0 +1,79 @@
+// The PostgreSQL connection pool the store's parts share, with the type parsers that make rows look like the
+// SQLite store's (numbers, not strings), and a transaction helper.
+import pg from 'pg';
+
+/** int8 (bigint): times are microseconds since the epoch, exact in a double until the year 2255. */
+const INT8_OID = 20;
+
+export interface PostgresOptions {
+  /** postgres:// or postgresql:// URL (JOBHOOKS_DATABASE_URL). */
+  url: string;
+  /** Connections this instance may hold, besides its one LISTEN connection. */
+  poolSize: number;
+}
+
+export interface PgDatabase {
+  pool: pg.Pool;
+  /** One statement on any pooled connection. */
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /**
+   * Runs `work` in a transaction on one connection: committed when it resolves, rolled back when it throws. READ
+   * COMMITTED, as PostgreSQL's default: each statement sees what committed before it, and row locks
+   * (FOR UPDATE, SKIP LOCKED) order the writers.
+   */
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** pg's parsers are global to the module; numbers are what every record of the store holds. */
+pg.types.setTypeParser(INT8_OID, (value: string) => Number(value));
+
+export function openPool(options: PostgresOptions, onIdleError: (error: Error) => void): PgDatabase {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize,
+    // The service names itself in pg_stat_activity, so an operator sees whose connections these are.
+    application_name: 'jobhooks',
+  });
+  // A pooled connection that breaks while idle (a restart of PostgreSQL) must not crash the process; the
+  // next query opens a new one.
+  pool.on('error', onIdleError);
+  let closed: Promise<void> | null = null;
+  return {
+    pool,
+    query: (text, values) => pool.query(text, values),
+    async transaction(work) {
+      const client = await pool.connect();
+      let broken: unknown = null;
+      // A connection that dies in the middle (PostgreSQL restarted, the session killed) emits 'error': without a
+      // listener that would crash the process. The transaction's own query rejects too, and says why.
+      const onError = (error: unknown) => {
+        broken = error;
+      };
+      client.on('error', onError);
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          broken = rollbackError;
+        }
+        throw error;
+      } finally {
+        client.off('error', onError);
+        // A connection that broke, or whose ROLLBACK failed, is in an unknown state: it is destroyed, not reused.
+        client.release(broken === null ? undefined : true);
+      }
+    },
+    close: () => (closed ??= pool.end()),
+  };
+}
+
+/** True for a postgres:// or postgresql:// URL: the store JOBHOOKS_DATABASE_URL selects. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}

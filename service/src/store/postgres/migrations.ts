@@ -1,0 +1,181 @@
+// The PostgreSQL schema, as an append-only list of migrations (its own numbering; version 1 is what the SQLite
+// migrations 1 to 12 make). Same tables, columns and meanings as the SQLite store, so both share their row
+// mappers' rules: times are bigint microseconds since the epoch, ids the service's own text ids, and
+// event_types and job_ids JSON text kept exactly as written.
+import type { Migration } from '../migrations';
+
+/** Channels of NOTIFY between instances (postgres/notifications.ts listens to both). */
+export const CHANNELS = {
+  /** A cache entry changed: 'w:<id>,<id>' (webhooks), 'w:*', 'a:*' (accounts), 't:*' (tokens). */
+  invalidate: 'jobhooks_invalidate',
+  /** Deliveries were queued or made due: other instances' dispatchers look for work. */
+  due: 'jobhooks_due',
+} as const;
+
+export const PG_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'the whole schema of the SQLite store at its version 12, with per-claim leases',
+    sql: `
+      CREATE TABLE accounts (
+        id          bigint PRIMARY KEY,
+        identifier  text   NOT NULL UNIQUE,
+        name        text   NOT NULL,
+        plan        text   NOT NULL,
+        created_at  bigint NOT NULL
+      );
+
+      CREATE TABLE api_tokens (
+        id              text   PRIMARY KEY,
+        account_id      bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name            text   NOT NULL,
+        permission_set  text   NOT NULL,
+        token_hash      text   NOT NULL UNIQUE,
+        created_at      bigint NOT NULL,
+        revoked_at      bigint
+      );
+      CREATE INDEX api_tokens_by_account ON api_tokens(account_id, created_at);
+
+      CREATE TABLE webhooks (
+        id                      text    PRIMARY KEY,
+        account_id              bigint  NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name                    text    NOT NULL,
+        description             text    NOT NULL,
+        client_url              text    NOT NULL,
+        event_types             text    NOT NULL,
+        job_ids                 text    NOT NULL,
+        active                  boolean NOT NULL,
+        sealed_secret           text    NOT NULL,
+        previous_sealed_secret  text,
+        previous_secret_until   bigint,
+        created_at              bigint  NOT NULL,
+        updated_at              bigint  NOT NULL,
+        dispatched_at           bigint,
+        http_status_code        text    NOT NULL DEFAULT '0',
+        consecutive_failures    integer NOT NULL DEFAULT 0,
+        failing_since           bigint,
+        last_failure_at         bigint,
+        archived_at             bigint,
+        archived_reason         text
+      );
+      CREATE INDEX webhooks_by_account ON webhooks(account_id, created_at, id);
+
+      CREATE TABLE idempotency_keys (
+        account_id    bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        key           text   NOT NULL,
+        request_hash  text   NOT NULL,
+        webhook_id    text   NOT NULL,
+        created_at    bigint NOT NULL,
+        PRIMARY KEY (account_id, key)
+      );
+      CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
+
+      CREATE TABLE events (
+        id            text   PRIMARY KEY,
+        account_id    bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        event_type    text   NOT NULL,
+        run_id        text   NOT NULL,
+        job_id        text   NOT NULL,
+        created_at    bigint NOT NULL,
+        payload_tail  bytea,
+        UNIQUE (account_id, run_id, event_type)
+      );
+      CREATE INDEX events_by_age ON events(created_at);
+
+      -- The queue, the delivery log's parent and each webhook's backlog in one table. Every lease and result
+      -- rewrites a row, so it is vacuumed early and leaves room on each page for the new versions.
+      CREATE TABLE deliveries (
+        id                text    PRIMARY KEY,
+        event_id          text    NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+        webhook_id        text    NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        state             text    NOT NULL CHECK (state IN ('pending', 'succeeded', 'failed', 'skipped')),
+        payload           bytea   NOT NULL,
+        attempts          integer NOT NULL DEFAULT 0,
+        next_attempt_at   bigint,
+        -- The lease of the claim that holds the row (a new one per claim), not merely its process.
+        lease_owner       text,
+        lease_expires_at  bigint,
+        signature         text,
+        last_attempt      integer NOT NULL DEFAULT 0,
+        created_at        bigint  NOT NULL,
+        updated_at        bigint  NOT NULL
+      ) WITH (fillfactor = 90, autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_insert_scale_factor = 0.01,
+              autovacuum_analyze_scale_factor = 0.02);
+      CREATE INDEX deliveries_pending_by_webhook ON deliveries(webhook_id, next_attempt_at) WHERE state = 'pending';
+      -- "Is anything due, and when next?" and the due gauge, without a look at every webhook.
+      CREATE INDEX deliveries_due ON deliveries(next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX deliveries_by_webhook ON deliveries(webhook_id, created_at);
+      CREATE INDEX deliveries_by_event ON deliveries(event_id);
+      CREATE INDEX deliveries_finished_by_age ON deliveries(updated_at) WHERE state <> 'pending';
+      CREATE INDEX deliveries_failed_by_webhook ON deliveries(webhook_id, created_at) WHERE state = 'failed';
+
+      CREATE TABLE delivery_attempts (
+        id                bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        delivery_id       text    REFERENCES deliveries(id) ON DELETE CASCADE,
+        webhook_id        text    NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        event_id          text    NOT NULL,
+        event_type        text    NOT NULL,
+        attempt           integer NOT NULL,
+        requested_at      bigint  NOT NULL,
+        duration_ms       integer NOT NULL,
+        status_code       text    NOT NULL,
+        error             text,
+        success           boolean NOT NULL,
+        response_excerpt  text,
+        response_headers  text,
+        is_test           boolean NOT NULL DEFAULT false
+      ) WITH (autovacuum_vacuum_insert_scale_factor = 0.02);
+      CREATE INDEX delivery_attempts_by_webhook ON delivery_attempts(webhook_id, requested_at);
+      CREATE INDEX delivery_attempts_by_age ON delivery_attempts(requested_at);
+      CREATE INDEX delivery_attempts_by_delivery ON delivery_attempts(delivery_id);
+
+      CREATE TABLE readiness_probe (
+        id          integer PRIMARY KEY CHECK (id = 1),
+        checked_at  bigint  NOT NULL
+      );
+
+      CREATE TABLE secret_key_check (
+        id      integer PRIMARY KEY CHECK (id = 1),
+        sealed  text    NOT NULL
+      );
+
+      -- Each account's rate window per budget, shared by every instance (accounts/shared-rate-limiter.ts).
+      CREATE TABLE rate_limit_windows (
+        account_id        bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        budget            text   NOT NULL,
+        window_start_ms   bigint NOT NULL,
+        count             integer NOT NULL,
+        blocked_until_ms  bigint,
+        PRIMARY KEY (account_id, budget)
+      );
+
+      -- Other instances keep webhooks and tokens in memory: a statement that changes them tells them, once per
+      -- statement (not per row), after its transaction commits.
+      CREATE FUNCTION jobhooks_notify_webhooks() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE ids text;
+      BEGIN
+        SELECT string_agg(DISTINCT id, ',') INTO ids FROM changed_rows;
+        IF ids IS NOT NULL THEN
+          PERFORM pg_notify('${CHANNELS.invalidate}', CASE WHEN length(ids) > 7900 THEN 'w:*' ELSE 'w:' || ids END);
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER webhooks_notify_update AFTER UPDATE ON webhooks
+        REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION jobhooks_notify_webhooks();
+      CREATE TRIGGER webhooks_notify_delete AFTER DELETE ON webhooks
+        REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION jobhooks_notify_webhooks();
+
+      CREATE FUNCTION jobhooks_notify_all(what text) RETURNS void LANGUAGE sql AS $$
+        SELECT pg_notify('${CHANNELS.invalidate}', what || ':*')
+      $$;
+      CREATE FUNCTION jobhooks_notify_accounts() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM jobhooks_notify_all('a'); RETURN NULL; END $$;
+      CREATE FUNCTION jobhooks_notify_tokens() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM jobhooks_notify_all('t'); RETURN NULL; END $$;
+      CREATE TRIGGER accounts_notify AFTER UPDATE OR DELETE ON accounts
+        FOR EACH STATEMENT EXECUTE FUNCTION jobhooks_notify_accounts();
+      CREATE TRIGGER api_tokens_notify AFTER UPDATE OR DELETE ON api_tokens
+        FOR EACH STATEMENT EXECUTE FUNCTION jobhooks_notify_tokens();
+    `,
+  },
+];

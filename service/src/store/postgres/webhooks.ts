@@ -1,0 +1,245 @@
+// PostgreSQL access to webhooks and the idempotency keys of their creation, with the webhooks read by id kept
+// in memory. Several instances write at once: a create holds its account's row, so the key lookup, the limit
+// count and the insert see every create that committed before, and an update holds the webhook's row.
+//
+// Why the cache does not serve a stale webhook:
+// - this store's writes evict what they changed once committed, and a write by another part of this instance's
+//   store (deliveries, secret keys) calls forgetChangedWebhooks, so this instance never serves a row older than
+//   its own write;
+// - other instances' writes: the webhooks and accounts triggers NOTIFY which rows changed (notifications.ts),
+//   and a read that such a notification overtook is not kept (NotifiedCache); while the LISTEN connection is
+//   down, reads go to the database.
+import type pg from 'pg';
+import { ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
+import type { CreateWebhookOutcome, IdempotencyClaim, WebhooksStore } from '../store';
+import type { PgDatabase } from './database';
+import { NotifiedCache, type Notifications } from './notifications';
+import { type PgWebhookRow, SELECT_PG_WEBHOOK, webhookFromPgRow } from './rows';
+
+/** Kept webhooks at most (one account's maximum); past that the cache starts over. */
+const RECORDS_KEPT = 1000;
+
+/** Holds the account's row against other creates (not against inserts that only reference it: KEY SHARE). */
+const LOCK_ACCOUNT = 'SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE';
+const FIND_KEY = `
+  SELECT request_hash, webhook_id FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND created_at >= $3`;
+const COUNT_FOR_ACCOUNT = 'SELECT count(*) AS n FROM webhooks WHERE account_id = $1';
+const INSERT_WEBHOOK = `
+  INSERT INTO webhooks (id, account_id, sealed_secret, created_at, http_status_code,
+                        name, description, client_url, event_types, job_ids, active, updated_at,
+                        consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
+const UPSERT_KEY = `
+  INSERT INTO idempotency_keys (account_id, key, request_hash, webhook_id, created_at)
+  VALUES ($1, $2, $3, $4, $5)
+  ON CONFLICT (account_id, key) DO UPDATE SET
+    request_hash = excluded.request_hash, webhook_id = excluded.webhook_id, created_at = excluded.created_at`;
+const SELECT_ONE = `${SELECT_PG_WEBHOOK} WHERE w.account_id = $1 AND w.id = $2`;
+const SELECT_ONE_LOCKED = `${SELECT_ONE} FOR UPDATE OF w`;
+const SELECT_PAGE = `${SELECT_PG_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id LIMIT $2 OFFSET $3`;
+/** $3.. are changeValues' order. */
+const UPDATE_WEBHOOK = `
+  UPDATE webhooks
+     SET name = $3, description = $4, client_url = $5, event_types = $6, job_ids = $7, active = $8,
+         updated_at = $9, consecutive_failures = $10, failing_since = $11, last_failure_at = $12,
+         archived_at = $13, archived_reason = $14
+   WHERE account_id = $1 AND id = $2`;
+const UPDATE_SECRET = `
+  UPDATE webhooks
+     SET sealed_secret = $3, previous_sealed_secret = $4, previous_secret_until = $5, updated_at = $6
+   WHERE account_id = $1 AND id = $2`;
+// A create replayed by its Idempotency-Key must not show a secret a rotation made since (webhook-service.ts).
+const MARK_KEYS_ROTATED = `
+  UPDATE idempotency_keys SET request_hash = $1 || request_hash
+   WHERE account_id = $2 AND webhook_id = $3 AND NOT starts_with(request_hash, $1)`;
+// A replaced secret is dropped once its overlap is over: nothing signs with it any more.
+const DROP_ENDED_SECRETS = `
+  UPDATE webhooks SET previous_sealed_secret = NULL, previous_secret_until = NULL
+   WHERE previous_secret_until IS NOT NULL AND previous_secret_until <= $1
+  RETURNING id`;
+const DELETE_WEBHOOK = 'DELETE FROM webhooks WHERE account_id = $1 AND id = $2';
+const COUNT_ARCHIVED = 'SELECT count(*) AS n FROM webhooks WHERE archived_at IS NOT NULL';
+
+interface KeyRow {
+  request_hash: string;
+  webhook_id: string;
+}
+
+interface CountRow {
+  n: number;
+}
+
+/** The writable and resettable columns, in the order of UPDATE_WEBHOOK ($3..$14) and INSERT_WEBHOOK ($6..$17). */
+function changeValues(change: WebhookChange): unknown[] {
+  return [
+    change.name,
+    change.description,
+    change.clientUrl,
+    JSON.stringify(change.eventTypes),
+    JSON.stringify(change.jobIds),
+    change.active,
+    change.updatedAt,
+    change.consecutiveFailures,
+    change.failingSince,
+    change.lastFailureAt,
+    change.archivedAt,
+    change.archivedReason,
+  ];
+}
+
+/** Frozen, because one object now answers many callers. */
+function frozen(record: WebhookRecord): WebhookRecord {
+  return Object.freeze({
+    ...record,
+    eventTypes: Object.freeze(record.eventTypes),
+    jobIds: Object.freeze(record.jobIds),
+  }) as WebhookRecord;
+}
+
+/** Evicts webhooks by id, or all of them ('*'). */
+type ForgetWebhooks = (ids: readonly string[] | '*') => void;
+
+/** Each pool's webhook caches, so the store's other parts can evict what they wrote. */
+const cachesOfDatabase = new WeakMap<PgDatabase, Set<ForgetWebhooks>>();
+
+/**
+ * Evicts, from every webhook cache over `db` in this process, the webhooks a committed write of another part of
+ * the store changed (all of them: '*'). Their notification evicts them too, but only when it arrives.
+ */
+export function forgetChangedWebhooks(db: PgDatabase, ids: readonly string[] | '*'): void {
+  for (const forget of cachesOfDatabase.get(db) ?? []) forget(ids);
+}
+
+function createWebhookCache(db: PgDatabase, notifications: Notifications) {
+  const records = new NotifiedCache<string, WebhookRecord>(notifications, RECORDS_KEPT);
+  const forget: ForgetWebhooks = (ids) => {
+    if (ids === '*') records.clear();
+    else for (const id of ids) records.delete(id);
+  };
+  notifications.onInvalidate((payload) => {
+    if (payload === 'w:*' || payload === 'a:*' || payload === '*') forget('*');
+    else if (payload.startsWith('w:')) forget(payload.slice(2).split(','));
+  });
+  const forgets = cachesOfDatabase.get(db) ?? new Set<ForgetWebhooks>();
+  forgets.add(forget);
+  cachesOfDatabase.set(db, forgets);
+
+  return {
+    forget,
+    async get(accountId: number, id: string): Promise<WebhookRecord | null> {
+      const record = await records.get(id, async () => {
+        const { rows } = await db.query<PgWebhookRow>(SELECT_ONE, [accountId, id]);
+        return rows[0] ? frozen(webhookFromPgRow(rows[0])) : null;
+      });
+      // Ids are unique across accounts; another account's webhook is not found, as in SQL.
+      return record !== null && record.accountId === accountId ? record : null;
+    },
+  };
+}
+
+async function createInTransaction(
+  client: pg.PoolClient,
+  record: WebhookRecord,
+  maxPerAccount: number,
+  idempotency: IdempotencyClaim | null,
+): Promise<CreateWebhookOutcome> {
+  await client.query(LOCK_ACCOUNT, [record.accountId]);
+  if (idempotency) {
+    const { rows } = await client.query<KeyRow>(FIND_KEY, [record.accountId, idempotency.key, idempotency.notBefore]);
+    const previous = rows[0];
+    if (previous) return { kind: 'replayed', requestHash: previous.request_hash, webhookId: previous.webhook_id };
+  }
+  const { rows } = await client.query<CountRow>(COUNT_FOR_ACCOUNT, [record.accountId]);
+  if (rows[0]!.n >= maxPerAccount) return { kind: 'limit_reached', limit: maxPerAccount };
+  await client.query(INSERT_WEBHOOK, [
+    record.id,
+    record.accountId,
+    record.sealedSecret,
+    record.createdAt,
+    record.httpStatusCode,
+    ...changeValues(record),
+  ]);
+  if (idempotency) {
+    await client.query(UPSERT_KEY, [
+      record.accountId,
+      idempotency.key,
+      idempotency.requestHash,
+      record.id,
+      record.createdAt,
+    ]);
+  }
+  return { kind: 'created' };
+}
+
+/** The webhook's row, held until the transaction ends; null when absent. */
+async function lockedWebhook(client: pg.PoolClient, accountId: number, id: string): Promise<WebhookRecord | null> {
+  const { rows } = await client.query<PgWebhookRow>(SELECT_ONE_LOCKED, [accountId, id]);
+  return rows[0] ? webhookFromPgRow(rows[0]) : null;
+}
+
+async function rereadWebhook(client: pg.PoolClient, accountId: number, id: string): Promise<WebhookRecord> {
+  const { rows } = await client.query<PgWebhookRow>(SELECT_ONE, [accountId, id]);
+  return webhookFromPgRow(rows[0]!);
+}
+
+export function createPgWebhooksStore(db: PgDatabase, notifications: Notifications): WebhooksStore {
+  const cache = createWebhookCache(db, notifications);
+
+  /** Runs a write of webhook `id`, and evicts it once the write is over, committed or not. */
+  async function writing<T>(id: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      cache.forget([id]);
+    }
+  }
+
+  return {
+    create: (record, options) =>
+      db.transaction((client) => createInTransaction(client, record, options.maxPerAccount, options.idempotency)),
+    get: (accountId, id) => cache.get(accountId, id),
+    list: async (accountId, { offset, limit }) => {
+      const [page, count] = await Promise.all([
+        db.query<PgWebhookRow>(SELECT_PAGE, [accountId, limit, offset]),
+        db.query<CountRow>(COUNT_FOR_ACCOUNT, [accountId]),
+      ]);
+      return { items: page.rows.map(webhookFromPgRow), total: count.rows[0]!.n };
+    },
+    update: (accountId, id, change) =>
+      writing(id, () =>
+        db.transaction(async (client) => {
+          const current = await lockedWebhook(client, accountId, id);
+          if (current === null) return null;
+          await client.query(UPDATE_WEBHOOK, [accountId, id, ...changeValues(change(current))]);
+          return rereadWebhook(client, accountId, id);
+        }),
+      ),
+    changeSecret: (accountId, id, change) =>
+      writing(id, () =>
+        db.transaction(async (client) => {
+          const current = await lockedWebhook(client, accountId, id);
+          if (current === null) return null;
+          const next = change(current);
+          await client.query(UPDATE_SECRET, [
+            accountId,
+            id,
+            next.sealedSecret,
+            next.previousSealedSecret,
+            next.previousSecretUntil,
+            next.updatedAt,
+          ]);
+          if (next.sealedSecret !== current.sealedSecret)
+            await client.query(MARK_KEYS_ROTATED, [ROTATED_KEY_PREFIX, accountId, id]);
+          return rereadWebhook(client, accountId, id);
+        }),
+      ),
+    dropEndedSecrets: async (now) => {
+      const { rows } = await db.query<{ id: string }>(DROP_ENDED_SECRETS, [now]);
+      cache.forget(rows.map((row) => row.id));
+      return rows.length;
+    },
+    delete: (accountId, id) =>
+      writing(id, async () => (await db.query(DELETE_WEBHOOK, [accountId, id])).rowCount === 1),
+    countArchived: async () => (await db.query<CountRow>(COUNT_ARCHIVED)).rows[0]!.n,
+  };
+}

@@ -1,0 +1,412 @@
+// Two instances' stores on one PostgreSQL database: caches kept right by notifications (also across a lost
+// LISTEN connection), creates that hold per-account limits and idempotency keys across instances, named locks,
+// and shared rate windows that lose no count.
+import pg from 'pg';
+import type { ApiTokenRecord } from '../../../service/src/domain/account';
+import type { WebhookRecord } from '../../../service/src/domain/webhook';
+import { createPgAccountsStore } from '../../../service/src/store/postgres/accounts';
+import { createPgApiTokensStore } from '../../../service/src/store/postgres/api-tokens';
+import { createPgClusterStore } from '../../../service/src/store/postgres/cluster';
+import { openPool } from '../../../service/src/store/postgres/database';
+import { migratePostgres } from '../../../service/src/store/postgres/migrate';
+import { listenForNotifications } from '../../../service/src/store/postgres/notifications';
+import { createPgRateWindowsStore } from '../../../service/src/store/postgres/rate-windows';
+import { createPgReadinessProbe } from '../../../service/src/store/postgres/readiness-probe';
+import { createPgSecretKeysStore } from '../../../service/src/store/postgres/secret-keys';
+import { createPgWebhooksStore } from '../../../service/src/store/postgres/webhooks';
+import type { IdempotencyClaim } from '../../../service/src/store/store';
+import {
+  CLUSTER_ENV,
+  clusterUrl,
+  createTestDatabase,
+  startTestCluster,
+  type TestCluster,
+} from '../../support/postgres';
+import { sleep, waitFor } from '../../support/wait';
+
+const T0 = 1_800_000_000_000_000;
+
+let ownCluster: TestCluster | null = null;
+beforeAll(() => {
+  // The postgres jest project starts one cluster for the run; run alone, this file starts its own.
+  if (process.env[CLUSTER_ENV]) return;
+  ownCluster = startTestCluster();
+  process.env[CLUSTER_ENV] = ownCluster.socketDir;
+});
+afterAll(() => {
+  if (ownCluster === null) return;
+  ownCluster.stop();
+  delete process.env[CLUSTER_ENV];
+});
+
+/** The parts of one instance's store these tests use, over their own pool and LISTEN connection. */
+async function openInstance(url: string, poolSize = 5) {
+  const errors: string[] = [];
+  const db = openPool({ url, poolSize }, (error) => errors.push(`idle: ${String(error)}`));
+  await migratePostgres(db);
+  const notifications = await listenForNotifications(url, (error) => errors.push(`listen: ${String(error)}`));
+  return {
+    db,
+    notifications,
+    errors,
+    accounts: createPgAccountsStore(db),
+    apiTokens: createPgApiTokensStore(db, notifications),
+    webhooks: createPgWebhooksStore(db, notifications),
+    secretKeys: createPgSecretKeysStore(db),
+    cluster: createPgClusterStore(db, notifications),
+    rateWindows: createPgRateWindowsStore(db),
+    checkReadiness: createPgReadinessProbe(db, () => T0),
+    close: async () => {
+      await notifications.close();
+      await db.close();
+    },
+  };
+}
+type Instance = Awaited<ReturnType<typeof openInstance>>;
+
+let url: string;
+let a: Instance;
+let b: Instance;
+beforeEach(async () => {
+  url = await createTestDatabase();
+  a = await openInstance(url);
+  b = await openInstance(url);
+  await a.accounts.insert({ id: 1, identifier: 'act_1', name: 'One', plan: 'enterprise', createdAt: T0 });
+});
+afterEach(async () => {
+  await Promise.all([a.close(), b.close()]);
+});
+
+/** One statement on a connection of its own; `unnoticed`: with the triggers off, so nobody is notified. */
+async function sql<R extends pg.QueryResultRow>(
+  text: string,
+  values: unknown[] = [],
+  unnoticed = false,
+  on = url,
+): Promise<R[]> {
+  const client = new pg.Client({ connectionString: on });
+  await client.connect();
+  try {
+    if (unnoticed) await client.query('SET session_replication_role = replica');
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A change whose notification is lost, as one made while the LISTEN connection was down. */
+const unnoticed = (text: string, values: unknown[]) => sql(text, values, true);
+
+/** Cuts every LISTEN connection of the database, as a PostgreSQL restart or a network cut would. */
+async function cutListenConnections(): Promise<number> {
+  // From another database, so it works while this one refuses connections.
+  const rows = await sql<{ pid: number }>(
+    `SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'`,
+    [new URL(url).pathname.slice(1)],
+    false,
+    clusterUrl('postgres'),
+  );
+  return rows.length;
+}
+
+async function reconnected(instance: Instance): Promise<void> {
+  await waitFor(() => !instance.notifications.connected(), 'the LISTEN connection to be seen lost', 5_000);
+  await waitFor(() => instance.notifications.connected(), 'the LISTEN connection to come back', 10_000);
+}
+
+function webhook(id: string, overrides: Partial<WebhookRecord> = {}): WebhookRecord {
+  return {
+    id,
+    accountId: 1,
+    accountIdentifier: 'act_1',
+    name: `hook ${id}`,
+    description: '',
+    clientUrl: `https://receiver.example.com/${id}`,
+    eventTypes: ['job.run.completed'],
+    jobIds: [],
+    active: true,
+    sealedSecret: `v1:${id}`,
+    previousSealedSecret: null,
+    previousSecretUntil: null,
+    createdAt: T0,
+    updatedAt: T0,
+    dispatchedAt: null,
+    httpStatusCode: '0',
+    consecutiveFailures: 0,
+    failingSince: null,
+    lastFailureAt: null,
+    archivedAt: null,
+    archivedReason: null,
+    ...overrides,
+  };
+}
+
+const token: ApiTokenRecord = {
+  id: 'tok_a',
+  accountId: 1,
+  name: 'admin',
+  permissionSet: 'Account Admin',
+  createdAt: T0,
+  revokedAt: null,
+};
+
+describe('notifications', () => {
+  test('the first connection failing rejects, so a wrong URL fails the start-up', async () => {
+    await expect(listenForNotifications(clusterUrl('no_such_database'), () => undefined)).rejects.toThrow(
+      /no_such_database/,
+    );
+  });
+
+  test('invalidations and due news reach the handlers; a reconnect reports once and counts as everything', async () => {
+    const payloads: string[] = [];
+    let dues = 0;
+    a.notifications.onInvalidate((payload) => payloads.push(payload));
+    a.notifications.onDue(() => (dues += 1));
+    const epoch = a.notifications.epoch();
+    await sql(`NOTIFY jobhooks_invalidate, 'w:x,y'; NOTIFY jobhooks_due`);
+    await waitFor(() => payloads.length === 1 && dues === 1, 'the notifications');
+    expect(payloads).toEqual(['w:x,y']);
+    expect(a.notifications.epoch()).toBe(epoch + 1);
+
+    expect(await cutListenConnections()).toBe(2);
+    await reconnected(a);
+    await waitFor(() => payloads.length === 2 && dues === 2, 'the news of the reconnect');
+    expect(payloads).toEqual(['w:x,y', '*']);
+    expect(a.notifications.epoch()).toBeGreaterThanOrEqual(epoch + 3);
+    expect(a.errors).toEqual([expect.stringMatching(/^listen: .*terminat/)]);
+
+    // Listening again.
+    await sql(`NOTIFY jobhooks_invalidate, 't:*'`);
+    await waitFor(() => payloads.length === 3, 'a notification after the reconnect');
+    expect(payloads[2]).toBe('t:*');
+  });
+
+  test('while the database refuses connections it keeps trying quietly, and comes back when it accepts them', async () => {
+    const database = new URL(url).pathname.slice(1);
+    const admin = (allow: boolean) =>
+      sql(`ALTER DATABASE ${database} ALLOW_CONNECTIONS ${allow}`, [], false, clusterUrl('postgres'));
+    await admin(false);
+    try {
+      await cutListenConnections();
+      await waitFor(() => !a.notifications.connected(), 'the LISTEN connection to be seen lost');
+      await sleep(1_000);
+      expect(a.notifications.connected()).toBe(false);
+      expect(a.errors).toHaveLength(1);
+    } finally {
+      await admin(true);
+    }
+    await waitFor(() => a.notifications.connected(), 'the LISTEN connection to come back');
+    expect(a.errors).toHaveLength(1);
+  });
+
+  test('close stops reconnecting', async () => {
+    await cutListenConnections();
+    await waitFor(() => !a.notifications.connected(), 'the LISTEN connection to be seen lost');
+    await a.notifications.close();
+    await waitFor(() => b.notifications.connected(), "b's LISTEN connection to come back");
+    await sleep(500);
+    expect(a.notifications.connected()).toBe(false);
+    const listening = await sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'jobhooks-listen'`,
+    );
+    expect(listening[0]!.n).toBe(1);
+  });
+});
+
+describe('token cache', () => {
+  beforeEach(async () => {
+    await a.apiTokens.insert(token, 'hash-a');
+  });
+
+  test('a revoke made through another instance is refused here once its notification arrives', async () => {
+    expect(await a.apiTokens.findActiveByHash('hash-a')).not.toBeNull();
+    expect(await b.apiTokens.revoke('tok_a', T0 + 1)).toBe(true);
+    await waitFor(async () => (await a.apiTokens.findActiveByHash('hash-a')) === null, 'the revoke to be seen');
+  });
+
+  test('a revoke whose notification was lost is refused while disconnected and after the reconnect', async () => {
+    expect(await a.apiTokens.findActiveByHash('hash-a')).not.toBeNull();
+    await unnoticed('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2', [T0 + 1, 'tok_a']);
+    // Kept in memory: nothing said it changed.
+    expect(await a.apiTokens.findActiveByHash('hash-a')).not.toBeNull();
+    await cutListenConnections();
+    await waitFor(() => !a.notifications.connected(), 'the LISTEN connection to be seen lost');
+    expect(await a.apiTokens.findActiveByHash('hash-a')).toBeNull();
+    await waitFor(() => a.notifications.connected(), 'the LISTEN connection to come back');
+    expect(await a.apiTokens.findActiveByHash('hash-a')).toBeNull();
+  });
+
+  test("this store's own revoke is refused at once, even with a lookup under way", async () => {
+    const [, revoked] = await Promise.all([
+      a.apiTokens.findActiveByHash('hash-a'),
+      a.apiTokens.revoke('tok_a', T0 + 1),
+    ]);
+    expect(revoked).toBe(true);
+    expect(await a.apiTokens.findActiveByHash('hash-a')).toBeNull();
+  });
+});
+
+describe('webhook cache', () => {
+  beforeEach(async () => {
+    await a.webhooks.create(webhook('wsu_a'), { maxPerAccount: 10, idempotency: null });
+  });
+
+  test('a change made through another instance is seen here once its notification arrives', async () => {
+    expect((await a.webhooks.get(1, 'wsu_a'))!.name).toBe('hook wsu_a');
+    await b.webhooks.update(1, 'wsu_a', (current) => ({ ...current, name: 'renamed' }));
+    await waitFor(async () => (await a.webhooks.get(1, 'wsu_a'))!.name === 'renamed', 'the update to be seen');
+    await b.webhooks.delete(1, 'wsu_a');
+    await waitFor(async () => (await a.webhooks.get(1, 'wsu_a')) === null, 'the delete to be seen');
+  });
+
+  test('records are kept and frozen; a lost notification is made up for by the reconnect', async () => {
+    const kept = (await a.webhooks.get(1, 'wsu_a'))!;
+    expect(Object.isFrozen(kept)).toBe(true);
+    await unnoticed('UPDATE webhooks SET name = $1', ['quietly renamed']);
+    expect(await a.webhooks.get(1, 'wsu_a')).toBe(kept);
+    await cutListenConnections();
+    await reconnected(a);
+    expect((await a.webhooks.get(1, 'wsu_a'))!.name).toBe('quietly renamed');
+  });
+
+  test("this instance's own writes are seen at once, reseals too", async () => {
+    await a.webhooks.get(1, 'wsu_a');
+    await a.webhooks.update(1, 'wsu_a', (current) => ({ ...current, name: 'renamed' }));
+    expect((await a.webhooks.get(1, 'wsu_a'))!.name).toBe('renamed');
+    await a.secretKeys.resealAll((sealed) => sealed.replace('v1:', 'v2:'), 'v2:check');
+    expect((await a.webhooks.get(1, 'wsu_a'))!.sealedSecret).toBe('v2:wsu_a');
+    expect(await a.webhooks.get(2, 'wsu_a')).toBeNull();
+  });
+});
+
+describe('creates across instances', () => {
+  test('concurrent creates at the per-account limit never exceed it', async () => {
+    const limit = 7;
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        (i % 2 === 0 ? a : b).webhooks.create(webhook(`wsu_${i}`), { maxPerAccount: limit, idempotency: null }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(limit);
+    expect(outcomes.filter((o) => o.kind === 'limit_reached')).toHaveLength(30 - limit);
+    expect((await b.webhooks.list(1, { offset: 0, limit: 100 })).total).toBe(limit);
+  });
+
+  test('an idempotency key is used once: concurrent creates on both instances replay the one created', async () => {
+    const claim: IdempotencyClaim = { key: 'k1', requestHash: 'h1', notBefore: 0 };
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? a : b).webhooks.create(webhook(`wsu_${i}`), { maxPerAccount: 100, idempotency: claim }),
+      ),
+    );
+    const created = outcomes.flatMap((o, i) => (o.kind === 'created' ? [`wsu_${i}`] : []));
+    expect(created).toHaveLength(1);
+    for (const outcome of outcomes.filter((o) => o.kind !== 'created'))
+      expect(outcome).toEqual({ kind: 'replayed', requestHash: 'h1', webhookId: created[0] });
+    expect((await a.webhooks.list(1, { offset: 0, limit: 100 })).total).toBe(1);
+  });
+});
+
+describe('cluster locks', () => {
+  test('ifFree does not run while another instance holds the name, and runs once it is free', async () => {
+    const inner = await a.cluster.whileLocked('retention', async () => [
+      await b.cluster.ifFree('retention', async () => 'b ran'),
+      await a.cluster.ifFree('retention', async () => 'a ran'),
+      await b.cluster.ifFree('other', async () => 'other ran'),
+    ]);
+    expect(inner).toEqual([null, null, 'other ran']);
+    expect(await b.cluster.ifFree('retention', async () => 'b ran')).toBe('b ran');
+  });
+
+  test('a lock whose connection is lost while held neither crashes the process nor stays held', async () => {
+    const result = await a.cluster.whileLocked('purge', async () => {
+      const killed = await sql(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND query LIKE 'SELECT pg_advisory_lock%'`,
+      );
+      expect(killed).toHaveLength(1);
+      await sleep(200);
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(await b.cluster.ifFree('purge', async () => 'free')).toBe('free');
+    expect(await a.cluster.whileLocked('purge', async () => 'again')).toBe('again');
+  });
+
+  test('of concurrent ifFree on both instances, one runs at a time', async () => {
+    let running = 0;
+    let most = 0;
+    const task = async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await sleep(50);
+      running -= 1;
+      return true;
+    };
+    const ran = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).cluster.ifFree('x', task)));
+    expect(most).toBe(1);
+    expect(ran.filter((r) => r === true).length).toBeGreaterThanOrEqual(1);
+  });
+
+  test('whileLocked tasks take turns across instances, more waiters than pooled connections included', async () => {
+    const small = await openInstance(url, 2);
+    try {
+      let running = 0;
+      let most = 0;
+      const task = async () => {
+        running += 1;
+        most = Math.max(most, running);
+        // The task needs a connection of its own pool while the lock's connection waits.
+        await small.db.query('SELECT pg_sleep(0.01)');
+        running -= 1;
+      };
+      await Promise.all([
+        ...Array.from({ length: 8 }, () => small.cluster.whileLocked('bootstrap', task)),
+        ...Array.from({ length: 4 }, () => a.cluster.whileLocked('bootstrap', task)),
+      ]);
+      expect(most).toBe(1);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('rate windows', () => {
+  test('counts from both instances at once add up exactly, the first window included', async () => {
+    let decisions = 0;
+    const bump = (current: { windowStartMs: number; count: number; blockedUntilMs: number | null } | undefined) => {
+      decisions += 1;
+      const count = (current?.count ?? 0) + 1;
+      return { window: { windowStartMs: 1000, count, blockedUntilMs: null }, answer: count };
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).rateWindows.update(1, 'api', bump)),
+    );
+    expect(decisions).toBe(40);
+    expect(answers.sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    const [row] = await sql<{ count: number }>(`SELECT count FROM rate_limit_windows WHERE account_id = 1`);
+    expect(row!.count).toBe(40);
+  });
+});
+
+test('readiness resolves on a working database and rejects on a closed pool', async () => {
+  await expect(a.checkReadiness()).resolves.toBeUndefined();
+  await expect(b.checkReadiness()).resolves.toBeUndefined();
+  const c = await openInstance(url);
+  await c.close();
+  await expect(c.checkReadiness()).rejects.toThrow();
+});
+
+test('a notification handler that throws is reported, not thrown into the connection', async () => {
+  const seen: string[] = [];
+  a.notifications.onInvalidate(() => {
+    throw new Error('handler failed');
+  });
+  a.notifications.onInvalidate((payload) => seen.push(payload));
+  await sql(`NOTIFY jobhooks_invalidate, 'a:*'`);
+  await waitFor(() => seen.length === 1, 'the second handler');
+  expect(a.errors).toEqual([expect.stringContaining('handler failed')]);
+  expect(a.notifications.connected()).toBe(true);
+  a.errors.length = 0;
+});

@@ -1,0 +1,8 @@
+// jest globalSetup of the postgres project: one PostgreSQL cluster for the whole run (test/support/postgres.ts).
+import { CLUSTER_ENV, startTestCluster } from './postgres';
+
+export default function globalSetup(): void {
+  const cluster = startTestCluster();
+  process.env[CLUSTER_ENV] = cluster.socketDir;
+  (globalThis as { jobhooksTestCluster?: typeof cluster }).jobhooksTestCluster = cluster;
+}
