@@ -77,3 +77,15 @@ test('a JOBHOOKS_TRUST_PROXY that is neither a flag nor addresses is refused, na
     "JOBHOOKS_TRUST_PROXY: must be 1 (any proxy), 0, or the proxies' addresses or CIDR ranges separated by commas",
   );
 });
+
+test('JOBHOOKS_DATABASE_URL must be a PostgreSQL URL and needs JOBHOOKS_SECRET_KEY', () => {
+  expect(() => loadConfig({ JOBHOOKS_DATABASE_URL: 'mysql://db/jobhooks', JOBHOOKS_SECRET_KEY: 'k' })).toThrow(
+    /JOBHOOKS_DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/,
+  );
+  expect(() => loadConfig({ JOBHOOKS_DATABASE_URL: 'postgres://db/jobhooks' })).toThrow(
+    /JOBHOOKS_SECRET_KEY: must be set with JOBHOOKS_DATABASE_URL/,
+  );
+  const config = loadConfig({ JOBHOOKS_DATABASE_URL: 'postgresql://db/jobhooks', JOBHOOKS_SECRET_KEY: 'k' });
+  expect(config.postgres).toEqual({ url: 'postgresql://db/jobhooks', poolSize: 10 });
+  expect(loadConfig({}).postgres).toBeNull();
+});
