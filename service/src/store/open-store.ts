@@ -1,8 +1,8 @@
 // Opens the store the configuration names: the SQLite file, or PostgreSQL when a database URL is given.
-import { ConfigurationError } from "../core/errors";
-import type { Durability } from "./database";
-import { createSqliteStore } from "./sqlite-store";
-import type { Store } from "./store";
+import { ConfigurationError } from '../core/errors';
+import type { Durability } from './database';
+import { createSqliteStore } from './sqlite-store';
+import type { Store } from './store';
 
 export interface StoreSettings {
   sqlitePath: string;
@@ -17,7 +17,7 @@ export async function openStore(settings: StoreSettings): Promise<Store> {
   // event, delivery and log parts are not yet): a start on it is refused rather than half-working.
   if (settings.postgres !== null) {
     throw new ConfigurationError(
-      "JOBHOOKS_DATABASE_URL is set, but this build cannot run on PostgreSQL yet: unset it to use the SQLite database (JOBHOOKS_DB).",
+      'JOBHOOKS_DATABASE_URL is set, but this build cannot run on PostgreSQL yet: unset it to use the SQLite database (JOBHOOKS_DB).',
     );
   }
   return createSqliteStore(settings.sqlitePath, undefined, settings.durability);

@@ -17,9 +17,7 @@ export const ADVISORY_LOCKS = {
 } as const;
 
 export async function schemaVersionOf(db: PgDatabase): Promise<number> {
-  const exists = await db.query<{ present: boolean }>(
-    `SELECT to_regclass('schema_migrations') IS NOT NULL AS present`,
-  );
+  const exists = await db.query<{ present: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`);
   if (!exists.rows[0]!.present) return 0;
   const result = await db.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
   return result.rows[0]!.version ?? 0;
@@ -33,7 +31,9 @@ export async function migratePostgres(db: PgDatabase, migrations: readonly Migra
       `CREATE TABLE IF NOT EXISTS schema_migrations (
          version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
     );
-    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+    const { rows } = await client.query<{ version: number | null }>(
+      'SELECT max(version) AS version FROM schema_migrations',
+    );
     const current = rows[0]!.version ?? 0;
     if (current > newest) {
       throw new ConfigurationError(
