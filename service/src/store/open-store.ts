@@ -1,6 +1,6 @@
-// Opens the store the configuration names: the SQLite file, or PostgreSQL when a database URL is given.
-import { ConfigurationError } from '../core/errors';
+// Opens the store the configuration names: PostgreSQL when a database URL is given, the SQLite file otherwise.
 import type { Durability } from './database';
+import { createPostgresStore } from './postgres/postgres-store';
 import { createSqliteStore } from './sqlite-store';
 import type { Store } from './store';
 
@@ -13,12 +13,6 @@ export interface StoreSettings {
 }
 
 export async function openStore(settings: StoreSettings): Promise<Store> {
-  // The PostgreSQL store is being built (its schema, caches, locks and rate windows are in store/postgres/; the
-  // event, delivery and log parts are not yet): a start on it is refused rather than half-working.
-  if (settings.postgres !== null) {
-    throw new ConfigurationError(
-      'JOBHOOKS_DATABASE_URL is set, but this build cannot run on PostgreSQL yet: unset it to use the SQLite database (JOBHOOKS_DB).',
-    );
-  }
-  return createSqliteStore(settings.sqlitePath, undefined, settings.durability);
+  if (settings.postgres === null) return createSqliteStore(settings.sqlitePath, undefined, settings.durability);
+  return createPostgresStore({ ...settings.postgres, onBackgroundError: settings.onBackgroundError });
 }

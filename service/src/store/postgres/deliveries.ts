@@ -1,0 +1,311 @@
+// PostgreSQL access to deliveries: leasing due ones to the dispatchers of several instances, and recording each
+// attempt's result. A claim takes a webhook only if it gets that webhook's transaction-scoped advisory lock, so
+// instances claiming at the same moment split the webhooks between them; the lease itself re-checks that the
+// row is still pending and due, so no delivery is ever leased twice, lock or not.
+import type pg from 'pg';
+import type { EventType } from '@jobhooks/client/contract';
+import type { AttemptResult, LoggedAttempt } from '../../domain/attempt';
+import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
+import type { DispatchState } from '../../domain/webhook';
+import type { ClaimRequest, DeliveriesStore } from '../store';
+import type { PgDatabase } from './database';
+import { appendAttempt } from './delivery-log';
+import { ADVISORY_LOCKS } from './migrate';
+import { CHANNELS } from './migrations';
+import { forgetChangedWebhooks } from './webhooks';
+
+/**
+ * Webhooks one claim looks at, those whose oldest due delivery is oldest first: no claim can send to more webhooks
+ * than the dispatcher has request slots (256 by default), and each is an advisory lock held until the claim ends.
+ */
+const WEBHOOKS_PER_CLAIM = 256;
+
+const DUE_CANDIDATES = `
+  WITH heads AS MATERIALIZED (
+    SELECT w.id AS webhook_id, w.account_id, h.next_attempt_at
+      FROM webhooks w
+      CROSS JOIN LATERAL (SELECT d.next_attempt_at FROM deliveries d
+                           WHERE d.state = 'pending' AND d.webhook_id = w.id AND d.next_attempt_at <= $1
+                           ORDER BY d.next_attempt_at LIMIT 1) h
+     WHERE NOT (w.id = ANY($2::text[]))
+     ORDER BY h.next_attempt_at LIMIT ${WEBHOOKS_PER_CLAIM}
+  ), held AS MATERIALIZED (
+    SELECT * FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))
+  )
+  SELECT c.id, held.webhook_id, held.account_id, c.next_attempt_at AS due_at
+    FROM held CROSS JOIN LATERAL (
+      SELECT d.id, d.next_attempt_at FROM deliveries d
+       WHERE d.state = 'pending' AND d.webhook_id = held.webhook_id AND d.next_attempt_at <= $1
+       ORDER BY d.next_attempt_at LIMIT $3) c`;
+
+// While leased, next_attempt_at holds the lease's end: an expired lease is simply due again. The WHERE is checked
+// again on the newest row, so a delivery another instance leased meanwhile is left alone.
+const LEASE = `
+  WITH leased AS (
+    UPDATE deliveries d SET lease_owner = $1, lease_expires_at = $2, next_attempt_at = $2
+     WHERE d.id = ANY($3::text[]) AND d.state = 'pending' AND d.next_attempt_at <= $4
+    RETURNING d.id, d.event_id, d.webhook_id, d.payload, d.attempts, d.signature, d.last_attempt)
+  SELECT l.*, e.event_type, e.payload_tail, w.client_url, w.sealed_secret, w.previous_sealed_secret,
+         w.previous_secret_until, w.active, w.archived_at
+    FROM leased l JOIN events e ON e.id = l.event_id JOIN webhooks w ON w.id = l.webhook_id`;
+
+const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at,
+  archived_at, archived_reason`;
+/** Sorted ids: every transaction locks webhooks in the same order, so two never wait for each other. */
+const LOCK_DISPATCH_STATES = `
+  SELECT id, ${DISPATCH_COLUMNS} FROM webhooks WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`;
+const SET_DISPATCH_STATE = `
+  UPDATE webhooks SET http_status_code = $2, dispatched_at = $3, consecutive_failures = $4, failing_since = $5,
+                      last_failure_at = $6, archived_at = $7, archived_reason = $8
+   WHERE id = $1`;
+const MOVE_LEASED = `
+  UPDATE deliveries SET state = $3, attempts = $4, next_attempt_at = $5, signature = coalesce($6, signature),
+                        lease_owner = NULL, lease_expires_at = NULL, updated_at = $7,
+                        last_attempt = CASE WHEN $3 = 'pending' THEN last_attempt ELSE 0 END
+   WHERE id = $1 AND state = 'pending' AND lease_owner = $2`;
+// A manual redelivery touches only a finished delivery, so it cannot race a dispatcher.
+const MOVE_FINISHED = `
+  UPDATE deliveries SET state = coalesce($2, state), attempts = greatest(attempts, $3), updated_at = $4
+   WHERE id = $1 AND state <> 'pending'`;
+const SKIP_PENDING_OF = `
+  UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL,
+                        updated_at = $2, last_attempt = 0
+   WHERE webhook_id = $1 AND state = 'pending'`;
+const SKIP_LEASED = `
+  UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL,
+                        updated_at = $3, last_attempt = 0
+   WHERE id = ANY($1::text[]) AND state = 'pending' AND lease_owner = $2`;
+const GET_DELIVERY = `
+  SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.signature, d.state
+    FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = $1 AND d.id = $2`;
+const COUNT_DUE = `SELECT count(*) AS n FROM deliveries WHERE state = 'pending' AND next_attempt_at <= $1`;
+// The webhook's failed deliveries created in [since, until) are due again, oldest first, one microsecond apart so
+// the dispatcher keeps their order, each for one attempt more.
+const RECOVER_FAILED = `
+  UPDATE deliveries d SET state = 'pending', last_attempt = 1, updated_at = $4, next_attempt_at = $4 + ranked.n
+    FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM deliveries
+           WHERE webhook_id = $1 AND state = 'failed' AND created_at >= $2 AND created_at < $3) AS ranked
+   WHERE d.id = ranked.id`;
+const NOTIFY_DUE = `SELECT pg_notify('${CHANNELS.due}', '')`;
+
+interface CandidateRow {
+  id: string;
+  webhook_id: string;
+  account_id: number;
+  due_at: number;
+}
+
+interface LeasedRow {
+  id: string;
+  event_id: string;
+  event_type: EventType;
+  webhook_id: string;
+  payload: Buffer;
+  payload_tail: Buffer | null;
+  attempts: number;
+  signature: string | null;
+  last_attempt: number;
+  client_url: string;
+  sealed_secret: string;
+  previous_sealed_secret: string | null;
+  previous_secret_until: number | null;
+  active: boolean;
+  archived_at: number | null;
+}
+
+interface DispatchRow {
+  id: string;
+  http_status_code: string;
+  dispatched_at: number | null;
+  consecutive_failures: number;
+  failing_since: number | null;
+  last_failure_at: number | null;
+  archived_at: number | null;
+  archived_reason: string | null;
+}
+
+type NextDispatchState = (current: DispatchState, facts: AttemptResult['facts']) => DispatchState;
+
+const MICROS_PER_MILLI = 1000;
+
+/** The bytes a delivery sends: its own head, then its event's shared tail; whole in rows that have no tail. */
+function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Buffer {
+  return row.payload_tail === null ? row.payload : Buffer.concat([row.payload, row.payload_tail]);
+}
+
+function dispatchStateFromRow(row: DispatchRow): DispatchState {
+  return {
+    httpStatusCode: row.http_status_code,
+    dispatchedAt: row.dispatched_at,
+    consecutiveFailures: row.consecutive_failures,
+    failingSince: row.failing_since,
+    lastFailureAt: row.last_failure_at,
+    archivedAt: row.archived_at,
+    archivedReason: row.archived_reason,
+  };
+}
+
+function claimedFrom(row: LeasedRow, candidate: DueCandidate, lease: string): ClaimedDelivery {
+  return {
+    id: row.id,
+    lease,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    webhookId: row.webhook_id,
+    accountId: candidate.accountId,
+    dueAt: candidate.dueAt,
+    payload: payloadBytes(row),
+    attempts: row.attempts,
+    clientUrl: row.client_url,
+    sealedSecret: row.sealed_secret,
+    previousSealedSecret: row.previous_sealed_secret,
+    previousSecretUntil: row.previous_secret_until,
+    signature: row.signature,
+    lastAttempt: row.last_attempt === 1,
+    active: row.active,
+    archived: row.archived_at !== null,
+  };
+}
+
+/** A webhook's dispatch state through one batch of results: read once, folded over each, written once. */
+interface FoldedState {
+  after: DispatchState;
+  /** When an attempt of this batch archived the webhook. */
+  archivedAt: number | null;
+}
+
+async function moveDelivery(client: pg.PoolClient, result: AttemptResult, now: number): Promise<void> {
+  const { log } = result;
+  if (result.lease !== null) {
+    const change = result.delivery;
+    if (change.state === 'unchanged') throw new Error('a leased delivery always moves on');
+    const pending = change.state === 'pending';
+    await client.query(MOVE_LEASED, [
+      log.deliveryId,
+      result.lease,
+      change.state,
+      log.attempt,
+      pending ? change.nextAttemptAt : null,
+      pending ? change.signature : null,
+      now,
+    ]);
+  } else {
+    const state = result.delivery.state === 'unchanged' ? null : result.delivery.state;
+    await client.query(MOVE_FINISHED, [log.deliveryId, state, log.attempt, now]);
+  }
+}
+
+async function recordInTransaction(
+  client: pg.PoolClient,
+  results: readonly AttemptResult[],
+  next: NextDispatchState,
+): Promise<{ logged: Array<LoggedAttempt | null>; webhookIds: string[] }> {
+  const webhookIds = [...new Set(results.map((r) => r.log.webhookId))].sort();
+  const { rows } = await client.query<DispatchRow>(LOCK_DISPATCH_STATES, [webhookIds]);
+  const states = new Map<string, FoldedState>(
+    rows.map((row) => [row.id, { after: dispatchStateFromRow(row), archivedAt: null }]),
+  );
+  const logged: Array<LoggedAttempt | null> = [];
+  for (const result of results) {
+    const state = states.get(result.log.webhookId);
+    // The webhook was deleted while the attempt ran; its deliveries and log went with it.
+    if (state === undefined) {
+      logged.push(null);
+      continue;
+    }
+    const id = (await appendAttempt(client, result.log))!; // the webhook exists: locked above
+    const now = result.log.requestedAt + result.log.durationMs * MICROS_PER_MILLI;
+    await moveDelivery(client, result, now);
+    const after = next(state.after, result.facts);
+    if (state.after.archivedAt === null && after.archivedAt !== null) state.archivedAt = now;
+    state.after = after;
+    logged.push({ ...result.log, id });
+  }
+  for (const [webhookId, state] of states) {
+    const s = state.after;
+    await client.query(SET_DISPATCH_STATE, [
+      webhookId,
+      s.httpStatusCode,
+      s.dispatchedAt,
+      s.consecutiveFailures,
+      s.failingSince,
+      s.lastFailureAt,
+      s.archivedAt,
+      s.archivedReason,
+    ]);
+    // A webhook archived by this batch gets no more attempts.
+    if (state.archivedAt !== null) await client.query(SKIP_PENDING_OF, [webhookId, state.archivedAt]);
+  }
+  return { logged, webhookIds: [...states.keys()] };
+}
+
+export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
+  let claimsMade = 0;
+
+  async function claimInTransaction(
+    client: pg.PoolClient,
+    request: ClaimRequest,
+    choose: (candidates: DueCandidate[]) => DueCandidate[],
+  ): Promise<ClaimedDelivery[]> {
+    const { rows } = await client.query<CandidateRow>(DUE_CANDIDATES, [
+      request.now,
+      request.excludeWebhookIds,
+      request.perWebhook,
+    ]);
+    const chosen = choose(
+      rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, accountId: r.account_id, dueAt: r.due_at })),
+    );
+    if (chosen.length === 0) return [];
+    const lease = `${request.owner}/${(claimsMade += 1)}`;
+    const leased = await client.query<LeasedRow>(LEASE, [
+      lease,
+      request.leaseUntil,
+      chosen.map((c) => c.id),
+      request.now,
+    ]);
+    const byId = new Map(leased.rows.map((row) => [row.id, row]));
+    // In the order the fairness rule chose them.
+    return chosen.flatMap((c) => {
+      const row = byId.get(c.id);
+      return row === undefined ? [] : [claimedFrom(row, c, lease)];
+    });
+  }
+
+  return {
+    claimDue: (request, choose) => db.transaction((client) => claimInTransaction(client, request, choose)),
+    recordAttempts: async (results, next) => {
+      if (results.length === 0) return [];
+      const { logged, webhookIds } = await db.transaction((client) => recordInTransaction(client, results, next));
+      // The dispatch states changed: this instance's cache is told now, the others by their notification.
+      forgetChangedWebhooks(db, webhookIds);
+      return logged;
+    },
+    skip: async (ids, lease, now) => {
+      if (ids.length > 0) await db.query(SKIP_LEASED, [ids, lease, now]);
+    },
+    get: async (webhookId, deliveryId): Promise<DeliveryRecord | null> => {
+      const { rows } = await db.query<LeasedRow & { state: DeliveryState }>(GET_DELIVERY, [webhookId, deliveryId]);
+      const row = rows[0];
+      if (!row) return null;
+      return {
+        id: row.id,
+        eventId: row.event_id,
+        eventType: row.event_type,
+        webhookId: row.webhook_id,
+        state: row.state,
+        payload: payloadBytes(row),
+        attempts: row.attempts,
+        signature: row.signature,
+      };
+    },
+    countDue: async (now) => (await db.query<{ n: number }>(COUNT_DUE, [now])).rows[0]!.n,
+    recoverFailed: (webhookId, window, now) =>
+      db.transaction(async (client) => {
+        const recovered =
+          (await client.query(RECOVER_FAILED, [webhookId, window.since, window.until, now])).rowCount ?? 0;
+        // Other instances' dispatchers hear of it; this one's is woken by the caller.
+        if (recovered > 0) await client.query(NOTIFY_DUE);
+        return recovered;
+      }),
+  };
+}

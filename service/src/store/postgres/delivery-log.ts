@@ -1,0 +1,144 @@
+// PostgreSQL access to the delivery log: every attempt, newest first, purged after the retention period in
+// batches, so no purge holds a long transaction (which would keep vacuum from reclaiming the queue's rows).
+import type pg from 'pg';
+import type { EventType } from '@jobhooks/client/contract';
+import type { AttemptLogEntry, LoggedAttempt } from '../../domain/attempt';
+import type { DeliveryLogFilter, DeliveryLogStore } from '../store';
+import type { PgDatabase } from './database';
+
+interface PgAttemptRow {
+  id: number;
+  delivery_id: string | null;
+  webhook_id: string;
+  event_id: string;
+  event_type: EventType;
+  attempt: number;
+  requested_at: number;
+  duration_ms: number;
+  status_code: string;
+  error: string | null;
+  success: boolean;
+  response_excerpt: string | null;
+  response_headers: string | null;
+  is_test: boolean;
+}
+
+export function attemptFromPgRow(row: PgAttemptRow): LoggedAttempt {
+  return {
+    id: row.id,
+    deliveryId: row.delivery_id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    attempt: row.attempt,
+    requestedAt: row.requested_at,
+    durationMs: row.duration_ms,
+    statusCode: row.status_code,
+    error: row.error,
+    success: row.success,
+    responseExcerpt: row.response_excerpt ?? '',
+    responseHeaders: row.response_headers === null ? {} : (JSON.parse(row.response_headers) as Record<string, string>),
+    isTest: row.is_test,
+  };
+}
+
+/** Written only while the webhook exists (one deleted during the send has no log to add to); returns the id. */
+const APPEND = `
+  INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, requested_at, duration_ms,
+                                 status_code, error, success, response_excerpt, response_headers, is_test)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
+   WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = $2)
+  RETURNING id`;
+
+/** The values of APPEND, in its order. */
+export function appendValues(entry: AttemptLogEntry): unknown[] {
+  return [
+    entry.deliveryId,
+    entry.webhookId,
+    entry.eventId,
+    entry.eventType,
+    entry.attempt,
+    entry.requestedAt,
+    entry.durationMs,
+    entry.statusCode,
+    entry.error,
+    entry.success,
+    entry.responseExcerpt,
+    Object.keys(entry.responseHeaders).length === 0 ? null : JSON.stringify(entry.responseHeaders),
+    entry.isTest,
+  ];
+}
+
+/** Appends a log row on `client` (inside a transaction) or the pool; its id, or null when the webhook is gone. */
+export async function appendAttempt(
+  client: Pick<pg.PoolClient, 'query'>,
+  entry: AttemptLogEntry,
+): Promise<number | null> {
+  const { rows } = await client.query<{ id: number }>(APPEND, appendValues(entry));
+  return rows[0]?.id ?? null;
+}
+
+// An absent filter is a NULL that matches everything; the time window is always there, so the
+// (webhook_id, requested_at) index serves.
+const MATCHES = `webhook_id = $1 AND requested_at >= $2 AND requested_at < $3
+  AND ($4::boolean IS NULL OR success = $4) AND ($5::text IS NULL OR event_type = $5)`;
+const PAGE = `SELECT * FROM delivery_attempts WHERE ${MATCHES} ORDER BY requested_at DESC, id DESC LIMIT $6 OFFSET $7`;
+const COUNT = `SELECT count(*) AS n FROM delivery_attempts WHERE ${MATCHES}`;
+const OF_DELIVERY = `SELECT * FROM delivery_attempts WHERE webhook_id = $1 AND delivery_id = $2 ORDER BY requested_at, id`;
+
+/** Rows deleted per statement: each batch is its own short transaction. */
+const PURGE_BATCH = 5000;
+const PURGE_ATTEMPTS = `
+  DELETE FROM delivery_attempts WHERE id IN (
+    SELECT id FROM delivery_attempts WHERE requested_at < $1 LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
+const PURGE_DELIVERIES = `
+  DELETE FROM deliveries WHERE id IN (
+    SELECT id FROM deliveries WHERE state <> 'pending' AND updated_at < $1 LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
+const PURGE_EVENTS = `
+  DELETE FROM events WHERE id IN (
+    SELECT id FROM events e WHERE created_at < $1
+       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
+     LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
+
+function filterValues(webhookId: string, filter: DeliveryLogFilter): unknown[] {
+  return [
+    webhookId,
+    filter.since ?? 0,
+    filter.until ?? Number.MAX_SAFE_INTEGER,
+    filter.succeeded ?? null,
+    filter.eventType ?? null,
+  ];
+}
+
+/** Deletes in batches until a batch is not full; how many rows in all. */
+async function deleteInBatches(db: PgDatabase, statement: string, cutoff: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = (await db.query(statement, [cutoff])).rowCount ?? 0;
+    total += deleted;
+    if (deleted < PURGE_BATCH) return total;
+  }
+}
+
+export function createPgDeliveryLogStore(db: PgDatabase): DeliveryLogStore {
+  return {
+    append: async (entry) => {
+      await appendAttempt(db.pool, entry);
+    },
+    list: async (webhookId, { offset, limit }, filter = {}) => {
+      const values = filterValues(webhookId, filter);
+      const [page, count] = await Promise.all([
+        db.query<PgAttemptRow>(PAGE, [...values, limit, offset]),
+        db.query<{ n: number }>(COUNT, values),
+      ]);
+      return { items: page.rows.map(attemptFromPgRow), total: count.rows[0]!.n };
+    },
+    attemptsOf: async (webhookId, deliveryId) =>
+      (await db.query<PgAttemptRow>(OF_DELIVERY, [webhookId, deliveryId])).rows.map(attemptFromPgRow),
+    purgeOlderThan: async (cutoff) => ({
+      attempts: await deleteInBatches(db, PURGE_ATTEMPTS, cutoff),
+      deliveries: await deleteInBatches(db, PURGE_DELIVERIES, cutoff),
+      events: await deleteInBatches(db, PURGE_EVENTS, cutoff),
+    }),
+  };
+}

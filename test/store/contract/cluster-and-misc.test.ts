@@ -1,0 +1,158 @@
+// Store contract: the cluster's locks, readiness, the rows sealed with the secret key, and which backend it is.
+import type { SharedRateWindow } from '../../../service/src/store/store';
+import { account, addWebhook, backend, T0, useStore, webhook } from './fixtures';
+
+const store = useStore();
+
+test('the store says which backend it is', () => {
+  expect(store().backend).toBe(backend);
+});
+
+test('checkReadiness resolves on a working database, again and again', async () => {
+  await expect(store().checkReadiness()).resolves.toBeUndefined();
+  await expect(store().checkReadiness()).resolves.toBeUndefined();
+});
+
+describe('cluster', () => {
+  test('whileLocked runs the task once and resolves with its value', async () => {
+    const task = jest.fn(async () => 42);
+    expect(await store().cluster.whileLocked('purge', task)).toBe(42);
+    expect(task).toHaveBeenCalledTimes(1);
+  });
+
+  test('whileLocked rejects with the failure of its task, and frees the lock for the next', async () => {
+    await expect(
+      store().cluster.whileLocked('purge', async () => {
+        throw new Error('task failed');
+      }),
+    ).rejects.toThrow('task failed');
+    expect(await store().cluster.ifFree('purge', async () => 'ran')).toBe('ran');
+    expect(await store().cluster.whileLocked('purge', async () => 'ran too')).toBe('ran too');
+  });
+
+  test('ifFree runs the task when no one holds the lock, and resolves with its value', async () => {
+    const task = jest.fn(async () => ({ done: true }));
+    expect(await store().cluster.ifFree('retention', task)).toEqual({ done: true });
+    expect(task).toHaveBeenCalledTimes(1);
+  });
+
+  test('a lock held under one name does not keep a task under another from running', async () => {
+    const inner = await store().cluster.whileLocked('one', () => store().cluster.ifFree('two', async () => 'inner'));
+    expect(inner).toBe('inner');
+  });
+});
+
+describe('secret keys', () => {
+  beforeEach(async () => {
+    await store().accounts.insert(account(1));
+  });
+
+  test('the key check is null until set, then the last one set', async () => {
+    expect(await store().secretKeys.keyCheck()).toBeNull();
+    await store().secretKeys.setKeyCheck('v1:check-1');
+    expect(await store().secretKeys.keyCheck()).toBe('v1:check-1');
+    await store().secretKeys.setKeyCheck('v1:check-2');
+    expect(await store().secretKeys.keyCheck()).toBe('v1:check-2');
+  });
+
+  test("anySealedSecret is null without webhooks, then one webhook's sealed secret", async () => {
+    expect(await store().secretKeys.anySealedSecret()).toBeNull();
+    await addWebhook(store(), webhook(1, 'wsu_a', { sealedSecret: 'v1:a' }));
+    await addWebhook(store(), webhook(1, 'wsu_b', { sealedSecret: 'v1:b' }));
+    expect(['v1:a', 'v1:b']).toContain(await store().secretKeys.anySealedSecret());
+  });
+
+  test('resealAll reseals every secret, the replaced ones too, and the key check, and counts the webhooks', async () => {
+    await addWebhook(store(), webhook(1, 'wsu_a', { sealedSecret: 'v1:a' }));
+    await addWebhook(store(), webhook(1, 'wsu_b', { sealedSecret: 'v1:b' }));
+    await store().webhooks.changeSecret(1, 'wsu_b', (current) => ({
+      sealedSecret: 'v1:b2',
+      previousSealedSecret: current.sealedSecret,
+      previousSecretUntil: T0 + 1,
+      updatedAt: T0,
+    }));
+    await store().secretKeys.setKeyCheck('v1:check');
+    await store().webhooks.get(1, 'wsu_a');
+    await store().webhooks.get(1, 'wsu_b');
+
+    const resealed: string[] = [];
+    const count = await store().secretKeys.resealAll((sealed) => {
+      resealed.push(sealed);
+      return sealed.replace('v1:', 'v2:');
+    }, 'v2:check');
+    expect(count).toBe(2);
+    expect(resealed.sort()).toEqual(['v1:a', 'v1:b', 'v1:b2']);
+    expect(await store().secretKeys.keyCheck()).toBe('v2:check');
+    expect(await store().webhooks.get(1, 'wsu_a')).toMatchObject({ sealedSecret: 'v2:a', previousSealedSecret: null });
+    expect(await store().webhooks.get(1, 'wsu_b')).toMatchObject({
+      sealedSecret: 'v2:b2',
+      previousSealedSecret: 'v2:b',
+      previousSecretUntil: T0 + 1,
+    });
+  });
+
+  test('a reseal that throws changes nothing: no database holds secrets under two keys', async () => {
+    await addWebhook(store(), webhook(1, 'wsu_a', { sealedSecret: 'v1:a' }));
+    await addWebhook(store(), webhook(1, 'wsu_b', { sealedSecret: 'v1:b' }));
+    await store().secretKeys.setKeyCheck('v1:check');
+    let calls = 0;
+    await expect(
+      store().secretKeys.resealAll((sealed) => {
+        calls += 1;
+        if (calls === 2) throw new Error('cannot open');
+        return sealed.replace('v1:', 'v2:');
+      }, 'v2:check'),
+    ).rejects.toThrow('cannot open');
+    expect(await store().secretKeys.keyCheck()).toBe('v1:check');
+    expect((await store().webhooks.get(1, 'wsu_a'))!.sealedSecret).toBe('v1:a');
+    expect((await store().webhooks.get(1, 'wsu_b'))!.sealedSecret).toBe('v1:b');
+  });
+});
+
+describe('rate windows', () => {
+  if (backend === 'sqlite') {
+    test('are kept in memory by the one process: the store has none', () => {
+      expect(store().rateWindows).toBeNull();
+    });
+    return;
+  }
+
+  beforeEach(async () => {
+    await store().accounts.insert(account(1));
+    await store().accounts.insert(account(2));
+  });
+  const window = (count: number): SharedRateWindow => ({ windowStartMs: 1000, count, blockedUntilMs: null });
+
+  test('an update sees the window the last one wrote, per account and budget, and answers what decide answered', async () => {
+    const windows = store().rateWindows!;
+    const seen: Array<SharedRateWindow | undefined> = [];
+    const bump = (current: SharedRateWindow | undefined) => {
+      seen.push(current);
+      return { window: window((current?.count ?? 0) + 1), answer: `count ${(current?.count ?? 0) + 1}` };
+    };
+    expect(await windows.update(1, 'api', bump)).toBe('count 1');
+    expect(await windows.update(1, 'api', bump)).toBe('count 2');
+    await windows.update(1, 'ingest', bump);
+    await windows.update(2, 'api', bump);
+    expect(seen).toEqual([undefined, window(1), undefined, undefined]);
+    await windows.update(1, 'api', () => ({
+      window: { windowStartMs: 2000, count: 0, blockedUntilMs: 9000 },
+      answer: 0,
+    }));
+    expect(await windows.update(1, 'api', (current) => ({ window: current!, answer: current }))).toEqual({
+      windowStartMs: 2000,
+      count: 0,
+      blockedUntilMs: 9000,
+    });
+  });
+
+  test('concurrent updates of one window lose no count', async () => {
+    const windows = store().rateWindows!;
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        windows.update(1, 'api', (current) => ({ window: window((current?.count ?? 0) + 1), answer: null })),
+      ),
+    );
+    expect(await windows.update(1, 'api', (current) => ({ window: current!, answer: current!.count }))).toBe(20);
+  });
+});

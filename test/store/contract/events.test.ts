@@ -1,0 +1,143 @@
+// Store contract: recording an event and its fan-out in one step, once per (account, run, event type).
+import type { PlannedDeliveries } from '../../../service/src/domain/delivery';
+import type { WebhookRecord } from '../../../service/src/domain/webhook';
+import {
+  accountWithWebhooks,
+  addWebhook,
+  candidatesAt,
+  deliveryId,
+  event,
+  fanOutToAll,
+  headOf,
+  recordEvent,
+  SECOND,
+  T0,
+  TAIL,
+  useStore,
+  webhook,
+} from './fixtures';
+
+const store = useStore();
+
+beforeEach(async () => {
+  await accountWithWebhooks(store(), 1, ['wsu_a', 'wsu_b', 'wsu_c']);
+  await accountWithWebhooks(store(), 2, ['wsu_z']);
+});
+
+test('an event is recorded with its pending and skipped deliveries counted', async () => {
+  const outcome = await store().events.record(
+    event(1, 'wev_1'),
+    fanOutToAll('wev_1', (hook) => hook.id !== 'wsu_b'),
+  );
+  expect(outcome).toEqual({ kind: 'recorded', queued: 2, skipped: 1 });
+});
+
+test("the fan-out is given the account's webhooks, whole, in creation order, and no other account's", async () => {
+  // Created later but earlier in time: creation order is createdAt, then id.
+  await addWebhook(store(), webhook(1, 'wsu_0', { createdAt: T0 - 1 }));
+  const given: WebhookRecord[][] = [];
+  await store().events.record(event(1, 'wev_1'), (webhooks) => {
+    given.push(webhooks);
+    return { payloadTail: TAIL, deliveries: [] };
+  });
+  expect(given).toHaveLength(1);
+  expect(given[0]!.map((w) => w.id)).toEqual(['wsu_0', 'wsu_a', 'wsu_b', 'wsu_c']);
+  expect(given[0]![1]).toEqual(webhook(1, 'wsu_a', { createdAt: T0 }));
+});
+
+test('an event of the same account, run and type is a duplicate naming the first, and plans nothing', async () => {
+  await recordEvent(store(), event(1, 'wev_1', { runId: 'r1' }));
+  const fanOut = jest.fn(fanOutToAll('wev_2'));
+  expect(await store().events.record(event(1, 'wev_2', { runId: 'r1', createdAt: T0 + SECOND }), fanOut)).toEqual({
+    kind: 'duplicate',
+    eventId: 'wev_1',
+  });
+  expect(fanOut).not.toHaveBeenCalled();
+  expect(await store().deliveries.get('wsu_a', deliveryId('wev_2', 'wsu_a'))).toBeNull();
+});
+
+test('another event type of the run, or the same run and type in another account, is not a duplicate', async () => {
+  await recordEvent(store(), event(1, 'wev_1', { runId: 'r1', eventType: 'job.run.started' }));
+  expect(await store().events.record(event(1, 'wev_2', { runId: 'r1' }), fanOutToAll('wev_2'))).toMatchObject({
+    kind: 'recorded',
+  });
+  expect(await store().events.record(event(2, 'wev_3', { runId: 'r1' }), fanOutToAll('wev_3'))).toMatchObject({
+    kind: 'recorded',
+  });
+});
+
+test('two events of one run and type recorded at the same moment: one is recorded, the other is its duplicate', async () => {
+  const [first, second] = await Promise.all([
+    store().events.record(event(1, 'wev_1', { runId: 'r1' }), fanOutToAll('wev_1')),
+    store().events.record(event(1, 'wev_2', { runId: 'r1' }), fanOutToAll('wev_2')),
+  ]);
+  const outcomes = [first!, second!];
+  const recorded = outcomes.findIndex((o) => o.kind === 'recorded');
+  expect(recorded).not.toBe(-1);
+  expect(outcomes[1 - recorded]).toEqual({ kind: 'duplicate', eventId: ['wev_1', 'wev_2'][recorded] });
+  expect(await store().deliveries.countDue(T0)).toBe(3);
+});
+
+test('a fan-out that throws rejects its own event only; the others of the same moment are recorded', async () => {
+  const failing = (): PlannedDeliveries => {
+    throw new Error('fan-out failed');
+  };
+  const settled = await Promise.allSettled([
+    store().events.record(event(1, 'wev_1', { runId: 'r1' }), fanOutToAll('wev_1')),
+    store().events.record(event(1, 'wev_2', { runId: 'r2' }), failing),
+    store().events.record(event(1, 'wev_3', { runId: 'r3' }), fanOutToAll('wev_3')),
+  ]);
+  expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect((settled[1] as PromiseRejectedResult).reason).toEqual(new Error('fan-out failed'));
+  expect(await store().deliveries.countDue(T0)).toBe(6);
+  // Nothing of the failed one was kept: recorded again, it is not a duplicate.
+  expect(await store().events.record(event(1, 'wev_4', { runId: 'r2' }), fanOutToAll('wev_4'))).toMatchObject({
+    kind: 'recorded',
+  });
+});
+
+test("a pending delivery is due at its event's time, not before, and carries the head and the event's tail", async () => {
+  const at = T0 + 7 * SECOND;
+  await recordEvent(store(), event(1, 'wev_1', { createdAt: at, eventType: 'job.run.errored' }));
+  expect(await store().deliveries.countDue(at - 1)).toBe(0);
+  expect(await candidatesAt(store(), at - 1)).toEqual([]);
+  expect(await store().deliveries.countDue(at)).toBe(3);
+  const offered = await candidatesAt(store(), at);
+  expect(offered.map((c) => [c.id, c.webhookId, c.accountId, c.dueAt]).sort()).toEqual(
+    ['wsu_a', 'wsu_b', 'wsu_c'].map((hook) => [deliveryId('wev_1', hook), hook, 1, at]),
+  );
+  const id = deliveryId('wev_1', 'wsu_b');
+  expect(await store().deliveries.get('wsu_b', id)).toEqual({
+    id,
+    eventId: 'wev_1',
+    eventType: 'job.run.errored',
+    webhookId: 'wsu_b',
+    state: 'pending',
+    payload: Buffer.concat([headOf(id), TAIL]),
+    attempts: 0,
+    signature: null,
+  });
+});
+
+test('a skipped delivery is kept as skipped and never offered to a claim', async () => {
+  await store().events.record(
+    event(1, 'wev_1'),
+    fanOutToAll('wev_1', (hook) => hook.id === 'wsu_a'),
+  );
+  expect((await store().deliveries.get('wsu_b', deliveryId('wev_1', 'wsu_b')))?.state).toBe('skipped');
+  expect((await candidatesAt(store(), T0 + 3600 * SECOND)).map((c) => c.id)).toEqual([deliveryId('wev_1', 'wsu_a')]);
+  expect(await store().deliveries.countDue(T0 + 3600 * SECOND)).toBe(1);
+});
+
+test('an event no webhook wants is still recorded, so it is recognised when it comes again', async () => {
+  const none = () => ({ payloadTail: TAIL, deliveries: [] });
+  expect(await store().events.record(event(1, 'wev_1', { runId: 'r1' }), none)).toEqual({
+    kind: 'recorded',
+    queued: 0,
+    skipped: 0,
+  });
+  expect(await store().events.record(event(1, 'wev_2', { runId: 'r1' }), none)).toEqual({
+    kind: 'duplicate',
+    eventId: 'wev_1',
+  });
+});
