@@ -96,10 +96,15 @@ test('the test endpoint and a redelivery carry both signatures too', async () =>
   expect((await h.call('GET', `${webhookPath(hook.id)}/test`)).statusCode).toBe(200);
   await ingest(h, 'job.run.completed');
   await waitFor(() => receiver.requests.length === 2, 'the delivery');
-  const log = (await h.call('GET', `${webhookPath(hook.id)}/deliveries`)).json() as {
-    data: Array<{ delivery_id: string | null }>;
+  // The receiver has it before its result is written (at once on SQLite, a few round trips later on PostgreSQL).
+  const loggedDelivery = async () => {
+    const log = (await h.call('GET', `${webhookPath(hook.id)}/deliveries`)).json() as {
+      data: Array<{ delivery_id: string | null }>;
+    };
+    return log.data.find((row) => row.delivery_id !== null)?.delivery_id ?? null;
   };
-  const deliveryId = log.data.find((row) => row.delivery_id !== null)!.delivery_id!;
+  await waitFor(async () => (await loggedDelivery()) !== null, 'the delivery in the log');
+  const deliveryId = (await loggedDelivery())!;
   expect((await h.call('POST', `${webhookPath(hook.id)}/deliveries/${deliveryId}/retry`)).statusCode).toBeLessThan(300);
   await waitFor(() => receiver.requests.length === 3, 'the redelivery');
   const standard = new Webhook(standardWebhooksSecret(hook.hmac_secret));
