@@ -7,7 +7,7 @@ import type { OtherConnections } from './other-connections';
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { ApiTokensStore } from './store';
 
-interface ApiTokenRow {
+export interface ApiTokenRow {
   id: string;
   account_id: number;
   name: string;
@@ -16,7 +16,7 @@ interface ApiTokenRow {
   revoked_at: number | null;
 }
 
-function tokenFromRow(row: ApiTokenRow): ApiTokenRecord {
+export function tokenFromRow(row: ApiTokenRow): ApiTokenRecord {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -27,15 +27,15 @@ function tokenFromRow(row: ApiTokenRow): ApiTokenRecord {
   };
 }
 
-type TokenPrincipal = { token: ApiTokenRecord; account: AccountRecord };
+export type TokenPrincipal = { token: ApiTokenRecord; account: AccountRecord };
 
-type PrincipalRow = ApiTokenRow & { a_identifier: string; a_name: string; a_plan: string; a_created_at: number };
+export type PrincipalRow = ApiTokenRow & { a_identifier: string; a_name: string; a_plan: string; a_created_at: number };
 
 /** Kept principals at most; past that the cache starts over. */
 const PRINCIPALS_KEPT = 1000;
 
 /** Frozen, because one object now answers many requests. */
-function principalFromRow(row: PrincipalRow): TokenPrincipal {
+export function principalFromRow(row: PrincipalRow): TokenPrincipal {
   const account = accountFromRow({
     id: row.account_id,
     identifier: row.a_identifier,

@@ -25,7 +25,7 @@ type ClaimedRow = {
 >;
 
 /** The dispatch columns of a webhook row, as the state query selects them. */
-type DispatchRow = Pick<
+export type DispatchRow = Pick<
   WebhookRow,
   | 'http_status_code'
   | 'dispatched_at'
@@ -36,7 +36,7 @@ type DispatchRow = Pick<
   | 'archived_reason'
 >;
 
-function dispatchStateFromRow(row: DispatchRow): DispatchState {
+export function dispatchStateFromRow(row: DispatchRow): DispatchState {
   return {
     httpStatusCode: row.http_status_code,
     dispatchedAt: row.dispatched_at,
@@ -51,7 +51,7 @@ function dispatchStateFromRow(row: DispatchRow): DispatchState {
 const MICROS_PER_MILLI = 1000;
 
 /** The bytes a delivery sends: its own head, then its event's shared tail (migration 5); whole in older rows. */
-function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Buffer {
+export function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Buffer {
   return row.payload_tail === null ? row.payload : Buffer.concat([row.payload, row.payload_tail]);
 }
 

@@ -4,7 +4,7 @@ import type { SqliteDatabase } from './database';
 import type { AttemptLogEntry, LoggedAttempt } from '../domain/attempt';
 import type { DeliveryLogFilter, DeliveryLogStore } from './store';
 
-interface AttemptRow {
+export interface AttemptRow {
   id: number;
   delivery_id: string | null;
   webhook_id: string;
@@ -21,7 +21,7 @@ interface AttemptRow {
   is_test: number;
 }
 
-function attemptFromRow(row: AttemptRow): LoggedAttempt {
+export function attemptFromRow(row: AttemptRow): LoggedAttempt {
   return {
     id: row.id,
     deliveryId: row.delivery_id,

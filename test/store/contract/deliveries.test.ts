@@ -94,7 +94,7 @@ describe('claimDue', () => {
       dueAt: T0,
       payload: Buffer.concat([headOf(id), TAIL]),
       attempts: 0,
-      clientUrl: 'https://receiver.example.com/wsu_a',
+      clientUrl: 'http://127.0.0.1:9/wsu_a',
       sealedSecret: 'v1:new',
       previousSealedSecret: 'v1:sealed-wsu_a',
       previousSecretUntil: T0 + 60 * SECOND,

@@ -47,7 +47,7 @@ export function webhook(accountId: number, id: string, overrides: Partial<Webhoo
     accountIdentifier: `act_${accountId}`,
     name: `hook ${id}`,
     description: 'a contract test webhook',
-    clientUrl: `https://receiver.example.com/${id}`,
+    clientUrl: `http://127.0.0.1:9/${id}`,
     eventTypes: ['job.run.completed', 'job.run.errored'],
     jobIds: ['42', '7'],
     active: true,

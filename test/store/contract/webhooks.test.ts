@@ -138,7 +138,7 @@ describe('update', () => {
       return {
         name: 'renamed',
         description: 'new',
-        clientUrl: 'https://other.example.com/',
+        clientUrl: 'http://127.0.0.1:9/',
         eventTypes: ['job.run.started'],
         jobIds: ['5'],
         active: false,
@@ -154,7 +154,7 @@ describe('update', () => {
     const expected = webhook(1, 'wsu_a', {
       name: 'renamed',
       description: 'new',
-      clientUrl: 'https://other.example.com/',
+      clientUrl: 'http://127.0.0.1:9/',
       eventTypes: ['job.run.started'],
       jobIds: ['5'],
       active: false,

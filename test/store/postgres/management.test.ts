@@ -121,7 +121,7 @@ function webhook(id: string, overrides: Partial<WebhookRecord> = {}): WebhookRec
     accountIdentifier: 'act_1',
     name: `hook ${id}`,
     description: '',
-    clientUrl: `https://receiver.example.com/${id}`,
+    clientUrl: `http://127.0.0.1:9/${id}`,
     eventTypes: ['job.run.completed'],
     jobIds: [],
     active: true,

@@ -1,24 +1,15 @@
 // PostgreSQL access to API tokens, which are stored only as hashes, with the principals found by hash kept in
 // memory: every API request authenticates, and a token and its account rarely change.
-import type { PermissionSet } from '@jobhooks/client/contract';
-import { accountFromRow } from '../accounts';
-import type { AccountRecord, ApiTokenRecord } from '../../domain/account';
+import {
+  type ApiTokenRow,
+  type PrincipalRow,
+  principalFromRow,
+  type TokenPrincipal,
+  tokenFromRow,
+} from '../api-tokens';
 import type { ApiTokensStore } from '../store';
 import type { PgDatabase } from './database';
 import { NotifiedCache, type Notifications } from './notifications';
-
-interface PgApiTokenRow {
-  id: string;
-  account_id: number;
-  name: string;
-  permission_set: string;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-type PgPrincipalRow = PgApiTokenRow & { a_identifier: string; a_name: string; a_plan: string; a_created_at: number };
-
-type TokenPrincipal = { token: ApiTokenRecord; account: AccountRecord };
 
 const INSERT_TOKEN = `
   INSERT INTO api_tokens (id, account_id, name, permission_set, token_hash, created_at)
@@ -38,29 +29,6 @@ const PRINCIPALS_KEPT = 1000;
 
 /** Invalidations that may touch a principal: any token, any account, or everything (a reconnect). */
 const CLEARS_PRINCIPALS = new Set(['t:*', 'a:*', '*']);
-
-function tokenFromRow(row: PgApiTokenRow): ApiTokenRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    permissionSet: row.permission_set as PermissionSet,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-/** Frozen, because one object now answers many requests. */
-function principalFromRow(row: PgPrincipalRow): TokenPrincipal {
-  const account = accountFromRow({
-    id: row.account_id,
-    identifier: row.a_identifier,
-    name: row.a_name,
-    plan: row.a_plan,
-    created_at: row.a_created_at,
-  });
-  return Object.freeze({ token: Object.freeze(tokenFromRow(row)), account: Object.freeze(account) });
-}
 
 export function createPgApiTokensStore(db: PgDatabase, notifications: Notifications): ApiTokensStore {
   // A principal stops being valid only by a revocation (or a change of its account): this store's own revoke
@@ -84,11 +52,11 @@ export function createPgApiTokensStore(db: PgDatabase, notifications: Notificati
     // Only tokens that exist are kept: a flood of wrong tokens cannot fill the memory or push out real ones.
     findActiveByHash: (tokenHash) =>
       principals.get(tokenHash, async () => {
-        const { rows } = await db.query<PgPrincipalRow>(SELECT_ACTIVE_PRINCIPAL, [tokenHash]);
+        const { rows } = await db.query<PrincipalRow>(SELECT_ACTIVE_PRINCIPAL, [tokenHash]);
         return rows[0] ? principalFromRow(rows[0]) : null;
       }),
     listForAccount: async (accountId) =>
-      (await db.query<PgApiTokenRow>(SELECT_ACCOUNT_TOKENS, [accountId])).rows.map(tokenFromRow),
+      (await db.query<ApiTokenRow>(SELECT_ACCOUNT_TOKENS, [accountId])).rows.map(tokenFromRow),
     revoke: async (id, revokedAt) => {
       try {
         return (await db.query(REVOKE_TOKEN, [revokedAt, id])).rowCount === 1;

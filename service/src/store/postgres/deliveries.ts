@@ -9,6 +9,7 @@ import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } fro
 import type { DispatchState } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore } from '../store';
 import type { PgDatabase } from './database';
+import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../deliveries';
 import { appendAttempt } from './delivery-log';
 import { ADVISORY_LOCKS } from './migrate';
 import { CHANNELS } from './migrations';
@@ -113,37 +114,12 @@ interface LeasedRow {
   archived_at: number | null;
 }
 
-interface DispatchRow {
-  id: string;
-  http_status_code: string;
-  dispatched_at: number | null;
-  consecutive_failures: number;
-  failing_since: number | null;
-  last_failure_at: number | null;
-  archived_at: number | null;
-  archived_reason: string | null;
-}
+/** The dispatch columns of a webhook row and its id, as LOCK_DISPATCH_STATES selects them. */
+type PgDispatchRow = DispatchRow & { id: string };
 
 type NextDispatchState = (current: DispatchState, facts: AttemptResult['facts']) => DispatchState;
 
 const MICROS_PER_MILLI = 1000;
-
-/** The bytes a delivery sends: its own head, then its event's shared tail; whole in rows that have no tail. */
-function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Buffer {
-  return row.payload_tail === null ? row.payload : Buffer.concat([row.payload, row.payload_tail]);
-}
-
-function dispatchStateFromRow(row: DispatchRow): DispatchState {
-  return {
-    httpStatusCode: row.http_status_code,
-    dispatchedAt: row.dispatched_at,
-    consecutiveFailures: row.consecutive_failures,
-    failingSince: row.failing_since,
-    lastFailureAt: row.last_failure_at,
-    archivedAt: row.archived_at,
-    archivedReason: row.archived_reason,
-  };
-}
 
 function claimedFrom(row: LeasedRow, candidate: DueCandidate, lease: string): ClaimedDelivery {
   return {
@@ -201,7 +177,7 @@ async function recordInTransaction(
   next: NextDispatchState,
 ): Promise<{ logged: Array<LoggedAttempt | null>; webhookIds: string[] }> {
   const webhookIds = [...new Set(results.map((r) => r.log.webhookId))].sort();
-  const { rows } = await client.query<DispatchRow>(LOCK_DISPATCH_STATES, [webhookIds]);
+  const { rows } = await client.query<PgDispatchRow>(LOCK_DISPATCH_STATES, [webhookIds]);
   const states = new Map<string, FoldedState>(
     rows.map((row) => [row.id, { after: dispatchStateFromRow(row), archivedAt: null }]),
   );

@@ -1,45 +1,16 @@
 // PostgreSQL access to the delivery log: every attempt, newest first, purged after the retention period in
 // batches, so no purge holds a long transaction (which would keep vacuum from reclaiming the queue's rows).
 import type pg from 'pg';
-import type { EventType } from '@jobhooks/client/contract';
 import type { AttemptLogEntry, LoggedAttempt } from '../../domain/attempt';
+import { type AttemptRow, attemptFromRow } from '../delivery-log';
 import type { DeliveryLogFilter, DeliveryLogStore } from '../store';
 import type { PgDatabase } from './database';
 
-interface PgAttemptRow {
-  id: number;
-  delivery_id: string | null;
-  webhook_id: string;
-  event_id: string;
-  event_type: EventType;
-  attempt: number;
-  requested_at: number;
-  duration_ms: number;
-  status_code: string;
-  error: string | null;
-  success: boolean;
-  response_excerpt: string | null;
-  response_headers: string | null;
-  is_test: boolean;
-}
+/** A log row as PostgreSQL returns it: booleans where SQLite has 0 and 1. */
+type PgAttemptRow = Omit<AttemptRow, 'success' | 'is_test'> & { success: boolean; is_test: boolean };
 
-export function attemptFromPgRow(row: PgAttemptRow): LoggedAttempt {
-  return {
-    id: row.id,
-    deliveryId: row.delivery_id,
-    webhookId: row.webhook_id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    attempt: row.attempt,
-    requestedAt: row.requested_at,
-    durationMs: row.duration_ms,
-    statusCode: row.status_code,
-    error: row.error,
-    success: row.success,
-    responseExcerpt: row.response_excerpt ?? '',
-    responseHeaders: row.response_headers === null ? {} : (JSON.parse(row.response_headers) as Record<string, string>),
-    isTest: row.is_test,
-  };
+function attemptFromPgRow(row: PgAttemptRow): LoggedAttempt {
+  return attemptFromRow({ ...row, success: row.success ? 1 : 0, is_test: row.is_test ? 1 : 0 });
 }
 
 /** Written only while the webhook exists (one deleted during the send has no log to add to); returns the id. */

@@ -10,7 +10,8 @@ import type { WebhookRecord } from '../../domain/webhook';
 import type { EventsStore, IngestOutcome } from '../store';
 import type { PgDatabase } from './database';
 import { CHANNELS } from './migrations';
-import { type PgWebhookRow, SELECT_PG_WEBHOOK, webhookFromPgRow } from './rows';
+import { SELECT_WEBHOOK } from '../webhooks';
+import { type PgWebhookRow, webhookFromPgRow } from './rows';
 
 type FanOut = (webhooks: WebhookRecord[]) => PlannedDeliveries;
 
@@ -27,7 +28,7 @@ const INSERT_EVENT = `
   VALUES ($1, $2, $3, $4, $5, $6, $7)
   ON CONFLICT (account_id, run_id, event_type) DO NOTHING
   RETURNING id`;
-const WEBHOOKS_OF_ACCOUNT = `${SELECT_PG_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id`;
+const WEBHOOKS_OF_ACCOUNT = `${SELECT_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id`;
 /** All of an event's deliveries in one statement. */
 const INSERT_DELIVERIES = `
   INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)

@@ -14,7 +14,8 @@ import { ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRecord } from '../.
 import type { CreateWebhookOutcome, IdempotencyClaim, WebhooksStore } from '../store';
 import type { PgDatabase } from './database';
 import { NotifiedCache, type Notifications } from './notifications';
-import { type PgWebhookRow, SELECT_PG_WEBHOOK, webhookFromPgRow } from './rows';
+import { SELECT_WEBHOOK } from '../webhooks';
+import { type PgWebhookRow, webhookFromPgRow } from './rows';
 
 /** Kept webhooks at most (one account's maximum); past that the cache starts over. */
 const RECORDS_KEPT = 1000;
@@ -34,9 +35,9 @@ const UPSERT_KEY = `
   VALUES ($1, $2, $3, $4, $5)
   ON CONFLICT (account_id, key) DO UPDATE SET
     request_hash = excluded.request_hash, webhook_id = excluded.webhook_id, created_at = excluded.created_at`;
-const SELECT_ONE = `${SELECT_PG_WEBHOOK} WHERE w.account_id = $1 AND w.id = $2`;
+const SELECT_ONE = `${SELECT_WEBHOOK} WHERE w.account_id = $1 AND w.id = $2`;
 const SELECT_ONE_LOCKED = `${SELECT_ONE} FOR UPDATE OF w`;
-const SELECT_PAGE = `${SELECT_PG_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id LIMIT $2 OFFSET $3`;
+const SELECT_PAGE = `${SELECT_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id LIMIT $2 OFFSET $3`;
 /** $3.. are changeValues' order. */
 const UPDATE_WEBHOOK = `
   UPDATE webhooks
