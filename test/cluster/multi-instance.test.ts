@@ -9,11 +9,10 @@ import { createIdGenerator } from '../../service/src/core/ids';
 import { cryptoRandomBytes } from '../../service/src/core/random';
 import { createAccountService } from '../../service/src/accounts/account-service';
 import { ADMIN_TOKEN } from '../support/harness';
-import { createWebhookAt, deliveredRuns, postEvents } from '../support/burst';
+import { createWebhookAt, deliveredRuns, expectEveryPairDelivered, postEvents } from '../support/burst';
 import { createTestDatabase, TEST_SECRET_KEY } from '../support/postgres';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '../support/service-process';
-import { isGenuine } from '../support/signature';
 import { openTestStore } from '../support/stores';
 import { waitFor } from '../support/wait';
 
@@ -91,18 +90,6 @@ async function twoInstancesAndReceivers(count: number): Promise<{
   return { instances, hooks };
 }
 
-function expectAllDelivered(runIds: readonly string[], hooks: Array<{ hmac_secret: string }>): number {
-  let duplicates = 0;
-  receivers.forEach((receiver, i) => {
-    const runs = deliveredRuns(receiver);
-    expect([...runs.keys()].sort()).toEqual([...runIds].sort());
-    duplicates += receiver.requests.length - runs.size;
-    for (const r of receiver.requests)
-      expect(isGenuine(hooks[i]!.hmac_secret, r.body, r.headers.authorization)).toBe(true);
-  });
-  return duplicates;
-}
-
 test(`two instances share ${EVENTS} events to 3 webhooks: every pair delivered exactly once`, async () => {
   const { instances, hooks } = await twoInstancesAndReceivers(3);
   const runIds = Array.from({ length: EVENTS }, (_, i) => `run-${i + 1}`);
@@ -112,7 +99,7 @@ test(`two instances share ${EVENTS} events to 3 webhooks: every pair delivered e
   );
   expect(accepted.size).toBe(EVENTS);
   await waitFor(() => receivers.every((r) => deliveredRuns(r).size === EVENTS), 'every pair delivered', 60_000);
-  expect(expectAllDelivered(runIds, hooks)).toBe(0);
+  expect(expectEveryPairDelivered(receivers, runIds, hooks)).toBe(0);
   for (const instance of instances) expect(await instance.signal('SIGTERM')).toBe(0);
 }, 120_000);
 
@@ -130,7 +117,7 @@ test('kill -9 of one of two instances in the middle of a burst loses no delivery
   expect((await postEvents([survivor.baseUrl], resent)).size).toBe(resent.length);
   // The victim's leases run out (15 s) and the survivor sends what it had claimed.
   await waitFor(() => receivers.every((r) => deliveredRuns(r).size === EVENTS), 'every pair delivered', 90_000);
-  const duplicates = expectAllDelivered(runIds, hooks);
+  const duplicates = expectEveryPairDelivered(receivers, runIds, hooks);
   process.stdout.write(`multi-instance kill -9: ${accepted.size} accepted before the kill, ${duplicates} duplicates\n`);
   expect(await survivor.signal('SIGTERM')).toBe(0);
 }, 150_000);

@@ -4,18 +4,17 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool, request } from 'undici';
+import { request } from 'undici';
 import { ADMIN_TOKEN } from '../support/harness';
+import { ADMIN_HEADERS, createWebhookAt, deliveredRuns, expectEveryPairDelivered, postEvents } from '../support/burst';
 import { runOf } from '../support/events';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '../support/service-process';
-import { isGenuine } from '../support/signature';
 import { waitFor } from '../support/wait';
 
 const EVENTS = 5_000;
 const SUBSCRIBERS = 3;
 const KILL_AFTER_ACCEPTED = 2_000;
-const POST_CONCURRENCY = 32;
 
 let dir: string;
 let receivers: Receiver[] = [];
@@ -42,66 +41,6 @@ const env = () => ({
   JOBHOOKS_RETRY_SCHEDULE: '1,1,1,1,1',
 });
 
-const headers = { authorization: `Token ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-
-async function createWebhook(baseUrl: string, url: string): Promise<{ id: string; hmac_secret: string }> {
-  const response = await request(`${baseUrl}/v3/accounts/1/webhooks/subscriptions`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ name: url, client_url: url, event_types: ['job.run.completed'], job_ids: [] }),
-  });
-  const body = (await response.body.json()) as { data: { id: string; hmac_secret: string } };
-  if (response.statusCode !== 201) throw new Error(`create failed: ${JSON.stringify(body)}`);
-  return body.data;
-}
-
-/**
- * Posts the events of `runIds` with bounded concurrency, like a scheduler's client: resolves with the runs
- * that were accepted (202). Requests that fail because the process died are simply not in the result.
- */
-async function postEvents(
-  baseUrl: string,
-  runIds: string[],
-  onAccepted: (accepted: number) => void,
-): Promise<Set<string>> {
-  const origin = new URL(baseUrl).origin;
-  const pool = new Pool(origin, { connections: POST_CONCURRENCY });
-  const accepted = new Set<string>();
-  let next = 0;
-  const worker = async () => {
-    while (next < runIds.length) {
-      const runId = runIds[next++]!;
-      try {
-        const response = await pool.request({
-          path: '/api/v3/accounts/1/webhooks/events',
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ event_type: 'job.run.completed', run: runOf('job.run.completed', { runId }) }),
-        });
-        await response.body.dump();
-        if (response.statusCode === 202) {
-          accepted.add(runId);
-          onAccepted(accepted.size);
-        }
-      } catch {
-        return; // the service is gone: stop this worker
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: POST_CONCURRENCY }, worker));
-  await pool.destroy();
-  return accepted;
-}
-
-function deliveredRuns(receiver: Receiver): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const r of receiver.requests) {
-    const runId = (JSON.parse(r.body.toString('utf8')) as { data: { runId: string } }).data.runId;
-    counts.set(runId, (counts.get(runId) ?? 0) + 1);
-  }
-  return counts;
-}
-
 test(`kill -9 during a burst of ${EVENTS} events to ${SUBSCRIBERS} subscribers loses no delivery`, async () => {
   receivers = await Promise.all(
     Array.from({ length: SUBSCRIBERS }, (_, i) =>
@@ -113,12 +52,12 @@ test(`kill -9 during a burst of ${EVENTS} events to ${SUBSCRIBERS} subscribers l
   );
   service = await startServiceProcess(env());
   const hooks: Array<{ id: string; hmac_secret: string }> = [];
-  for (const receiver of receivers) hooks.push(await createWebhook(service.baseUrl, `${receiver.url}/hook`));
+  for (const receiver of receivers) hooks.push(await createWebhookAt(service.baseUrl, `${receiver.url}/hook`));
 
   const runIds = Array.from({ length: EVENTS }, (_, i) => `run-${i + 1}`);
   const crashing = service;
   let killed: Promise<number | null> | null = null;
-  const acceptedBeforeKill = await postEvents(crashing.baseUrl, runIds, (count) => {
+  const acceptedBeforeKill = await postEvents([crashing.baseUrl], runIds, (count) => {
     if (count === KILL_AFTER_ACCEPTED) killed ??= crashing.signal('SIGKILL');
   });
   expect(await killed).toBeNull();
@@ -127,7 +66,7 @@ test(`kill -9 during a burst of ${EVENTS} events to ${SUBSCRIBERS} subscribers l
   // Restart on the same database, and re-post every event whose acceptance was not confirmed, as a client would.
   service = await startServiceProcess(env());
   const resent = runIds.filter((runId) => !acceptedBeforeKill.has(runId));
-  const acceptedAfter = await postEvents(service.baseUrl, resent, () => undefined);
+  const acceptedAfter = await postEvents([service.baseUrl], resent);
   expect(acceptedAfter.size).toBe(resent.length);
 
   await waitFor(
@@ -135,14 +74,7 @@ test(`kill -9 during a burst of ${EVENTS} events to ${SUBSCRIBERS} subscribers l
     'every event at every subscriber',
     90_000,
   );
-  let duplicates = 0;
-  receivers.forEach((receiver, i) => {
-    const runs = deliveredRuns(receiver);
-    expect([...runs.keys()].sort()).toEqual([...runIds].sort());
-    duplicates += receiver.requests.length - runs.size;
-    for (const r of receiver.requests)
-      expect(isGenuine(hooks[i]!.hmac_secret, r.body, r.headers.authorization)).toBe(true);
-  });
+  const duplicates = expectEveryPairDelivered(receivers, runIds, hooks);
   process.stdout.write(
     `durability: ${acceptedBeforeKill.size} events accepted and ${deliveredBeforeKill} deliveries made before kill -9; ` +
       `${EVENTS * SUBSCRIBERS} event x subscriber pairs all delivered after restart, ${duplicates} duplicate deliveries (at-least-once)\n`,
@@ -157,10 +89,10 @@ test('SIGTERM lets the attempt in flight finish, records it, and exits 0', async
   });
   receivers = [receiver];
   service = await startServiceProcess(env());
-  await createWebhook(service.baseUrl, `${receiver.url}/slow`);
+  await createWebhookAt(service.baseUrl, `${receiver.url}/slow`);
   const response = await request(`${service.baseUrl}/v3/accounts/1/webhooks/events`, {
     method: 'POST',
-    headers,
+    headers: ADMIN_HEADERS,
     body: JSON.stringify({ event_type: 'job.run.completed', run: runOf('job.run.completed') }),
   });
   expect(response.statusCode).toBe(202);

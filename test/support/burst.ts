@@ -4,6 +4,7 @@ import { Pool, request } from 'undici';
 import { ADMIN_TOKEN } from './harness';
 import { runOf } from './events';
 import type { Receiver } from './receiver';
+import { isGenuine } from './signature';
 
 export const ADMIN_HEADERS = { authorization: `Token ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
 
@@ -70,4 +71,24 @@ export function deliveredRuns(receiver: Receiver): Map<string, number> {
     counts.set(runId, (counts.get(runId) ?? 0) + 1);
   }
   return counts;
+}
+
+/**
+ * Checks that each receiver got every run of `runIds`, each request signed with its webhook's secret (receiver i
+ * belongs to `hooks[i]`); resolves with how many requests were duplicates (at-least-once: only across a crash).
+ */
+export function expectEveryPairDelivered(
+  receivers: readonly Receiver[],
+  runIds: readonly string[],
+  hooks: ReadonlyArray<{ hmac_secret: string }>,
+): number {
+  let duplicates = 0;
+  receivers.forEach((receiver, i) => {
+    const runs = deliveredRuns(receiver);
+    expect([...runs.keys()].sort()).toEqual([...runIds].sort());
+    duplicates += receiver.requests.length - runs.size;
+    for (const r of receiver.requests)
+      expect(isGenuine(hooks[i]!.hmac_secret, r.body, r.headers.authorization)).toBe(true);
+  });
+  return duplicates;
 }
