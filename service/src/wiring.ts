@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { hostname } from 'node:os';
 import { createAccountService, type AccountService } from './accounts/account-service';
 import { createRateLimiter, RATE_COOLDOWN_MS } from './accounts/rate-limit-policy';
+import { createSharedRateLimiter } from './accounts/shared-rate-limiter';
 import { createSignInThrottle } from './accounts/sign-in-throttle';
 import type { Config } from './config';
 import { type Clock, createSystemClock } from './core/clock';
@@ -99,6 +100,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       { ...DEFAULT_HEALTH_RULES, maxInFlight: config.delivery.maxInFlightPerWebhook },
       () => uniformFraction(random),
     );
+    const rateBudgets = {
+      management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },
+      ingestion: { limitPerMinute: config.ingestRateLimitPerMinute, cooldownMs: 0 },
+    };
     const metrics = createMetrics({ store, clock, health, inFlight: () => dispatcher?.inFlight() ?? 0 });
     const storageHealth = createStorageHealth(() => Number(clock.nowNanos() / 1_000_000n));
     const app = await buildApp({
@@ -125,10 +130,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         wake: () => dispatcher?.wake(),
       }),
       metrics: metrics.registry,
-      rateLimiter: createRateLimiter(clock, {
-        management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },
-        ingestion: { limitPerMinute: config.ingestRateLimitPerMinute, cooldownMs: 0 },
-      }),
+      rateLimiter:
+        store.rateWindows === null
+          ? createRateLimiter(clock, rateBudgets)
+          : createSharedRateLimiter(store.rateWindows, clock, rateBudgets, (error) =>
+              logBackgroundError(error, 'Refunding a rate-limit admission'),
+            ),
       signInThrottle: createSignInThrottle(clock, config.failedSignInsPerMinute),
       trustProxy: config.trustProxy,
       storageHealth,

@@ -1,7 +1,8 @@
 // Several service processes on one PostgreSQL database, as an operator runs them behind a load balancer: one
 // schema and one first account however many start at once, every (event, webhook) delivered once (twice only
 // across a crash), nothing lost to kill -9, and a token revoked on one instance
-// refused by the others, also after their LISTEN connection was cut.
+// refused by the others, also after their LISTEN connection was cut; the rate limit is the account's, not
+// each instance's.
 import pg from 'pg';
 import { request } from 'undici';
 import { createSystemClock } from '../../service/src/core/clock';
@@ -186,4 +187,44 @@ test('a token revoked elsewhere is refused by every instance, also after its LIS
   } finally {
     await second.close();
   }
+}, 60_000);
+
+const statusAndRetryAfter = async (baseUrl: string): Promise<[number, string | undefined]> => {
+  const response = await request(`${baseUrl}/v3/accounts/1/webhooks/subscriptions`, {
+    headers: { authorization: `Token ${ADMIN_TOKEN}` },
+  });
+  await response.body.dump();
+  const retryAfter = response.headers['retry-after'];
+  return [response.statusCode, typeof retryAfter === 'string' ? retryAfter : undefined];
+};
+
+test('the management limit and its cooldown hold for the account across instances', async () => {
+  const instances = [
+    await startServiceProcess(withBootstrap({ JOBHOOKS_RATE_LIMIT_PER_MINUTE: '10' })),
+    await startServiceProcess(withBootstrap({ JOBHOOKS_RATE_LIMIT_PER_MINUTE: '10' })),
+  ];
+  const statuses = [];
+  for (let i = 0; i < 16; i += 1) statuses.push((await statusAndRetryAfter(instances[i % 2]!.baseUrl))[0]);
+  // Each instance alone would have admitted 8 of its 8 requests.
+  expect(statuses).toEqual([...Array<number>(10).fill(200), ...Array<number>(6).fill(429)]);
+  // The cooldown was set by whichever instance refused first; both keep it.
+  for (const instance of instances) {
+    const [status, retryAfter] = await statusAndRetryAfter(instance.baseUrl);
+    expect(status).toBe(429);
+    expect(Number(retryAfter)).toBeGreaterThan(290);
+  }
+}, 60_000);
+
+test('concurrent requests to two instances admit exactly the limit, no more and no fewer', async () => {
+  const limit = 25;
+  const instances = [
+    await startServiceProcess(withBootstrap({ JOBHOOKS_RATE_LIMIT_PER_MINUTE: String(limit) })),
+    await startServiceProcess(withBootstrap({ JOBHOOKS_RATE_LIMIT_PER_MINUTE: String(limit) })),
+  ];
+  const results = await Promise.all(
+    Array.from({ length: 60 }, (_, i) => statusAndRetryAfter(instances[i % 2]!.baseUrl)),
+  );
+  const statuses = results.map(([status]) => status);
+  expect(statuses.filter((s) => s === 200)).toHaveLength(limit);
+  expect(statuses.filter((s) => s === 429)).toHaveLength(60 - limit);
 }, 60_000);

@@ -60,28 +60,33 @@ export interface Admission {
   windowStartMs: number;
 }
 
+export type Admitted = RateDecision & { admission: Admission };
+
 export interface RateLimiter {
-  admit(accountId: number, budget: RateBudgetName): RateDecision & { admission: Admission };
+  admit(accountId: number, budget: RateBudgetName): Promise<Admitted>;
   /** A request the server answered with a 5xx does not count against the account. */
   refund(admission: Admission): void;
 }
 
+export function admittedAs(accountId: number, budget: RateBudgetName, decision: RateDecision): Admitted {
+  return { ...decision, admission: { accountId, budget, windowStartMs: decision.state.windowStartMs } };
+}
+
 /**
- * Keeps each account's windows in this process's memory. With several instances behind a load balancer
- * each enforces the limits on its own share of the traffic; the README says so. A shared store would
- * move these maps into the database without changing admitRequest.
+ * Keeps each account's windows in this process's memory: the limiter of one process on SQLite. Several
+ * instances on PostgreSQL share theirs in the database (shared-rate-limiter.ts).
  */
 export function createRateLimiter(clock: Clock, budgets: Readonly<Record<RateBudgetName, RateBudget>>): RateLimiter {
   const states: Record<RateBudgetName, Map<number, RateState>> = { management: new Map(), ingestion: new Map() };
   return {
-    admit(accountId, budget) {
+    async admit(accountId, budget) {
       const decision = admitRequest(
         states[budget].get(accountId),
         Number(clock.nowNanos() / 1_000_000n),
         budgets[budget],
       );
       states[budget].set(accountId, decision.state);
-      return { ...decision, admission: { accountId, budget, windowStartMs: decision.state.windowStartMs } };
+      return admittedAs(accountId, budget, decision);
     },
     refund({ accountId, budget, windowStartMs }) {
       const refunded = refundRequest(states[budget].get(accountId), windowStartMs);

@@ -49,7 +49,7 @@ async function accessControl(app: FastifyInstance, { accounts, rateLimiter, sign
     }
     // Events from the scheduler spend a budget of their own: a flood of them cannot lock out the admins, nor
     // a busy dashboard the scheduler.
-    const decision = rateLimiter.admit(principal.account.id, level === 'ingest' ? 'ingestion' : 'management');
+    const decision = await rateLimiter.admit(principal.account.id, level === 'ingest' ? 'ingestion' : 'management');
     if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
     request.rateAdmission = decision.admission;
     // Answers are per token and may hold a secret (the create response's hmac_secret): no cache keeps them.
