@@ -65,6 +65,11 @@ const EnvSchema = z
     JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: positiveInt.default(16),
     // Longer than an attempt's 10 s limit, or a slow attempt's delivery would be claimed twice.
     JOBHOOKS_DELIVERY_LEASE_SECONDS: positiveInt.pipe(z.number().min(15, 'must be at least 15')).default(60),
+    JOBHOOKS_METRICS_MAX_AGE_SECONDS: z
+      .string()
+      .regex(/^\d+$/, 'must be a whole number of seconds')
+      .transform(Number)
+      .default(15),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .refine((env) => env.JOBHOOKS_DATABASE_URL === undefined || env.JOBHOOKS_SECRET_KEY !== undefined, {
@@ -87,6 +92,8 @@ export interface Config {
   secretKey: string | undefined;
   bootstrap: { accountId: number; token: string } | null;
   rateLimitPerMinute: number;
+  /** How old the cluster-wide /metrics gauges may be when another instance counted them (PostgreSQL). */
+  metricsMaxAgeMs: number;
   ingestRateLimitPerMinute: number;
   failedSignInsPerMinute: number;
   /** When a commit reaches the disk: `full` survives power loss, `normal` only a process crash. */
@@ -123,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         ? { accountId: e.JOBHOOKS_BOOTSTRAP_ACCOUNT_ID, token: e.JOBHOOKS_BOOTSTRAP_TOKEN }
         : null,
     rateLimitPerMinute: e.JOBHOOKS_RATE_LIMIT_PER_MINUTE,
+    metricsMaxAgeMs: e.JOBHOOKS_METRICS_MAX_AGE_SECONDS * 1000,
     ingestRateLimitPerMinute: e.JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE,
     failedSignInsPerMinute: e.JOBHOOKS_FAILED_SIGN_INS_PER_MINUTE,
     durability: e.JOBHOOKS_DURABILITY,

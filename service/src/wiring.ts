@@ -104,7 +104,13 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },
       ingestion: { limitPerMinute: config.ingestRateLimitPerMinute, cooldownMs: 0 },
     };
-    const metrics = createMetrics({ store, clock, health, inFlight: () => dispatcher?.inFlight() ?? 0 });
+    const metrics = createMetrics({
+      store,
+      clock,
+      health,
+      inFlight: () => dispatcher?.inFlight() ?? 0,
+      backlogMaxAgeMs: config.metricsMaxAgeMs,
+    });
     const storageHealth = createStorageHealth(() => Number(clock.nowNanos() / 1_000_000n));
     const app = await buildApp({
       store,
@@ -176,6 +182,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     const retention = createRetentionJob({
       log: store.deliveryLog,
       webhooks: store.webhooks,
+      cluster: store.cluster,
       clock,
       onError: (error) => app.log.error({ err: error }, 'delivery log purge failed'),
     });

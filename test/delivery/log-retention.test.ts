@@ -22,7 +22,9 @@ test('purges at start and on every interval, with a cutoff 7 days before now', a
       return 0;
     },
   };
-  const job = createRetentionJob({ log, webhooks, clock, onError: (error) => fail(error) });
+  // One process: the cluster runs the job every time it is asked (the PostgreSQL store's sharing is tested with it).
+  const cluster = { latest: <T>(_n: string, _now: number, _max: number, task: () => Promise<T>) => task() };
+  const job = createRetentionJob({ log, webhooks, cluster, clock, onError: (error) => fail(error) });
   job.start();
   expect(cutoffs).toEqual([1_800_000_000_000_000 - LOG_RETENTION_MICROS]);
   // A rotation's replaced secret is forgotten once its overlap has ended (up to now).

@@ -11,7 +11,11 @@ let receiver: Receiver;
 let clock: ManualClock;
 beforeEach(async () => {
   clock = createManualClock();
-  h = await startHarness({ clock, env: { JOBHOOKS_RETRY_SCHEDULE: '60,60,60,60,60' } });
+  // Every scrape counts the backlog anew: the manual clock would otherwise keep a shared count forever.
+  h = await startHarness({
+    clock,
+    env: { JOBHOOKS_RETRY_SCHEDULE: '60,60,60,60,60', JOBHOOKS_METRICS_MAX_AGE_SECONDS: '0' },
+  });
   receiver = await startReceiver();
 });
 afterEach(async () => {

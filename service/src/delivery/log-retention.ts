@@ -1,12 +1,17 @@
 // Keeps the delivery log to its retention period (7 days: docs/decisions.md#12-delivery-log-and-retention) with a
 // periodic purge, which also forgets the secrets rotations replaced once their overlap is over
-// (docs/decisions.md#6a-secret-rotation).
+// (docs/decisions.md#6a-secret-rotation). Several instances on one database purge once per period between them.
 import { type Clock, nowMicros } from '../core/clock';
-import type { DeliveryLogStore, WebhooksStore } from '../store/store';
+import type { ClusterStore, DeliveryLogStore, WebhooksStore } from '../store/store';
 
 export const LOG_RETENTION_MICROS = 7 * 24 * 3600 * 1_000_000;
 /** The purge runs this often; a row may outlive the retention period by at most this much. */
 export const PURGE_INTERVAL_MS = 15 * 60 * 1000;
+/**
+ * Another instance's purge younger than this makes this instance's turn a no-op. A minute shorter than the
+ * interval, so that clocks a little apart do not make every instance skip a period.
+ */
+export const PURGE_SHARED_MAX_AGE_MS = PURGE_INTERVAL_MS - 60_000;
 
 export interface RetentionJob {
   start(): void;
@@ -18,14 +23,25 @@ export interface RetentionJob {
 export function createRetentionJob(deps: {
   log: Pick<DeliveryLogStore, 'purgeOlderThan'>;
   webhooks: Pick<WebhooksStore, 'dropEndedSecrets'>;
+  cluster: Pick<ClusterStore, 'latest'>;
   clock: Clock;
   onError: (error: unknown) => void;
 }): RetentionJob {
   let timer: NodeJS.Timeout | null = null;
   const purge = () => deps.log.purgeOlderThan(nowMicros(deps.clock) - LOG_RETENTION_MICROS);
+  // Both halves run even if one fails; a failed turn leaves no result, so the next turn (on any instance) retries.
+  const purgeAndDropSecrets = async () => {
+    const [purged, dropped] = await Promise.allSettled([
+      purge(),
+      deps.webhooks.dropEndedSecrets(nowMicros(deps.clock)),
+    ]);
+    if (purged.status === 'rejected') throw purged.reason;
+    if (dropped.status === 'rejected') throw dropped.reason;
+    return { ...purged.value, secrets: dropped.value };
+  };
   const run = () => {
-    purge().catch(deps.onError);
-    deps.webhooks.dropEndedSecrets(nowMicros(deps.clock)).catch(deps.onError);
+    const nowMs = Number(deps.clock.nowNanos() / 1_000_000n);
+    deps.cluster.latest('log-retention', nowMs, PURGE_SHARED_MAX_AGE_MS, purgeAndDropSecrets).catch(deps.onError);
   };
   return {
     start() {

@@ -30,12 +30,37 @@ export interface MetricSources {
   clock: Clock;
   health: EndpointHealthRegistry;
   inFlight: () => number;
+  /** How old the backlog gauges may be when another instance counted them; one process counts on every scrape. */
+  backlogMaxAgeMs: number;
+}
+
+// A type, not an interface: it must be assignable to the store's ClusterResult (named counts).
+type Backlog = { due: number; archived: number };
+
+/**
+ * The cluster's backlog: counted by one instance per `backlogMaxAgeMs`, read by the others, so N instances
+ * scraped every 15 s count it once, not N times. The gauges of one scrape share one read.
+ */
+function backlogOf(sources: MetricSources): () => Promise<Backlog> {
+  let reading: Promise<Backlog> | null = null;
+  const count = async (): Promise<Backlog> => ({
+    due: await sources.store.deliveries.countDue(nowMicros(sources.clock)),
+    archived: await sources.store.webhooks.countArchived(),
+  });
+  return () => {
+    const nowMs = Number(sources.clock.nowNanos() / 1_000_000n);
+    reading ??= sources.store.cluster.latest('backlog-gauges', nowMs, sources.backlogMaxAgeMs, count).finally(() => {
+      reading = null;
+    });
+    return reading;
+  };
 }
 
 export function createMetrics(sources: MetricSources): Metrics {
   // A registry per service, not the global one, so several services can live in one process (tests).
   const registry = new Registry();
   const registers = [registry];
+  const backlog = backlogOf(sources);
   collectDefaultMetrics({ register: registry, prefix: 'jobhooks_' });
   const attempts = new Counter({
     name: 'jobhooks_delivery_attempts_total',
@@ -65,10 +90,10 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
   new Gauge({
     name: 'jobhooks_deliveries_due',
-    help: 'Pending deliveries whose next attempt is due and not yet claimed.',
+    help: 'Pending deliveries whose next attempt is due and not yet claimed, in the whole cluster (aggregate instances with max, not sum).',
     registers,
     async collect() {
-      this.set(await sources.store.deliveries.countDue(nowMicros(sources.clock)));
+      this.set((await backlog()).due);
     },
   });
   new Gauge({
@@ -81,10 +106,10 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
   new Gauge({
     name: 'jobhooks_subscriptions_archived',
-    help: 'Webhooks archived after repeated failures or a 410 Gone.',
+    help: 'Webhooks archived after repeated failures or a 410 Gone, in the whole cluster (aggregate instances with max, not sum).',
     registers,
     async collect() {
-      this.set(await sources.store.webhooks.countArchived());
+      this.set((await backlog()).archived);
     },
   });
   return {

@@ -35,6 +35,7 @@ export function createSqliteStore(path: string, monotonicNow?: () => number, dur
     cluster: {
       whileLocked: (_name, task) => task(),
       ifFree: (_name, task) => task(),
+      latest: (_name, _nowMs, _maxAgeMs, task) => task(),
       onDeliveriesQueued: () => undefined,
     },
     rateWindows: null,

@@ -181,12 +181,21 @@ export interface RateWindowsStore {
   ): Promise<T>;
 }
 
+/** What a cluster-wide job leaves for the other instances to read: named counts. */
+export type ClusterResult = Record<string, number>;
+
 /** Work that several instances on one database must do once, or must hear of from each other. */
 export interface ClusterStore {
   /** Runs `task` holding the cluster-wide lock `name`, waiting for an instance that holds it (one process: at once). */
   whileLocked<T>(name: string, task: () => Promise<T>): Promise<T>;
   /** Runs `task` unless another instance holds `name` now; resolves with null when it did not run. */
   ifFree<T>(name: string, task: () => Promise<T>): Promise<T | null>;
+  /**
+   * The result of `task` as some instance computed it less than `maxAgeMs` before `nowMs` (instance clocks);
+   * when there is none that fresh, one instance computes it while the others wait for it, so a periodic job or a
+   * cluster-wide gauge costs the database once per period, not once per instance. One process: runs `task`.
+   */
+  latest<T extends ClusterResult>(name: string, nowMs: number, maxAgeMs: number, task: () => Promise<T>): Promise<T>;
   /**
    * Calls `listener` when another instance queued deliveries or made some due, and when that news may have been
    * missed (a lost connection came back). One process: never, since its own ingestion wakes it directly.

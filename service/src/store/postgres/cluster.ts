@@ -2,7 +2,7 @@
 // Named locks are session advisory locks held by a pooled connection for the task's length (the task itself
 // uses other connections); the news is the due channel of the LISTEN connection (notifications.ts).
 import type pg from 'pg';
-import type { ClusterStore } from '../store';
+import type { ClusterResult, ClusterStore } from '../store';
 import type { PgDatabase } from './database';
 import { ADVISORY_LOCKS } from './migrate';
 import type { Notifications } from './notifications';
@@ -10,6 +10,10 @@ import type { Notifications } from './notifications';
 const LOCK = 'SELECT pg_advisory_lock($1, hashtext($2))';
 const TRY_LOCK = 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS acquired';
 const UNLOCK = 'SELECT pg_advisory_unlock($1, hashtext($2))';
+const READ_RESULT = 'SELECT computed_at, result FROM cluster_results WHERE name = $1';
+const WRITE_RESULT = `
+  INSERT INTO cluster_results (name, computed_at, result) VALUES ($1, $2, $3)
+  ON CONFLICT (name) DO UPDATE SET computed_at = excluded.computed_at, result = excluded.result`;
 
 /**
  * A held connection's failure (PostgreSQL restarted, the session was killed) ends its session, which frees the
@@ -55,6 +59,18 @@ async function connectionTrying(db: PgDatabase, lock: (client: pg.PoolClient) =>
   }
 }
 
+/** The stored result of `name` if it was computed less than `maxAgeMs` before `nowMs`. */
+async function freshResult<T extends ClusterResult>(
+  db: PgDatabase,
+  name: string,
+  nowMs: number,
+  maxAgeMs: number,
+): Promise<T | null> {
+  const { rows } = await db.pool.query<{ computed_at: number; result: T }>(READ_RESULT, [name]);
+  const row = rows[0];
+  return row !== undefined && nowMs - row.computed_at < maxAgeMs ? row.result : null;
+}
+
 export function createPgClusterStore(db: PgDatabase, notifications: Notifications): ClusterStore {
   // Waiters of this process take turns per name before taking a connection: each waiting for the lock on its own
   // connection could use up the pool, and the holder's task then wait for a connection forever.
@@ -76,15 +92,17 @@ export function createPgClusterStore(db: PgDatabase, notifications: Notification
     }
   }
 
+  const whileLocked: ClusterStore['whileLocked'] = (name, task) =>
+    inTurn(name, async () => {
+      const { client } = await connectionTrying(db, async (c) => {
+        await c.query(LOCK, [ADVISORY_LOCKS.named, name]);
+        return true;
+      });
+      return holding(client, name, task);
+    });
+
   return {
-    whileLocked: (name, task) =>
-      inTurn(name, async () => {
-        const { client } = await connectionTrying(db, async (c) => {
-          await c.query(LOCK, [ADVISORY_LOCKS.named, name]);
-          return true;
-        });
-        return holding(client, name, task);
-      }),
+    whileLocked,
     ifFree: async (name, task) => {
       const { client, acquired } = await connectionTrying(db, async (c) => {
         const { rows } = await c.query<{ acquired: boolean }>(TRY_LOCK, [ADVISORY_LOCKS.named, name]);
@@ -97,5 +115,17 @@ export function createPgClusterStore(db: PgDatabase, notifications: Notification
       return holding(client, name, task);
     },
     onDeliveriesQueued: (listener) => notifications.onDue(listener),
+    async latest<T extends ClusterResult>(name: string, nowMs: number, maxAgeMs: number, task: () => Promise<T>) {
+      const stored = await freshResult<T>(db, name, nowMs, maxAgeMs);
+      if (stored !== null) return stored;
+      // The instance that got the lock first computes; the others find its result once they have the lock.
+      return whileLocked(`result:${name}`, async () => {
+        const computedMeanwhile = await freshResult<T>(db, name, nowMs, maxAgeMs);
+        if (computedMeanwhile !== null) return computedMeanwhile;
+        const result = await task();
+        await db.pool.query(WRITE_RESULT, [name, nowMs, JSON.stringify(result)]);
+        return result;
+      });
+    },
   };
 }

@@ -178,4 +178,16 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION jobhooks_notify_tokens();
     `,
   },
+  {
+    version: 2,
+    description: 'what a cluster-wide job last computed, and when, for the instances that did not run it',
+    sql: `
+      CREATE TABLE cluster_results (
+        name         text    PRIMARY KEY,
+        -- The computing instance's clock, in milliseconds since the epoch.
+        computed_at  bigint  NOT NULL,
+        result       jsonb   NOT NULL
+      );
+    `,
+  },
 ];
