@@ -42,6 +42,9 @@ test('--help explains every command', async () => {
     'token create',
     'token list',
     'token revoke',
+    'db copy',
+    'backup',
+    'secret-key rotate',
     'terraform install',
   ])
     expect(stdout).toContain(command);

@@ -46,15 +46,15 @@ const POSTGRES_REFUSALS: Record<string, string> = {
   '53300': 'the server has no connection left (max_connections)',
 };
 
-/** Why connecting to PostgreSQL (JOBHOOKS_DATABASE_URL) failed, as the operator can act on it, or null. */
-export function postgresStartupError(error: unknown, url: string): string | null {
+/** Why connecting to PostgreSQL failed, as the operator can act on it, or null; `setting` is where the URL came from. */
+export function postgresStartupError(error: unknown, url: string, setting = 'JOBHOOKS_DATABASE_URL'): string | null {
   const code = String(codeOf(error));
   const where = describePostgresUrl(url);
   const refusal = POSTGRES_REFUSALS[code];
   if (refusal !== undefined)
-    return `PostgreSQL at ${where} refused the connection: ${refusal}. Fix JOBHOOKS_DATABASE_URL or the server.`;
+    return `PostgreSQL at ${where} refused the connection: ${refusal}. Fix ${setting} or the server.`;
   if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET'].includes(code)) {
-    return `PostgreSQL at ${where} cannot be reached (${code}): check JOBHOOKS_DATABASE_URL and that the server runs.`;
+    return `PostgreSQL at ${where} cannot be reached (${code}): check ${setting} and that the server runs.`;
   }
   return null;
 }

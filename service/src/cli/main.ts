@@ -14,7 +14,12 @@ import { startServer } from '../main';
 import { schemaVersion } from '../store/database';
 import { MIGRATIONS } from '../store/migrations';
 import { createSqliteStore } from '../store/sqlite-store';
+import { copySqliteToPostgres, COPIED_TABLES } from '../store/copy-to-postgres';
+import { createPostgresStore } from '../store/postgres/postgres-store';
+import { isPostgresUrl } from '../store/postgres/database';
+import type { Store } from '../store/store';
 import { runningServiceOf } from '../service-lock';
+import { describePostgresUrl, postgresStartupError, startupStep } from '../startup-errors';
 import { secretKeyFileOf } from '../security/secret-box';
 import { backupDatabase } from './backup-command';
 import { rotateSecretKey } from './secret-key-command';
@@ -31,6 +36,12 @@ Commands:
                               Permission sets: ${PERMISSION_SETS.join(', ')}.
   token list --account N      List an account's tokens (never the tokens themselves).
   token revoke <token id>     Revoke a token; requests with it are refused from then on.
+  db copy --to URL            Copy the SQLite database (JOBHOOKS_DB) into an empty PostgreSQL database
+                              (postgres://...): accounts, tokens, webhooks with their sealed secrets,
+                              pending deliveries and the delivery log, from one consistent snapshot, in
+                              one transaction. Stop the service first, or what it accepts meanwhile is
+                              not in the copy. Then start every instance with JOBHOOKS_DATABASE_URL and
+                              the same secret key.
   backup --to FILE            Copy the database, consistent while the service runs, to a new FILE (SQLite's
                               online backup). Keep the secret key with it: see the README on restoring.
   secret-key rotate           Re-encrypt every webhook secret under a new random key, in one transaction.
@@ -45,8 +56,8 @@ Commands:
                               --source serves it under another address (say jobhooks/dbtcloud) beside
                               the public provider. Needs the package @jobhooks/terraform-provider.
 
-The account and token commands work on the database named by JOBHOOKS_DB (default ./data/jobhooks.db), also while
-the service runs. Run "jobhooks <command> --help" for a command's options.
+The account and token commands work on the PostgreSQL database of JOBHOOKS_DATABASE_URL when it is set, and
+otherwise on the SQLite file of JOBHOOKS_DB (default ./data/jobhooks.db), also while the service runs. Run "jobhooks <command> --help" for a command's options.
 `;
 
 class UsageError extends Error {}
@@ -120,8 +131,33 @@ function openExistingStore(config: ReturnType<typeof loadConfig>) {
   return createSqliteStore(databasePath);
 }
 
+/** The store the service uses: PostgreSQL when JOBHOOKS_DATABASE_URL is set, else the existing SQLite file. */
+async function openServiceStore(config: ReturnType<typeof loadConfig>): Promise<Store> {
+  if (config.postgres === null) return openExistingStore(config);
+  const { url } = config.postgres;
+  process.stderr.write(`Database: PostgreSQL at ${describePostgresUrl(url)}\n`);
+  return startupStep(
+    () =>
+      createPostgresStore({
+        url,
+        poolSize: 2,
+        onBackgroundError: (error, what) => process.stderr.write(`jobhooks: ${what} failed: ${String(error)}\n`),
+      }),
+    (error) => postgresStartupError(error, url),
+  );
+}
+
+/** Commands that work on the SQLite file only say so, rather than act on a file the service does not use. */
+function refuseWithPostgres(config: ReturnType<typeof loadConfig>, command: string, instead: string): void {
+  if (config.postgres !== null) {
+    throw new ConfigurationError(
+      `jobhooks ${command} works on the SQLite database, and JOBHOOKS_DATABASE_URL is set: ${instead}`,
+    );
+  }
+}
+
 async function withAccounts<T>(run: (accounts: ReturnType<typeof createAccountService>) => Promise<T>): Promise<T> {
-  const store = openExistingStore(loadConfig(process.env));
+  const store = await openServiceStore(loadConfig(process.env));
   const clock = createSystemClock();
   try {
     return await run(
@@ -141,6 +177,11 @@ async function backupCommand(args: string[]): Promise<void> {
   const { values } = parse(args, ['to']);
   if (values.to === undefined) throw new UsageError('backup needs --to FILE');
   const config = loadConfig(process.env);
+  refuseWithPostgres(
+    config,
+    'backup',
+    'back up PostgreSQL with pg_dump, and keep JOBHOOKS_SECRET_KEY apart from the dumps (see the README, "Running several instances").',
+  );
   const { target, pages } = await backupDatabase(existingDatabase(config), values.to);
   const key = config.secretKey ? 'JOBHOOKS_SECRET_KEY' : secretKeyFileOf(config.databasePath);
   process.stdout.write(
@@ -151,6 +192,13 @@ async function backupCommand(args: string[]): Promise<void> {
 async function secretKeyCommand(sub: string | undefined): Promise<void> {
   if (sub !== 'rotate') throw new UsageError('secret-key needs a subcommand: rotate');
   const config = loadConfig(process.env);
+  // Every instance holds the key in its environment; re-encrypting under a new one while they run would leave
+  // them unable to open the secrets, and this command cannot tell whether they run.
+  refuseWithPostgres(
+    config,
+    'secret-key rotate',
+    'rotating the key of several instances is not supported yet; the secrets stay sealed under JOBHOOKS_SECRET_KEY.',
+  );
   const store = openExistingStore(config);
   try {
     const rotation = await rotateSecretKey(config, store, cryptoRandomBytes);
@@ -167,6 +215,41 @@ async function secretKeyCommand(sub: string | undefined): Promise<void> {
   } finally {
     await store.close();
   }
+}
+
+/** What the copy's target needs to open the copied secrets, as the operator sets it. */
+function keyAdvice(config: ReturnType<typeof loadConfig>): string {
+  if (config.secretKey !== undefined)
+    return 'The webhook secrets stay sealed under JOBHOOKS_SECRET_KEY: start every instance with the same value.';
+  const keyFile = secretKeyFileOf(config.databasePath);
+  if (!existsSync(keyFile)) return 'There is no secret key yet: give every instance the same JOBHOOKS_SECRET_KEY.';
+  return `The webhook secrets stay sealed under the key in ${keyFile}: start every instance with JOBHOOKS_SECRET_KEY=$(cat ${keyFile}), and keep that key apart from the database's dumps.`;
+}
+
+async function dbCommand(sub: string | undefined, args: string[]): Promise<void> {
+  if (sub !== 'copy') throw new UsageError('db needs a subcommand: copy');
+  const { values } = parse(args, ['to']);
+  const url = values.to;
+  if (url === undefined || !isPostgresUrl(url))
+    throw new UsageError('db copy needs --to postgres://... (a new, empty PostgreSQL database)');
+  const config = loadConfig({ ...process.env, JOBHOOKS_DATABASE_URL: undefined });
+  // Opening the store brings an older file to this build's schema, the one the copy reads.
+  await openExistingStore(config).close();
+  const running = runningServiceOf(config.databasePath);
+  if (running !== null) {
+    process.stderr.write(
+      `The service is still running on ${config.databasePath} (pid ${running}): what it accepts or sends from now on is not in the copy. Stop it before the instances on PostgreSQL start.\n`,
+    );
+  }
+  const where = describePostgresUrl(url);
+  const { rows } = await startupStep(
+    () => copySqliteToPostgres({ sqlitePath: config.databasePath, url, where }),
+    (error) => postgresStartupError(error, url, '--to'),
+  );
+  const counts = COPIED_TABLES.filter((t) => t !== 'secret_key_check')
+    .map((t) => `${rows[t]} ${t.replace(/_/g, ' ')}`)
+    .join(', ');
+  process.stdout.write(`Copied ${config.databasePath} to PostgreSQL at ${where}: ${counts}.\n${keyAdvice(config)}\n`);
 }
 
 const formatTime = (micros: number | null) => (micros === null ? '-' : new Date(micros / 1000).toISOString());
@@ -267,6 +350,7 @@ export async function runCli(argv: string[]): Promise<number> {
     else if (command === 'token') await tokenCommand(sub, rest);
     else if (command === 'secret-key') await secretKeyCommand(sub);
     else if (command === 'backup') await backupCommand(argv.slice(1));
+    else if (command === 'db') await dbCommand(sub, rest);
     else if (command === 'terraform') return terraformCommand(sub, rest);
     else throw new UsageError(`unknown command "${command}"`);
     return 0;
