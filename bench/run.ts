@@ -7,6 +7,8 @@
 // - noisy neighbours: one healthy webhook's latency beside 200 webhooks that answer, then 200 that hang
 //   (bench/noisy-neighbours.ts).
 // `--only=noisy` runs just the noisy-neighbour scenario (with or without --quick), for iterating on it.
+// `--postgres` runs the scale-out scenario instead: one and two instances on one PostgreSQL database
+// (bench/postgres-scale-out.ts; needs Debian's postgresql package).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ import { loadConfig } from '../service/src/config';
 import { apiThroughput } from './api-throughput';
 import { type BacklogTemplate, drainRate, fillBacklog, peakRssMb } from './backlog';
 import { NOISY_SECONDS, noisyLines, noisyNeighbours, type NoisyOptions } from './noisy-neighbours';
+import { postgresScaleOut, scaleOutLines } from './postgres-scale-out';
 import { createWebhooks, ingest, ingestAtRate, latenciesOf, percentile, TOKEN, waitUntil } from './load';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
@@ -26,6 +29,7 @@ const QUICK = process.argv.includes('--quick');
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 if (ONLY !== undefined && ONLY !== 'noisy')
   throw new Error(`--only=${ONLY}: the only scenario that runs alone is noisy`);
+const POSTGRES = process.argv.includes('--postgres');
 /** `--profile=DIR`: each service process writes a V8 CPU profile there (summarise with bench/profile-summary.ts). */
 const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
 /**
@@ -301,6 +305,31 @@ async function noisyOnly(): Promise<void> {
   );
 }
 
+/** `--postgres`: the scale-out scenario's lines and figures, in the same form as a whole run's. */
+async function postgresOnly(): Promise<void> {
+  const receiver = await startBenchReceiver();
+  try {
+    const figures = await postgresScaleOut({
+      receiver,
+      webhooks: SCALE.webhooks,
+      events: EVENTS,
+      ingestConcurrency: INGEST_CONCURRENCY,
+      ceiling: (requests) => deliveryCeiling(receiver, requests),
+    });
+    if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
+    process.stdout.write(
+      [
+        `jobhooks bench${QUICK ? ' --quick' : ''} --postgres: ${EVENTS} events x ${SCALE.webhooks} webhooks per run`,
+        ...scaleOutLines(figures),
+        JSON.stringify(figures),
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await receiver.close();
+  }
+}
+
 function ratio(measured: number, ceiling: number): number {
   return Number((measured / ceiling).toFixed(3));
 }
@@ -312,7 +341,7 @@ function clearPending(databasePath: string): void {
   db.close();
 }
 
-(ONLY === 'noisy' ? noisyOnly() : main()).catch((error: unknown) => {
+(POSTGRES ? postgresOnly() : ONLY === 'noisy' ? noisyOnly() : main()).catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

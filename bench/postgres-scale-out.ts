@@ -1,0 +1,160 @@
+// `npm run bench -- --postgres`: delivery throughput with one and with two instances on one PostgreSQL database,
+// each against the ceiling measured in the same run (the same signed requests from a plain undici loop), and the
+// CPU PostgreSQL spends per delivery. The cluster is Debian's PostgreSQL, started in a temporary folder with its
+// durable defaults (fsync and synchronous_commit on), on the same machine as the instances and the receiver.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { createWebhooksClient } from '@jobhooks/client';
+import { createTestDatabase, startTestCluster, TEST_SECRET_KEY, type TestCluster } from '../test/support/postgres';
+import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
+import { createWebhooks, ingest, TOKEN, waitUntil } from './load';
+import type { BenchReceiver, SignedRequest } from './receiver';
+
+export interface ScaleOutOptions {
+  receiver: BenchReceiver;
+  /** Webhooks of the run; deliveries = events x webhooks. */
+  webhooks: number;
+  events: number;
+  ingestConcurrency: number;
+  /** The same-run ceiling for a set of signed requests. */
+  ceiling: (requests: SignedRequest[]) => Promise<number>;
+}
+
+export interface ScaleOutFigures {
+  [name: string]: number;
+}
+
+const ACCOUNT_ID = 1;
+
+/** Clock ticks per second of /proc's CPU times. */
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** utime, stime, cutime, cstime of a process (fields 14 to 17 of /proc/PID/stat, after the command's parentheses). */
+function cpuTicksOf(pid: number): { own: number; children: number; ppid: number } | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null; // exited meanwhile
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): field n is fields[n - 3].
+  const field = (n: number) => Number(fields[n - 3]);
+  return { own: field(14) + field(15), children: field(16) + field(17), ppid: field(4) };
+}
+
+/**
+ * CPU seconds the cluster has used so far: the postmaster's own and its exited children's (cutime, cstime),
+ * plus each running backend's. A backend that exits between two readings moves from the second sum to the first.
+ */
+function clusterCpuSeconds(cluster: TestCluster): number {
+  const postmaster = Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const main = cpuTicksOf(postmaster);
+  if (main === null) throw new Error('the benchmark cluster is not running');
+  let ticks = main.own + main.children;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const process = cpuTicksOf(Number(entry));
+    if (process?.ppid === postmaster) ticks += process.own;
+  }
+  return ticks / TICKS_PER_SECOND;
+}
+
+function startInstance(url: string): Promise<ServiceProcess> {
+  return startServiceProcess({
+    JOBHOOKS_DATABASE_URL: url,
+    JOBHOOKS_SECRET_KEY: TEST_SECRET_KEY,
+    JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: String(ACCOUNT_ID),
+    JOBHOOKS_BOOTSTRAP_TOKEN: TOKEN,
+    JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
+    // As in the SQLite runs: the per-account limits would throttle the load itself.
+    JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000000',
+    JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
+  });
+}
+
+interface Run {
+  perSecond: number;
+  ceiling: number;
+  pgCpuMicrosPerDelivery: number;
+}
+
+/** `count` instances on a new database: events posted to them in turn, until the receiver holds every delivery. */
+async function runWith(cluster: TestCluster, count: number, options: ScaleOutOptions): Promise<Run> {
+  const { receiver } = options;
+  const url = await createTestDatabase(cluster.socketDir);
+  // One at a time: the first makes the schema and the account, the others find them.
+  const instances: ServiceProcess[] = [];
+  for (let i = 0; i < count; i += 1) instances.push(await startInstance(url));
+  try {
+    const client = createWebhooksClient({ hostUrl: instances[0]!.baseUrl, accountId: ACCOUNT_ID, token: TOKEN });
+    await createWebhooks(client, receiver, options.webhooks, `pg-${count}`);
+    const pools = instances.map(
+      (instance) => new Pool(new URL(instance.baseUrl).origin, { connections: options.ingestConcurrency }),
+    );
+    const expected = options.events * options.webhooks;
+    const before = receiver.delivered();
+    receiver.captured.length = 0;
+    receiver.capture = true;
+    const cpuBefore = clusterCpuSeconds(cluster);
+    const started = performance.now();
+    const runIds = Array.from({ length: options.events }, (_, i) => i + 1);
+    await Promise.all(
+      pools.map((pool, p) =>
+        ingest(
+          pool,
+          `/api/v3/accounts/${ACCOUNT_ID}/webhooks/events`,
+          runIds.filter((_, i) => i % pools.length === p),
+          Math.ceil(options.ingestConcurrency / pools.length),
+        ),
+      ),
+    );
+    await waitUntil(() => receiver.delivered() - before >= expected, `${expected} deliveries`, 600_000);
+    const seconds = (performance.now() - started) / 1000;
+    const cpuSeconds = clusterCpuSeconds(cluster) - cpuBefore;
+    receiver.capture = false;
+    await Promise.all(pools.map((pool) => pool.close()));
+    const ceiling = await options.ceiling(receiver.captured);
+    receiver.captured.length = 0;
+    return {
+      perSecond: expected / seconds,
+      ceiling,
+      pgCpuMicrosPerDelivery: (cpuSeconds * 1_000_000) / expected,
+    };
+  } finally {
+    await Promise.all(instances.map((instance) => instance.signal('SIGTERM')));
+  }
+}
+
+const ratio = (measured: number, ceiling: number) => Number((measured / ceiling).toFixed(3));
+
+export async function postgresScaleOut(options: ScaleOutOptions): Promise<ScaleOutFigures> {
+  const cluster = startTestCluster({ durable: true });
+  try {
+    const one = await runWith(cluster, 1, options);
+    const two = await runWith(cluster, 2, options);
+    return {
+      pg1_delivery_per_s: Math.round(one.perSecond),
+      pg1_ceiling_per_s: Math.round(one.ceiling),
+      pg1_ratio: ratio(one.perSecond, one.ceiling),
+      pg1_cpu_us_per_delivery: Math.round(one.pgCpuMicrosPerDelivery),
+      pg2_delivery_per_s: Math.round(two.perSecond),
+      pg2_ceiling_per_s: Math.round(two.ceiling),
+      pg2_ratio: ratio(two.perSecond, two.ceiling),
+      pg2_cpu_us_per_delivery: Math.round(two.pgCpuMicrosPerDelivery),
+      pg2_over_pg1: ratio(two.perSecond, one.perSecond),
+    };
+  } finally {
+    cluster.stop();
+  }
+}
+
+export function scaleOutLines(figures: ScaleOutFigures): string[] {
+  return [
+    `  PostgreSQL, 1 instance (durable)     ${figures.pg1_delivery_per_s} deliveries/s, ceiling ${figures.pg1_ceiling_per_s}   pg1_ratio ${figures.pg1_ratio}`,
+    `  PostgreSQL, 2 instances              ${figures.pg2_delivery_per_s} deliveries/s, ceiling ${figures.pg2_ceiling_per_s}   pg2_ratio ${figures.pg2_ratio}   pg2_over_pg1 ${figures.pg2_over_pg1}`,
+    `  PostgreSQL CPU per delivery          ${figures.pg1_cpu_us_per_delivery} µs (1 instance), ${figures.pg2_cpu_us_per_delivery} µs (2 instances)`,
+  ];
+}
