@@ -1,7 +1,6 @@
 // Automatic archiving by the delivery pipeline (docs/decisions.md#9-failed-deliveries-and-archiving), with real
 // receivers and,
 // for the 7-day rule, a fake clock; and reactivation by PUT after a real archiving.
-import Database from 'better-sqlite3';
 import { createManualClock, type ManualClock } from '../../service/src/core/clock';
 import { createWebhook, type Harness, startHarness, webhookPath, validCreateBody } from '../support/harness';
 import { ingest } from '../support/events';
@@ -27,26 +26,17 @@ afterEach(async () => {
   await receiver.close();
 });
 
-function failureRecord(id: string) {
-  const db = new Database(h.dbPath, { readonly: true });
-  try {
-    return db
-      .prepare<[string], { consecutive_failures: number; failing_since: number | null }>(
-        'SELECT consecutive_failures, failing_since FROM webhooks WHERE id = ?',
-      )
-      .get(id)!;
-  } finally {
-    db.close();
-  }
+async function failureRecord(id: string) {
+  const [row] = await h.db.rows<{ consecutive_failures: number; failing_since: number | null }>(
+    'SELECT consecutive_failures, failing_since FROM webhooks WHERE id = ?',
+    [id],
+  );
+  return row!;
 }
 
-function unfinishedDeliveries(): number {
-  const db = new Database(h.dbPath, { readonly: true });
-  try {
-    return db.prepare<[], { n: number }>("SELECT count(*) AS n FROM deliveries WHERE state = 'pending'").get()!.n;
-  } finally {
-    db.close();
-  }
+async function unfinishedDeliveries(): Promise<number> {
+  const [row] = await h.db.rows<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE state = 'pending'");
+  return row!.n;
 }
 
 const read = async (id: string) => (await h.call('GET', webhookPath(id))).json().data;
@@ -57,15 +47,15 @@ let runs = 0;
 async function deliverOne() {
   runs += 1;
   await ingest(h, 'job.run.completed', { runId: `run-${runs}` });
-  await waitFor(() => unfinishedDeliveries() === 0, `run ${runs} to finish`);
+  await waitFor(async () => (await unfinishedDeliveries()) === 0, `run ${runs} to finish`);
 }
 
 test('the 1,000th consecutive failed delivery archives the webhook, not the 999th', async () => {
   const hook = await webhook();
   for (let i = 1; i <= 999; i += 1) await ingest(h, 'job.run.completed', { runId: `run-${i}` });
-  await waitFor(() => unfinishedDeliveries() === 0, '999 deliveries to be exhausted', 60_000);
+  await waitFor(async () => (await unfinishedDeliveries()) === 0, '999 deliveries to be exhausted', 60_000);
   expect(receiver.requests).toHaveLength(999 * 6);
-  expect(failureRecord(hook.id).consecutive_failures).toBe(999);
+  expect((await failureRecord(hook.id)).consecutive_failures).toBe(999);
   expect(await read(hook.id)).toMatchObject({ active: true, archived: false });
 
   runs = 999;
@@ -81,10 +71,10 @@ test('a success resets the count of failed deliveries', async () => {
   const hook = await webhook();
   await deliverOne();
   await deliverOne();
-  expect(failureRecord(hook.id)).toMatchObject({ consecutive_failures: 2 });
+  expect(await failureRecord(hook.id)).toMatchObject({ consecutive_failures: 2 });
   receiver.respondWith(answer(200));
   await deliverOne();
-  expect(failureRecord(hook.id)).toEqual({ consecutive_failures: 0, failing_since: null });
+  expect(await failureRecord(hook.id)).toEqual({ consecutive_failures: 0, failing_since: null });
 });
 
 test('7 days of failure with a failed attempt in the last 24 h archives the webhook', async () => {
@@ -140,7 +130,7 @@ describe('reactivation after a real archiving', () => {
       }),
     });
     expect(put.json().data).toMatchObject({ active: true, archived: false });
-    expect(failureRecord(hook.id)).toEqual({ consecutive_failures: 0, failing_since: null });
+    expect(await failureRecord(hook.id)).toEqual({ consecutive_failures: 0, failing_since: null });
     const before = receiver.requests.length;
     await deliverOne();
     expect(receiver.requests).toHaveLength(before + 1);
@@ -196,5 +186,5 @@ test('a dead endpoint behind an open circuit is still archived by the 7-day rule
   // About one attempt per step: the deliveries the circuit held used none of their attempts (84 steps make a week).
   expect(receiver.requests.length).toBeLessThan(100);
   // Archiving skipped every delivery the circuit was holding.
-  await waitFor(() => unfinishedDeliveries() === 0, 'the held deliveries to be skipped');
+  await waitFor(async () => (await unfinishedDeliveries()) === 0, 'the held deliveries to be skipped');
 }, 90_000);

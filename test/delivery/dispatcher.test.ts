@@ -1,7 +1,6 @@
-// The dispatcher's own work per attempt, on a real SQLite store with a stand-in sender: what it does once per
+// The dispatcher's own work per attempt, on a real store of either backend with a stand-in sender: what it does once per
 // webhook or once per delivery rather than once per attempt.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { type Clock, createSystemClock } from '../../service/src/core/clock';
 import { cryptoRandomBytes } from '../../service/src/core/random';
 import { createDispatcher } from '../../service/src/delivery/dispatcher';
@@ -11,6 +10,7 @@ import { createSecretBox, loadSecretKey } from '../../service/src/security/secre
 import type { Store } from '../../service/src/store/store';
 import { createWebhook, type Harness, startHarness } from '../support/harness';
 import { ingest } from '../support/events';
+import { TEST_SECRET_KEY } from '../support/postgres';
 import { isGenuine } from '../support/signature';
 import { sleep, waitFor } from '../support/wait';
 
@@ -22,9 +22,11 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
+/** The harness service's own key: its key file on SQLite, JOBHOOKS_SECRET_KEY on PostgreSQL. */
 function secretBoxOf(harness: Harness) {
+  const envValue = harness.databaseUrl === null ? undefined : TEST_SECRET_KEY;
   return createSecretBox(
-    loadSecretKey({ envValue: undefined, keyFile: join(harness.dir, 'secret.key'), random: cryptoRandomBytes }),
+    loadSecretKey({ envValue, keyFile: join(harness.dir, 'secret.key'), random: cryptoRandomBytes }),
     cryptoRandomBytes,
   );
 }
@@ -202,10 +204,9 @@ test('a delivery waiting for a slot is not leased: its lease cannot run out whil
   try {
     await waitFor(() => sent.length === 1, 'the first request');
     await sleep(100); // several polls while the slot is taken
-    const db = new Database(h.dbPath, { readonly: true });
-    const leased = db.prepare("SELECT count(*) FROM deliveries WHERE lease_owner IS NOT NULL AND state = 'pending'");
-    const waiting = leased.pluck().get();
-    db.close();
+    const [{ waiting }] = (await h.db.rows(
+      "SELECT count(*) AS waiting FROM deliveries WHERE lease_owner IS NOT NULL AND state = 'pending'",
+    )) as [{ waiting: number }];
     // Only the delivery being sent holds a lease; the other waits unleased, still due.
     expect(waiting).toBe(1);
     answerFirst();

@@ -1,6 +1,5 @@
 // Endpoints that hang or fail cannot delay the deliveries of healthy ones: real receivers on 127.0.0.1, each
 // webhook its own port, a service with few request slots so that hung endpoints could fill them all.
-import Database from 'better-sqlite3';
 import { createWebhook, type Harness, startHarness, validCreateBody, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -159,9 +158,7 @@ test("a person's redelivery goes out through an open circuit, and its 2xx closes
   // retries are an hour apart here).
   const log = (await h.call('GET', `${webhookPath(hook.id)}/deliveries`)).json().data as Array<{ delivery_id: string }>;
   const deliveryId = log[0]!.delivery_id;
-  const db = new Database(h.dbPath);
-  db.prepare("UPDATE deliveries SET state = 'failed', next_attempt_at = NULL WHERE id = ?").run(deliveryId);
-  db.close();
+  await h.db.run("UPDATE deliveries SET state = 'failed', next_attempt_at = NULL WHERE id = ?", [deliveryId]);
 
   endpoint.respondWith(answer(200));
   const retried = await h.call('POST', `${webhookPath(hook.id)}/deliveries/${deliveryId}/retry`);

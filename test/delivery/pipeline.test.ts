@@ -1,5 +1,4 @@
 // Sending, retrying and recording real deliveries to real receivers on 127.0.0.1 (docs/life-of-a-delivery.md).
-import Database from 'better-sqlite3';
 import { createManualClock } from '../../service/src/core/clock';
 import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
@@ -28,18 +27,10 @@ const webhook = (path = '/hook', overrides: Record<string, unknown> = {}) =>
     ...overrides,
   });
 const read = async (id: string) => (await h.call('GET', webhookPath(id))).json().data;
-const deliveryStates = (dbPath: string) => {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    return db
-      .prepare<[], { state: string; attempts: number; lease_owner: string | null }>(
-        'SELECT state, attempts, lease_owner FROM deliveries',
-      )
-      .all();
-  } finally {
-    db.close();
-  }
-};
+const deliveryStates = (h: Harness) =>
+  h.db.rows<{ state: string; attempts: number; lease_owner: string | null }>(
+    'SELECT state, attempts, lease_owner FROM deliveries',
+  );
 
 test('a delivery is a POST of JSON signed with the hex HMAC-SHA256 of the exact body bytes', async () => {
   const hook = await webhook('/signed?source=jobhooks');
@@ -61,7 +52,7 @@ test('a receiver failing with 500 gets exactly six attempts, each the same signe
   receiver.respondWith(answer(500, 'down'));
   const hook = await webhook();
   await ingest(h, 'job.run.completed');
-  await waitFor(() => deliveryStates(h.dbPath)[0]?.state === 'failed', 'the delivery to be exhausted');
+  await waitFor(async () => (await deliveryStates(h))[0]?.state === 'failed', 'the delivery to be exhausted');
   await sleep(300);
   expect(receiver.requests).toHaveLength(6);
   expect(receiver.requests.map((r) => r.headers['x-jobhooks-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
@@ -71,7 +62,7 @@ test('a receiver failing with 500 gets exactly six attempts, each the same signe
     expect(request.headers.authorization).toBe(first.headers.authorization);
     expect(isGenuine(hook.hmac_secret, request.body, request.headers.authorization)).toBe(true);
   }
-  expect(deliveryStates(h.dbPath)).toEqual([{ state: 'failed', attempts: 6, lease_owner: null }]);
+  expect(await deliveryStates(h)).toEqual([{ state: 'failed', attempts: 6, lease_owner: null }]);
   const state = await read(hook.id);
   expect(state.http_status_code).toBe('500');
   expect(state.dispatched_at).toMatch(/^\d{16}$/);
@@ -83,7 +74,7 @@ test('a retry that succeeds ends the delivery and the webhook reports 200', asyn
   receiver.respondWith((_req, res) => res.writeHead(++calls < 3 ? 503 : 200).end());
   const hook = await webhook();
   await ingest(h, 'job.run.completed');
-  await waitFor(() => deliveryStates(h.dbPath)[0]?.state === 'succeeded', 'success on the third attempt');
+  await waitFor(async () => (await deliveryStates(h))[0]?.state === 'succeeded', 'success on the third attempt');
   expect(receiver.requests).toHaveLength(3);
   expect((await read(hook.id)).http_status_code).toBe('200');
 });
@@ -95,7 +86,7 @@ test('a 302 is a failure and its target is never requested', async () => {
   });
   const hook = await webhook('/moved');
   await ingest(h, 'job.run.completed');
-  await waitFor(() => deliveryStates(h.dbPath)[0]?.state === 'failed', 'the delivery to be exhausted');
+  await waitFor(async () => (await deliveryStates(h))[0]?.state === 'failed', 'the delivery to be exhausted');
   expect(receiver.requests.map((r) => r.url)).toEqual(Array(6).fill('/moved'));
   expect((await read(hook.id)).http_status_code).toBe('302');
 });
@@ -121,7 +112,7 @@ test('an unreachable endpoint records "599"', async () => {
   const hook = await webhook();
   await receiver.close();
   await ingest(h, 'job.run.completed');
-  await waitFor(() => deliveryStates(h.dbPath)[0]?.state === 'failed', 'the delivery to be exhausted');
+  await waitFor(async () => (await deliveryStates(h))[0]?.state === 'failed', 'the delivery to be exhausted');
   expect((await read(hook.id)).http_status_code).toBe('599');
 });
 
@@ -132,14 +123,14 @@ test('a webhook deactivated while a retry is pending gets no more requests', asy
   receiver.respondWith(answer(500));
   const hook = await webhook();
   await ingest(h, 'job.run.completed');
-  await waitFor(() => deliveryStates(h.dbPath)[0]?.attempts === 1, 'the first attempt');
+  await waitFor(async () => (await deliveryStates(h))[0]?.attempts === 1, 'the first attempt');
   const put = await h.call('PUT', webhookPath(hook.id), {
     body: { name: 'x', client_url: hook.client_url, event_types: ['job.run.completed'], active: false },
   });
   expect(put.statusCode).toBe(200);
   clock.advanceMillis(61 * 60 * 1000);
   h.service.dispatcher.wake();
-  await waitFor(() => deliveryStates(h.dbPath)[0]?.state === 'skipped', 'the retry to be skipped');
+  await waitFor(async () => (await deliveryStates(h))[0]?.state === 'skipped', 'the retry to be skipped');
   expect(receiver.requests).toHaveLength(1);
 });
 

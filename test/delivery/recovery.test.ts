@@ -1,6 +1,5 @@
 // Recovering failed deliveries after an outage (jobhooks' own endpoint): every failed delivery of a window is
 // sent once more, oldest first, by the dispatcher; nothing outside the window, and no retry schedule after it.
-import Database from 'better-sqlite3';
 import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -20,19 +19,17 @@ afterEach(async () => {
 
 const nowMicros = () => String(Date.now() * 1000);
 const runIdOf = (body: Buffer) => (JSON.parse(body.toString('utf8')) as { data: { runId: string } }).data.runId;
-function statesByRun(): Record<string, string> {
-  const db = new Database(h.dbPath, { readonly: true });
-  try {
-    const rows = db
-      .prepare<[], { state: string; payload: string }>(
-        `SELECT d.state, CAST(d.payload || coalesce(e.payload_tail, x'') AS TEXT) AS payload
-           FROM deliveries d JOIN events e ON e.id = d.event_id ORDER BY d.created_at`,
-      )
-      .all();
-    return Object.fromEntries(rows.map((row) => [/"runId":"(\d+)"/.exec(row.payload)![1]!, row.state]));
-  } finally {
-    db.close();
-  }
+async function statesByRun(): Promise<Record<string, string>> {
+  const rows = await h.db.rows<{ state: string; payload: Buffer; payload_tail: Buffer | null }>(
+    `SELECT d.state, d.payload, e.payload_tail
+       FROM deliveries d JOIN events e ON e.id = d.event_id ORDER BY d.created_at`,
+  );
+  return Object.fromEntries(
+    rows.map((row) => {
+      const payload = Buffer.concat([row.payload, row.payload_tail ?? Buffer.alloc(0)]).toString('utf8');
+      return [/"runId":"(\d+)"/.exec(payload)![1]!, row.state];
+    }),
+  );
 }
 const recover = (id: string, body: unknown) => h.call('POST', `${webhookPath(id)}/deliveries/recover`, { body });
 
@@ -45,12 +42,12 @@ test('the failed deliveries of the window are sent once more, oldest first; the 
   const before = nowMicros();
   for (const runId of ['1', '2', '3']) await ingest(h, 'job.run.completed', { runId });
   await waitFor(
-    () => Object.values(statesByRun()).filter((state) => state === 'failed').length === 3,
+    async () => Object.values(await statesByRun()).filter((state) => state === 'failed').length === 3,
     'three failed deliveries',
   );
   const between = nowMicros();
   await ingest(h, 'job.run.completed', { runId: '4' });
-  await waitFor(() => statesByRun()['4'] === 'failed', 'the fourth to fail');
+  await waitFor(async () => (await statesByRun())['4'] === 'failed', 'the fourth to fail');
   const sentBefore = receiver.requests.length;
   expect(sentBefore).toBe(24);
 
@@ -62,8 +59,8 @@ test('the failed deliveries of the window are sent once more, oldest first; the 
   const recovered = receiver.requests.slice(sentBefore);
   expect(recovered.map((request) => runIdOf(request.body))).toEqual(['1', '2', '3']);
   expect(recovered.map((request) => request.headers['x-jobhooks-attempt'])).toEqual(['7', '7', '7']);
-  await waitFor(() => statesByRun()['3'] === 'succeeded', 'the recovered deliveries to be recorded');
-  expect(statesByRun()).toEqual({ '1': 'succeeded', '2': 'succeeded', '3': 'succeeded', '4': 'failed' });
+  await waitFor(async () => (await statesByRun())['3'] === 'succeeded', 'the recovered deliveries to be recorded');
+  expect(await statesByRun()).toEqual({ '1': 'succeeded', '2': 'succeeded', '3': 'succeeded', '4': 'failed' });
   // Nothing failed in that window any more.
   expect((await recover(hook.id, { since: before, until: between })).json().data).toEqual({ recovered: 0 });
 
@@ -115,13 +112,13 @@ test('once: a recovered delivery that fails again is failed at once, with no new
     job_ids: [],
   });
   await ingest(h, 'job.run.errored', { runId: '7' });
-  await waitFor(() => statesByRun()['7'] === 'failed', 'the 410 to fail the delivery');
+  await waitFor(async () => (await statesByRun())['7'] === 'failed', 'the 410 to fail the delivery');
   await h.call('PUT', webhookPath(hook.id), {
     body: { name: 'back', client_url: `${receiver.url}/hook`, event_types: ['job.run.errored'], active: true },
   });
   receiver.respondWith(answer(400));
   expect((await recover(hook.id, { since: '0' })).json().data).toEqual({ recovered: 1 });
   await waitFor(() => receiver.requests.length === 2, 'the one attempt more');
-  await waitFor(() => statesByRun()['7'] === 'failed', 'the recovered delivery to fail again');
+  await waitFor(async () => (await statesByRun())['7'] === 'failed', 'the recovered delivery to fail again');
   expect(receiver.requests.map((request) => request.headers['x-jobhooks-attempt'])).toEqual(['1', '2']);
 });

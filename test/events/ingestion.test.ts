@@ -1,7 +1,6 @@
 // POST .../webhooks/events: validation per event type, who may post, idempotency, and fan-out with filtering.
 import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
 import { eventsPath, ingest, postEvent, runOf } from '../support/events';
-import { snapshotDatabase } from '../support/db-snapshot';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait';
 
@@ -212,7 +211,7 @@ test.each([
   '%s is a 400 naming the field, and records nothing',
   async (_name, eventType, overrides, field, message) => {
     await hook('/v', { event_types: ['job.run.started', 'job.run.completed', 'job.run.errored'], job_ids: [] });
-    const before = snapshotDatabase(h.dbPath);
+    const before = await h.db.snapshot();
     const run = { ...runOf(eventType), ...overrides };
     const response = await h.call('POST', eventsPath(), {
       body: { event_type: eventType, run: JSON.parse(JSON.stringify(run)) },
@@ -220,7 +219,7 @@ test.each([
     expect(response.statusCode).toBe(400);
     const fieldErrors = response.json().extra.field_errors;
     expect(fieldErrors[field]?.join(' ')).toMatch(message);
-    expect(snapshotDatabase(h.dbPath)).toEqual(before);
+    expect(await h.db.snapshot()).toEqual(before);
   },
 );
 

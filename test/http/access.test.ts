@@ -1,7 +1,6 @@
 // Tokens see only their own account, read-only permission sets cannot write, revoked tokens and other plans are
 // refused.
 import { PERMISSION_SETS, WRITE_PERMISSION_SETS } from '@jobhooks/client/contract';
-import { snapshotDatabase } from '../support/db-snapshot';
 import {
   createWebhook,
   type Harness,
@@ -24,7 +23,7 @@ describe('account isolation', () => {
     const hookOfA = await createWebhook(h);
     const tokenOfB = await h.token('Account Admin', 2);
     const hookOfB = (await h.call('POST', webhooksPath(2), { token: tokenOfB, body: validCreateBody() })).json().data;
-    const before = snapshotDatabase(h.dbPath);
+    const before = await h.db.snapshot();
 
     // Through its own account's paths, A's webhook id looks exactly like an id that never existed.
     const neverExisted = 'wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ';
@@ -46,7 +45,7 @@ describe('account isolation', () => {
     expect(listOfB.data.map((w: { id: string }) => w.id)).toEqual([hookOfB.id]);
     expect((await h.call('GET', webhooksPath(1), { token: tokenOfB })).statusCode).toBe(403);
     expect((await h.call('POST', webhooksPath(1), { token: tokenOfB, body: validCreateBody() })).statusCode).toBe(403);
-    expect(snapshotDatabase(h.dbPath)).toBe(before);
+    expect(await h.db.snapshot()).toBe(before);
   });
 
   test("the v2 accounts list shows only the token's own account", async () => {
@@ -66,7 +65,7 @@ describe('permission sets', () => {
   test.each(readOnly)('%s can list and get but not create, update, test or delete', async (permissionSet) => {
     const hook = await createWebhook(h);
     const token = await h.token(permissionSet);
-    const before = snapshotDatabase(h.dbPath);
+    const before = await h.db.snapshot();
     expect((await h.call('GET', webhooksPath(), { token })).statusCode).toBe(200);
     expect((await h.call('GET', webhookPath(hook.id), { token })).statusCode).toBe(200);
     const writes = [
@@ -79,7 +78,7 @@ describe('permission sets', () => {
       expect(response.statusCode).toBe(403);
       expect(response.json().status.user_message).toContain(permissionSet);
     }
-    expect(snapshotDatabase(h.dbPath)).toBe(before);
+    expect(await h.db.snapshot()).toBe(before);
   });
 
   test.each(WRITE_PERMISSION_SETS)('%s can create, update and delete', async (permissionSet) => {
@@ -125,11 +124,11 @@ describe('webhook limit per account', () => {
     try {
       await createWebhook(limited);
       await createWebhook(limited);
-      const before = snapshotDatabase(limited.dbPath);
+      const before = await limited.db.snapshot();
       const response = await limited.call('POST', webhooksPath(), { body: validCreateBody() });
       expect(response.statusCode).toBe(409);
       expect(response.json().status.user_message).toMatch(/2 webhooks/);
-      expect(snapshotDatabase(limited.dbPath)).toBe(before);
+      expect(await limited.db.snapshot()).toBe(before);
     } finally {
       await limited.close();
     }

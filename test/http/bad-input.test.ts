@@ -7,7 +7,6 @@ import {
   webhooksPath,
   validCreateBody,
 } from '../support/harness';
-import { snapshotDatabase } from '../support/db-snapshot';
 
 let h: Harness;
 let existingId: string;
@@ -83,7 +82,7 @@ describe.each([
   test.each(INVALID_BODIES.filter(([what]) => !(method === 'PUT' && what === 'non-empty id on create')))(
     '%s: 400 naming the field, database unchanged',
     async (_what, body, field) => {
-      const before = snapshotDatabase(h.dbPath);
+      const before = await h.db.snapshot();
       const response = await h.call(method, path(), {
         rawBody: JSON.stringify(body),
         headers: { 'content-type': 'application/json' },
@@ -96,7 +95,7 @@ describe.each([
       });
       expect(Object.keys(envelope.extra.field_errors)).toContain(field);
       expect(envelope.status.user_message).toContain(field === 'body' ? 'JSON object' : field);
-      expect(snapshotDatabase(h.dbPath)).toBe(before);
+      expect(await h.db.snapshot()).toBe(before);
     },
   );
 });
@@ -114,11 +113,11 @@ describe('malformed requests', () => {
       413,
     ],
   ])('%s gets %#: status in the envelope, database unchanged', async (_what, raw, contentType, status) => {
-    const before = snapshotDatabase(h.dbPath);
+    const before = await h.db.snapshot();
     const response = await h.call('POST', webhooksPath(), { rawBody: raw, headers: { 'content-type': contentType } });
     expect(response.statusCode).toBe(status);
     expect(response.json()).toMatchObject({ data: null, status: { code: status, is_success: false } });
-    expect(snapshotDatabase(h.dbPath)).toBe(before);
+    expect(await h.db.snapshot()).toBe(before);
   });
 
   test('a create with no body at all is a 400 naming the body', async () => {

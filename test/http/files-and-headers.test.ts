@@ -2,7 +2,6 @@
 // keys are stored as hashes, API answers are never cached, and text that is not text is refused.
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { type Harness, startHarness, webhooksPath, validCreateBody } from '../support/harness';
 
 let h: Harness;
@@ -24,14 +23,9 @@ test('an Idempotency-Key is stored as its SHA-256, and a repeat still replays', 
   const again = await h.call('POST', webhooksPath(), { body: validCreateBody(), headers: { 'idempotency-key': key } });
   expect(again.headers['idempotent-replayed']).toBe('true');
   expect(again.json().data.id).toBe(first.json().data.id);
-  const db = new Database(h.dbPath, { readonly: true });
-  try {
-    const stored = db.prepare('SELECT key FROM idempotency_keys').all() as Array<{ key: string }>;
-    expect(stored).toEqual([{ key: createHash('sha256').update(key).digest('hex') }]);
-    expect(JSON.stringify(stored)).not.toContain(key);
-  } finally {
-    db.close();
-  }
+  const stored = await h.db.rows<{ key: string }>('SELECT key FROM idempotency_keys');
+  expect(stored).toEqual([{ key: createHash('sha256').update(key).digest('hex') }]);
+  expect(JSON.stringify(stored)).not.toContain(key);
 });
 
 test('every API answer carries Cache-Control: no-store, the create with its secret first', async () => {

@@ -2,7 +2,6 @@
 // and a 4xx changes nothing in the database.
 import fc from 'fast-check';
 import { EVENT_TYPES } from '@jobhooks/client/contract';
-import { snapshotDatabase } from '../support/db-snapshot';
 import { ADMIN_TOKEN, createWebhook, type Harness, startHarness, validCreateBody } from '../support/harness';
 
 let h: Harness;
@@ -131,7 +130,7 @@ test('no generated request gets a 5xx, and every 4xx leaves the database unchang
       if (auth !== undefined) headers.authorization = auth;
       if (r.contentType !== undefined) headers['content-type'] = r.contentType;
       if (r.idempotencyKey !== undefined) headers['idempotency-key'] = r.idempotencyKey.replace(/[^\x20-\x7e]/g, '');
-      const before = snapshotDatabase(h.dbPath);
+      const before = await h.db.snapshot();
       const response = await h.service.app.inject({
         method: r.method as 'GET',
         url: r.path.replace('KNOWN', knownId) + r.query,
@@ -141,7 +140,7 @@ test('no generated request gets a 5xx, and every 4xx leaves the database unchang
       expect(response.statusCode).toBeLessThan(500);
       if (response.statusCode >= 400) {
         clientErrors += 1;
-        expect(snapshotDatabase(h.dbPath)).toBe(before);
+        expect(await h.db.snapshot()).toBe(before);
         if (r.method !== 'HEAD') expect(response.json().status.code).toBe(response.statusCode);
       }
     }),

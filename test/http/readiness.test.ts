@@ -28,6 +28,31 @@ test.each([
   expect(storageFailureReason(sqliteError(code, 'x'))).toBe(reason);
 });
 
+const codedError = (code: string) => Object.assign(new Error('x'), { code });
+
+test.each([
+  ['08006', 'the database server cannot be reached'],
+  ['57P01', 'the database server cannot be reached'],
+  ['ECONNREFUSED', 'the database server cannot be reached'],
+  ['53100', 'the disk is full'],
+  ['53300', 'the database server has no connection left'],
+  ['25006', 'the database is read-only'],
+  ['23505', null],
+  ['42P01', null],
+])('a PostgreSQL %s error is a storage failure: %s', (code, reason) => {
+  expect(storageFailureReason(codedError(code))).toBe(reason);
+});
+
+test("pg's broken-connection errors, which carry no code, are storage failures", () => {
+  expect(storageFailureReason(new Error('Connection terminated unexpectedly'))).toBe(
+    'the database server cannot be reached',
+  );
+  expect(storageFailureReason(new Error('Connection terminated due to connection timeout'))).toBe(
+    'the database server cannot be reached',
+  );
+  expect(storageFailureReason(new Error('something else'))).toBeNull();
+});
+
 test('a storage failure is logged once per interval with the count of the others, and remembered for a while', () => {
   const clock = createManualClock();
   const health = createStorageHealth(() => Number(clock.nowNanos() / 1_000_000n));

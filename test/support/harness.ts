@@ -8,6 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../../service/src/config';
 import type { Clock } from '../../service/src/core/clock';
 import { createService, type Service } from '../../service/src/wiring';
+import { type DatabaseInspector, inspectDatabase } from './db-inspect';
 import { createTestDatabase, TEST_SECRET_KEY, testBackend } from './postgres';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
@@ -20,6 +21,8 @@ export interface Harness {
   dbPath: string;
   /** The PostgreSQL database's URL, or null on SQLite. */
   databaseUrl: string | null;
+  /** The service's database, read (and set up by hand) in SQL that both backends run. */
+  db: DatabaseInspector;
   call(method: string, url: string, options?: CallOptions): Promise<LightMyRequestResponse>;
   /** Makes a token with this permission set on `accountId` (created with `plan` when missing). */
   /** Listens on 127.0.0.1 on a free port and returns the API base URL, ending in /api. */
@@ -62,11 +65,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   const service = await createService(config, { clock: options.clock, logger: options.logger ?? false });
+  const db = inspectDatabase({ dbPath, databaseUrl });
   return {
     service,
     dir,
     dbPath,
     databaseUrl,
+    db,
     call: (method, url, { token = ADMIN_TOKEN, body, rawBody, headers = {} } = {}) =>
       service.app.inject({
         method: method as 'GET',
@@ -84,6 +89,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return (await service.accounts.createToken({ accountId, permissionSet })).token;
     },
     close: async () => {
+      await db.close();
       await service.close();
       if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
