@@ -10,7 +10,7 @@ import type { DispatchState } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore } from '../store';
 import type { PgDatabase } from './database';
 import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../deliveries';
-import { appendAttempt } from './delivery-log';
+import { appendAttempts } from './delivery-log';
 import { ADVISORY_LOCKS } from './migrate';
 import { CHANNELS } from './migrations';
 import { forgetChangedWebhooks } from './webhooks';
@@ -55,15 +55,26 @@ const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures,
 /** Sorted ids: every transaction locks webhooks in the same order, so two never wait for each other. */
 const LOCK_DISPATCH_STATES = `
   SELECT id, ${DISPATCH_COLUMNS} FROM webhooks WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`;
-const SET_DISPATCH_STATE = `
-  UPDATE webhooks SET http_status_code = $2, dispatched_at = $3, consecutive_failures = $4, failing_since = $5,
-                      last_failure_at = $6, archived_at = $7, archived_reason = $8
-   WHERE id = $1`;
+// The statements of a batch of results take one array per column, so a batch costs the same few round trips
+// however many results it holds.
+const SET_DISPATCH_STATES = `
+  UPDATE webhooks w SET http_status_code = u.http_status_code, dispatched_at = u.dispatched_at,
+                        consecutive_failures = u.consecutive_failures, failing_since = u.failing_since,
+                        last_failure_at = u.last_failure_at, archived_at = u.archived_at,
+                        archived_reason = u.archived_reason
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::bigint[], $6::bigint[], $7::bigint[],
+                $8::text[])
+         AS u(id, http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at, archived_at,
+              archived_reason)
+   WHERE w.id = u.id`;
 const MOVE_LEASED = `
-  UPDATE deliveries SET state = $3, attempts = $4, next_attempt_at = $5, signature = coalesce($6, signature),
-                        lease_owner = NULL, lease_expires_at = NULL, updated_at = $7,
-                        last_attempt = CASE WHEN $3 = 'pending' THEN last_attempt ELSE 0 END
-   WHERE id = $1 AND state = 'pending' AND lease_owner = $2`;
+  UPDATE deliveries d SET state = u.state, attempts = u.attempts, next_attempt_at = u.next_attempt_at,
+                          signature = coalesce(u.signature, d.signature), lease_owner = NULL,
+                          lease_expires_at = NULL, updated_at = u.now,
+                          last_attempt = CASE WHEN u.state = 'pending' THEN d.last_attempt ELSE 0 END
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::text[], $7::bigint[])
+         AS u(id, lease, state, attempts, next_attempt_at, signature, now)
+   WHERE d.id = u.id AND d.state = 'pending' AND d.lease_owner = u.lease`;
 // A manual redelivery touches only a finished delivery, so it cannot race a dispatcher.
 const MOVE_FINISHED = `
   UPDATE deliveries SET state = coalesce($2, state), attempts = greatest(attempts, $3), updated_at = $4
@@ -150,25 +161,46 @@ interface FoldedState {
   archivedAt: number | null;
 }
 
-async function moveDelivery(client: pg.PoolClient, result: AttemptResult, now: number): Promise<void> {
-  const { log } = result;
-  if (result.lease !== null) {
+/** The columns of MOVE_LEASED for the results that held a lease (a dispatcher's attempts). */
+function leasedMoves(results: ReadonlyArray<{ result: AttemptResult; now: number }>): unknown[][] {
+  const moves = results.flatMap(({ result, now }) => {
+    if (result.lease === null) return [];
     const change = result.delivery;
     if (change.state === 'unchanged') throw new Error('a leased delivery always moves on');
     const pending = change.state === 'pending';
-    await client.query(MOVE_LEASED, [
-      log.deliveryId,
-      result.lease,
-      change.state,
-      log.attempt,
-      pending ? change.nextAttemptAt : null,
-      pending ? change.signature : null,
-      now,
-    ]);
-  } else {
-    const state = result.delivery.state === 'unchanged' ? null : result.delivery.state;
-    await client.query(MOVE_FINISHED, [log.deliveryId, state, log.attempt, now]);
-  }
+    return [
+      [
+        result.log.deliveryId,
+        result.lease,
+        change.state,
+        result.log.attempt,
+        pending ? change.nextAttemptAt : null,
+        pending ? change.signature : null,
+        now,
+      ],
+    ];
+  });
+  return Array.from({ length: 7 }, (_, column) => moves.map((move) => move[column]));
+}
+
+/** A manual redelivery's result: no lease, and a finished delivery that only a person moves. */
+async function moveFinished(client: pg.PoolClient, result: AttemptResult, now: number): Promise<void> {
+  const state = result.delivery.state === 'unchanged' ? null : result.delivery.state;
+  await client.query(MOVE_FINISHED, [result.log.deliveryId, state, result.log.attempt, now]);
+}
+
+function dispatchStateColumns(states: ReadonlyMap<string, FoldedState>): unknown[][] {
+  const rows = [...states].map(([webhookId, { after: s }]) => [
+    webhookId,
+    s.httpStatusCode,
+    s.dispatchedAt,
+    s.consecutiveFailures,
+    s.failingSince,
+    s.lastFailureAt,
+    s.archivedAt,
+    s.archivedReason,
+  ]);
+  return Array.from({ length: 8 }, (_, column) => rows.map((row) => row[column]));
 }
 
 async function recordInTransaction(
@@ -181,42 +213,91 @@ async function recordInTransaction(
   const states = new Map<string, FoldedState>(
     rows.map((row) => [row.id, { after: dispatchStateFromRow(row), archivedAt: null }]),
   );
-  const logged: Array<LoggedAttempt | null> = [];
-  for (const result of results) {
-    const state = states.get(result.log.webhookId);
-    // The webhook was deleted while the attempt ran; its deliveries and log went with it.
-    if (state === undefined) {
-      logged.push(null);
-      continue;
-    }
-    const id = (await appendAttempt(client, result.log))!; // the webhook exists: locked above
-    const now = result.log.requestedAt + result.log.durationMs * MICROS_PER_MILLI;
-    await moveDelivery(client, result, now);
+  // A webhook deleted while its attempt ran took its deliveries and log with it: its results are dropped.
+  const kept = results
+    .filter((result) => states.has(result.log.webhookId))
+    .map((result) => ({ result, now: result.log.requestedAt + result.log.durationMs * MICROS_PER_MILLI }));
+  for (const { result, now } of kept) {
+    const state = states.get(result.log.webhookId)!;
     const after = next(state.after, result.facts);
     if (state.after.archivedAt === null && after.archivedAt !== null) state.archivedAt = now;
     state.after = after;
-    logged.push({ ...result.log, id });
   }
-  for (const [webhookId, state] of states) {
-    const s = state.after;
-    await client.query(SET_DISPATCH_STATE, [
-      webhookId,
-      s.httpStatusCode,
-      s.dispatchedAt,
-      s.consecutiveFailures,
-      s.failingSince,
-      s.lastFailureAt,
-      s.archivedAt,
-      s.archivedReason,
-    ]);
-    // A webhook archived by this batch gets no more attempts.
+  const ids = await appendAttempts(
+    client,
+    kept.map(({ result }) => result.log),
+  );
+  const moves = leasedMoves(kept);
+  if (moves[0]!.length > 0) await client.query(MOVE_LEASED, moves);
+  for (const { result, now } of kept) if (result.lease === null) await moveFinished(client, result, now);
+  if (states.size > 0) await client.query(SET_DISPATCH_STATES, dispatchStateColumns(states));
+  // A webhook archived by this batch gets no more attempts.
+  for (const [webhookId, state] of states)
     if (state.archivedAt !== null) await client.query(SKIP_PENDING_OF, [webhookId, state.archivedAt]);
-  }
+  const idOf = new Map(kept.map(({ result }, i) => [result, ids[i]!]));
+  const logged = results.map((result) => {
+    const id = idOf.get(result);
+    return id === undefined ? null : { ...result.log, id };
+  });
   return { logged, webhookIds: [...states.keys()] };
+}
+
+interface WaitingResults {
+  results: readonly AttemptResult[];
+  next: NextDispatchState;
+  resolve: (logged: Array<LoggedAttempt | null>) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Results are written one transaction at a time per instance, each taking every result that arrived while the
+ * previous one ran. Results of one moment lock the same webhooks: transactions started side by side would only
+ * wait for each other's locks, holding a connection each, where one larger transaction commits them all at once.
+ */
+function createResultsWriter(db: PgDatabase) {
+  const waiting: WaitingResults[] = [];
+  let writing = false;
+
+  async function writeTogether(group: WaitingResults[]): Promise<void> {
+    const results = group.flatMap((w) => w.results);
+    try {
+      const { logged, webhookIds } = await db.transaction((client) =>
+        recordInTransaction(client, results, group[0]!.next),
+      );
+      // The dispatch states changed: this instance's cache is told now, the others by their notification.
+      forgetChangedWebhooks(db, webhookIds);
+      let offset = 0;
+      for (const w of group) {
+        w.resolve(logged.slice(offset, offset + w.results.length));
+        offset += w.results.length;
+      }
+    } catch (error) {
+      for (const w of group) w.reject(error);
+    }
+  }
+
+  async function drain(): Promise<void> {
+    writing = true;
+    while (waiting.length > 0) {
+      const taken = waiting.splice(0);
+      // Results folded by different rules (never the case today: every caller passes the same) go apart.
+      const byRule = new Map<NextDispatchState, WaitingResults[]>();
+      for (const w of taken) byRule.set(w.next, [...(byRule.get(w.next) ?? []), w]);
+      for (const group of byRule.values()) await writeTogether(group);
+    }
+    writing = false;
+  }
+
+  return (results: readonly AttemptResult[], next: NextDispatchState) =>
+    new Promise<Array<LoggedAttempt | null>>((resolve, reject) => {
+      waiting.push({ results, next, resolve, reject });
+      if (!writing) void drain();
+    });
 }
 
 export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
   let claimsMade = 0;
+  const writeResults = createResultsWriter(db);
 
   async function claimInTransaction(
     client: pg.PoolClient,
@@ -249,13 +330,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
 
   return {
     claimDue: (request, choose) => db.transaction((client) => claimInTransaction(client, request, choose)),
-    recordAttempts: async (results, next) => {
-      if (results.length === 0) return [];
-      const { logged, webhookIds } = await db.transaction((client) => recordInTransaction(client, results, next));
-      // The dispatch states changed: this instance's cache is told now, the others by their notification.
-      forgetChangedWebhooks(db, webhookIds);
-      return logged;
-    },
+    recordAttempts: async (results, next) => (results.length === 0 ? [] : writeResults(results, next)),
     skip: async (ids, lease, now) => {
       if (ids.length > 0) await db.query(SKIP_LEASED, [ids, lease, now]);
     },

@@ -40,6 +40,30 @@ export function appendValues(entry: AttemptLogEntry): unknown[] {
   ];
 }
 
+/** APPEND for many rows at once, as one array per column; for webhooks the caller has locked. */
+const APPEND_MANY = `
+  INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, requested_at, duration_ms,
+                                 status_code, error, success, response_excerpt, response_headers, is_test)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::bigint[], $7::integer[],
+                       $8::text[], $9::text[], $10::boolean[], $11::text[], $12::text[], $13::boolean[])
+  RETURNING id`;
+
+/**
+ * Appends the log rows of webhooks the caller's transaction has locked, in one statement; their ids, in the
+ * order of `entries`. The identity column numbers the rows in the order unnest gives them, so the ids sorted
+ * ascending are the entries' ids in order (RETURNING itself promises no order).
+ */
+export async function appendAttempts(
+  client: Pick<pg.PoolClient, 'query'>,
+  entries: readonly AttemptLogEntry[],
+): Promise<number[]> {
+  if (entries.length === 0) return [];
+  const rows = entries.map(appendValues);
+  const columns = rows[0]!.map((_, column) => rows.map((row) => row[column]));
+  const { rows: inserted } = await client.query<{ id: number }>(APPEND_MANY, columns);
+  return inserted.map((r) => r.id).sort((a, b) => a - b);
+}
+
 /** Appends a log row on `client` (inside a transaction) or the pool; its id, or null when the webhook is gone. */
 export async function appendAttempt(
   client: Pick<pg.PoolClient, 'query'>,

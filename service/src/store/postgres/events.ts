@@ -22,80 +22,142 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
-const FIND_EVENT = 'SELECT id FROM events WHERE account_id = $1 AND run_id = $2 AND event_type = $3';
-const INSERT_EVENT = `
+// Every statement takes the whole batch as one array per column: a batch costs the same few round trips however
+// many events it holds.
+const FIND_EVENTS = `
+  SELECT e.id, e.account_id, e.run_id, e.event_type
+    FROM events e
+    JOIN unnest($1::bigint[], $2::text[], $3::text[]) AS k(account_id, run_id, event_type)
+      ON e.account_id = k.account_id AND e.run_id = k.run_id AND e.event_type = k.event_type`;
+const INSERT_EVENTS = `
   INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at, payload_tail)
-  VALUES ($1, $2, $3, $4, $5, $6, $7)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bytea[])
   ON CONFLICT (account_id, run_id, event_type) DO NOTHING
   RETURNING id`;
 const WEBHOOKS_OF_ACCOUNT = `${SELECT_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id`;
-/** All of an event's deliveries in one statement. */
 const INSERT_DELIVERIES = `
   INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
-  SELECT d.id, $1, d.webhook_id, d.state, d.payload, 0,
-         CASE WHEN d.state = 'pending' THEN $2::bigint END, $2, $2
-    FROM unnest($3::text[], $4::text[], $5::text[], $6::bytea[]) AS d(id, webhook_id, state, payload)`;
+  SELECT d.id, d.event_id, d.webhook_id, d.state, d.payload, 0,
+         CASE WHEN d.state = 'pending' THEN d.created_at END, d.created_at, d.created_at
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bigint[])
+         AS d(id, event_id, webhook_id, state, payload, created_at)`;
 const NOTIFY_DUE = `SELECT pg_notify('${CHANNELS.due}', '')`;
 
-/** One transaction's view: each account's webhooks are read once for all of its events. */
-type WebhooksRead = Map<number, WebhookRecord[]>;
+const keyOf = (e: { accountId: number; runId: string; eventType: string }) =>
+  `${e.accountId}\u0000${e.runId}\u0000${e.eventType}`;
 
-async function webhooksOfAccount(client: pg.PoolClient, read: WebhooksRead, accountId: number) {
-  let webhooks = read.get(accountId);
-  if (webhooks === undefined) {
-    webhooks = (await client.query<PgWebhookRow>(WEBHOOKS_OF_ACCOUNT, [accountId])).rows.map(webhookFromPgRow);
-    read.set(accountId, webhooks);
+/** The batch's events already recorded (by anyone), by their key. */
+async function recordedEvents(client: pg.PoolClient, events: readonly EventRecord[]): Promise<Map<string, string>> {
+  const { rows } = await client.query<{ id: string; account_id: number; run_id: string; event_type: string }>(
+    FIND_EVENTS,
+    [events.map((e) => e.accountId), events.map((e) => e.runId), events.map((e) => e.eventType)],
+  );
+  return new Map(rows.map((r) => [keyOf({ accountId: r.account_id, runId: r.run_id, eventType: r.event_type }), r.id]));
+}
+
+/** Each account's webhooks, read once for all of its events in the batch. */
+async function webhooksOfAccounts(client: pg.PoolClient, accountIds: readonly number[]) {
+  const read = new Map<number, WebhookRecord[]>();
+  for (const accountId of new Set(accountIds)) {
+    read.set(
+      accountId,
+      (await client.query<PgWebhookRow>(WEBHOOKS_OF_ACCOUNT, [accountId])).rows.map(webhookFromPgRow),
+    );
   }
-  return webhooks;
+  return read;
 }
 
-async function existingEventId(client: pg.PoolClient, event: EventRecord): Promise<string | null> {
-  const { rows } = await client.query<{ id: string }>(FIND_EVENT, [event.accountId, event.runId, event.eventType]);
-  return rows[0]?.id ?? null;
+interface Planned {
+  queued: Queued;
+  planned: PlannedDeliveries;
 }
 
-/** Records one event and its deliveries on `client`, inside the batch's transaction. */
-async function recordOne(client: pg.PoolClient, read: WebhooksRead, queued: Queued): Promise<IngestOutcome> {
-  const { event } = queued;
-  const previous = await existingEventId(client, event);
-  if (previous !== null) return { kind: 'duplicate', eventId: previous };
-  const planned = queued.fanOut(await webhooksOfAccount(client, read, event.accountId));
-  // An event no webhook wants is kept only to detect duplicates; it needs no payload.
-  const tail = planned.deliveries.length > 0 ? planned.payloadTail : null;
-  const inserted = await client.query(INSERT_EVENT, [
-    event.id,
-    event.accountId,
-    event.eventType,
-    event.runId,
-    event.jobId,
-    event.createdAt,
-    tail,
+/** The new events, each with the deliveries its fan-out plans; the others are duplicates, of an id given. */
+function plan(
+  batch: readonly Queued[],
+  recorded: Map<string, string>,
+  webhooks: Map<number, WebhookRecord[]>,
+): { fresh: Planned[]; duplicateOf: Map<Queued, string> } {
+  const fresh: Planned[] = [];
+  const duplicateOf = new Map<Queued, string>();
+  // The first of the batch's events with a key is new; a later one duplicates it.
+  const firstOfKey = new Map(recorded);
+  for (const queued of batch) {
+    const key = keyOf(queued.event);
+    const previous = firstOfKey.get(key);
+    if (previous !== undefined) {
+      duplicateOf.set(queued, previous);
+      continue;
+    }
+    firstOfKey.set(key, queued.event.id);
+    fresh.push({ queued, planned: queued.fanOut(webhooks.get(queued.event.accountId)!) });
+  }
+  return { fresh, duplicateOf };
+}
+
+async function insertEvents(client: pg.PoolClient, fresh: readonly Planned[]): Promise<Set<string>> {
+  const events = fresh.map(({ queued }) => queued.event);
+  const { rows } = await client.query<{ id: string }>(INSERT_EVENTS, [
+    events.map((e) => e.id),
+    events.map((e) => e.accountId),
+    events.map((e) => e.eventType),
+    events.map((e) => e.runId),
+    events.map((e) => e.jobId),
+    events.map((e) => e.createdAt),
+    // An event no webhook wants is kept only to detect duplicates; it needs no payload.
+    fresh.map(({ planned }) => (planned.deliveries.length > 0 ? planned.payloadTail : null)),
   ]);
-  // Another instance recorded the same run and type since the look above, and committed first.
-  if (inserted.rowCount === 0) return { kind: 'duplicate', eventId: (await existingEventId(client, event))! };
-  const { deliveries } = planned;
-  if (deliveries.length > 0) {
-    await client.query(INSERT_DELIVERIES, [
-      event.id,
-      event.createdAt,
-      deliveries.map((d) => d.id),
-      deliveries.map((d) => d.webhookId),
-      deliveries.map((d) => d.state),
-      deliveries.map((d) => d.payloadHead),
-    ]);
-  }
-  const queuedCount = deliveries.filter((d) => d.state === 'pending').length;
-  return { kind: 'recorded', queued: queuedCount, skipped: deliveries.length - queuedCount };
+  return new Set(rows.map((r) => r.id));
+}
+
+async function insertDeliveries(client: pg.PoolClient, inserted: readonly Planned[]): Promise<void> {
+  const rows = inserted.flatMap(({ queued: { event }, planned }) =>
+    planned.deliveries.map((d) => [d.id, event.id, d.webhookId, d.state, d.payloadHead, event.createdAt]),
+  );
+  if (rows.length === 0) return;
+  await client.query(
+    INSERT_DELIVERIES,
+    Array.from({ length: 6 }, (_, column) => rows.map((row) => row[column])),
+  );
+}
+
+function recordedOutcome(planned: PlannedDeliveries): IngestOutcome {
+  const queuedCount = planned.deliveries.filter((d) => d.state === 'pending').length;
+  return { kind: 'recorded', queued: queuedCount, skipped: planned.deliveries.length - queuedCount };
 }
 
 /** One transaction for the whole batch; resolves with each event's outcome, in order. */
 function recordTogether(db: PgDatabase, batch: readonly Queued[]): Promise<IngestOutcome[]> {
   return db.transaction(async (client) => {
-    const read: WebhooksRead = new Map();
-    const outcomes: IngestOutcome[] = [];
-    for (const queued of batch) outcomes.push(await recordOne(client, read, queued));
-    if (outcomes.some((o) => o.kind === 'recorded' && o.queued > 0)) await client.query(NOTIFY_DUE);
-    return outcomes;
+    const events = batch.map((q) => q.event);
+    const webhooks = await webhooksOfAccounts(
+      client,
+      events.map((e) => e.accountId),
+    );
+    const { fresh, duplicateOf } = plan(batch, await recordedEvents(client, events), webhooks);
+    const insertedIds = await insertEvents(client, fresh);
+    const inserted = fresh.filter(({ queued }) => insertedIds.has(queued.event.id));
+    await insertDeliveries(client, inserted);
+    // Another instance recorded some of the same runs since the look above, and committed first.
+    const lost = fresh.filter(({ queued }) => !insertedIds.has(queued.event.id)).map(({ queued }) => queued.event);
+    const recordedMeanwhile = lost.length > 0 ? await recordedEvents(client, lost) : new Map<string, string>();
+    const outcomes = new Map<Queued, IngestOutcome>();
+    for (const { queued, planned } of fresh) {
+      outcomes.set(
+        queued,
+        insertedIds.has(queued.event.id)
+          ? recordedOutcome(planned)
+          : { kind: 'duplicate', eventId: recordedMeanwhile.get(keyOf(queued.event))! },
+      );
+    }
+    for (const [queued, eventId] of duplicateOf) {
+      // A duplicate of an event of this batch that lost its race is a duplicate of the winner.
+      const winner = recordedMeanwhile.get(keyOf(queued.event)) ?? eventId;
+      outcomes.set(queued, { kind: 'duplicate', eventId: winner });
+    }
+    if (inserted.some(({ planned }) => planned.deliveries.some((d) => d.state === 'pending')))
+      await client.query(NOTIFY_DUE);
+    return batch.map((queued) => outcomes.get(queued)!);
   });
 }
 
