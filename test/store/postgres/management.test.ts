@@ -23,8 +23,7 @@ import {
   type TestCluster,
 } from '../../support/postgres';
 import { sleep, waitFor } from '../../support/wait';
-
-const T0 = 1_800_000_000_000_000;
+import { T0, webhook as contractWebhook } from '../contract/fixtures';
 
 let ownCluster: TestCluster | null = null;
 beforeAll(() => {
@@ -114,32 +113,9 @@ async function reconnected(instance: Instance): Promise<void> {
   await waitFor(() => instance.notifications.connected(), 'the LISTEN connection to come back', 10_000);
 }
 
-function webhook(id: string, overrides: Partial<WebhookRecord> = {}): WebhookRecord {
-  return {
-    id,
-    accountId: 1,
-    accountIdentifier: 'act_1',
-    name: `hook ${id}`,
-    description: '',
-    clientUrl: `http://127.0.0.1:9/${id}`,
-    eventTypes: ['job.run.completed'],
-    jobIds: [],
-    active: true,
-    sealedSecret: `v1:${id}`,
-    previousSealedSecret: null,
-    previousSecretUntil: null,
-    createdAt: T0,
-    updatedAt: T0,
-    dispatchedAt: null,
-    httpStatusCode: '0',
-    consecutiveFailures: 0,
-    failingSince: null,
-    lastFailureAt: null,
-    archivedAt: null,
-    archivedReason: null,
-    ...overrides,
-  };
-}
+/** A webhook of account 1, as the store contract suite builds them. */
+const webhook = (id: string, overrides: Partial<WebhookRecord> = {}): WebhookRecord =>
+  contractWebhook(1, id, overrides);
 
 const token: ApiTokenRecord = {
   id: 'tok_a',
@@ -275,7 +251,7 @@ describe('webhook cache', () => {
     await a.webhooks.update(1, 'wsu_a', (current) => ({ ...current, name: 'renamed' }));
     expect((await a.webhooks.get(1, 'wsu_a'))!.name).toBe('renamed');
     await a.secretKeys.resealAll((sealed) => sealed.replace('v1:', 'v2:'), 'v2:check');
-    expect((await a.webhooks.get(1, 'wsu_a'))!.sealedSecret).toBe('v2:wsu_a');
+    expect((await a.webhooks.get(1, 'wsu_a'))!.sealedSecret).toBe('v2:sealed-wsu_a');
     expect(await a.webhooks.get(2, 'wsu_a')).toBeNull();
   });
 });
