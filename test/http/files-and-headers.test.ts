@@ -1,7 +1,8 @@
-// What a copy of the disk or a shared cache could leak: the database files are the owner's only, idempotency
-// keys are stored as hashes, API answers are never cached, and text that is not text is refused.
+// What a copy of the disk or a shared cache could leak: the database files are the owner's only (on PostgreSQL
+// there are none), idempotency keys are stored as hashes, API answers are never cached, and text that is not
+// text is refused.
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { type Harness, startHarness, webhooksPath, validCreateBody } from '../support/harness';
 
 let h: Harness;
@@ -12,8 +13,13 @@ afterEach(async () => {
   await h.close();
 });
 
-test('the database and its WAL and SHM files are readable by their owner only', async () => {
+test('the database and its WAL and SHM files are readable by their owner only; PostgreSQL leaves no file', async () => {
   await h.call('POST', webhooksPath(), { body: validCreateBody() });
+  if (h.databaseUrl !== null) {
+    // The secrets and the database are the server's: nothing of them is written into the service's folder.
+    expect(readdirSync(h.dir)).toEqual([]);
+    return;
+  }
   for (const file of [h.dbPath, `${h.dbPath}-wal`, `${h.dbPath}-shm`]) expect(statSync(file).mode & 0o777).toBe(0o600);
 });
 
