@@ -73,6 +73,14 @@ export function openPool(options: PostgresOptions, onIdleError: (error: Error) =
   };
 }
 
+/**
+ * Rows turned into one array per column, the parameters of a statement that takes a whole batch through
+ * unnest($1::type[], $2::type[], ...): one round trip however many rows.
+ */
+export function asColumns(rows: readonly unknown[][], width: number): unknown[][] {
+  return Array.from({ length: width }, (_, column) => rows.map((row) => row[column]));
+}
+
 /** True for a postgres:// or postgresql:// URL: the store JOBHOOKS_DATABASE_URL selects. */
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);

@@ -8,7 +8,7 @@ import type { AttemptResult, LoggedAttempt } from '../../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { DispatchState } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore } from '../store';
-import type { PgDatabase } from './database';
+import { asColumns, type PgDatabase } from './database';
 import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../deliveries';
 import { appendAttempts } from './delivery-log';
 import { ADVISORY_LOCKS } from './migrate';
@@ -180,7 +180,7 @@ function leasedMoves(results: ReadonlyArray<{ result: AttemptResult; now: number
       ],
     ];
   });
-  return Array.from({ length: 7 }, (_, column) => moves.map((move) => move[column]));
+  return asColumns(moves, 7);
 }
 
 /** A manual redelivery's result: no lease, and a finished delivery that only a person moves. */
@@ -200,7 +200,7 @@ function dispatchStateColumns(states: ReadonlyMap<string, FoldedState>): unknown
     s.archivedAt,
     s.archivedReason,
   ]);
-  return Array.from({ length: 8 }, (_, column) => rows.map((row) => row[column]));
+  return asColumns(rows, 8);
 }
 
 async function recordInTransaction(

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { AttemptLogEntry, LoggedAttempt } from '../../domain/attempt';
 import { type AttemptRow, attemptFromRow } from '../delivery-log';
 import type { DeliveryLogFilter, DeliveryLogStore } from '../store';
-import type { PgDatabase } from './database';
+import { asColumns, type PgDatabase } from './database';
 
 /** A log row as PostgreSQL returns it: booleans where SQLite has 0 and 1. */
 type PgAttemptRow = Omit<AttemptRow, 'success' | 'is_test'> & { success: boolean; is_test: boolean };
@@ -59,8 +59,7 @@ export async function appendAttempts(
 ): Promise<number[]> {
   if (entries.length === 0) return [];
   const rows = entries.map(appendValues);
-  const columns = rows[0]!.map((_, column) => rows.map((row) => row[column]));
-  const { rows: inserted } = await client.query<{ id: number }>(APPEND_MANY, columns);
+  const { rows: inserted } = await client.query<{ id: number }>(APPEND_MANY, asColumns(rows, rows[0]!.length));
   return inserted.map((r) => r.id).sort((a, b) => a - b);
 }
 

@@ -8,7 +8,7 @@ import type { PlannedDeliveries } from '../../domain/delivery';
 import type { EventRecord } from '../../domain/event';
 import type { WebhookRecord } from '../../domain/webhook';
 import type { EventsStore, IngestOutcome } from '../store';
-import type { PgDatabase } from './database';
+import { asColumns, type PgDatabase } from './database';
 import { CHANNELS } from './migrations';
 import { SELECT_WEBHOOK } from '../webhooks';
 import { type PgWebhookRow, webhookFromPgRow } from './rows';
@@ -115,10 +115,7 @@ async function insertDeliveries(client: pg.PoolClient, inserted: readonly Planne
     planned.deliveries.map((d) => [d.id, event.id, d.webhookId, d.state, d.payloadHead, event.createdAt]),
   );
   if (rows.length === 0) return;
-  await client.query(
-    INSERT_DELIVERIES,
-    Array.from({ length: 6 }, (_, column) => rows.map((row) => row[column])),
-  );
+  await client.query(INSERT_DELIVERIES, asColumns(rows, 6));
 }
 
 function recordedOutcome(planned: PlannedDeliveries): IngestOutcome {
