@@ -23,7 +23,8 @@ const trustProxy = z
     return asFlag.success ? asFlag.data : value;
   });
 
-const positiveInt = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1));
+const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number);
+const positiveInt = wholeNumber.pipe(z.number().int().min(1));
 
 /** Five retry delays in seconds (five retries: docs/decisions.md#8-retries), e.g. "5,300,1800,7200,18000". */
 const retrySchedule = z
@@ -65,11 +66,7 @@ const EnvSchema = z
     JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: positiveInt.default(16),
     // Longer than an attempt's 10 s limit, or a slow attempt's delivery would be claimed twice.
     JOBHOOKS_DELIVERY_LEASE_SECONDS: positiveInt.pipe(z.number().min(15, 'must be at least 15')).default(60),
-    JOBHOOKS_METRICS_MAX_AGE_SECONDS: z
-      .string()
-      .regex(/^\d+$/, 'must be a whole number of seconds')
-      .transform(Number)
-      .default(15),
+    JOBHOOKS_METRICS_MAX_AGE_SECONDS: wholeNumber.default(15),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .refine((env) => env.JOBHOOKS_DATABASE_URL === undefined || env.JOBHOOKS_SECRET_KEY !== undefined, {

@@ -6,7 +6,7 @@ import { createRateLimiter, RATE_COOLDOWN_MS } from './accounts/rate-limit-polic
 import { createSharedRateLimiter } from './accounts/shared-rate-limiter';
 import { createSignInThrottle } from './accounts/sign-in-throttle';
 import type { Config } from './config';
-import { type Clock, createSystemClock } from './core/clock';
+import { type Clock, createSystemClock, nowMillis } from './core/clock';
 import { createIdGenerator } from './core/ids';
 import { cryptoRandomBytes, type RandomBytes, uniformFraction } from './core/random';
 import { createDeliveryLogService } from './delivery/delivery-log-service';
@@ -111,7 +111,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       inFlight: () => dispatcher?.inFlight() ?? 0,
       backlogMaxAgeMs: config.metricsMaxAgeMs,
     });
-    const storageHealth = createStorageHealth(() => Number(clock.nowNanos() / 1_000_000n));
+    const storageHealth = createStorageHealth(() => nowMillis(clock));
     const app = await buildApp({
       store,
       accounts,

@@ -1,7 +1,7 @@
 // The per-account rate limits as pure functions: a per-minute window per budget, with the management API's
 // five-minute cooldown. Management requests and ingested events have separate budgets, so a flood of one
 // never locks out the other.
-import type { Clock } from '../core/clock';
+import { type Clock, nowMillis } from '../core/clock';
 
 export const RATE_WINDOW_MS = 60_000;
 /** Once the management limit is exceeded, every management request of the account is refused for five minutes. */
@@ -80,11 +80,7 @@ export function createRateLimiter(clock: Clock, budgets: Readonly<Record<RateBud
   const states: Record<RateBudgetName, Map<number, RateState>> = { management: new Map(), ingestion: new Map() };
   return {
     async admit(accountId, budget) {
-      const decision = admitRequest(
-        states[budget].get(accountId),
-        Number(clock.nowNanos() / 1_000_000n),
-        budgets[budget],
-      );
+      const decision = admitRequest(states[budget].get(accountId), nowMillis(clock), budgets[budget]);
       states[budget].set(accountId, decision.state);
       return admittedAs(accountId, budget, decision);
     },

@@ -5,7 +5,7 @@
 // Each admission is exact rather than reserved in chunks per instance: a chunk left unspent on one instance
 // would refuse an account on another before it reached its limit. To keep that affordable, the admissions
 // of one event-loop turn for one (account, budget) share one transaction.
-import type { Clock } from '../core/clock';
+import { type Clock, nowMillis } from '../core/clock';
 import { createTurnBatch } from '../core/turn-batch';
 import type { RateWindowsStore } from '../store/store';
 import {
@@ -53,13 +53,11 @@ export function createSharedRateLimiter(
   budgets: Readonly<Record<RateBudgetName, RateBudget>>,
   onRefundFailed: (error: unknown) => void,
 ): RateLimiter {
-  const nowMs = () => Number(clock.nowNanos() / 1_000_000n);
-
   async function admitGroup(group: Waiting[]): Promise<void> {
     const { accountId, budget } = group[0]!;
     try {
       const decisions = await windows.update(accountId, budget, (current) =>
-        admitInOrder(current, group.length, nowMs(), budgets[budget]),
+        admitInOrder(current, group.length, nowMillis(clock), budgets[budget]),
       );
       group.forEach((waiting, i) => waiting.resolve(admittedAs(accountId, budget, decisions[i]!)));
     } catch (error) {

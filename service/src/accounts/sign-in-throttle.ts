@@ -2,7 +2,7 @@
 // address may not try again until the minute ends, so a token cannot be guessed at thousands a second. The
 // counting is the rate-limit policy's, with no cooldown beyond the window.
 import ipaddr from 'ipaddr.js';
-import type { Clock } from '../core/clock';
+import { type Clock, nowMillis } from '../core/clock';
 import { admitRequest, type RateState } from './rate-limit-policy';
 
 /**
@@ -31,12 +31,11 @@ export function createSignInThrottle(clock: Clock, failuresPerMinute: number): S
   // A Map iterates in insertion order: deleting and setting again moves a key to the end, so the first key is
   // the one whose failure is oldest.
   const states = new Map<string, RateState>();
-  const nowMs = () => Number(clock.nowNanos() / 1_000_000n);
   return {
     waitFor(address) {
       const key = clientKeyOf(address);
       const state = states.get(key);
-      const now = nowMs();
+      const now = nowMillis(clock);
       if (state?.blockedUntilMs == null || now >= state.blockedUntilMs) return null;
       // A blocked client that keeps trying stays at the young end: a spray evicts idle entries first.
       states.delete(key);
@@ -45,7 +44,10 @@ export function createSignInThrottle(clock: Clock, failuresPerMinute: number): S
     },
     failed(address) {
       const key = clientKeyOf(address);
-      const next = admitRequest(states.get(key), nowMs(), { limitPerMinute: failuresPerMinute, cooldownMs: 0 }).state;
+      const next = admitRequest(states.get(key), nowMillis(clock), {
+        limitPerMinute: failuresPerMinute,
+        cooldownMs: 0,
+      }).state;
       states.delete(key);
       if (states.size >= MAX_ADDRESSES) states.delete(states.keys().next().value as string);
       states.set(key, next);

@@ -57,7 +57,8 @@ Commands:
                               the public provider. Needs the package @jobhooks/terraform-provider.
 
 The account and token commands work on the PostgreSQL database of JOBHOOKS_DATABASE_URL when it is set, and
-otherwise on the SQLite file of JOBHOOKS_DB (default ./data/jobhooks.db), also while the service runs. Run "jobhooks <command> --help" for a command's options.
+otherwise on the SQLite file of JOBHOOKS_DB (default ./data/jobhooks.db), also while the service runs. Run
+"jobhooks <command> --help" for a command's options.
 `;
 
 class UsageError extends Error {}

@@ -14,6 +14,11 @@ export function nowMicros(clock: Clock): number {
   return nanosToMicros(clock.nowNanos());
 }
 
+/** Whole milliseconds since the epoch: the unit of rate windows, cooldowns and cluster-wide results. */
+export function nowMillis(clock: Clock): number {
+  return Number(clock.nowNanos() / 1_000_000n);
+}
+
 /**
  * Wall-clock time with sub-millisecond resolution: the epoch offset is read once from Date.now() and
  * then advanced by the monotonic high-resolution timer, so readings never go backwards.

@@ -1,7 +1,7 @@
 // Keeps the delivery log to its retention period (7 days: docs/decisions.md#12-delivery-log-and-retention) with a
 // periodic purge, which also forgets the secrets rotations replaced once their overlap is over
 // (docs/decisions.md#6a-secret-rotation). Several instances on one database purge once per period between them.
-import { type Clock, nowMicros } from '../core/clock';
+import { type Clock, nowMicros, nowMillis } from '../core/clock';
 import type { ClusterStore, DeliveryLogStore, WebhooksStore } from '../store/store';
 
 export const LOG_RETENTION_MICROS = 7 * 24 * 3600 * 1_000_000;
@@ -40,8 +40,9 @@ export function createRetentionJob(deps: {
     return { ...purged.value, secrets: dropped.value };
   };
   const run = () => {
-    const nowMs = Number(deps.clock.nowNanos() / 1_000_000n);
-    deps.cluster.latest('log-retention', nowMs, PURGE_SHARED_MAX_AGE_MS, purgeAndDropSecrets).catch(deps.onError);
+    deps.cluster
+      .latest('log-retention', nowMillis(deps.clock), PURGE_SHARED_MAX_AGE_MS, purgeAndDropSecrets)
+      .catch(deps.onError);
   };
   return {
     start() {

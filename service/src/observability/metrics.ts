@@ -1,6 +1,6 @@
 // Prometheus metrics of the delivery pipeline (prom-client), served at GET /metrics.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { type Clock, nowMicros } from '../core/clock';
+import { type Clock, nowMicros, nowMillis } from '../core/clock';
 import type { DispatchObserver } from '../delivery/dispatcher';
 import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
 import { verdictOf } from '../delivery/retry-policy';
@@ -48,10 +48,11 @@ function backlogOf(sources: MetricSources): () => Promise<Backlog> {
     archived: await sources.store.webhooks.countArchived(),
   });
   return () => {
-    const nowMs = Number(sources.clock.nowNanos() / 1_000_000n);
-    reading ??= sources.store.cluster.latest('backlog-gauges', nowMs, sources.backlogMaxAgeMs, count).finally(() => {
-      reading = null;
-    });
+    reading ??= sources.store.cluster
+      .latest('backlog-gauges', nowMillis(sources.clock), sources.backlogMaxAgeMs, count)
+      .finally(() => {
+        reading = null;
+      });
     return reading;
   };
 }

@@ -1,7 +1,7 @@
 // What the database's own errors mean for an operator and a caller: a full disk, a read-only or corrupt file,
-// an I/O error, a PostgreSQL server out of reach. The HTTP layer answers them 503 with Retry-After (the request may succeed later, and changed
-// nothing), /readyz reports the latest one, and the log gets one line per interval with a count, not one per
-// request.
+// an I/O error, a PostgreSQL server out of reach. The HTTP layer answers them 503 with Retry-After (the request
+// may succeed later, and changed nothing), /readyz reports the latest one, and the log gets one line per interval
+// with a count, not one per request.
 
 /** How long a storage failure keeps /readyz at 503 after the last time a request hit it. */
 export const STORAGE_FAILURE_MEMORY_MS = 30_000;
