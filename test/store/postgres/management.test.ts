@@ -1,6 +1,10 @@
 // Two instances' stores on one PostgreSQL database: caches kept right by notifications (also across a lost
 // LISTEN connection), creates that hold per-account limits and idempotency keys across instances, named locks,
 // and shared rate windows that lose no count.
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import type { ApiTokenRecord } from '../../../service/src/domain/account';
 import type { WebhookRecord } from '../../../service/src/domain/webhook';
@@ -187,6 +191,39 @@ describe('notifications', () => {
         WHERE datname = current_database() AND application_name = 'jobhooks-listen'`,
     );
     expect(listening[0]!.n).toBe(1);
+  });
+
+  test('close returns while a reconnect is stuck connecting', async () => {
+    // A proxy on a unix socket: the first connection goes through to the cluster, later ones are held
+    // unanswered, as a database host that accepts TCP but never finishes the handshake.
+    const proxyDir = mkdtempSync(join(tmpdir(), 'jobhooks-pg-proxy-'));
+    const throughSockets: net.Socket[] = [];
+    const held: net.Socket[] = [];
+    const proxy = net.createServer((socket) => {
+      if (throughSockets.length > 0) {
+        held.push(socket);
+        return;
+      }
+      const upstream = net.connect(join(process.env[CLUSTER_ENV]!, '.s.PGSQL.5432'));
+      socket.pipe(upstream).pipe(socket);
+      throughSockets.push(socket, upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(join(proxyDir, '.s.PGSQL.5432'), resolve));
+    try {
+      const proxied = new URL(url);
+      proxied.searchParams.set('host', proxyDir);
+      const notifications = await listenForNotifications(proxied.toString(), () => undefined);
+      for (const socket of throughSockets) socket.destroy();
+      await waitFor(() => held.length > 0, 'a reconnect attempt', 5_000);
+      const closing = notifications.close().then(() => 'closed');
+      const outcome = await Promise.race([closing, sleep(3_000).then(() => 'still closing after 3 s')]);
+      expect(outcome).toBe('closed');
+      expect(notifications.connected()).toBe(false);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
+      rmSync(proxyDir, { recursive: true, force: true });
+    }
   });
 });
 

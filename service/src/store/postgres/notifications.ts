@@ -145,7 +145,9 @@ export async function listenForNotifications(url: string, onError: (error: unkno
       closed = true;
       if (retryTimer !== null) clearTimeout(retryTimer);
       retryTimer = null;
-      await opening?.end().catch(() => undefined);
+      // The socket is cut rather than end()ed: end() during the handshake leaves pg's connect() pending forever
+      // (and waits for a goodbye an unresponsive server never sends), so the reconnect would never finish.
+      opening?.connection.stream.destroy();
       await reconnecting;
       const client = current;
       current = null;
