@@ -16,7 +16,7 @@ import { createTestDatabase, TEST_SECRET_KEY } from '../support/postgres';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '../support/service-process';
 import { openTestStore } from '../support/stores';
-import { waitFor } from '../support/wait';
+import { sleep, waitFor } from '../support/wait';
 
 let url: string;
 let receivers: Receiver[] = [];
@@ -127,6 +127,63 @@ test('kill -9 of one of two instances in the middle of a burst loses no delivery
 }, 150_000);
 
 /** Makes a Read-Only token of account 1 and a function that revokes it, through a store of the test's own. */
+/** A receiver that counts the most requests it had open at once; each is answered when `answer` resolves. */
+async function countingReceiver(answer: (index: number) => Promise<void>) {
+  const counts = { open: 0, mostOpen: 0 };
+  let index = 0;
+  const receiver = await startReceiver((_req, res) => {
+    counts.open += 1;
+    counts.mostOpen = Math.max(counts.mostOpen, counts.open);
+    void answer(index++).then(() => {
+      counts.open -= 1;
+      res.writeHead(200).end();
+    });
+  });
+  receivers.push(receiver);
+  return { receiver, counts };
+}
+
+const runsInOrder = (receiver: Receiver) =>
+  receiver.requests.map((r) => (JSON.parse(r.body.toString('utf8')) as { data: { runId: string } }).data.runId);
+
+test("one request at a time per webhook holds across instances, and the webhook's deliveries go oldest first", async () => {
+  let release!: () => void;
+  const firstHeld = new Promise<void>((resolve) => (release = resolve));
+  // The first request is held open while the rest of the events come in through both instances.
+  const { receiver, counts } = await countingReceiver((i) => (i === 0 ? firstHeld : sleep(2)));
+  const oneAtATime = withBootstrap({ JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: '1' });
+  const instances = [await startServiceProcess(oneAtATime), await startServiceProcess(oneAtATime)];
+  await createWebhookAt(instances[0]!.baseUrl, `${receiver.url}/hook`);
+  const runIds = Array.from({ length: 30 }, (_, i) => `run-${i + 1}`);
+  // One after the other, alternating instances: each event is older than the next.
+  for (const [i, runId] of runIds.entries())
+    expect((await postEvents([instances[i % 2]!.baseUrl], [runId], undefined, 1)).size).toBe(1);
+  await waitFor(() => receiver.requests.length >= 1, 'the first request');
+  release();
+  await waitFor(() => receiver.requests.length === runIds.length, 'every delivery', 30_000);
+  expect(counts.mostOpen).toBe(1);
+  expect(runsInOrder(receiver)).toEqual(runIds);
+}, 60_000);
+
+test("a webhook's concurrency limit is the cluster's: two instances never send it more at once", async () => {
+  const { receiver, counts } = await countingReceiver(() => sleep(20));
+  const threeAtATime = withBootstrap({ JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: '3' });
+  const instances = [await startServiceProcess(threeAtATime), await startServiceProcess(threeAtATime)];
+  await createWebhookAt(instances[0]!.baseUrl, `${receiver.url}/hook`);
+  const runIds = Array.from({ length: 200 }, (_, i) => `run-${i + 1}`);
+  expect(
+    (
+      await postEvents(
+        instances.map((i) => i.baseUrl),
+        runIds,
+      )
+    ).size,
+  ).toBe(runIds.length);
+  await waitFor(() => deliveredRuns(receiver).size === runIds.length, 'every delivery', 30_000);
+  // It did reach its limit (the endpoint earns it one healthy answer at a time), and never went past it.
+  expect(counts.mostOpen).toBe(3);
+}, 60_000);
+
 async function revocableToken(): Promise<{ token: string; revoke(): Promise<void>; close(): Promise<void> }> {
   const opened = await openTestStore('postgres', url);
   const clock = createSystemClock();

@@ -5,11 +5,12 @@ import type { DueCandidate } from '../../service/src/domain/delivery';
 
 let nextId = 0;
 /** A due delivery of `webhookId` (in account `accountId`) that came due at `dueAt`. */
-const due = (webhookId: string, dueAt: number, accountId = 1): DueCandidate => ({
+const due = (webhookId: string, dueAt: number, accountId = 1, inFlightElsewhere = 0): DueCandidate => ({
   id: `d${(nextId += 1)}`,
   webhookId,
   accountId,
   dueAt,
+  inFlightElsewhere,
 });
 
 function room(overrides: Partial<ClaimRoom> = {}): ClaimRoom {
@@ -58,6 +59,18 @@ test("a webhook never gets more than its endpoint's health allows, counting what
     room({ allowed: (id) => (id === 'sick' ? 2 : 16), inFlight: new Map([['sick', 1]]) }),
   );
   expect(webhooksOf(chosen).sort()).toEqual(['sick', 'well', 'well']);
+});
+
+test("other instances' requests in flight count against the allowance and the turn, as this process's own do", () => {
+  const elsewhere = (webhookId: string, dueAt: number, n: number) => due(webhookId, dueAt, 1, n);
+  const candidates = [elsewhere('shared', 1, 3), elsewhere('shared', 2, 3), elsewhere('shared', 3, 3), due('other', 9)];
+  const chosen = chooseClaims(candidates, room({ allowed: () => 4, inFlight: new Map([['shared', 0]]) }));
+  // 3 in flight elsewhere of the 4 allowed: one more, the oldest; and 'other', with none in flight, goes first.
+  expect(chosen.map((c) => [c.webhookId, c.dueAt])).toEqual([
+    ['other', 9],
+    ['shared', 1],
+  ]);
+  expect(chooseClaims([elsewhere('full', 1, 4)], room({ allowed: () => 4 }))).toEqual([]);
 });
 
 test('webhooks at their allowance and those with an open circuit are left out of the claim query', () => {

@@ -1,9 +1,9 @@
 // Which due deliveries a dispatcher takes when there is room for fewer than are due: in turns across accounts,
 // and within an account across its webhooks, the least busy first and, among equals, endpoints that answered
 // healthily before those not heard from, and those before sick ones; within a webhook, the oldest first. A
-// webhook never gets more than its endpoint's health allows (endpoint-health.ts), and endpoints not proven
-// healthy share only part of the slots, so a backlog, or slow, hung or new endpoints, cannot take the turn of
-// others.
+// webhook never gets more than its endpoint's health allows (endpoint-health.ts), counting its requests in
+// flight on every instance, and endpoints not proven healthy share only part of the slots, so a backlog, or
+// slow, hung or new endpoints, cannot take the turn of others.
 import type { DueCandidate } from '../domain/delivery';
 import type { Standing } from './endpoint-health';
 
@@ -58,7 +58,8 @@ const byTurn = (a: Ranked, b: Ranked) =>
 function rankWithinWebhooks(candidates: readonly DueCandidate[], room: ClaimRoom): Ranked[] {
   const ranked: Ranked[] = [];
   for (const [webhookId, due] of groupBy(candidates, (c) => c.webhookId)) {
-    const busy = room.inFlight.get(webhookId) ?? 0;
+    // Other instances' requests to the webhook count too: its limit holds for the cluster, not per instance.
+    const busy = (room.inFlight.get(webhookId) ?? 0) + due[0]!.inFlightElsewhere;
     const fits = Math.max(0, room.allowed(webhookId) - busy);
     const standing = STANDING_ORDER[room.standing(webhookId)];
     due.sort(byAge);

@@ -25,6 +25,11 @@ export interface DueCandidate {
   accountId: number;
   /** When its next attempt came due, in microseconds since the epoch. */
   dueAt: number;
+  /**
+   * Requests to its webhook in flight under the leases of other processes (other instances on one PostgreSQL
+   * database), which count against the webhook's limit like this process's own. Always 0 on SQLite.
+   */
+  inFlightElsewhere: number;
 }
 
 /** A delivery leased to one dispatcher, with what its attempt needs. */

@@ -155,7 +155,8 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
       if (due.length === 0) continue;
       const accountId = accountOfWebhook.get(webhookId)?.accountId;
       if (accountId === undefined) continue; // deleted since: its deliveries go with it
-      for (const { id, dueAt } of due) rows.push({ id, webhookId, accountId, dueAt });
+      // One process owns a SQLite database (the file lock), so every lease in flight is this process's own.
+      for (const { id, dueAt } of due) rows.push({ id, webhookId, accountId, dueAt, inFlightElsewhere: 0 });
     }
     return rows;
   }

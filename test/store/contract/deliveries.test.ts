@@ -2,11 +2,12 @@
 // recovering them.
 import { chooseClaims, type ClaimRoom } from '../../../service/src/delivery/claim-choice';
 import type { AttemptFacts } from '../../../service/src/domain/attempt';
-import type { ClaimedDelivery } from '../../../service/src/domain/delivery';
+import type { ClaimedDelivery, DueCandidate } from '../../../service/src/domain/delivery';
 import type { DispatchState } from '../../../service/src/domain/webhook';
 import {
   accountWithWebhooks,
   attemptOf,
+  backend,
   candidatesAt,
   claimAll,
   claimRequest,
@@ -49,13 +50,33 @@ describe('claimDue', () => {
     await eventsOfAccount1(5);
     await recordEvent(store(), event(2, 'wev_z', { createdAt: T0 }));
     const offered = await candidatesAt(store(), T0 + 3 * SECOND, { perWebhook: 2 });
-    expect(offered.map((c) => [c.id, c.webhookId, c.accountId, c.dueAt]).sort()).toEqual([
-      [d(1, 'wsu_a'), 'wsu_a', 1, T0],
-      [d(1, 'wsu_b'), 'wsu_b', 1, T0],
-      [d(2, 'wsu_a'), 'wsu_a', 1, T0 + SECOND],
-      [d(2, 'wsu_b'), 'wsu_b', 1, T0 + SECOND],
-      [deliveryId('wev_z', 'wsu_c'), 'wsu_c', 2, T0],
+    expect(offered.map((c) => [c.id, c.webhookId, c.accountId, c.dueAt, c.inFlightElsewhere]).sort()).toEqual([
+      [d(1, 'wsu_a'), 'wsu_a', 1, T0, 0],
+      [d(1, 'wsu_b'), 'wsu_b', 1, T0, 0],
+      [d(2, 'wsu_a'), 'wsu_a', 1, T0 + SECOND, 0],
+      [d(2, 'wsu_b'), 'wsu_b', 1, T0 + SECOND, 0],
+      [deliveryId('wev_z', 'wsu_c'), 'wsu_c', 2, T0, 0],
     ]);
+  });
+
+  test("another process's unexpired leases count as in flight elsewhere (PostgreSQL; one process owns a SQLite file)", async () => {
+    await eventsOfAccount1(3);
+    const now = T0 + 2 * SECOND;
+    const firstOf = (hook: string) => (candidates: DueCandidate[]) => candidates.filter((c) => c.id === d(1, hook));
+    await store().deliveries.claimDue(claimRequest(now, { owner: 'dispatcher-b' }), firstOf('wsu_a'));
+    await store().deliveries.claimDue(claimRequest(now), firstOf('wsu_b'));
+    const elsewhere = async (at: number) =>
+      Object.fromEntries((await candidatesAt(store(), at)).map((c) => [c.id, c.inFlightElsewhere]));
+    const other = backend === 'postgres' ? 1 : 0;
+    expect(await elsewhere(now)).toEqual({
+      [d(2, 'wsu_a')]: other,
+      [d(3, 'wsu_a')]: other,
+      [d(2, 'wsu_b')]: 0, // this process's own lease is its own count
+      [d(3, 'wsu_b')]: 0,
+    });
+    // A lease that ran out is nobody's request any more: its delivery is due again and counts nowhere.
+    const later = now + LEASE + SECOND;
+    expect(Object.values(await elsewhere(later))).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
   test('only what choose returns is leased; the rest stays due', async () => {

@@ -32,11 +32,16 @@ const DUE_CANDIDATES = `
      ORDER BY h.next_attempt_at LIMIT ${WEBHOOKS_PER_CLAIM}
   ), held AS MATERIALIZED (
     SELECT * FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))
+  ), busy AS MATERIALIZED (
+    SELECT held.*, (SELECT count(*) FROM deliveries l
+                     WHERE l.state = 'pending' AND l.webhook_id = held.webhook_id AND l.lease_owner IS NOT NULL
+                       AND l.lease_expires_at > $1 AND left(l.lease_owner, length($4)) <> $4)::int AS elsewhere
+      FROM held
   )
-  SELECT c.id, held.webhook_id, held.account_id, c.next_attempt_at AS due_at
-    FROM held CROSS JOIN LATERAL (
+  SELECT c.id, busy.webhook_id, busy.account_id, c.next_attempt_at AS due_at, busy.elsewhere
+    FROM busy CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at FROM deliveries d
-       WHERE d.state = 'pending' AND d.webhook_id = held.webhook_id AND d.next_attempt_at <= $1
+       WHERE d.state = 'pending' AND d.webhook_id = busy.webhook_id AND d.next_attempt_at <= $1
        ORDER BY d.next_attempt_at LIMIT $3) c`;
 
 // While leased, next_attempt_at holds the lease's end: an expired lease is simply due again. The WHERE is checked
@@ -105,6 +110,7 @@ interface CandidateRow {
   webhook_id: string;
   account_id: number;
   due_at: number;
+  elsewhere: number;
 }
 
 interface LeasedRow {
@@ -308,9 +314,17 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
       request.now,
       request.excludeWebhookIds,
       request.perWebhook,
+      // Every lease this process makes starts so (see `lease` below); any other lease is in flight elsewhere.
+      `${request.owner}/`,
     ]);
     const chosen = choose(
-      rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, accountId: r.account_id, dueAt: r.due_at })),
+      rows.map((r) => ({
+        id: r.id,
+        webhookId: r.webhook_id,
+        accountId: r.account_id,
+        dueAt: r.due_at,
+        inFlightElsewhere: r.elsewhere,
+      })),
     );
     if (chosen.length === 0) return [];
     const lease = `${request.owner}/${(claimsMade += 1)}`;

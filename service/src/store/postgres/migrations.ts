@@ -190,4 +190,13 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    description: "each webhook's deliveries in flight, so a claim counts other instances' requests to it",
+    sql: `
+      -- Small: only the deliveries leased right now (a result or skip clears lease_owner).
+      CREATE INDEX deliveries_leased_by_webhook ON deliveries(webhook_id, lease_expires_at)
+        WHERE state = 'pending' AND lease_owner IS NOT NULL;
+    `,
+  },
 ];
