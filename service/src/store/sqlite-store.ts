@@ -34,7 +34,6 @@ export function createSqliteStore(path: string, monotonicNow?: () => number, dur
     // One service process per file (service-lock.ts): there is no other instance to wait for or to hear from.
     cluster: {
       whileLocked: (_name, task) => task(),
-      ifFree: (_name, task) => task(),
       latest: (_name, _nowMs, _maxAgeMs, task) => task(),
       onDeliveriesQueued: () => undefined,
     },

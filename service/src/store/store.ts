@@ -188,8 +188,6 @@ export type ClusterResult = Record<string, number>;
 export interface ClusterStore {
   /** Runs `task` holding the cluster-wide lock `name`, waiting for an instance that holds it (one process: at once). */
   whileLocked<T>(name: string, task: () => Promise<T>): Promise<T>;
-  /** Runs `task` unless another instance holds `name` now; resolves with null when it did not run. */
-  ifFree<T>(name: string, task: () => Promise<T>): Promise<T | null>;
   /**
    * The result of `task` as some instance computed it less than `maxAgeMs` before `nowMs` (instance clocks);
    * when there is none that fresh, one instance computes it while the others wait for it, so a periodic job or a

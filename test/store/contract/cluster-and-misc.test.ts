@@ -26,18 +26,13 @@ describe('cluster', () => {
         throw new Error('task failed');
       }),
     ).rejects.toThrow('task failed');
-    expect(await store().cluster.ifFree('purge', async () => 'ran')).toBe('ran');
-    expect(await store().cluster.whileLocked('purge', async () => 'ran too')).toBe('ran too');
-  });
-
-  test('ifFree runs the task when no one holds the lock, and resolves with its value', async () => {
-    const task = jest.fn(async () => ({ done: true }));
-    expect(await store().cluster.ifFree('retention', task)).toEqual({ done: true });
-    expect(task).toHaveBeenCalledTimes(1);
+    expect(await store().cluster.whileLocked('purge', async () => 'ran')).toBe('ran');
   });
 
   test('a lock held under one name does not keep a task under another from running', async () => {
-    const inner = await store().cluster.whileLocked('one', () => store().cluster.ifFree('two', async () => 'inner'));
+    const inner = await store().cluster.whileLocked('one', () =>
+      store().cluster.whileLocked('two', async () => 'inner'),
+    );
     expect(inner).toBe('inner');
   });
 });

@@ -322,16 +322,6 @@ describe('creates across instances', () => {
 });
 
 describe('cluster locks', () => {
-  test('ifFree does not run while another instance holds the name, and runs once it is free', async () => {
-    const inner = await a.cluster.whileLocked('retention', async () => [
-      await b.cluster.ifFree('retention', async () => 'b ran'),
-      await a.cluster.ifFree('retention', async () => 'a ran'),
-      await b.cluster.ifFree('other', async () => 'other ran'),
-    ]);
-    expect(inner).toEqual([null, null, 'other ran']);
-    expect(await b.cluster.ifFree('retention', async () => 'b ran')).toBe('b ran');
-  });
-
   test('a lock whose connection is lost while held neither crashes the process nor stays held', async () => {
     const result = await a.cluster.whileLocked('purge', async () => {
       const killed = await sql(
@@ -343,23 +333,30 @@ describe('cluster locks', () => {
       return 'done';
     });
     expect(result).toBe('done');
-    expect(await b.cluster.ifFree('purge', async () => 'free')).toBe('free');
-    expect(await a.cluster.whileLocked('purge', async () => 'again')).toBe('again');
+    const free = (instance: Instance) =>
+      Promise.race([instance.cluster.whileLocked('purge', async () => 'free'), sleep(3_000).then(() => 'still held')]);
+    expect(await free(b)).toBe('free');
+    expect(await free(a)).toBe('free');
   });
 
-  test('of concurrent ifFree on both instances, one runs at a time', async () => {
-    let running = 0;
-    let most = 0;
-    const task = async () => {
-      running += 1;
-      most = Math.max(most, running);
-      await sleep(50);
-      running -= 1;
-      return true;
-    };
-    const ran = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).cluster.ifFree('x', task)));
-    expect(most).toBe(1);
-    expect(ran.filter((r) => r === true).length).toBeGreaterThanOrEqual(1);
+  test('a name another instance holds waits for it; another name does not', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holder = a.cluster.whileLocked('retention', async () => {
+      order.push('a holds');
+      await held;
+      order.push('a frees');
+    });
+    await waitFor(() => order.length === 1, 'the lock held');
+    const other = await b.cluster.whileLocked('other', async () => 'other ran');
+    const waiter = b.cluster.whileLocked('retention', async () => order.push('b holds'));
+    await sleep(200);
+    expect(order).toEqual(['a holds']);
+    release();
+    await Promise.all([holder, waiter]);
+    expect(other).toBe('other ran');
+    expect(order).toEqual(['a holds', 'a frees', 'b holds']);
   });
 
   test('whileLocked tasks take turns across instances, more waiters than pooled connections included', async () => {

@@ -8,7 +8,6 @@ import { ADVISORY_LOCKS } from './migrate';
 import type { Notifications } from './notifications';
 
 const LOCK = 'SELECT pg_advisory_lock($1, hashtext($2))';
-const TRY_LOCK = 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS acquired';
 const UNLOCK = 'SELECT pg_advisory_unlock($1, hashtext($2))';
 const READ_RESULT = 'SELECT computed_at, result FROM cluster_results WHERE name = $1';
 const WRITE_RESULT = `
@@ -47,12 +46,13 @@ async function holding<T>(client: pg.PoolClient, name: string, task: () => Promi
   }
 }
 
-/** Takes a connection and runs `lock` on it; a connection whose lock query failed is in no known state: closed. */
-async function connectionTrying(db: PgDatabase, lock: (client: pg.PoolClient) => Promise<boolean>) {
+/** A connection holding the lock `name`, once it is free; one whose lock query failed is in no known state: closed. */
+async function lockedConnection(db: PgDatabase, name: string): Promise<pg.PoolClient> {
   const client = await db.pool.connect();
   client.on('error', ignoreLoss);
   try {
-    return { client, acquired: await lock(client) };
+    await client.query(LOCK, [ADVISORY_LOCKS.named, name]);
+    return client;
   } catch (error) {
     release(client, true);
     throw error;
@@ -93,27 +93,10 @@ export function createPgClusterStore(db: PgDatabase, notifications: Notification
   }
 
   const whileLocked: ClusterStore['whileLocked'] = (name, task) =>
-    inTurn(name, async () => {
-      const { client } = await connectionTrying(db, async (c) => {
-        await c.query(LOCK, [ADVISORY_LOCKS.named, name]);
-        return true;
-      });
-      return holding(client, name, task);
-    });
+    inTurn(name, async () => holding(await lockedConnection(db, name), name, task));
 
   return {
     whileLocked,
-    ifFree: async (name, task) => {
-      const { client, acquired } = await connectionTrying(db, async (c) => {
-        const { rows } = await c.query<{ acquired: boolean }>(TRY_LOCK, [ADVISORY_LOCKS.named, name]);
-        return rows[0]!.acquired;
-      });
-      if (!acquired) {
-        release(client, false);
-        return null;
-      }
-      return holding(client, name, task);
-    },
     onDeliveriesQueued: (listener) => notifications.onDue(listener),
     async latest<T extends ClusterResult>(name: string, nowMs: number, maxAgeMs: number, task: () => Promise<T>) {
       const stored = await freshResult<T>(db, name, nowMs, maxAgeMs);
