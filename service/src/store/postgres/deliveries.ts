@@ -13,7 +13,6 @@ import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../deliver
 import { appendAttempts } from './delivery-log';
 import { ADVISORY_LOCKS } from './migrate';
 import { CHANNELS } from './migrations';
-import { forgetChangedWebhooks } from './webhooks';
 
 /**
  * Webhooks one claim looks at, those whose oldest due delivery is oldest first: no claim can send to more webhooks
@@ -213,7 +212,7 @@ async function recordInTransaction(
   client: pg.PoolClient,
   results: readonly AttemptResult[],
   next: NextDispatchState,
-): Promise<{ logged: Array<LoggedAttempt | null>; webhookIds: string[] }> {
+): Promise<Array<LoggedAttempt | null>> {
   const webhookIds = [...new Set(results.map((r) => r.log.webhookId))].sort();
   const { rows } = await client.query<PgDispatchRow>(LOCK_DISPATCH_STATES, [webhookIds]);
   const states = new Map<string, FoldedState>(
@@ -241,11 +240,10 @@ async function recordInTransaction(
   for (const [webhookId, state] of states)
     if (state.archivedAt !== null) await client.query(SKIP_PENDING_OF, [webhookId, state.archivedAt]);
   const idOf = new Map(kept.map(({ result }, i) => [result, ids[i]!]));
-  const logged = results.map((result) => {
+  return results.map((result) => {
     const id = idOf.get(result);
     return id === undefined ? null : { ...result.log, id };
   });
-  return { logged, webhookIds: [...states.keys()] };
 }
 
 interface WaitingResults {
@@ -267,11 +265,7 @@ function createResultsWriter(db: PgDatabase) {
   async function writeTogether(group: WaitingResults[]): Promise<void> {
     const results = group.flatMap((w) => w.results);
     try {
-      const { logged, webhookIds } = await db.transaction((client) =>
-        recordInTransaction(client, results, group[0]!.next),
-      );
-      // The dispatch states changed: this instance's cache is told now, the others by their notification.
-      forgetChangedWebhooks(db, webhookIds);
+      const logged = await db.transaction((client) => recordInTransaction(client, results, group[0]!.next));
       let offset = 0;
       for (const w of group) {
         w.resolve(logged.slice(offset, offset + w.results.length));

@@ -6,7 +6,7 @@ import type { Migration } from '../migrations';
 
 /** Channels of NOTIFY between instances (postgres/notifications.ts listens to both). */
 export const CHANNELS = {
-  /** A cache entry changed: 'w:<id>,<id>' (webhooks), 'w:*', 'a:*' (accounts), 't:*' (tokens). */
+  /** Kept token principals may have changed: 'a:*' (accounts), 't:*' (tokens). Before version 3, also 'w:...'. */
   invalidate: 'jobhooks_invalidate',
   /** Deliveries were queued or made due: other instances' dispatchers look for work. */
   due: 'jobhooks_due',
@@ -192,11 +192,17 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    description: "each webhook's deliveries in flight, so a claim counts other instances' requests to it",
+    description: "each webhook's deliveries in flight, for claims; webhooks no longer kept in memory",
     sql: `
-      -- Small: only the deliveries leased right now (a result or skip clears lease_owner).
+      -- A claim counts other instances' requests to a webhook. Small: only the deliveries leased right now (a
+      -- result or skip clears lease_owner).
       CREATE INDEX deliveries_leased_by_webhook ON deliveries(webhook_id, lease_expires_at)
         WHERE state = 'pending' AND lease_owner IS NOT NULL;
+      -- Webhooks are read from the database every time (store/postgres/webhooks.ts): nobody needs to hear of
+      -- their changes, which every batch of delivery results makes.
+      DROP TRIGGER webhooks_notify_update ON webhooks;
+      DROP TRIGGER webhooks_notify_delete ON webhooks;
+      DROP FUNCTION jobhooks_notify_webhooks();
     `,
   },
 ];

@@ -33,7 +33,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       backend: 'postgres',
       accounts: createPgAccountsStore(db),
       apiTokens: createPgApiTokensStore(db, notifications),
-      webhooks: createPgWebhooksStore(db, notifications),
+      webhooks: createPgWebhooksStore(db),
       events: createPgEventsStore(db),
       deliveries: createPgDeliveriesStore(db),
       deliveryLog: createPgDeliveryLogStore(db),

@@ -2,7 +2,6 @@
 // all under a new key is one transaction, so a database never holds secrets under two keys.
 import type { SecretKeysStore } from '../store';
 import type { PgDatabase } from './database';
-import { forgetChangedWebhooks } from './webhooks';
 
 interface SealedRow {
   id: string;
@@ -33,24 +32,18 @@ export function createPgSecretKeysStore(db: PgDatabase): SecretKeysStore {
     setKeyCheck: async (sealed) => {
       await db.query(UPSERT_KEY_CHECK, [sealed]);
     },
-    resealAll: async (resealOne, keyCheck) => {
-      try {
-        return await db.transaction(async (client) => {
-          await client.query(LOCK_SEALED_TABLES);
-          const { rows } = await client.query<SealedRow>(SELECT_ALL_SECRETS_LOCKED);
-          // A rotation's replaced secret too: it signs until its overlap ends.
-          const sealed = rows.map((row) => resealOne(row.sealed_secret));
-          const previous = rows.map((row) =>
-            row.previous_sealed_secret === null ? null : resealOne(row.previous_sealed_secret),
-          );
-          if (rows.length > 0) await client.query(WRITE_SECRETS, [rows.map((row) => row.id), sealed, previous]);
-          await client.query(UPSERT_KEY_CHECK, [keyCheck]);
-          return rows.length;
-        });
-      } finally {
-        // Every webhook this instance keeps in memory holds a secret sealed under the old key.
-        forgetChangedWebhooks(db, '*');
-      }
-    },
+    resealAll: (resealOne, keyCheck) =>
+      db.transaction(async (client) => {
+        await client.query(LOCK_SEALED_TABLES);
+        const { rows } = await client.query<SealedRow>(SELECT_ALL_SECRETS_LOCKED);
+        // A rotation's replaced secret too: it signs until its overlap ends.
+        const sealed = rows.map((row) => resealOne(row.sealed_secret));
+        const previous = rows.map((row) =>
+          row.previous_sealed_secret === null ? null : resealOne(row.previous_sealed_secret),
+        );
+        if (rows.length > 0) await client.query(WRITE_SECRETS, [rows.map((row) => row.id), sealed, previous]);
+        await client.query(UPSERT_KEY_CHECK, [keyCheck]);
+        return rows.length;
+      }),
   };
 }

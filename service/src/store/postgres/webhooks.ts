@@ -1,24 +1,18 @@
-// PostgreSQL access to webhooks and the idempotency keys of their creation, with the webhooks read by id kept
-// in memory. Several instances write at once: a create holds its account's row, so the key lookup, the limit
-// count and the insert see every create that committed before, and an update holds the webhook's row.
+// PostgreSQL access to webhooks and the idempotency keys of their creation. Several instances write at once: a
+// create holds its account's row, so the key lookup, the limit count and the insert see every create that
+// committed before, and an update holds the webhook's row.
 //
-// Why the cache does not serve a stale webhook:
-// - this store's writes evict what they changed once committed, and a write by another part of this instance's
-//   store (deliveries, secret keys) calls forgetChangedWebhooks, so this instance never serves a row older than
-//   its own write;
-// - other instances' writes: the webhooks and accounts triggers NOTIFY which rows changed (notifications.ts),
-//   and a read that such a notification overtook is not kept (NotifiedCache); while the LISTEN connection is
-//   down, reads go to the database.
+// A webhook is read from the database every time, not kept in memory: behind a load balancer, a client that
+// changed a webhook through one instance reads it back through another (Terraform and Pulumi do after every
+// apply), and a kept row could still be the old one until that instance heard of the change. Webhooks are read
+// by id only by the management API and the delivery log (the dispatcher and ingestion read them in their own
+// statements), so the cache would save one primary-key lookup per request and no round trip.
 import type pg from 'pg';
 import { ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
 import type { CreateWebhookOutcome, IdempotencyClaim, WebhooksStore } from '../store';
 import type { PgDatabase } from './database';
-import { NotifiedCache, type Notifications } from './notifications';
 import { SELECT_WEBHOOK } from '../webhooks';
 import { type PgWebhookRow, webhookFromPgRow } from './rows';
-
-/** Kept webhooks at most (one account's maximum); past that the cache starts over. */
-const RECORDS_KEPT = 1000;
 
 /** Holds the account's row against other creates (not against inserts that only reference it: KEY SHARE). */
 const LOCK_ACCOUNT = 'SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE';
@@ -56,8 +50,7 @@ const MARK_KEYS_ROTATED = `
 // A replaced secret is dropped once its overlap is over: nothing signs with it any more.
 const DROP_ENDED_SECRETS = `
   UPDATE webhooks SET previous_sealed_secret = NULL, previous_secret_until = NULL
-   WHERE previous_secret_until IS NOT NULL AND previous_secret_until <= $1
-  RETURNING id`;
+   WHERE previous_secret_until IS NOT NULL AND previous_secret_until <= $1`;
 const DELETE_WEBHOOK = 'DELETE FROM webhooks WHERE account_id = $1 AND id = $2';
 const COUNT_ARCHIVED = 'SELECT count(*) AS n FROM webhooks WHERE archived_at IS NOT NULL';
 
@@ -86,56 +79,6 @@ function changeValues(change: WebhookChange): unknown[] {
     change.archivedAt,
     change.archivedReason,
   ];
-}
-
-/** Frozen, because one object now answers many callers. */
-function frozen(record: WebhookRecord): WebhookRecord {
-  return Object.freeze({
-    ...record,
-    eventTypes: Object.freeze(record.eventTypes),
-    jobIds: Object.freeze(record.jobIds),
-  }) as WebhookRecord;
-}
-
-/** Evicts webhooks by id, or all of them ('*'). */
-type ForgetWebhooks = (ids: readonly string[] | '*') => void;
-
-/** Each pool's webhook caches, so the store's other parts can evict what they wrote. */
-const cachesOfDatabase = new WeakMap<PgDatabase, Set<ForgetWebhooks>>();
-
-/**
- * Evicts, from every webhook cache over `db` in this process, the webhooks a committed write of another part of
- * the store changed (all of them: '*'). Their notification evicts them too, but only when it arrives.
- */
-export function forgetChangedWebhooks(db: PgDatabase, ids: readonly string[] | '*'): void {
-  for (const forget of cachesOfDatabase.get(db) ?? []) forget(ids);
-}
-
-function createWebhookCache(db: PgDatabase, notifications: Notifications) {
-  const records = new NotifiedCache<string, WebhookRecord>(notifications, RECORDS_KEPT);
-  const forget: ForgetWebhooks = (ids) => {
-    if (ids === '*') records.clear();
-    else for (const id of ids) records.delete(id);
-  };
-  notifications.onInvalidate((payload) => {
-    if (payload === 'w:*' || payload === 'a:*' || payload === '*') forget('*');
-    else if (payload.startsWith('w:')) forget(payload.slice(2).split(','));
-  });
-  const forgets = cachesOfDatabase.get(db) ?? new Set<ForgetWebhooks>();
-  forgets.add(forget);
-  cachesOfDatabase.set(db, forgets);
-
-  return {
-    forget,
-    async get(accountId: number, id: string): Promise<WebhookRecord | null> {
-      const record = await records.get(id, async () => {
-        const { rows } = await db.query<PgWebhookRow>(SELECT_ONE, [accountId, id]);
-        return rows[0] ? frozen(webhookFromPgRow(rows[0])) : null;
-      });
-      // Ids are unique across accounts; another account's webhook is not found, as in SQL.
-      return record !== null && record.accountId === accountId ? record : null;
-    },
-  };
 }
 
 async function createInTransaction(
@@ -183,22 +126,14 @@ async function rereadWebhook(client: pg.PoolClient, accountId: number, id: strin
   return webhookFromPgRow(rows[0]!);
 }
 
-export function createPgWebhooksStore(db: PgDatabase, notifications: Notifications): WebhooksStore {
-  const cache = createWebhookCache(db, notifications);
-
-  /** Runs a write of webhook `id`, and evicts it once the write is over, committed or not. */
-  async function writing<T>(id: string, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } finally {
-      cache.forget([id]);
-    }
-  }
-
+export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
   return {
     create: (record, options) =>
       db.transaction((client) => createInTransaction(client, record, options.maxPerAccount, options.idempotency)),
-    get: (accountId, id) => cache.get(accountId, id),
+    get: async (accountId, id) => {
+      const { rows } = await db.query<PgWebhookRow>(SELECT_ONE, [accountId, id]);
+      return rows[0] ? webhookFromPgRow(rows[0]) : null;
+    },
     list: async (accountId, { offset, limit }) => {
       const [page, count] = await Promise.all([
         db.query<PgWebhookRow>(SELECT_PAGE, [accountId, limit, offset]),
@@ -207,40 +142,31 @@ export function createPgWebhooksStore(db: PgDatabase, notifications: Notificatio
       return { items: page.rows.map(webhookFromPgRow), total: count.rows[0]!.n };
     },
     update: (accountId, id, change) =>
-      writing(id, () =>
-        db.transaction(async (client) => {
-          const current = await lockedWebhook(client, accountId, id);
-          if (current === null) return null;
-          await client.query(UPDATE_WEBHOOK, [accountId, id, ...changeValues(change(current))]);
-          return rereadWebhook(client, accountId, id);
-        }),
-      ),
+      db.transaction(async (client) => {
+        const current = await lockedWebhook(client, accountId, id);
+        if (current === null) return null;
+        await client.query(UPDATE_WEBHOOK, [accountId, id, ...changeValues(change(current))]);
+        return rereadWebhook(client, accountId, id);
+      }),
     changeSecret: (accountId, id, change) =>
-      writing(id, () =>
-        db.transaction(async (client) => {
-          const current = await lockedWebhook(client, accountId, id);
-          if (current === null) return null;
-          const next = change(current);
-          await client.query(UPDATE_SECRET, [
-            accountId,
-            id,
-            next.sealedSecret,
-            next.previousSealedSecret,
-            next.previousSecretUntil,
-            next.updatedAt,
-          ]);
-          if (next.sealedSecret !== current.sealedSecret)
-            await client.query(MARK_KEYS_ROTATED, [ROTATED_KEY_PREFIX, accountId, id]);
-          return rereadWebhook(client, accountId, id);
-        }),
-      ),
-    dropEndedSecrets: async (now) => {
-      const { rows } = await db.query<{ id: string }>(DROP_ENDED_SECRETS, [now]);
-      cache.forget(rows.map((row) => row.id));
-      return rows.length;
-    },
-    delete: (accountId, id) =>
-      writing(id, async () => (await db.query(DELETE_WEBHOOK, [accountId, id])).rowCount === 1),
+      db.transaction(async (client) => {
+        const current = await lockedWebhook(client, accountId, id);
+        if (current === null) return null;
+        const next = change(current);
+        await client.query(UPDATE_SECRET, [
+          accountId,
+          id,
+          next.sealedSecret,
+          next.previousSealedSecret,
+          next.previousSecretUntil,
+          next.updatedAt,
+        ]);
+        if (next.sealedSecret !== current.sealedSecret)
+          await client.query(MARK_KEYS_ROTATED, [ROTATED_KEY_PREFIX, accountId, id]);
+        return rereadWebhook(client, accountId, id);
+      }),
+    dropEndedSecrets: async (now) => (await db.query(DROP_ENDED_SECRETS, [now])).rowCount ?? 0,
+    delete: async (accountId, id) => (await db.query(DELETE_WEBHOOK, [accountId, id])).rowCount === 1,
     countArchived: async () => (await db.query<CountRow>(COUNT_ARCHIVED)).rows[0]!.n,
   };
 }
