@@ -1,6 +1,6 @@
 // The delivery log: contents, order, paging, 7-day purge, manual redelivery, and the test endpoint's entries.
 import { createManualClock, type ManualClock } from '../../service/src/core/clock';
-import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
+import { createWebhook, type Harness, servicesPerHarness, startHarness, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
@@ -62,8 +62,12 @@ test('every attempt is logged, newest first, with what the endpoint answered', a
     response_headers: expect.objectContaining({ connection: 'keep-alive' }),
     test: false,
   });
-  const times = body.data.map((entry: { requested_at: string }) => Number(entry.requested_at));
-  expect(times[0] - times[1]).toBeGreaterThanOrEqual(10_000_000);
+  // Each instance learns an endpoint's health from its own answers (README, "Running several instances"): with
+  // two, the other one may still send before this one's circuit lets its probe go.
+  if (servicesPerHarness() === 1) {
+    const times = body.data.map((entry: { requested_at: string }) => Number(entry.requested_at));
+    expect(times[0] - times[1]).toBeGreaterThanOrEqual(10_000_000);
+  }
 });
 
 test('the log pages like the webhook list', async () => {

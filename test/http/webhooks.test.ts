@@ -5,6 +5,7 @@ import {
   ADMIN_TOKEN,
   createWebhook,
   type Harness,
+  servicesPerHarness,
   startHarness,
   webhookPath,
   webhooksPath,
@@ -367,4 +368,10 @@ describe('operations', () => {
     expect(response.statusCode).toBe(404);
     expect(response.json().status.code).toBe(404);
   });
+});
+
+test('the requests of a test reach every service the harness runs, in turn', async () => {
+  for (let i = 0; i < 4; i += 1) expect((await h.call('GET', webhooksPath())).statusCode).toBe(200);
+  expect(h.answeredBy).toHaveLength(servicesPerHarness());
+  expect(h.answeredBy.every((n) => n >= 2)).toBe(true);
 });

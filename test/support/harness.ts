@@ -1,5 +1,7 @@
 // Starts a real service for a test, with a known admin token: on a real SQLite file in a temporary folder, or,
-// in the postgres jest project, on a new database of the suite's PostgreSQL cluster (test/support/postgres.ts).
+// in the postgres jest projects, on a new database of the suite's PostgreSQL cluster (test/support/postgres.ts).
+// In the "postgres, two instances" project a second service runs on the same database and the requests of
+// `call` alternate between the two, as a load balancer would send them: the API must answer the same.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +11,7 @@ import { loadConfig } from '../../service/src/config';
 import type { Clock } from '../../service/src/core/clock';
 import { createService, type Service } from '../../service/src/wiring';
 import { type DatabaseInspector, inspectDatabase } from './db-inspect';
-import { createTestDatabase, TEST_SECRET_KEY, testBackend } from './postgres';
+import { createTestDatabase, INSTANCES_ENV, TEST_SECRET_KEY, testBackend } from './postgres';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 export const ACCOUNT_ID = 1;
@@ -24,6 +26,8 @@ export interface Harness {
   /** The service's database, read (and set up by hand) in SQL that both backends run. */
   db: DatabaseInspector;
   call(method: string, url: string, options?: CallOptions): Promise<LightMyRequestResponse>;
+  /** How many calls each service answered (two services in the "postgres, two instances" project). */
+  answeredBy: number[];
   /** Makes a token with this permission set on `accountId` (created with `plan` when missing). */
   /** Listens on 127.0.0.1 on a free port and returns the API base URL, ending in /api. */
   listen(): Promise<string>;
@@ -51,6 +55,9 @@ export interface HarnessOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
+/** How many services the harness runs on one database: 2 in the "postgres, two instances" jest project. */
+export const servicesPerHarness = (): number => (process.env[INSTANCES_ENV] === '2' ? 2 : 1);
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'jobhooks-test-'));
   const dbPath = join(dir, 'jobhooks.db');
@@ -65,6 +72,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   const service = await createService(config, { clock: options.clock, logger: options.logger ?? false });
+  const peer =
+    databaseUrl !== null && servicesPerHarness() === 2
+      ? await createService(config, { clock: options.clock, logger: options.logger ?? false })
+      : null;
+  /** The services `call` sends to in turn. */
+  const answering = peer === null ? [service] : [service, peer];
+  let calls = 0;
+  const answeredBy = answering.map(() => 0);
   const db = inspectDatabase({ dbPath, databaseUrl });
   return {
     service,
@@ -72,8 +87,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     dbPath,
     databaseUrl,
     db,
-    call: (method, url, { token = ADMIN_TOKEN, body, rawBody, headers = {} } = {}) =>
-      service.app.inject({
+    answeredBy,
+    call: (method, url, { token = ADMIN_TOKEN, body, rawBody, headers = {} } = {}) => {
+      const turn = calls++ % answering.length;
+      answeredBy[turn]! += 1;
+      return answering[turn]!.app.inject({
         method: method as 'GET',
         url,
         headers: {
@@ -82,7 +100,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           ...headers,
         },
         ...(rawBody !== undefined ? { payload: rawBody } : body !== undefined ? { payload: JSON.stringify(body) } : {}),
-      }),
+      });
+    },
     listen: async () => `${await service.app.listen({ host: '127.0.0.1', port: 0 })}/api`,
     token: async (permissionSet, accountId = ACCOUNT_ID) => {
       if (!(await service.store.accounts.get(accountId))) await service.accounts.createAccount({ id: accountId });
@@ -90,7 +109,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     close: async () => {
       await db.close();
-      await service.close();
+      await Promise.all(answering.map((s) => s.close()));
       if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };

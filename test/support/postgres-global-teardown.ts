@@ -2,5 +2,8 @@
 import type { TestCluster } from './postgres';
 
 export default function globalTeardown(): void {
-  (globalThis as { jobhooksTestCluster?: TestCluster }).jobhooksTestCluster?.stop();
+  // Both PostgreSQL projects name this file: the first to end stops the cluster, the second finds none.
+  const holder = globalThis as { jobhooksTestCluster?: TestCluster };
+  holder.jobhooksTestCluster?.stop();
+  delete holder.jobhooksTestCluster;
 }

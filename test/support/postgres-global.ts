@@ -2,6 +2,8 @@
 import { CLUSTER_ENV, startTestCluster } from './postgres';
 
 export default function globalSetup(): void {
+  // Both PostgreSQL projects name this file: the second one to start reuses the cluster.
+  if ((globalThis as { jobhooksTestCluster?: unknown }).jobhooksTestCluster !== undefined) return;
   const cluster = startTestCluster();
   process.env[CLUSTER_ENV] = cluster.socketDir;
   (globalThis as { jobhooksTestCluster?: typeof cluster }).jobhooksTestCluster = cluster;

@@ -11,6 +11,8 @@ import pg from 'pg';
 export const CLUSTER_ENV = 'JOBHOOKS_TEST_PG_SOCKET_DIR';
 /** The backend the HTTP and pipeline suites run on in this jest project: sqlite (default) or postgres. */
 export const BACKEND_ENV = 'JOBHOOKS_TEST_BACKEND';
+/** '2' in the "postgres, two instances" jest project: the harness runs two services on one database. */
+export const INSTANCES_ENV = 'JOBHOOKS_TEST_INSTANCES';
 /** A fixed key for test services on PostgreSQL (JOBHOOKS_SECRET_KEY is required there). */
 export const TEST_SECRET_KEY = 'a'.repeat(64);
 
