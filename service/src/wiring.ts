@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { createAccountService, type AccountService } from './accounts/account-service';
 import { createRateLimiter, RATE_COOLDOWN_MS } from './accounts/rate-limit-policy';
 import { createSharedRateLimiter } from './accounts/shared-rate-limiter';
+import { createSharedSignInThrottle } from './accounts/shared-sign-in-throttle';
 import { createSignInThrottle } from './accounts/sign-in-throttle';
 import type { Config } from './config';
 import { type Clock, createSystemClock, nowMillis } from './core/clock';
@@ -142,7 +143,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
           : createSharedRateLimiter(store.rateWindows, clock, rateBudgets, (error) =>
               logBackgroundError(error, 'Refunding a rate-limit admission'),
             ),
-      signInThrottle: createSignInThrottle(clock, config.failedSignInsPerMinute),
+      signInThrottle:
+        store.signInWindows === null
+          ? createSignInThrottle(clock, config.failedSignInsPerMinute)
+          : createSharedSignInThrottle(store.signInWindows, clock, config.failedSignInsPerMinute, (error) =>
+              logBackgroundError(error, 'Counting a failed sign-in'),
+            ),
       trustProxy: config.trustProxy,
       storageHealth,
       logger: overrides.logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS },

@@ -20,10 +20,16 @@ export interface DatabaseInspector {
 }
 
 /**
- * Tables that change with every request rather than with the data: the shared rate windows (PostgreSQL; SQLite
- * keeps them in memory), the shared job results and the readiness probe's row.
+ * Tables that change with every request rather than with the data: the shared rate and sign-in windows
+ * (PostgreSQL; SQLite keeps them in memory), the shared job results and the readiness probe's row.
  */
-const BOOKKEEPING = new Set(['rate_limit_windows', 'cluster_results', 'readiness_probe', 'schema_migrations']);
+const BOOKKEEPING = new Set([
+  'rate_limit_windows',
+  'sign_in_windows',
+  'cluster_results',
+  'readiness_probe',
+  'schema_migrations',
+]);
 
 const dumpOf = (tables: Record<string, unknown[]>) =>
   JSON.stringify(tables, (_key, value: unknown) => (Buffer.isBuffer(value) ? value.toString('hex') : value));

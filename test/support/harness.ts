@@ -28,9 +28,11 @@ export interface Harness {
   call(method: string, url: string, options?: CallOptions): Promise<LightMyRequestResponse>;
   /** How many calls each service answered (two services in the "postgres, two instances" project). */
   answeredBy: number[];
-  /** Makes a token with this permission set on `accountId` (created with `plan` when missing). */
+  /** The services `call` sends to in turn: `service`, then its peer on the same database when there is one. */
+  services: Service[];
   /** Listens on 127.0.0.1 on a free port and returns the API base URL, ending in /api. */
   listen(): Promise<string>;
+  /** Makes a token with this permission set on `accountId` (the account is created when missing). */
   token(
     permissionSet: Parameters<Service['accounts']['createToken']>[0]['permissionSet'],
     accountId?: number,
@@ -88,6 +90,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     databaseUrl,
     db,
     answeredBy,
+    services: answering,
     call: (method, url, { token = ADMIN_TOKEN, body, rawBody, headers = {} } = {}) => {
       const turn = calls++ % answering.length;
       answeredBy[turn]! += 1;

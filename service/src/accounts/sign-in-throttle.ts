@@ -1,9 +1,10 @@
 // Failed sign-ins (a missing or wrong token) counted per client address: past the limit in a minute, that
 // address may not try again until the minute ends, so a token cannot be guessed at thousands a second. The
-// counting is the rate-limit policy's, with no cooldown beyond the window.
+// counting is the rate-limit policy's, with no cooldown beyond the window. One process counts in its memory
+// (here); several instances on one database count together (shared-sign-in-throttle.ts).
 import ipaddr from 'ipaddr.js';
 import { type Clock, nowMillis } from '../core/clock';
-import { admitRequest, type RateState } from './rate-limit-policy';
+import { admitRequest, type RateBudget, type RateState } from './rate-limit-policy';
 
 /**
  * Addresses remembered at once. Past it the least recently seen is forgotten, one at a time (not the whole
@@ -20,37 +21,57 @@ export function clientKeyOf(address: string): string {
   return `${parts.join(':')}::/64`;
 }
 
+/** The sign-in budget: `failuresPerMinute`, then blocked until the minute ends. */
+export const signInBudget = (failuresPerMinute: number): RateBudget => ({
+  limitPerMinute: failuresPerMinute,
+  cooldownMs: 0,
+});
+
 export interface SignInThrottle {
   /** Seconds this address must wait before it may sign in again, or null when it may now. */
   waitFor(address: string): number | null;
-  /** Counts a failed sign-in from this address. */
-  failed(address: string): void;
+  /** Counts a failed sign-in from this address; resolves once counted (never rejects). */
+  failed(address: string): Promise<void>;
+}
+
+/** Something kept per client key, for at most MAX_ADDRESSES keys: the least recently seen is forgotten first. */
+export class RecentClients<V> {
+  // A Map iterates in insertion order: deleting and setting again moves a key to the end, so the first key is
+  // the one seen longest ago.
+  private readonly entries = new Map<string, V>();
+
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Keeps `value` for `key` and marks it seen now. */
+  seen(key: string, value: V): void {
+    this.entries.delete(key);
+    if (this.entries.size >= MAX_ADDRESSES) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, value);
+  }
+}
+
+/** Seconds until `blockedUntilMs`, or null when that is not after `nowMs`. */
+export function secondsBlocked(blockedUntilMs: number | null | undefined, nowMs: number): number | null {
+  return blockedUntilMs == null || nowMs >= blockedUntilMs ? null : Math.ceil((blockedUntilMs - nowMs) / 1000);
 }
 
 export function createSignInThrottle(clock: Clock, failuresPerMinute: number): SignInThrottle {
-  // A Map iterates in insertion order: deleting and setting again moves a key to the end, so the first key is
-  // the one whose failure is oldest.
-  const states = new Map<string, RateState>();
+  const budget = signInBudget(failuresPerMinute);
+  const states = new RecentClients<RateState>();
   return {
     waitFor(address) {
       const key = clientKeyOf(address);
       const state = states.get(key);
-      const now = nowMillis(clock);
-      if (state?.blockedUntilMs == null || now >= state.blockedUntilMs) return null;
+      const wait = secondsBlocked(state?.blockedUntilMs, nowMillis(clock));
       // A blocked client that keeps trying stays at the young end: a spray evicts idle entries first.
-      states.delete(key);
-      states.set(key, state);
-      return Math.ceil((state.blockedUntilMs - now) / 1000);
+      if (wait !== null) states.seen(key, state!);
+      return wait;
     },
-    failed(address) {
+    async failed(address) {
       const key = clientKeyOf(address);
-      const next = admitRequest(states.get(key), nowMillis(clock), {
-        limitPerMinute: failuresPerMinute,
-        cooldownMs: 0,
-      }).state;
-      states.delete(key);
-      if (states.size >= MAX_ADDRESSES) states.delete(states.keys().next().value as string);
-      states.set(key, next);
+      states.seen(key, admitRequest(states.get(key), nowMillis(clock), budget).state);
     },
   };
 }

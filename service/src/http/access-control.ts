@@ -44,7 +44,7 @@ async function accessControl(app: FastifyInstance, { accounts, rateLimiter, sign
     try {
       principal = await accounts.authenticate(request.headers.authorization);
     } catch (error) {
-      if (error instanceof UnauthenticatedError) signInThrottle.failed(request.ip);
+      if (error instanceof UnauthenticatedError) await signInThrottle.failed(request.ip);
       throw error;
     }
     // Events from the scheduler spend a budget of their own: a flood of them cannot lock out the admins, nor

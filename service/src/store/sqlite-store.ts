@@ -38,6 +38,7 @@ export function createSqliteStore(path: string, monotonicNow?: () => number, dur
       onDeliveriesQueued: () => undefined,
     },
     rateWindows: null,
+    signInWindows: null,
     checkReadiness: async () => {
       probeReadiness();
     },

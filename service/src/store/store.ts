@@ -181,6 +181,26 @@ export interface RateWindowsStore {
   ): Promise<T>;
 }
 
+/** Each client address's window of failed sign-ins, shared by every instance (PostgreSQL only). */
+export interface SignInWindowsStore {
+  /**
+   * As RateWindowsStore.update, for the window of one client key; when the window written begins a block, every
+   * instance's onBlocked listener hears of it once the transaction commits.
+   */
+  update<T>(
+    clientKey: string,
+    decide: (current: SharedRateWindow | undefined) => { window: SharedRateWindow; answer: T },
+  ): Promise<T>;
+  /**
+   * Calls `listener` with each block on record now, then with each block that begins on any instance, and again
+   * with every block on record when a lost connection is back (what was announced meanwhile was missed).
+   * A block may be told more than once, and ended ones may be among them: the listener compares with its clock.
+   */
+  onBlocked(listener: (clientKey: string, blockedUntilMs: number) => void): void;
+  /** Deletes the windows that started `windowMs` or more before `nowMs` and hold no block still in force. */
+  forgetEnded(nowMs: number, windowMs: number): Promise<void>;
+}
+
 /** What a cluster-wide job leaves for the other instances to read: named counts. */
 export type ClusterResult = Record<string, number>;
 
@@ -214,6 +234,8 @@ export interface Store {
   cluster: ClusterStore;
   /** Windows of the per-account rate limits shared by every instance; null when one process keeps them in memory. */
   rateWindows: RateWindowsStore | null;
+  /** Windows of failed sign-ins shared by every instance; null when one process keeps them in memory. */
+  signInWindows: SignInWindowsStore | null;
   /** Resolves when the database can be read and written; rejects with the database's own error otherwise. */
   checkReadiness(): Promise<void>;
   close(): Promise<void>;

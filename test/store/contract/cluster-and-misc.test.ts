@@ -1,5 +1,7 @@
-// Store contract: the cluster's locks, readiness, the rows sealed with the secret key, and which backend it is.
+// Store contract: the cluster's locks, readiness, the rows sealed with the secret key, the shared rate and sign-in
+// windows, and which backend it is.
 import type { SharedRateWindow } from '../../../service/src/store/store';
+import { waitFor } from '../../support/wait';
 import { account, addWebhook, backend, T0, useStore, webhook } from './fixtures';
 
 const store = useStore();
@@ -149,5 +151,64 @@ describe('rate windows', () => {
       ),
     );
     expect(await windows.update(1, 'api', (current) => ({ window: current!, answer: current!.count }))).toBe(20);
+  });
+});
+
+describe('sign-in windows', () => {
+  if (backend === 'sqlite') {
+    test('are kept in memory by the one process: the store has none', () => {
+      expect(store().signInWindows).toBeNull();
+    });
+    return;
+  }
+
+  const V6_CLIENT = '2001:db8:1:2::/64';
+  const read = (clientKey: string) =>
+    store().signInWindows!.update(clientKey, (current) => ({
+      window: current ?? { windowStartMs: 0, count: 0, blockedUntilMs: null },
+      answer: current,
+    }));
+  const write = (clientKey: string, window: SharedRateWindow) =>
+    store().signInWindows!.update(clientKey, () => ({ window, answer: null }));
+  /** What a listener heard, each block once: a block both on record and announced may be told twice. */
+  function listen(): { heard: () => Array<[string, number]> } {
+    const heard = new Map<string, [string, number]>();
+    store().signInWindows!.onBlocked((clientKey, until) => heard.set(`${clientKey} ${until}`, [clientKey, until]));
+    return { heard: () => [...heard.values()] };
+  }
+
+  test('a window that begins a block is announced, with its client key and end', async () => {
+    const { heard } = listen();
+    await write(V6_CLIENT, { windowStartMs: T0, count: 3, blockedUntilMs: null });
+    await write(V6_CLIENT, { windowStartMs: T0, count: 4, blockedUntilMs: T0 + 60_000 });
+    // Written again with the same block (a later failure while blocked).
+    await write(V6_CLIENT, { windowStartMs: T0, count: 4, blockedUntilMs: T0 + 60_000 });
+    await write('198.51.100.7', { windowStartMs: T0, count: 4, blockedUntilMs: T0 + 30_000 });
+    await waitFor(() => heard().length >= 2, 'two announcements');
+    expect(heard()).toEqual([
+      [V6_CLIENT, T0 + 60_000],
+      ['198.51.100.7', T0 + 30_000],
+    ]);
+    expect(await read(V6_CLIENT)).toEqual({ windowStartMs: T0, count: 4, blockedUntilMs: T0 + 60_000 });
+  });
+
+  test('a listener is first told the blocks on record', async () => {
+    await write('198.51.100.8', { windowStartMs: T0, count: 4, blockedUntilMs: T0 + 60_000 });
+    await write('198.51.100.9', { windowStartMs: T0, count: 1, blockedUntilMs: null });
+    const { heard } = listen();
+    await waitFor(() => heard().length > 0, 'the blocks on record');
+    expect(heard()).toEqual([['198.51.100.8', T0 + 60_000]]);
+  });
+
+  test('forgetEnded deletes the windows that ended with no block in force, and keeps the others', async () => {
+    await write('10.0.0.1', { windowStartMs: T0 - 61_000, count: 2, blockedUntilMs: null });
+    await write('10.0.0.2', { windowStartMs: T0 - 10_000, count: 2, blockedUntilMs: null });
+    await write('10.0.0.3', { windowStartMs: T0 - 61_000, count: 9, blockedUntilMs: T0 + 5_000 });
+    await write('10.0.0.4', { windowStartMs: T0 - 120_000, count: 9, blockedUntilMs: T0 - 60_000 });
+    await store().signInWindows!.forgetEnded(T0, 60_000);
+    expect(await read('10.0.0.1')).toBeUndefined();
+    expect(await read('10.0.0.2')).toEqual({ windowStartMs: T0 - 10_000, count: 2, blockedUntilMs: null });
+    expect(await read('10.0.0.3')).toEqual({ windowStartMs: T0 - 61_000, count: 9, blockedUntilMs: T0 + 5_000 });
+    expect(await read('10.0.0.4')).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import { CACHE_TTL_MS, NotifiedCache, type Notifications } from '../../../servic
 const silentButConnected: Notifications = {
   onInvalidate: () => undefined,
   onDue: () => undefined,
+  onSignInBlocked: () => undefined,
   connected: () => true,
   epoch: () => 0,
   close: async () => undefined,

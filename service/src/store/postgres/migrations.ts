@@ -4,12 +4,14 @@
 // event_types and job_ids JSON text kept exactly as written.
 import type { Migration } from '../migrations';
 
-/** Channels of NOTIFY between instances (postgres/notifications.ts listens to both). */
+/** Channels of NOTIFY between instances (postgres/notifications.ts listens to each). */
 export const CHANNELS = {
   /** Kept token principals may have changed: 'a:*' (accounts), 't:*' (tokens). Before version 3, also 'w:...'. */
   invalidate: 'jobhooks_invalidate',
   /** Deliveries were queued or made due: other instances' dispatchers look for work. */
   due: 'jobhooks_due',
+  /** A client address was blocked for failed sign-ins: '<blocked until, ms> <client key>' (version 4). */
+  signInBlocked: 'jobhooks_sign_in_blocked',
 } as const;
 
 export const PG_MIGRATIONS: readonly Migration[] = [
@@ -203,6 +205,20 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       DROP TRIGGER webhooks_notify_update ON webhooks;
       DROP TRIGGER webhooks_notify_delete ON webhooks;
       DROP FUNCTION jobhooks_notify_webhooks();
+    `,
+  },
+  {
+    version: 4,
+    description: "each client address's failed sign-ins, counted by every instance",
+    sql: `
+      -- The window of failed sign-ins of one client address (accounts/shared-sign-in-throttle.ts); rows whose
+      -- window and block have ended are deleted as failures come in.
+      CREATE TABLE sign_in_windows (
+        client_key        text    PRIMARY KEY,
+        window_start_ms   bigint  NOT NULL,
+        count             integer NOT NULL,
+        blocked_until_ms  bigint
+      );
     `,
   },
 ];

@@ -1,7 +1,8 @@
 // The one LISTEN connection of an instance: other instances' commits reach it as NOTIFY (triggers of the schema,
-// migrations.ts), telling its caches what changed and its dispatcher that deliveries are due. The connection
-// comes back by itself when it is lost; while it is down nothing can be heard, so the caches stop trusting
-// themselves (NotifiedCache) until it is back and everything counts as changed.
+// migrations.ts, and the stores' own pg_notify), telling its caches what changed, its dispatcher that deliveries
+// are due and its sign-in throttle which addresses are blocked. The connection comes back by itself when it is
+// lost; while it is down nothing can be heard, so the caches stop trusting themselves (NotifiedCache) until it
+// is back and everything counts as changed.
 import pg from 'pg';
 import { BoundedMap } from '../../core/bounded-map';
 import { CHANNELS } from './migrations';
@@ -11,6 +12,8 @@ export interface Notifications {
   onInvalidate(handler: (payload: string) => void): void;
   /** handler is called on each NOTIFY of the due channel, and after a reconnect. */
   onDue(handler: () => void): void;
+  /** handler gets each payload of the sign-in-blocked channel; after a reconnect it gets '*' (any may have been missed). */
+  onSignInBlocked(handler: (payload: string) => void): void;
   /** False while the LISTEN connection is down: caches must read through (not serve nor fill). */
   connected(): boolean;
   /** A counter bumped by every invalidation received and every (re)connect: caches note it before a read and fill only if unchanged after. */
@@ -24,12 +27,15 @@ const LAST_RETRY_MS = 5_000;
 /** A connection attempt that hangs (an unreachable host) is given up and retried. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-const LISTEN = `LISTEN ${CHANNELS.invalidate}; LISTEN ${CHANNELS.due}`;
+const LISTEN = Object.values(CHANNELS)
+  .map((channel) => `LISTEN ${channel}`)
+  .join('; ');
 
 /** Resolves once listening; rejects when the first connection fails, so a wrong URL fails the start-up. */
 export async function listenForNotifications(url: string, onError: (error: unknown) => void): Promise<Notifications> {
   const invalidateHandlers: Array<(payload: string) => void> = [];
   const dueHandlers: Array<() => void> = [];
+  const signInBlockedHandlers: Array<(payload: string) => void> = [];
   /** The listening connection; null while it is down. */
   let current: pg.Client | null = null;
   /** A connection being opened, so close() can abort it. */
@@ -56,6 +62,9 @@ export async function listenForNotifications(url: string, onError: (error: unkno
       for (const handler of invalidateHandlers) call(() => handler(payload));
     } else if (message.channel === CHANNELS.due) {
       for (const handler of dueHandlers) call(handler);
+    } else if (message.channel === CHANNELS.signInBlocked) {
+      const payload = message.payload ?? '';
+      for (const handler of signInBlockedHandlers) call(() => handler(payload));
     }
   }
 
@@ -127,6 +136,7 @@ export async function listenForNotifications(url: string, onError: (error: unkno
     // Whatever was sent while the connection was down is lost: everything may have changed, anything may be due.
     for (const handler of invalidateHandlers) call(() => handler('*'));
     for (const handler of dueHandlers) call(handler);
+    for (const handler of signInBlockedHandlers) call(() => handler('*'));
   }
 
   current = await open();
@@ -137,6 +147,9 @@ export async function listenForNotifications(url: string, onError: (error: unkno
     },
     onDue: (handler) => {
       dueHandlers.push(handler);
+    },
+    onSignInBlocked: (handler) => {
+      signInBlockedHandlers.push(handler);
     },
     connected: () => current !== null,
     epoch: () => epoch,

@@ -14,6 +14,7 @@ import { listenForNotifications } from './notifications';
 import { createPgRateWindowsStore } from './rate-windows';
 import { createPgReadinessProbe } from './readiness-probe';
 import { createPgSecretKeysStore } from './secret-keys';
+import { createPgSignInWindowsStore } from './sign-in-windows';
 import { createPgWebhooksStore } from './webhooks';
 
 export interface PostgresStoreOptions extends PostgresOptions {
@@ -40,6 +41,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       secretKeys: createPgSecretKeysStore(db),
       cluster: createPgClusterStore(db, notifications),
       rateWindows: createPgRateWindowsStore(db),
+      signInWindows: createPgSignInWindowsStore(db, notifications, (error) =>
+        options.onBackgroundError(error, 'reading the blocked sign-in addresses'),
+      ),
       checkReadiness: probeReadiness,
       close: async () => {
         await notifications.close();

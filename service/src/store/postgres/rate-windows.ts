@@ -1,8 +1,21 @@
-// Each account's rate windows in PostgreSQL, shared by every instance: an update reads and writes one window in
-// a transaction that holds its row, so concurrent requests on any instances are counted one after the other.
+// Rate windows in PostgreSQL, shared by every instance: each account's window per budget here, each client
+// address's window of failed sign-ins in sign-in-windows.ts. An update reads and writes one window in a
+// transaction that holds its row, so concurrent requests on any instances are counted one after the other.
 import type pg from 'pg';
 import type { RateWindowsStore, SharedRateWindow } from '../store';
 import type { PgDatabase } from './database';
+
+/** How one table of windows is read and written; the window's key is the leading parameters of each statement. */
+export interface WindowTable {
+  /** The window's row, FOR UPDATE: window_start_ms, count, blocked_until_ms. */
+  selectLocked: string;
+  /** An empty row (zero window), ON CONFLICT DO NOTHING. */
+  insertPlaceholder: string;
+  /** Sets window_start_ms, count and blocked_until_ms from the three parameters after the key. */
+  write: string;
+  /** Names the window in an error. */
+  describe(key: readonly unknown[]): string;
+}
 
 interface PgRateWindowRow {
   window_start_ms: number;
@@ -10,54 +23,67 @@ interface PgRateWindowRow {
   blocked_until_ms: number | null;
 }
 
-const SELECT_WINDOW_LOCKED = `
-  SELECT window_start_ms, count, blocked_until_ms FROM rate_limit_windows
-   WHERE account_id = $1 AND budget = $2 FOR UPDATE`;
-// A first update inserts an empty row and holds it, so a concurrent first update waits for it instead of
-// inserting its own; the placeholder is overwritten by WRITE_WINDOW in the same transaction.
-const INSERT_PLACEHOLDER = `
-  INSERT INTO rate_limit_windows (account_id, budget, window_start_ms, count, blocked_until_ms)
-  VALUES ($1, $2, 0, 0, NULL) ON CONFLICT (account_id, budget) DO NOTHING`;
-const WRITE_WINDOW = `
-  UPDATE rate_limit_windows SET window_start_ms = $3, count = $4, blocked_until_ms = $5
-   WHERE account_id = $1 AND budget = $2`;
-
-/** How often a missing row is inserted and looked for again before giving up (it vanishes only with its account). */
+/** How often a missing row is inserted and looked for again before giving up (it vanishes only with its owner). */
 const ATTEMPTS = 3;
 
-/**
- * The window of (accountId, budget), its row held until the transaction ends; undefined when there was none
- * (its placeholder row is then held).
- */
+/** The window of `key`, its row held until the transaction ends; undefined when there was none (its placeholder row is then held). */
 async function lockedWindow(
   client: pg.PoolClient,
-  accountId: number,
-  budget: string,
+  table: WindowTable,
+  key: readonly unknown[],
 ): Promise<SharedRateWindow | undefined> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const { rows } = await client.query<PgRateWindowRow>(SELECT_WINDOW_LOCKED, [accountId, budget]);
+    const { rows } = await client.query<PgRateWindowRow>(table.selectLocked, [...key]);
     const row = rows[0];
     if (row) return { windowStartMs: row.window_start_ms, count: row.count, blockedUntilMs: row.blocked_until_ms };
     // Inserted: this transaction holds the new row. Not inserted: another one's insert committed meanwhile, so
     // its row is looked for again.
-    if ((await client.query(INSERT_PLACEHOLDER, [accountId, budget])).rowCount === 1) return undefined;
+    if ((await client.query(table.insertPlaceholder, [...key])).rowCount === 1) return undefined;
   }
-  throw new Error(`The rate window ${budget} of account ${accountId} could not be held.`);
+  throw new Error(`${table.describe(key)} could not be held.`);
 }
+
+/**
+ * Reads the window of `key`, writes the one `decide` returns and runs `alsoInTransaction` with both before the
+ * commit; resolves with what `decide` answered.
+ */
+export function updateWindow<T>(
+  db: PgDatabase,
+  table: WindowTable,
+  key: readonly unknown[],
+  decide: (current: SharedRateWindow | undefined) => { window: SharedRateWindow; answer: T },
+  alsoInTransaction?: (
+    client: pg.PoolClient,
+    before: SharedRateWindow | undefined,
+    after: SharedRateWindow,
+  ) => Promise<void>,
+): Promise<T> {
+  return db.transaction(async (client) => {
+    const before = await lockedWindow(client, table, key);
+    const { window, answer } = decide(before);
+    await client.query(table.write, [...key, window.windowStartMs, window.count, window.blockedUntilMs]);
+    await alsoInTransaction?.(client, before, window);
+    return answer;
+  });
+}
+
+// A first update inserts an empty row and holds it, so a concurrent first update waits for it instead of
+// inserting its own; the placeholder is overwritten by the write in the same transaction.
+const ACCOUNT_WINDOWS: WindowTable = {
+  selectLocked: `
+    SELECT window_start_ms, count, blocked_until_ms FROM rate_limit_windows
+     WHERE account_id = $1 AND budget = $2 FOR UPDATE`,
+  insertPlaceholder: `
+    INSERT INTO rate_limit_windows (account_id, budget, window_start_ms, count, blocked_until_ms)
+    VALUES ($1, $2, 0, 0, NULL) ON CONFLICT (account_id, budget) DO NOTHING`,
+  write: `
+    UPDATE rate_limit_windows SET window_start_ms = $3, count = $4, blocked_until_ms = $5
+     WHERE account_id = $1 AND budget = $2`,
+  describe: ([accountId, budget]) => `The rate window ${String(budget)} of account ${String(accountId)}`,
+};
 
 export function createPgRateWindowsStore(db: PgDatabase): RateWindowsStore {
   return {
-    update: (accountId, budget, decide) =>
-      db.transaction(async (client) => {
-        const { window, answer } = decide(await lockedWindow(client, accountId, budget));
-        await client.query(WRITE_WINDOW, [
-          accountId,
-          budget,
-          window.windowStartMs,
-          window.count,
-          window.blockedUntilMs,
-        ]);
-        return answer;
-      }),
+    update: (accountId, budget, decide) => updateWindow(db, ACCOUNT_WINDOWS, [accountId, budget], decide),
   };
 }

@@ -1,0 +1,129 @@
+// Failed sign-ins of one client address counted over the whole cluster: failures on either of two instances
+// add up to one limit, a block one instance begins is kept by the other without a failure there, and an
+// instance that missed the announcement (not listening, started later, its LISTEN connection lost) still keeps
+// the block. The instances' clocks are one manual clock.
+import pg from 'pg';
+import { createSharedSignInThrottle } from '../../service/src/accounts/shared-sign-in-throttle';
+import type { SignInThrottle } from '../../service/src/accounts/sign-in-throttle';
+import { createManualClock } from '../../service/src/core/clock';
+import type { Store } from '../../service/src/store/store';
+import { openTestStore, type TestStore } from '../support/stores';
+import { waitFor } from '../support/wait';
+
+const LIMIT = 3;
+const GUESSER = '203.0.113.9';
+const OTHER = '203.0.113.10';
+
+let opened: TestStore[] = [];
+let a: Store;
+let b: Store;
+const clock = createManualClock();
+const countingErrors: unknown[] = [];
+beforeEach(async () => {
+  const first = await openTestStore('postgres');
+  const second = await openTestStore('postgres', first.location);
+  opened = [first, second];
+  [a, b] = [first.store, second.store];
+  countingErrors.length = 0;
+});
+afterEach(async () => {
+  await Promise.all(opened.map((o) => o.close()));
+  expect(countingErrors).toEqual([]);
+});
+
+const throttleOn = (store: Store, windows = store.signInWindows!) =>
+  createSharedSignInThrottle(windows, clock, LIMIT, (error) => countingErrors.push(error));
+
+async function failTimes(throttles: SignInThrottle[], times: number, address = GUESSER): Promise<void> {
+  for (let i = 0; i < times; i += 1) await throttles[i % throttles.length]!.failed(address);
+}
+
+test('failures on two instances add up to one limit, and both refuse the address once it is over', async () => {
+  const onA = throttleOn(a);
+  const onB = throttleOn(b);
+  await failTimes([onA, onB], LIMIT);
+  expect(onA.waitFor(GUESSER)).toBeNull();
+  expect(onB.waitFor(GUESSER)).toBeNull();
+  // The fourth failure, on A: A knows at once, B from the announcement, with no failure of its own.
+  await onA.failed(GUESSER);
+  expect(onA.waitFor(GUESSER)).toBe(60);
+  await waitFor(() => onB.waitFor(GUESSER) !== null, 'B to keep the block A began');
+  expect(onB.waitFor(GUESSER)).toBe(60);
+  expect(onA.waitFor(OTHER)).toBeNull();
+  expect(onB.waitFor(OTHER)).toBeNull();
+  clock.advanceMillis(60_000);
+  expect(onA.waitFor(GUESSER)).toBeNull();
+  expect(onB.waitFor(GUESSER)).toBeNull();
+});
+
+test('an instance that heard nothing learns the block at the first failure it sees from that address', async () => {
+  const onA = throttleOn(a);
+  const deaf = throttleOn(b, { ...b.signInWindows!, onBlocked: () => undefined });
+  await failTimes([onA], LIMIT + 1);
+  expect(onA.waitFor(GUESSER)).not.toBeNull();
+  expect(deaf.waitFor(GUESSER)).toBeNull();
+  await deaf.failed(GUESSER);
+  expect(deaf.waitFor(GUESSER)).toBe(60);
+});
+
+test('an instance started during a block keeps it from the database', async () => {
+  await failTimes([throttleOn(a)], LIMIT + 1);
+  const startedLater = throttleOn(b);
+  await waitFor(() => startedLater.waitFor(GUESSER) !== null, 'the late instance to read the block');
+});
+
+test('the failures of one turn from one address are counted together, as many as they were', async () => {
+  const onA = throttleOn(a);
+  await Promise.all(Array.from({ length: LIMIT }, () => onA.failed(GUESSER)));
+  expect(onA.waitFor(GUESSER)).toBeNull();
+  await Promise.all([onA.failed(GUESSER), onA.failed(OTHER)]);
+  expect(onA.waitFor(GUESSER)).toBe(60);
+  expect(onA.waitFor(OTHER)).toBeNull();
+});
+
+test('an instance whose LISTEN connection was lost reads the blocks again once it is back', async () => {
+  const onA = throttleOn(a);
+  const onB = throttleOn(b);
+  const admin = new pg.Client({ connectionString: opened[0]!.location });
+  await admin.connect();
+  try {
+    // Both instances' LISTEN connections go; the block begins before they are back (the first retry waits
+    // at least 50 ms), so its announcement is never heard.
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = 'jobhooks-listen' AND datname = current_database()`,
+    );
+  } finally {
+    await admin.end();
+  }
+  await waitFor(() => opened.every((o) => o.backgroundErrors.length > 0), 'both losses to be reported');
+  await failTimes([onA], LIMIT + 1);
+  await waitFor(() => onB.waitFor(GUESSER) !== null, 'B to keep the block after reconnecting');
+  for (const o of opened) {
+    expect(o.backgroundErrors.every((e) => e.includes('LISTEN'))).toBe(true);
+    o.backgroundErrors.length = 0;
+  }
+});
+
+test('windows that ended are deleted as failures come in, at most once a minute', async () => {
+  const onA = throttleOn(a);
+  await failTimes([onA], 2, '198.51.100.1');
+  const windowsOnRecord = async () => {
+    const admin = new pg.Client({ connectionString: opened[0]!.location });
+    await admin.connect();
+    try {
+      return (await admin.query<{ client_key: string }>('SELECT client_key FROM sign_in_windows ORDER BY 1')).rows.map(
+        (row) => row.client_key,
+      );
+    } finally {
+      await admin.end();
+    }
+  };
+  clock.advanceMillis(30_000);
+  await onA.failed('198.51.100.2');
+  expect(await windowsOnRecord()).toEqual(['198.51.100.1', '198.51.100.2']);
+  clock.advanceMillis(40_000);
+  await onA.failed('198.51.100.3');
+  // 198.51.100.1's window ended 10 s ago; 198.51.100.2's is still open.
+  expect(await windowsOnRecord()).toEqual(['198.51.100.2', '198.51.100.3']);
+});
