@@ -3,7 +3,7 @@
 // delivery log, and the deliveries still to send.
 import { execFile } from 'node:child_process';
 import type { ServerResponse } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -37,16 +37,18 @@ afterEach(async () => {
 });
 
 const sqliteEnv = () => ({ JOBHOOKS_DB: join(dir, 'jobhooks.db'), LOG_LEVEL: 'silent' });
-const jobhooks = (env: Record<string, string>, ...args: string[]) =>
-  run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
-async function failing(env: Record<string, string>, ...args: string[]) {
+const jobhooksWith = (options: { cwd?: string }, env: Record<string, string>, ...args: string[]) =>
+  run(process.execPath, [BIN, ...args], { ...options, env: { ...process.env, ...env } });
+const jobhooks = (env: Record<string, string>, ...args: string[]) => jobhooksWith({}, env, ...args);
+async function failingWith(options: { cwd?: string }, env: Record<string, string>, ...args: string[]) {
   try {
-    await jobhooks(env, ...args);
+    await jobhooksWith(options, env, ...args);
   } catch (error) {
     return error as { code: number; stdout: string; stderr: string };
   }
   throw new Error(`jobhooks ${args.join(' ')} succeeded`);
 }
+const failing = (env: Record<string, string>, ...args: string[]) => failingWith({}, env, ...args);
 
 async function getJson(baseUrl: string, path: string, token = ADMIN_TOKEN): Promise<unknown> {
   const response = await request(`${baseUrl}${path}`, { headers: { authorization: `Token ${token}` } });
@@ -228,12 +230,46 @@ describe('operator commands with JOBHOOKS_DATABASE_URL', () => {
     expect(revoked.statusCode).toBe(401);
   }, 30_000);
 
-  test('backup and secret-key rotate, which work on the SQLite file, refuse and say what to do instead', async () => {
+  test('backup, which works on the SQLite file, refuses and says what to do instead', async () => {
     const backup = await failing(pgEnv(), 'backup', '--to', join(dir, 'copy.db'));
     expect(backup.code).toBe(1);
     expect(backup.stderr).toMatch(/^jobhooks: jobhooks backup works on the SQLite database.*pg_dump/);
-    const rotate = await failing(pgEnv(), 'secret-key', 'rotate');
-    expect(rotate.code).toBe(1);
-    expect(rotate.stderr).toMatch(/^jobhooks: jobhooks secret-key rotate works on the SQLite database/);
   });
+
+  test('secret-key rotate re-seals every secret under a new key, refused while an instance is connected', async () => {
+    const receiver = await startReceiver();
+    receivers = [receiver];
+    const serviceEnv = {
+      ...pgEnv(),
+      JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1',
+      JOBHOOKS_BOOTSTRAP_TOKEN: ADMIN_TOKEN,
+      JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
+    };
+    const instance = await startServiceProcess(serviceEnv);
+    const webhook = await createWebhookAt(instance.baseUrl, `${receiver.url}/rotated`);
+    const inDir = { cwd: dir };
+    const refused = await failingWith(inDir, pgEnv(), 'secret-key', 'rotate');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^jobhooks: An instance of the service is connected to this database: stop every instance first/m,
+    );
+    // The key made for the refused rotation sealed nothing: it is not left behind to be mistaken for the key.
+    expect(existsSync(join(dir, 'secret.key.new'))).toBe(false);
+    expect(await instance.signal('SIGTERM')).toBe(0);
+
+    const rotated = await jobhooksWith(inDir, pgEnv(), 'secret-key', 'rotate');
+    const newKey = rotated.stdout.trim();
+    expect(newKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(newKey).not.toBe(TEST_SECRET_KEY);
+    expect(readFileSync(join(dir, 'secret.key.new'), 'utf8').trim()).toBe(newKey);
+    expect(rotated.stderr).toMatch(/Re-encrypted 1 webhook secrets .* set JOBHOOKS_SECRET_KEY of every instance to it/);
+
+    // The old key no longer opens the database; under the new one the webhook signs with its same secret.
+    await expect(startServiceProcess(serviceEnv)).rejects.toThrow(/JOBHOOKS_SECRET_KEY/);
+    const restarted = await startServiceProcess({ ...serviceEnv, JOBHOOKS_SECRET_KEY: newKey });
+    expect((await postEvents([restarted.baseUrl], ['run-after-rotation'])).size).toBe(1);
+    await waitFor(() => receiver.requests.length === 1, 'the delivery after the rotation');
+    const [sent] = receiver.requests;
+    expect(isGenuine(webhook.hmac_secret, sent!.body, sent!.headers.authorization)).toBe(true);
+  }, 30_000);
 });

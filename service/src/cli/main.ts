@@ -193,14 +193,7 @@ async function backupCommand(args: string[]): Promise<void> {
 async function secretKeyCommand(sub: string | undefined): Promise<void> {
   if (sub !== 'rotate') throw new UsageError('secret-key needs a subcommand: rotate');
   const config = loadConfig(process.env);
-  // Every instance holds the key in its environment; re-encrypting under a new one while they run would leave
-  // them unable to open the secrets, and this command cannot tell whether they run.
-  refuseWithPostgres(
-    config,
-    'secret-key rotate',
-    'rotating the key of several instances is not supported yet; the secrets stay sealed under JOBHOOKS_SECRET_KEY.',
-  );
-  const store = openExistingStore(config);
+  const store = await openServiceStore(config);
   try {
     const rotation = await rotateSecretKey(config, store, cryptoRandomBytes);
     if (rotation.previousKeyFile !== null) {
@@ -210,7 +203,7 @@ async function secretKeyCommand(sub: string | undefined): Promise<void> {
     } else {
       process.stdout.write(`${rotation.newKeyHex}\n`);
       process.stderr.write(
-        `Re-encrypted ${rotation.webhooks} webhook secrets under the new key printed above, also written to ${rotation.keyFile}: set JOBHOOKS_SECRET_KEY to it before the next start, then delete that file.\n`,
+        `Re-encrypted ${rotation.webhooks} webhook secrets under the new key printed above, also written to ${rotation.keyFile}: set JOBHOOKS_SECRET_KEY${config.postgres === null ? '' : ' of every instance'} to it before the next start, then delete that file.\n`,
       );
     }
   } finally {

@@ -1,9 +1,10 @@
 // `jobhooks secret-key rotate`: every webhook secret re-encrypted under a new key, in one transaction. The new
 // key is written to `secret.key.new` (synced, 0600) before the commit, in either mode, so a crash or a lost
 // terminal at any point leaves the key that opens the database on disk; with the key file it then takes the
-// old file's place, which is kept under a dated name.
+// old file's place, which is kept under a dated name. On PostgreSQL (no database folder) `secret.key.new` is
+// written in the current directory, and the store refuses while an instance is connected.
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Config } from '../config';
 import { ConfigurationError } from '../core/errors';
 import type { RandomBytes } from '../core/random';
@@ -36,13 +37,13 @@ export async function rotateSecretKey(
   random: RandomBytes,
   now: Date = new Date(),
 ): Promise<Rotation> {
-  const running = runningServiceOf(config.databasePath);
+  const running = config.postgres === null ? runningServiceOf(config.databasePath) : null;
   if (running !== null) {
     throw new ConfigurationError(
       `The service is running on this database (pid ${running}): stop it first, or it would keep sealing new secrets with the old key.`,
     );
   }
-  const keyFile = secretKeyFileOf(config.databasePath);
+  const keyFile = config.postgres === null ? secretKeyFileOf(config.databasePath) : resolve('secret.key');
   const current = await openCheckedSecretBox({ envValue: config.secretKey, keyFile, store: store.secretKeys, random });
   const newKey = newSecretKey(random);
   const next = createSecretBox(newKey, random);
@@ -51,7 +52,15 @@ export async function rotateSecretKey(
   rmSync(pending, { force: true });
   writeNewKeyFile(pending, newKey);
   syncPath(dirname(pending));
-  const webhooks = await store.secretKeys.resealAll((sealed) => next.seal(current.open(sealed)), keyCheckFor(next));
+  let webhooks: number;
+  try {
+    webhooks = await store.secretKeys.resealAll((sealed) => next.seal(current.open(sealed)), keyCheckFor(next));
+  } catch (error) {
+    // Refused before any change (an instance is connected): the new key sealed nothing. Any other failure keeps
+    // the file, since the commit may have happened before the connection broke.
+    if (error instanceof ConfigurationError) rmSync(pending, { force: true });
+    throw error;
+  }
   if (config.secretKey) return { webhooks, keyFile: pending, previousKeyFile: null, newKeyHex };
   // Dated, so a second rotation never overwrites the key an older backup needs.
   const previousKeyFile = `${keyFile}.${now.toISOString().replace(/[:.]/g, '-')}.old`;

@@ -55,7 +55,7 @@ async function openInstance(url: string, poolSize = 5) {
     accounts: createPgAccountsStore(db),
     apiTokens: createPgApiTokensStore(db, notifications),
     webhooks: createPgWebhooksStore(db),
-    secretKeys: createPgSecretKeysStore(db),
+    secretKeys: createPgSecretKeysStore(db, notifications),
     cluster: createPgClusterStore(db, notifications),
     rateWindows: createPgRateWindowsStore(db),
     checkReadiness: createPgReadinessProbe(db, () => T0),
@@ -273,8 +273,6 @@ describe('webhook reads', () => {
     // Even one nobody was told of.
     await unnoticed('UPDATE webhooks SET name = $1', ['quietly renamed']);
     expect((await a.webhooks.get(1, 'wsu_a'))!.name).toBe('quietly renamed');
-    await b.secretKeys.resealAll((sealed) => sealed.replace('v1:', 'v2:'), 'v2:check');
-    expect((await a.webhooks.get(1, 'wsu_a'))!.sealedSecret).toBe('v2:sealed-wsu_a');
     await b.webhooks.delete(1, 'wsu_a');
     expect(await a.webhooks.get(1, 'wsu_a')).toBeNull();
   });
@@ -378,6 +376,50 @@ describe('cluster locks', () => {
       expect(most).toBe(1);
     } finally {
       await small.close();
+    }
+  });
+});
+
+describe('secret-key rotation', () => {
+  test('an instance starting during a rotation waits for its commit and reads the new key check', async () => {
+    await a.secretKeys.setKeyCheck('v1:old');
+    const rotation = new pg.Client({ connectionString: url });
+    await rotation.connect();
+    try {
+      await rotation.query('BEGIN');
+      await rotation.query('SELECT sealed FROM secret_key_check WHERE id = 1 FOR UPDATE');
+      await rotation.query(`UPDATE secret_key_check SET sealed = 'v1:new' WHERE id = 1`);
+      let read: string | null | undefined;
+      const reading = b.secretKeys.keyCheck().then((check) => {
+        read = check;
+      });
+      await sleep(100);
+      expect(read).toBeUndefined();
+      await rotation.query('COMMIT');
+      await reading;
+      expect(read).toBe('v1:new');
+    } finally {
+      await rotation.end();
+    }
+  });
+
+  test('re-sealing is refused, changing nothing, while another instance of the service is connected', async () => {
+    await a.secretKeys.setKeyCheck('v1:old');
+    const c = await openInstance(url);
+    try {
+      const reseal = () => a.secretKeys.resealAll((sealed) => `${sealed}+`, 'v1:new');
+      // b and c listen as running instances do; a's own LISTEN connection (the command's) does not count.
+      await expect(reseal()).rejects.toThrow(
+        '2 instances of the service are connected to this database: stop every instance first',
+      );
+      expect(await a.secretKeys.keyCheck()).toBe('v1:old');
+      await c.close();
+      await expect(reseal()).rejects.toThrow('An instance of the service is connected to this database');
+      await b.notifications.close();
+      expect(await reseal()).toBe(0);
+      expect(await a.secretKeys.keyCheck()).toBe('v1:new');
+    } finally {
+      await c.close();
     }
   });
 });

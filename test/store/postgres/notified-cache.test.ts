@@ -7,6 +7,7 @@ const silentButConnected: Notifications = {
   onDue: () => undefined,
   onSignInBlocked: () => undefined,
   connected: () => true,
+  listenerPid: () => null,
   epoch: () => 0,
   close: async () => undefined,
 };

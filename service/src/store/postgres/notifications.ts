@@ -16,6 +16,8 @@ export interface Notifications {
   onSignInBlocked(handler: (payload: string) => void): void;
   /** False while the LISTEN connection is down: caches must read through (not serve nor fill). */
   connected(): boolean;
+  /** The server process of the LISTEN connection (pg_backend_pid), or null while it is down. */
+  listenerPid(): number | null;
   /** A counter bumped by every invalidation received and every (re)connect: caches note it before a read and fill only if unchanged after. */
   epoch(): number;
   close(): Promise<void>;
@@ -31,6 +33,9 @@ const LISTEN = Object.values(CHANNELS)
   .map((channel) => `LISTEN ${channel}`)
   .join('; ');
 
+/** How every instance's LISTEN connection names itself in pg_stat_activity: one per running instance. */
+export const LISTENER_NAME = 'jobhooks-listen';
+
 /** Resolves once listening; rejects when the first connection fails, so a wrong URL fails the start-up. */
 export async function listenForNotifications(url: string, onError: (error: unknown) => void): Promise<Notifications> {
   const invalidateHandlers: Array<(payload: string) => void> = [];
@@ -38,6 +43,8 @@ export async function listenForNotifications(url: string, onError: (error: unkno
   const signInBlockedHandlers: Array<(payload: string) => void> = [];
   /** The listening connection; null while it is down. */
   let current: pg.Client | null = null;
+  /** Each open connection's server process. */
+  const pidOf = new WeakMap<pg.Client, number>();
   /** A connection being opened, so close() can abort it. */
   let opening: pg.Client | null = null;
   let reconnecting: Promise<void> | null = null;
@@ -81,7 +88,7 @@ export async function listenForNotifications(url: string, onError: (error: unkno
   async function open(): Promise<pg.Client> {
     const client = new pg.Client({
       connectionString: url,
-      application_name: 'jobhooks-listen',
+      application_name: LISTENER_NAME,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       // Over TCP, a peer that vanished without a word is found out instead of listened to forever.
       keepAlive: true,
@@ -92,6 +99,8 @@ export async function listenForNotifications(url: string, onError: (error: unkno
     opening = client;
     try {
       await client.connect();
+      pidOf.set(client, (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
+      // Last, so pg_stat_activity shows this connection's query as the LISTEN it is.
       await client.query(LISTEN);
       return client;
     } catch (error) {
@@ -152,6 +161,7 @@ export async function listenForNotifications(url: string, onError: (error: unkno
       signInBlockedHandlers.push(handler);
     },
     connected: () => current !== null,
+    listenerPid: () => (current === null ? null : (pidOf.get(current) ?? null)),
     epoch: () => epoch,
     async close() {
       if (closed) return;

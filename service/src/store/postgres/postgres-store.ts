@@ -38,7 +38,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       events: createPgEventsStore(db),
       deliveries: createPgDeliveriesStore(db),
       deliveryLog: createPgDeliveryLogStore(db),
-      secretKeys: createPgSecretKeysStore(db),
+      secretKeys: createPgSecretKeysStore(db, notifications),
       cluster: createPgClusterStore(db, notifications),
       rateWindows: createPgRateWindowsStore(db),
       signInWindows: createPgSignInWindowsStore(db, notifications, (error) =>

@@ -1,7 +1,11 @@
 // The rows sealed with the secret key, in PostgreSQL: the webhooks' secrets and the key check. Re-sealing them
-// all under a new key is one transaction, so a database never holds secrets under two keys.
+// all under a new key is one transaction, so a database never holds secrets under two keys, and it is refused
+// while an instance of the service is connected: each holds the key in its environment and would go on
+// sealing new secrets with the old one.
+import { ConfigurationError } from '../../core/errors';
 import type { SecretKeysStore } from '../store';
 import type { PgDatabase } from './database';
+import { LISTENER_NAME, type Notifications } from './notifications';
 
 interface SealedRow {
   id: string;
@@ -9,7 +13,15 @@ interface SealedRow {
   previous_sealed_secret: string | null;
 }
 
-const SELECT_KEY_CHECK = 'SELECT sealed FROM secret_key_check WHERE id = 1';
+// FOR SHARE: an instance starting while a rotation runs waits for its commit and then reads the new check, which
+// its old key does not open, so it refuses to start; without the wait it would read the old check and start.
+const SELECT_KEY_CHECK = 'SELECT sealed FROM secret_key_check WHERE id = 1 FOR SHARE';
+const HOLD_KEY_CHECK = 'SELECT sealed FROM secret_key_check WHERE id = 1 FOR UPDATE';
+// Every running instance holds its LISTEN connection from before it reads the key check until it stops; the
+// re-sealing process's own (the command's) is not one of them.
+const OTHER_INSTANCES = `
+  SELECT count(*)::int AS n FROM pg_stat_activity
+   WHERE datname = current_database() AND application_name = $1 AND pid IS DISTINCT FROM $2`;
 const UPSERT_KEY_CHECK = `
   INSERT INTO secret_key_check (id, sealed) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET sealed = excluded.sealed`;
 const SELECT_ANY_SECRET = 'SELECT sealed_secret FROM webhooks LIMIT 1';
@@ -24,7 +36,7 @@ const WRITE_SECRETS = `
     FROM unnest($1::text[], $2::text[], $3::text[]) AS n(id, sealed, previous)
    WHERE w.id = n.id`;
 
-export function createPgSecretKeysStore(db: PgDatabase): SecretKeysStore {
+export function createPgSecretKeysStore(db: PgDatabase, notifications: Notifications): SecretKeysStore {
   return {
     keyCheck: async () => (await db.query<{ sealed: string }>(SELECT_KEY_CHECK)).rows[0]?.sealed ?? null,
     anySealedSecret: async () =>
@@ -35,6 +47,19 @@ export function createPgSecretKeysStore(db: PgDatabase): SecretKeysStore {
     resealAll: (resealOne, keyCheck) =>
       db.transaction(async (client) => {
         await client.query(LOCK_SEALED_TABLES);
+        // Held first: an instance that starts from now on waits for the commit (SELECT_KEY_CHECK); one that
+        // started before holds a LISTEN connection counted here.
+        await client.query(HOLD_KEY_CHECK);
+        const { rows: running } = await client.query<{ n: number }>(OTHER_INSTANCES, [
+          LISTENER_NAME,
+          notifications.listenerPid(),
+        ]);
+        const instances = running[0]!.n;
+        if (instances > 0) {
+          throw new ConfigurationError(
+            `${instances === 1 ? 'An instance' : `${instances} instances`} of the service ${instances === 1 ? 'is' : 'are'} connected to this database: stop every instance first, or they would keep sealing new secrets with the old key.`,
+          );
+        }
         const { rows } = await client.query<SealedRow>(SELECT_ALL_SECRETS_LOCKED);
         // A rotation's replaced secret too: it signs until its overlap ends.
         const sealed = rows.map((row) => resealOne(row.sealed_secret));
