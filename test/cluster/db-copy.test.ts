@@ -251,7 +251,7 @@ describe('operator commands with JOBHOOKS_DATABASE_URL', () => {
     const refused = await failingWith(inDir, pgEnv(), 'secret-key', 'rotate');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
-      /^jobhooks: An instance of the service is connected to this database: stop every instance first/m,
+      /^jobhooks: Another jobhooks process is connected to this database \(instances of the service, or commands\): stop every instance first/m,
     );
     // The key made for the refused rotation sealed nothing: it is not left behind to be mistaken for the key.
     expect(existsSync(join(dir, 'secret.key.new'))).toBe(false);

@@ -3,29 +3,65 @@
 // instance. Refusing a blocked address stays a lookup in this process's memory, so good sign-ins cost the
 // database nothing: the instance that begins a block announces it and every instance keeps it, and one that
 // missed the announcement learns the block from the database at that address's next failure there.
+//
+// Failed sign-ins come from clients nobody has authenticated, so what they may cost the database is bounded: at
+// most MAX_COUNTING transactions at once, the failures of an address that come meanwhile counted together in
+// its next one, and past MAX_WAITING addresses (a spray from many) or while the database fails, failures are
+// counted in this process's memory instead, as one process on SQLite counts them.
 import { type Clock, nowMillis } from '../core/clock';
-import { createTurnBatch } from '../core/turn-batch';
 import type { SignInWindowsStore } from '../store/store';
 import { RATE_WINDOW_MS } from './rate-limit-policy';
 import { admitInOrder } from './shared-rate-limiter';
-import { clientKeyOf, RecentClients, secondsBlocked, signInBudget, type SignInThrottle } from './sign-in-throttle';
+import {
+  clientKeyOf,
+  createSignInThrottle,
+  RecentClients,
+  secondsBlocked,
+  signInBudget,
+  type SignInThrottle,
+} from './sign-in-throttle';
+
+/** Counting transactions one instance runs at once: a few connections of its pool, never all of them. */
+export const MAX_COUNTING = 2;
+/** Addresses whose failures may wait for a counting transaction; past it they are counted in memory. */
+export const MAX_WAITING = 1_000;
+/** A database that keeps failing is reported once a minute, not once a failed sign-in. */
+const ERROR_REPORT_INTERVAL_MS = 60_000;
+
+interface Waiting {
+  failures: number;
+  counted: Array<() => void>;
+}
 
 export function createSharedSignInThrottle(
   windows: SignInWindowsStore,
   clock: Clock,
   failuresPerMinute: number,
-  /** A failure that could not be counted (the database is down): reported; the request is still refused. */
+  /** Failures that could not be counted in the database (counted in memory instead), at most once a minute. */
   onError: (error: unknown) => void,
 ): SignInThrottle {
   const budget = signInBudget(failuresPerMinute);
   /** When each client key known to be blocked may sign in again. */
   const blocks = new RecentClients<number>();
+  /** What could not go to the database: a spray's overflow, or failures while it failed. */
+  const inMemory = createSignInThrottle(clock, failuresPerMinute);
+  const waiting = new Map<string, Waiting>();
+  /** Client keys with a counting transaction under way: their new failures wait for the next one. */
+  const counting = new Set<string>();
   let forgottenAtMs = Number.NEGATIVE_INFINITY;
+  let reportedAtMs = Number.NEGATIVE_INFINITY;
 
   function heard(clientKey: string, blockedUntilMs: number): void {
     if (secondsBlocked(blockedUntilMs, nowMillis(clock)) !== null) blocks.seen(clientKey, blockedUntilMs);
   }
   windows.onBlocked(heard);
+
+  function report(error: unknown): void {
+    const nowMs = nowMillis(clock);
+    if (nowMs - reportedAtMs < ERROR_REPORT_INTERVAL_MS) return;
+    reportedAtMs = nowMs;
+    onError(error);
+  }
 
   /** Counts `failures` of one client key in one transaction, as if they had come one after the other. */
   async function count(clientKey: string, failures: number): Promise<void> {
@@ -36,25 +72,34 @@ export function createSharedSignInThrottle(
       });
       if (window.blockedUntilMs !== null) heard(clientKey, window.blockedUntilMs);
     } catch (error) {
-      onError(error);
+      report(error);
+      for (let i = 0; i < failures; i += 1) await inMemory.failed(clientKey);
     }
   }
 
-  /** Ended windows are deleted at most once a window, by the instance that counts a failure then. */
-  async function forgetEnded(): Promise<void> {
+  /** Each instance deletes the ended windows at most once a window, when it counts a failure; nobody waits for it. */
+  function forgetEnded(): void {
     const nowMs = nowMillis(clock);
     if (nowMs - forgottenAtMs < RATE_WINDOW_MS) return;
     forgottenAtMs = nowMs;
-    await windows.forgetEnded(nowMs, RATE_WINDOW_MS).catch(onError);
+    windows.forgetEnded(nowMs, RATE_WINDOW_MS).catch(report);
   }
 
-  // The failures of one turn from one address share a transaction: a burst of guesses costs one row lock.
-  const queued = createTurnBatch<string>(async (clientKeys) => {
-    const failures = new Map<string, number>();
-    for (const clientKey of clientKeys) failures.set(clientKey, (failures.get(clientKey) ?? 0) + 1);
-    await Promise.all([...failures].map(([clientKey, n]) => count(clientKey, n)));
-    await forgetEnded();
-  });
+  /** Starts counting the longest-waiting addresses while there is room, one transaction per address at a time. */
+  function pump(): void {
+    for (const [clientKey, entry] of waiting) {
+      if (counting.size >= MAX_COUNTING) return;
+      if (counting.has(clientKey)) continue;
+      waiting.delete(clientKey);
+      counting.add(clientKey);
+      void count(clientKey, entry.failures).then(() => {
+        counting.delete(clientKey);
+        for (const done of entry.counted) done();
+        forgetEnded();
+        pump();
+      });
+    }
+  }
 
   return {
     waitFor(address) {
@@ -63,11 +108,20 @@ export function createSharedSignInThrottle(
       const wait = secondsBlocked(blockedUntilMs, nowMillis(clock));
       // A blocked client that keeps trying stays at the young end: a spray evicts idle entries first.
       if (wait !== null) blocks.seen(clientKey, blockedUntilMs!);
-      return wait;
+      return wait ?? inMemory.waitFor(clientKey);
     },
-    async failed(address) {
-      queued.add(clientKeyOf(address));
-      await queued.flushed();
+    failed(address) {
+      const clientKey = clientKeyOf(address);
+      let entry = waiting.get(clientKey);
+      if (entry === undefined) {
+        if (waiting.size >= MAX_WAITING) return inMemory.failed(clientKey);
+        entry = { failures: 0, counted: [] };
+        waiting.set(clientKey, entry);
+      }
+      entry.failures += 1;
+      const counted = new Promise<void>((resolve) => entry.counted.push(resolve));
+      pump();
+      return counted;
     },
   };
 }

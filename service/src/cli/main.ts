@@ -45,10 +45,11 @@ Commands:
   backup --to FILE            Copy the database, consistent while the service runs, to a new FILE (SQLite's
                               online backup). Keep the secret key with it: see the README on restoring.
   secret-key rotate           Re-encrypt every webhook secret under a new random key, in one transaction.
-                              Refused while the service runs. With the key file, the new key replaces
-                              secret.key (the old one is kept under a dated name); with
-                              JOBHOOKS_SECRET_KEY, the new key is printed (only the key, on stdout) and
-                              written to secret.key.new: set the variable to it.
+                              Refused while the service runs (on PostgreSQL, while any instance is
+                              connected). With the key file, the new key replaces secret.key (the old one
+                              is kept under a dated name); with JOBHOOKS_SECRET_KEY, the new key is printed
+                              (only the key, on stdout) and written to secret.key.new (beside the SQLite
+                              database; on PostgreSQL, in the current directory): set the variable to it.
   terraform install [--dir D] [--version V] [--source S]
                               Install the Terraform provider (as dbt-labs/dbtcloud, version ${DBTCLOUD_PROVIDER_VERSION} by
                               default) into a local mirror in D (default ./.jobhooks/terraform) and print
@@ -56,8 +57,9 @@ Commands:
                               --source serves it under another address (say jobhooks/dbtcloud) beside
                               the public provider. Needs the package @jobhooks/terraform-provider.
 
-The account and token commands work on the PostgreSQL database of JOBHOOKS_DATABASE_URL when it is set, and
-otherwise on the SQLite file of JOBHOOKS_DB (default ./data/jobhooks.db), also while the service runs. Run
+The account, token and secret-key commands work on the PostgreSQL database of JOBHOOKS_DATABASE_URL when it is
+set, and otherwise on the SQLite file of JOBHOOKS_DB (default ./data/jobhooks.db); the account and token
+commands also while the service runs. Run
 "jobhooks <command> --help" for a command's options.
 `;
 

@@ -13,10 +13,12 @@ import { createPgApiTokensStore } from '../../../service/src/store/postgres/api-
 import { createPgClusterStore } from '../../../service/src/store/postgres/cluster';
 import { openPool } from '../../../service/src/store/postgres/database';
 import { migratePostgres } from '../../../service/src/store/postgres/migrate';
+import { CHANNELS } from '../../../service/src/store/postgres/migrations';
 import { listenForNotifications } from '../../../service/src/store/postgres/notifications';
 import { createPgRateWindowsStore } from '../../../service/src/store/postgres/rate-windows';
 import { createPgReadinessProbe } from '../../../service/src/store/postgres/readiness-probe';
 import { createPgSecretKeysStore } from '../../../service/src/store/postgres/secret-keys';
+import { createPgSignInWindowsStore } from '../../../service/src/store/postgres/sign-in-windows';
 import { createPgWebhooksStore } from '../../../service/src/store/postgres/webhooks';
 import type { IdempotencyClaim } from '../../../service/src/store/store';
 import {
@@ -58,6 +60,7 @@ async function openInstance(url: string, poolSize = 5) {
     secretKeys: createPgSecretKeysStore(db, notifications),
     cluster: createPgClusterStore(db, notifications),
     rateWindows: createPgRateWindowsStore(db),
+    signInWindows: createPgSignInWindowsStore(db, notifications, (error) => errors.push(`blocks: ${String(error)}`)),
     checkReadiness: createPgReadinessProbe(db, () => T0),
     close: async () => {
       await notifications.close();
@@ -410,16 +413,93 @@ describe('secret-key rotation', () => {
       const reseal = () => a.secretKeys.resealAll((sealed) => `${sealed}+`, 'v1:new');
       // b and c listen as running instances do; a's own LISTEN connection (the command's) does not count.
       await expect(reseal()).rejects.toThrow(
-        '2 instances of the service are connected to this database: stop every instance first',
+        '2 other jobhooks processes are connected to this database (instances of the service, or commands): stop every instance first',
       );
       expect(await a.secretKeys.keyCheck()).toBe('v1:old');
       await c.close();
-      await expect(reseal()).rejects.toThrow('An instance of the service is connected to this database');
+      await expect(reseal()).rejects.toThrow('Another jobhooks process is connected to this database');
       await b.notifications.close();
       expect(await reseal()).toBe(0);
       expect(await a.secretKeys.keyCheck()).toBe('v1:new');
     } finally {
       await c.close();
+    }
+  });
+
+  /** A transaction of another connection holding the webhooks table against the rotation's lock, until released. */
+  async function holdWebhooks(): Promise<{ release(): Promise<void> }> {
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE webhooks IN ROW EXCLUSIVE MODE');
+    return {
+      release: async () => {
+        await holder.query('ROLLBACK');
+        await holder.end();
+      },
+    };
+  }
+
+  test('a refused rotation refuses at once, without first waiting for the lock behind running writes', async () => {
+    await a.secretKeys.setKeyCheck('v1:old');
+    const writes = await holdWebhooks();
+    try {
+      // b is connected; a's lock would wait for the held table until released.
+      await expect(a.secretKeys.resealAll((sealed) => sealed, 'v1:new')).rejects.toThrow('Another jobhooks process');
+    } finally {
+      await writes.release();
+    }
+  });
+
+  test('an instance that connects while the rotation waits for its lock is seen once the lock is held', async () => {
+    await a.secretKeys.setKeyCheck('v1:old');
+    await b.notifications.close();
+    const writes = await holdWebhooks();
+    let c: Instance | null = null;
+    try {
+      const reseal = a.secretKeys.resealAll((sealed) => sealed, 'v1:new');
+      const outcome = reseal.then(
+        () => 'resealed',
+        (error: unknown) => String(error),
+      );
+      await waitFor(
+        async () =>
+          (await sql(`SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'webhooks'::regclass`)).length > 0,
+        'the rotation to wait for its lock',
+      );
+      c = await openInstance(url);
+      await writes.release();
+      expect(await outcome).toMatch('Another jobhooks process is connected');
+      expect(await a.secretKeys.keyCheck()).toBe('v1:old');
+    } finally {
+      await writes.release().catch(() => undefined);
+      await c?.close();
+    }
+  });
+});
+
+describe('sign-in windows', () => {
+  test('a block is announced once, when it begins: rewriting the window with the same block says nothing', async () => {
+    const listener = new pg.Client({ connectionString: url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(message.payload ?? ''));
+    try {
+      await listener.query(`LISTEN ${CHANNELS.signInBlocked}`);
+      const write = (clientKey: string, count: number, blockedUntilMs: number | null) =>
+        a.signInWindows.update(clientKey, () => ({
+          window: { windowStartMs: 1_000, count, blockedUntilMs },
+          answer: null,
+        }));
+      await write('2001:db8:1:2::/64', 3, null);
+      await write('2001:db8:1:2::/64', 4, 61_000);
+      await write('2001:db8:1:2::/64', 5, 61_000);
+      await write('198.51.100.7', 4, 61_000);
+      // Announcements arrive in commit order: once the last has, any repeat of the first would have too.
+      await waitFor(() => heard.length >= 2, 'the announcements');
+      expect(heard).toEqual(['61000 2001:db8:1:2::/64', '61000 198.51.100.7']);
+    } finally {
+      await listener.end();
     }
   });
 });

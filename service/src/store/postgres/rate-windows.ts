@@ -23,7 +23,10 @@ interface PgRateWindowRow {
   blocked_until_ms: number | null;
 }
 
-/** How often a missing row is inserted and looked for again before giving up (it vanishes only with its owner). */
+/**
+ * How often a missing row is inserted and looked for again before giving up: it vanishes between the insert and
+ * the read only when deleted meanwhile (its account deleted, or its sign-in window ended and swept).
+ */
 const ATTEMPTS = 3;
 
 /** The window of `key`, its row held until the transaction ends; undefined when there was none (its placeholder row is then held). */

@@ -1,7 +1,8 @@
 // The rows sealed with the secret key, in PostgreSQL: the webhooks' secrets and the key check. Re-sealing them
 // all under a new key is one transaction, so a database never holds secrets under two keys, and it is refused
-// while an instance of the service is connected: each holds the key in its environment and would go on
+// while another jobhooks process is connected: each instance holds the key in its environment and would go on
 // sealing new secrets with the old one.
+import type pg from 'pg';
 import { ConfigurationError } from '../../core/errors';
 import type { SecretKeysStore } from '../store';
 import type { PgDatabase } from './database';
@@ -36,6 +37,22 @@ const WRITE_SECRETS = `
     FROM unnest($1::text[], $2::text[], $3::text[]) AS n(id, sealed, previous)
    WHERE w.id = n.id`;
 
+/**
+ * Refuses (changing nothing) while another jobhooks process listens on the database: a running instance, or
+ * another command. The check sees connections that are up: an instance whose LISTEN connection is down at that
+ * moment (reconnecting after a network cut) is not seen, which is why the operator stops every instance first.
+ */
+async function refuseWhileOthersConnected(client: pg.PoolClient, notifications: Notifications): Promise<void> {
+  // pg_stat_activity is read once per transaction and kept: the second check must read it again.
+  await client.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await client.query<{ n: number }>(OTHER_INSTANCES, [LISTENER_NAME, notifications.listenerPid()]);
+  const others = rows[0]!.n;
+  if (others === 0) return;
+  throw new ConfigurationError(
+    `${others === 1 ? 'Another jobhooks process is' : `${others} other jobhooks processes are`} connected to this database (instances of the service, or commands): stop every instance first, or they would keep sealing new secrets with the old key.`,
+  );
+}
+
 export function createPgSecretKeysStore(db: PgDatabase, notifications: Notifications): SecretKeysStore {
   return {
     keyCheck: async () => (await db.query<{ sealed: string }>(SELECT_KEY_CHECK)).rows[0]?.sealed ?? null,
@@ -46,20 +63,14 @@ export function createPgSecretKeysStore(db: PgDatabase, notifications: Notificat
     },
     resealAll: (resealOne, keyCheck) =>
       db.transaction(async (client) => {
+        // Before the lock too, so a mistaken run refuses at once instead of first queueing the running
+        // instances' writes of webhooks behind its lock.
+        await refuseWhileOthersConnected(client, notifications);
         await client.query(LOCK_SEALED_TABLES);
         // Held first: an instance that starts from now on waits for the commit (SELECT_KEY_CHECK); one that
         // started before holds a LISTEN connection counted here.
         await client.query(HOLD_KEY_CHECK);
-        const { rows: running } = await client.query<{ n: number }>(OTHER_INSTANCES, [
-          LISTENER_NAME,
-          notifications.listenerPid(),
-        ]);
-        const instances = running[0]!.n;
-        if (instances > 0) {
-          throw new ConfigurationError(
-            `${instances === 1 ? 'An instance' : `${instances} instances`} of the service ${instances === 1 ? 'is' : 'are'} connected to this database: stop every instance first, or they would keep sealing new secrets with the old key.`,
-          );
-        }
+        await refuseWhileOthersConnected(client, notifications);
         const { rows } = await client.query<SealedRow>(SELECT_ALL_SECRETS_LOCKED);
         // A rotation's replaced secret too: it signs until its overlap ends.
         const sealed = rows.map((row) => resealOne(row.sealed_secret));

@@ -19,8 +19,10 @@ const CLIENT_WINDOWS: WindowTable = {
 };
 
 const ANNOUNCE_BLOCK = `SELECT pg_notify('${CHANNELS.signInBlocked}', $1)`;
+// The latest-ending first, no more than an instance keeps (sign-in-throttle.ts remembers 10,000 addresses).
 const BLOCKS_ON_RECORD = `
-  SELECT client_key, blocked_until_ms FROM sign_in_windows WHERE blocked_until_ms IS NOT NULL`;
+  SELECT client_key, blocked_until_ms FROM sign_in_windows WHERE blocked_until_ms IS NOT NULL
+   ORDER BY blocked_until_ms DESC LIMIT 10000`;
 const FORGET_ENDED = `
   DELETE FROM sign_in_windows
    WHERE window_start_ms <= $1::bigint - $2::bigint AND (blocked_until_ms IS NULL OR blocked_until_ms <= $1)`;
@@ -46,6 +48,8 @@ export function createPgSignInWindowsStore(
   const listeners: Listener[] = [];
 
   async function tellBlocksOnRecord(to: readonly Listener[]): Promise<void> {
+    // A command's store (jobhooks token create...) has no throttle listening: nothing to read for.
+    if (to.length === 0) return;
     try {
       const { rows } = await db.pool.query<{ client_key: string; blocked_until_ms: number }>(BLOCKS_ON_RECORD);
       for (const row of rows) for (const listener of to) listener(row.client_key, row.blocked_until_ms);
