@@ -205,7 +205,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       close: () =>
         (closing ??= (async () => {
           await app.close();
-          retention.stop();
+          await retention.stop();
           await running.stop(SHUTDOWN_GRACE_MS);
           await sender.close();
           await store.close();

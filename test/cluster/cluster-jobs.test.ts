@@ -93,12 +93,12 @@ test('two instances purge the delivery log once per period between them', async 
   await waitFor(() => purges.length === 1, 'the first purge');
   await sleep(300);
   expect(purges).toHaveLength(1);
-  for (const job of jobs) job.stop();
+  await Promise.all(jobs.map((job) => job.stop()));
   // A period later, the next instance to start finds the last purge old enough and purges.
   clock.advanceMillis(PURGE_SHARED_MAX_AGE_MS);
   jobs[1]!.start();
   await waitFor(() => purges.length === 2, 'the second purge');
-  jobs[1]!.stop();
+  await jobs[1]!.stop();
 });
 
 test('the backlog gauges of several instances are counted once per period, and read alike by all', async () => {

@@ -15,7 +15,8 @@ export const PURGE_SHARED_MAX_AGE_MS = PURGE_INTERVAL_MS - 60_000;
 
 export interface RetentionJob {
   start(): void;
-  stop(): void;
+  /** Stops the timer; resolves once a purge under way has finished, so the store can be closed after it. */
+  stop(): Promise<void>;
   /** Purges now; returns what was deleted. */
   purge(): ReturnType<DeliveryLogStore['purgeOlderThan']>;
 }
@@ -28,6 +29,8 @@ export function createRetentionJob(deps: {
   onError: (error: unknown) => void;
 }): RetentionJob {
   let timer: NodeJS.Timeout | null = null;
+  /** Settles when every turn started so far has (never rejects: failures go to onError). */
+  let turnsUnderWay: Promise<void> = Promise.resolve();
   const purge = () => deps.log.purgeOlderThan(nowMicros(deps.clock) - LOG_RETENTION_MICROS);
   // Both halves run even if one fails; a failed turn leaves no result, so the next turn (on any instance) retries.
   const purgeAndDropSecrets = async () => {
@@ -40,9 +43,10 @@ export function createRetentionJob(deps: {
     return { ...purged.value, secrets: dropped.value };
   };
   const run = () => {
-    deps.cluster
+    const turn = deps.cluster
       .latest('log-retention', nowMillis(deps.clock), PURGE_SHARED_MAX_AGE_MS, purgeAndDropSecrets)
-      .catch(deps.onError);
+      .then(() => undefined, deps.onError);
+    turnsUnderWay = Promise.all([turnsUnderWay, turn]).then(() => undefined);
   };
   return {
     start() {
@@ -50,9 +54,10 @@ export function createRetentionJob(deps: {
       timer = setInterval(run, PURGE_INTERVAL_MS);
       timer.unref();
     },
-    stop() {
+    async stop() {
       if (timer !== null) clearInterval(timer);
       timer = null;
+      await turnsUnderWay;
     },
     purge,
   };
