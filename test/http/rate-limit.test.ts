@@ -103,10 +103,12 @@ describe('budgets', () => {
   });
 
   test('answers the server fails (5xx) are not counted', async () => {
-    // A store that cannot read: every list is a 500, and none of them spends the budget.
-    const failing = jest.spyOn(h.service.store.webhooks, 'list').mockRejectedValue(new Error('disk I/O error'));
+    // A store that cannot read (every instance's): every list is a 500, and none of them spends the budget.
+    const failing = h.services.map((service) =>
+      jest.spyOn(service.store.webhooks, 'list').mockRejectedValue(new Error('disk I/O error')),
+    );
     for (let i = 0; i < 8; i += 1) expect((await list()).statusCode).toBe(500);
-    failing.mockRestore();
+    for (const spy of failing) spy.mockRestore();
     for (let i = 0; i < 5; i += 1) expect((await list()).statusCode).toBe(200);
   });
 });
