@@ -104,11 +104,7 @@ export function createSharedSignInThrottle(
   return {
     waitFor(address) {
       const clientKey = clientKeyOf(address);
-      const blockedUntilMs = blocks.get(clientKey);
-      const wait = secondsBlocked(blockedUntilMs, nowMillis(clock));
-      // A blocked client that keeps trying stays at the young end: a spray evicts idle entries first.
-      if (wait !== null) blocks.seen(clientKey, blockedUntilMs!);
-      return wait ?? inMemory.waitFor(clientKey);
+      return blocks.waitFor(clientKey, nowMillis(clock), (until) => until) ?? inMemory.waitFor(clientKey);
     },
     failed(address) {
       const clientKey = clientKeyOf(address);

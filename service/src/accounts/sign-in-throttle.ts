@@ -50,25 +50,27 @@ export class RecentClients<V> {
     if (this.entries.size >= MAX_ADDRESSES) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, value);
   }
+
+  /** Seconds `key` must still wait by the block its value holds, or null when it may sign in now. */
+  waitFor(key: string, nowMs: number, blockedUntilOf: (value: V) => number | null): number | null {
+    const value = this.entries.get(key);
+    const wait = value === undefined ? null : secondsBlocked(blockedUntilOf(value), nowMs);
+    // A blocked client that keeps trying stays at the young end: a spray evicts idle entries first.
+    if (wait !== null) this.seen(key, value!);
+    return wait;
+  }
 }
 
 /** Seconds until `blockedUntilMs`, or null when that is not after `nowMs`. */
-export function secondsBlocked(blockedUntilMs: number | null | undefined, nowMs: number): number | null {
-  return blockedUntilMs == null || nowMs >= blockedUntilMs ? null : Math.ceil((blockedUntilMs - nowMs) / 1000);
+export function secondsBlocked(blockedUntilMs: number | null, nowMs: number): number | null {
+  return blockedUntilMs === null || nowMs >= blockedUntilMs ? null : Math.ceil((blockedUntilMs - nowMs) / 1000);
 }
 
 export function createSignInThrottle(clock: Clock, failuresPerMinute: number): SignInThrottle {
   const budget = signInBudget(failuresPerMinute);
   const states = new RecentClients<RateState>();
   return {
-    waitFor(address) {
-      const key = clientKeyOf(address);
-      const state = states.get(key);
-      const wait = secondsBlocked(state?.blockedUntilMs, nowMillis(clock));
-      // A blocked client that keeps trying stays at the young end: a spray evicts idle entries first.
-      if (wait !== null) states.seen(key, state!);
-      return wait;
-    },
+    waitFor: (address) => states.waitFor(clientKeyOf(address), nowMillis(clock), (state) => state.blockedUntilMs),
     async failed(address) {
       const key = clientKeyOf(address);
       states.seen(key, admitRequest(states.get(key), nowMillis(clock), budget).state);
