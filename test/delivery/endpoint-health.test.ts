@@ -119,18 +119,18 @@ test('an endpoint stands unknown until it answers, proven after a healthy answer
   expect(standingOf(answered([sick(0), sick(0), sick(0), sick(0), sick(0), healthy(SECOND)]))).toBe('proven');
 });
 
-test('the registry blocks only webhooks whose circuit is open, and counts circuits that are not closed', () => {
+test('the registry blocks only webhooks whose circuit is open, and counts circuits that are not closed', async () => {
   const registry = new EndpointHealthRegistry(RULES);
-  for (let i = 0; i < 5; i += 1) registry.record('wh_dead', sick(0));
-  registry.record('wh_fine', healthy(0));
+  for (let i = 0; i < 5; i += 1) await registry.record('wh_dead', sick(0));
+  await registry.record('wh_fine', healthy(0));
   expect(registry.blocked(SECOND)).toEqual(['wh_dead']);
-  expect(registry.notClosed()).toBe(1);
+  expect(await registry.notClosed()).toBe(1);
   expect(registry.allowedInFlight('wh_fine', SECOND)).toBe(2);
   expect(registry.allowedInFlight('wh_new', SECOND)).toBe(1);
   expect(registry.blocked(10 * SECOND)).toEqual([]);
   expect(registry.circuitOf('wh_dead', 10 * SECOND)).toEqual({ state: 'probing', since: 0 });
-  registry.record('wh_dead', healthy(10 * SECOND));
-  expect(registry.notClosed()).toBe(0);
+  await registry.record('wh_dead', healthy(10 * SECOND));
+  expect(await registry.notClosed()).toBe(0);
 });
 
 test('a sick answer to a request sent before the circuit opened is not taken for a failed probe', () => {
@@ -150,20 +150,97 @@ test('a 429 halves the capacity but is not sick: it neither opens the circuit no
   expect(standingOf(after)).toBe('proven');
 });
 
-test('a forgotten endpoint is unknown again, and the registry keeps a bounded number by forgetting the oldest', () => {
+test('a forgotten endpoint is unknown again, and the registry keeps a bounded number by forgetting the oldest', async () => {
   const registry = new EndpointHealthRegistry(RULES);
-  for (let i = 0; i < 5; i += 1) registry.record('wh_dead', sick(0));
-  expect(registry.notClosed()).toBe(1);
+  for (let i = 0; i < 5; i += 1) await registry.record('wh_dead', sick(0));
+  expect(await registry.notClosed()).toBe(1);
   registry.forget('wh_dead');
-  expect(registry.notClosed()).toBe(0);
+  expect(await registry.notClosed()).toBe(0);
   expect(registry.of('wh_dead')).toBe(UNKNOWN_ENDPOINT);
 
   const crowded = new EndpointHealthRegistry(RULES);
-  for (let i = 0; i < 5; i += 1) crowded.record('wh_first', sick(0));
-  for (let i = 1; i < 100_000; i += 1) crowded.record(`wh_${i}`, healthy(0));
-  expect(crowded.notClosed()).toBe(1);
-  crowded.record('wh_one_more', healthy(0));
+  for (let i = 0; i < 5; i += 1) await crowded.record('wh_first', sick(0));
+  for (let i = 1; i < 100_000; i += 1) await crowded.record(`wh_${i}`, healthy(0));
+  expect(await crowded.notClosed()).toBe(1);
+  await crowded.record('wh_one_more', healthy(0));
   expect(crowded.of('wh_first')).toBe(UNKNOWN_ENDPOINT);
-  expect(crowded.notClosed()).toBe(0);
+  expect(await crowded.notClosed()).toBe(0);
   expect(crowded.of('wh_1').heard).toBe(true);
+});
+
+/** What several instances keep on the webhook rows (PostgreSQL), in memory: it counts its writes. */
+function sharedStore(initial: Record<string, EndpointHealth> = {}) {
+  const rows = new Map(Object.entries(initial));
+  const store = {
+    rows,
+    writes: 0,
+    fail: null as Error | null,
+    change: async (webhookId: string, change: (health: EndpointHealth) => EndpointHealth) => {
+      if (store.fail !== null) throw store.fail;
+      const row = rows.get(webhookId);
+      if (row === undefined) return null;
+      store.writes += 1;
+      const next = change(row);
+      rows.set(webhookId, next);
+      return next;
+    },
+    countNotClosed: async () => [...rows.values()].filter((h) => h.circuit.state !== 'closed').length,
+  };
+  return store;
+}
+
+test('with a shared store, an answer is applied to what it holds, and one that changes nothing costs no write', async () => {
+  const store = sharedStore({ wh_a: UNKNOWN_ENDPOINT });
+  const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
+  await registry.record('wh_a', healthy(0));
+  expect(store.writes).toBe(1);
+  expect(registry.of('wh_a')).toEqual(store.rows.get('wh_a'));
+
+  // Another instance opened the circuit: this instance's next answer applies to that, not to what it knew.
+  const opened = answered([sick(1), sick(1), sick(1), sick(1), sick(1)]);
+  store.rows.set('wh_a', opened);
+  await registry.record('wh_a', healthy(2));
+  expect(store.rows.get('wh_a')).toMatchObject({ circuit: { state: 'closed' }, limit: RULES.maxInFlight });
+  expect(registry.of('wh_a')).toEqual(store.rows.get('wh_a'));
+
+  // At full speed and closed, a healthy answer changes nothing: nothing is written.
+  const writes = store.writes;
+  await registry.record('wh_a', healthy(3));
+  expect(store.writes).toBe(writes);
+  expect(await registry.notClosed()).toBe(0);
+  store.rows.set('wh_b', opened);
+  expect(await registry.notClosed()).toBe(1);
+
+  // A person's test send is written even when this instance saw nothing to change: its 2xx closes the circuit
+  // another instance opened meanwhile.
+  store.rows.set('wh_a', opened);
+  await registry.record('wh_a', healthy(4, true));
+  expect(store.writes).toBe(writes + 1);
+  expect(store.rows.get('wh_a')!.circuit).toEqual({ state: 'closed' });
+});
+
+test("with a shared store, a claim's read replaces what was known, and open circuits are left to the claim query", async () => {
+  const store = sharedStore();
+  const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
+  registry.adopt('wh_a', answered([sick(0), sick(0), sick(0), sick(0), sick(0)]));
+  expect(registry.allowedInFlight('wh_a', SECOND)).toBe(0);
+  // A circuit another instance closes must not stay closed off here until this process hears of it.
+  expect(registry.blocked(SECOND)).toEqual([]);
+  registry.adopt('wh_a', answered([healthy(2 * SECOND)]));
+  expect(registry.allowedInFlight('wh_a', 3 * SECOND)).toBe(2);
+});
+
+test('with a shared store, a failed write is reported and the answer counts here; a deleted webhook is forgotten', async () => {
+  const store = sharedStore({ wh_a: UNKNOWN_ENDPOINT });
+  const errors: unknown[] = [];
+  const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: (error) => errors.push(error) });
+  store.fail = new Error('connection lost');
+  await registry.record('wh_a', sick(0));
+  expect(errors).toEqual([store.fail]);
+  expect(registry.of('wh_a')).toMatchObject({ heard: true, sickInARow: 1 });
+
+  store.fail = null;
+  registry.adopt('wh_gone', answered([healthy(0)]));
+  await registry.record('wh_gone', sick(1));
+  expect(registry.of('wh_gone')).toBe(UNKNOWN_ENDPOINT);
 });

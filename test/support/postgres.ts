@@ -112,3 +112,21 @@ export async function createTestDatabase(socketDir = process.env[CLUSTER_ENV]): 
   }
   return clusterUrl(name, socketDir);
 }
+
+/**
+ * For a PostgreSQL-only test file: the postgres jest project starts one cluster for the run; run alone (with
+ * --runTestsByPath and no project), the file starts its own for its tests and stops it after them.
+ */
+export function useSuiteCluster(): void {
+  let ownCluster: TestCluster | null = null;
+  beforeAll(() => {
+    if (process.env[CLUSTER_ENV]) return;
+    ownCluster = startTestCluster();
+    process.env[CLUSTER_ENV] = ownCluster.socketDir;
+  });
+  afterAll(() => {
+    if (ownCluster === null) return;
+    ownCluster.stop();
+    delete process.env[CLUSTER_ENV];
+  });
+}

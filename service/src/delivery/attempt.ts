@@ -130,10 +130,11 @@ export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise
           }),
         );
   const signature = signatures?.authorization ?? null;
-  // Nothing was sent without a signature: the endpoint said nothing about its health.
+  // Nothing was sent without a signature: the endpoint said nothing about its health. With several instances
+  // the health is written for all of them before the caller frees the request's slot (endpoint-health.ts).
   if (signature !== null) {
     const at = { sentAt: requestedAt, now: nowMicros(deps.clock) };
-    deps.health.answered(target.webhookId, outcome, at, plan.byPerson ?? false);
+    await deps.health.answered(target.webhookId, outcome, at, plan.byPerson ?? false);
   }
   return { outcome, requestedAt, signature, log: logEntryOf(target, outcome, requestedAt, plan.isTest ?? false) };
 }

@@ -12,6 +12,7 @@ import type { Store } from '../store/store';
 import { nextDispatchState } from './archive-policy';
 import { type AttemptMade, type AttemptPlan, scheduledResult } from './attempt';
 import { chooseClaims, type ClaimRoom, saturatedWebhooks } from './claim-choice';
+import type { EndpointHealthRegistry } from './endpoint-health';
 import { signingSecrets } from './signing-secrets';
 
 /** Decrypted webhook secrets kept at most; past that the cache starts over (one decryption per webhook again). */
@@ -27,6 +28,8 @@ export interface StageDeps {
   /** How long a claim lasts; longer than an attempt (10 s) plus recording it. */
   leaseMicros: number;
   retryDelaysSeconds: readonly number[];
+  /** Told, before each claim chooses, the endpoint health the store read with it (where the store keeps it). */
+  health: EndpointHealthRegistry;
   onError: (error: unknown, stage: string) => void;
 }
 
@@ -58,7 +61,12 @@ export function createDispatchStages(deps: StageDeps) {
         perWebhook: Math.min(room.maxPerWebhook, room.total),
         excludeWebhookIds: saturatedWebhooks(room),
       },
-      (candidates) => chooseClaims(candidates, room),
+      (candidates) => {
+        // Where the store keeps endpoint health (PostgreSQL), the room's rules go by what it read just now.
+        for (const { webhookId, endpointHealth } of candidates)
+          if (endpointHealth !== undefined) deps.health.adopt(webhookId, endpointHealth);
+        return chooseClaims(candidates, room);
+      },
     );
   }
 

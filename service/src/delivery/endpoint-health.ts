@@ -3,9 +3,18 @@
 // multiplicative decrease), and a circuit breaker that stops sending to an endpoint whose recent attempts all
 // failed, then sends it one probe. Only a timeout, a failed connection or a 5xx is sick: a 4xx is the
 // receiver's answer, and a slow 2xx is healthy. Pure rules over an injected time, so they are tested on a fake
-// clock; the registry below keeps one state per webhook for this process
-// (docs/decisions.md#19-delivery-concurrency-and-leases).
+// clock; the registry below keeps one state per webhook, in this process or, with several instances, on the
+// webhook's row (docs/decisions.md#19-delivery-concurrency-and-leases).
+import {
+  type Circuit,
+  type EndpointHealth,
+  type EndpointHealthChange,
+  UNKNOWN_ENDPOINT,
+} from '../domain/endpoint-health';
+import type { EndpointHealthStore } from '../store/store';
 import type { SendOutcome } from './sender';
+
+export { type Circuit, type EndpointHealth, type EndpointHealthChange, UNKNOWN_ENDPOINT };
 
 export interface HealthRules {
   /** The most requests one endpoint may have in flight (JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT). */
@@ -26,30 +35,6 @@ export const DEFAULT_HEALTH_RULES: Omit<HealthRules, 'maxInFlight'> = {
 
 /** An open period is stretched by up to this fraction, so endpoints that failed together are not probed together. */
 const OPEN_JITTER_FRACTION = 0.2;
-
-/** `since`: when the circuit opened; an answer to a request sent before that says nothing new. */
-export type Circuit =
-  { state: 'closed' } | { state: 'open'; since: number; until: number } | { state: 'probing'; since: number };
-
-export interface EndpointHealth {
-  /** Whether the endpoint has answered in this process (healthily or not). */
-  heard: boolean;
-  /** Requests allowed in flight while the circuit is closed. */
-  limit: number;
-  sickInARow: number;
-  /** Times the circuit opened since the endpoint last answered healthily: the open period doubles with each. */
-  opens: number;
-  circuit: Circuit;
-}
-
-/** An endpoint not heard from yet: one request at a time until it answers. */
-export const UNKNOWN_ENDPOINT: EndpointHealth = {
-  heard: false,
-  limit: 1,
-  sickInARow: 0,
-  opens: 0,
-  circuit: { state: 'closed' },
-};
 
 /**
  * `slow-down` is a 429: the receiver is alive and asks for fewer requests, so its capacity halves, but it is
@@ -128,16 +113,47 @@ export function afterAnswer(health: EndpointHealth, answer: Answer, rules: Healt
 /** Endpoint states kept at most; past that the one recorded first is forgotten (it is unknown again). */
 const ENDPOINTS_KEPT = 100_000;
 
-/** The health of every webhook's endpoint in this process, keyed by webhook id. */
+function sameCircuit(a: Circuit, b: Circuit): boolean {
+  if (a.state === 'closed' || b.state === 'closed') return a.state === b.state;
+  const untilOf = (c: Circuit) => (c.state === 'open' ? c.until : null);
+  return a.state === b.state && a.since === b.since && untilOf(a) === untilOf(b);
+}
+
+function sameHealth(a: EndpointHealth, b: EndpointHealth): boolean {
+  return (
+    a.heard === b.heard &&
+    a.limit === b.limit &&
+    a.sickInARow === b.sickInARow &&
+    a.opens === b.opens &&
+    sameCircuit(a.circuit, b.circuit)
+  );
+}
+
+/**
+ * The health of every webhook's endpoint as this process knows it, keyed by webhook id.
+ *
+ * On SQLite this memory is the record. With several instances on PostgreSQL (`shared`), the record is the
+ * webhook's row: an answer that changes the health is written there before the request's slot is freed (so
+ * no instance sees the slot free and the old health), each claim reads the rows of the webhooks it looks at
+ * (`adopt`), and the claim query itself leaves webhooks with an open circuit alone. An answer that changes
+ * nothing (a healthy endpoint at full speed, a sick one whose circuit is already open) costs no write. That is
+ * judged by what this instance last read, so a healthy answer racing another instance's opening of the circuit
+ * may leave it open until its probe; a person's request (test send, redelivery) is always written, so its 2xx
+ * closes the circuit for every instance.
+ */
 export class EndpointHealthRegistry {
   private readonly states = new Map<string, EndpointHealth>();
   /** Webhooks whose circuit is open or waiting for its probe: what a claim must look at, kept apart. */
   private readonly notClosedIds = new Set<string>();
 
-  /** `jitter` gives a uniform number in [0, 1) for each open period. */
+  /**
+   * `jitter` gives a uniform number in [0, 1) for each open period. `shared.store` is where every instance
+   * keeps the health; `shared.onError` hears a failed write (the answer then counts in this process only).
+   */
   constructor(
     private readonly rules: HealthRules,
     private readonly jitter: () => number = () => 0,
+    private readonly shared: { store: EndpointHealthStore; onError: (error: unknown) => void } | null = null,
   ) {}
 
   of(webhookId: string): EndpointHealth {
@@ -148,27 +164,50 @@ export class EndpointHealthRegistry {
     return allowedInFlight(this.of(webhookId), now);
   }
 
-  record(webhookId: string, answer: Answer): void {
+  /** Takes the health the store keeps for the webhook (read by a claim, or written by an answer). */
+  adopt(webhookId: string, health: EndpointHealth): void {
     if (!this.states.has(webhookId) && this.states.size >= ENDPOINTS_KEPT) {
       const oldest = this.states.keys().next();
       if (!oldest.done) this.forget(oldest.value);
     }
-    const next = afterAnswer(this.of(webhookId), answer, this.rules);
-    this.states.set(webhookId, next);
-    if (next.circuit.state === 'closed') this.notClosedIds.delete(webhookId);
+    this.states.set(webhookId, health);
+    if (health.circuit.state === 'closed') this.notClosedIds.delete(webhookId);
     else this.notClosedIds.add(webhookId);
+  }
+
+  async record(webhookId: string, answer: Answer): Promise<void> {
+    const change: EndpointHealthChange = (health) => afterAnswer(health, answer, this.rules);
+    const known = this.of(webhookId);
+    const next = change(known);
+    if (this.shared === null || (!answer.manual && sameHealth(known, next))) return this.adopt(webhookId, next);
+    try {
+      const written = await this.shared.store.change(webhookId, change);
+      if (written === null) this.forget(webhookId);
+      else this.adopt(webhookId, written);
+    } catch (error) {
+      this.shared.onError(error);
+      this.adopt(webhookId, next);
+    }
   }
 
   /**
    * Takes in what an attempt to the webhook's endpoint got: `sentAt` when its request went out, `manual` for a
-   * redelivery or a test send.
+   * redelivery or a test send. Resolves once the health is written where it is kept.
    */
-  answered(webhookId: string, outcome: SendOutcome, at: { sentAt: number; now: number }, manual = false): void {
+  answered(
+    webhookId: string,
+    outcome: SendOutcome,
+    at: { sentAt: number; now: number },
+    manual = false,
+  ): Promise<void> {
     const signal = healthSignalOf(outcome);
-    this.record(webhookId, { signal, now: at.now, sentAt: at.sentAt, jitter: this.jitter(), manual });
+    return this.record(webhookId, { signal, now: at.now, sentAt: at.sentAt, jitter: this.jitter(), manual });
   }
 
-  /** The webhook is gone, or points at another endpoint now: what was learnt of its endpoint no longer applies. */
+  /**
+   * The webhook is gone, or points at another endpoint now: what was learnt of its endpoint no longer applies.
+   * (The store that keeps the health forgets it with the webhook's change.)
+   */
   forget(webhookId: string): void {
     this.states.delete(webhookId);
     this.notClosedIds.delete(webhookId);
@@ -178,17 +217,23 @@ export class EndpointHealthRegistry {
     return standingOf(this.of(webhookId));
   }
 
-  circuitOf(webhookId: string, now: number): Circuit {
-    return circuitAt(this.of(webhookId), now);
+  /** `kept`: the health the store read with the webhook, where the store keeps it (PostgreSQL). */
+  circuitOf(webhookId: string, now: number, kept?: EndpointHealth): Circuit {
+    return circuitAt(kept ?? this.of(webhookId), now);
   }
 
-  /** Webhooks that may have no request in flight now (open circuits): a claim leaves their deliveries alone. */
+  /**
+   * Webhooks that may have no request in flight now (open circuits): a claim leaves their deliveries alone.
+   * With a shared store the claim query reads that from the rows instead: a circuit another instance closed
+   * must not stay closed off here.
+   */
   blocked(now: number): string[] {
+    if (this.shared !== null) return [];
     return [...this.notClosedIds].filter((id) => this.allowedInFlight(id, now) === 0);
   }
 
-  /** Endpoints whose circuit is not closed: open, or waiting for or sending its probe. */
-  notClosed(): number {
-    return this.notClosedIds.size;
+  /** Endpoints whose circuit is not closed (open, or waiting for or sending its probe), in the whole cluster. */
+  notClosed(): Promise<number> {
+    return this.shared === null ? Promise.resolve(this.notClosedIds.size) : this.shared.store.countNotClosed();
   }
 }

@@ -1,5 +1,6 @@
 // A delivery: one event for one webhook, from its planning at ingestion to its lease and its last state.
 import type { EventType } from '@jobhooks/client/contract';
+import type { EndpointHealth } from './endpoint-health';
 
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
 
@@ -30,6 +31,8 @@ export interface DueCandidate {
    * database), which count against the webhook's limit like this process's own. Always 0 on SQLite.
    */
   inFlightElsewhere: number;
+  /** Its endpoint's health as the store keeps it for every instance (PostgreSQL); absent on SQLite. */
+  endpointHealth?: EndpointHealth;
 }
 
 /** A delivery leased to one dispatcher, with what its attempt needs. */

@@ -1,6 +1,7 @@
 // A webhook as the store keeps it, the parts a user writes, and the dispatch state its deliveries change.
 // Times are microseconds since the epoch.
 import type { EventType } from '@jobhooks/client/contract';
+import type { EndpointHealth } from './endpoint-health';
 
 export interface WebhookRecord {
   id: string;
@@ -29,6 +30,11 @@ export interface WebhookRecord {
   lastFailureAt: number | null;
   archivedAt: number | null;
   archivedReason: string | null;
+  /**
+   * What its endpoint's answers taught, where the store keeps it with the webhook (PostgreSQL, for every
+   * instance); absent where the process keeps it in memory (SQLite).
+   */
+  endpointHealth?: EndpointHealth;
 }
 
 /** The fields a user writes through create and update. */
@@ -36,6 +42,18 @@ export type WebhookWritable = Pick<
   WebhookRecord,
   'name' | 'description' | 'clientUrl' | 'eventTypes' | 'jobIds' | 'active'
 >;
+
+/**
+ * Whether an update points the webhook at an endpoint its health says nothing of: another URL, or one a person
+ * just turned back on. What the old circuit learnt then no longer holds.
+ */
+export function endpointRenewed(
+  before: Pick<WebhookRecord, 'clientUrl' | 'active' | 'archivedAt'>,
+  after: Pick<WebhookRecord, 'clientUrl' | 'active' | 'archivedAt'>,
+): boolean {
+  const reactivated = (before.archivedAt !== null || !before.active) && after.active && after.archivedAt === null;
+  return after.clientUrl !== before.clientUrl || reactivated;
+}
 
 /** What an update may change: the written fields, plus the archive state and failure counters it may reset. */
 export type WebhookChange = WebhookWritable &

@@ -35,7 +35,7 @@ export interface MetricSources {
 }
 
 // A type, not an interface: it must be assignable to the store's ClusterResult (named counts).
-type Backlog = { due: number; archived: number };
+type Backlog = { due: number; archived: number; circuitsNotClosed: number };
 
 /**
  * The cluster's backlog: counted by one instance per `backlogMaxAgeMs`, read by the others, so N instances
@@ -46,6 +46,7 @@ function backlogOf(sources: MetricSources): () => Promise<Backlog> {
   const count = async (): Promise<Backlog> => ({
     due: await sources.store.deliveries.countDue(nowMicros(sources.clock)),
     archived: await sources.store.webhooks.countArchived(),
+    circuitsNotClosed: await sources.health.notClosed(),
   });
   return () => {
     reading ??= sources.store.cluster
@@ -83,10 +84,10 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
   new Gauge({
     name: 'jobhooks_endpoint_circuit_open',
-    help: "Webhooks whose endpoint's circuit is open (or waiting for its probe) in this process: nothing is sent to them but the probe.",
+    help: "Webhooks whose endpoint's circuit is open (or waiting for its probe), in the whole cluster (aggregate instances with max, not sum): nothing is sent to them but the probe.",
     registers,
-    collect() {
-      this.set(sources.health.notClosed());
+    async collect() {
+      this.set((await backlog()).circuitsNotClosed);
     },
   });
   new Gauge({

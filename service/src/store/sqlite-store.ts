@@ -39,6 +39,7 @@ export function createSqliteStore(path: string, monotonicNow?: () => number, dur
     },
     rateWindows: null,
     signInWindows: null,
+    endpointHealth: null,
     checkReadiness: async () => {
       probeReadiness();
     },

@@ -4,6 +4,7 @@
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DueCandidate, PlannedDeliveries } from '../domain/delivery';
+import type { EndpointHealth, EndpointHealthChange } from '../domain/endpoint-health';
 import type { EventRecord } from '../domain/event';
 import type { DispatchState, SecretChange, WebhookChange, WebhookRecord } from '../domain/webhook';
 
@@ -201,6 +202,17 @@ export interface SignInWindowsStore {
   forgetEnded(nowMs: number, windowMs: number): Promise<void>;
 }
 
+/**
+ * Each webhook's endpoint health kept on its row, for every instance (PostgreSQL only; one process keeps it in
+ * memory). A change of the webhook's URL, and its reactivation, reset it in the same transaction.
+ */
+export interface EndpointHealthStore {
+  /** Applies `change` to the webhook's health, holding its row; resolves with the result, null when it is gone. */
+  change(webhookId: string, change: EndpointHealthChange): Promise<EndpointHealth | null>;
+  /** Webhooks whose endpoint's circuit is not closed. */
+  countNotClosed(): Promise<number>;
+}
+
 /** What a cluster-wide job leaves for the other instances to read: named counts. */
 export type ClusterResult = Record<string, number>;
 
@@ -236,6 +248,8 @@ export interface Store {
   rateWindows: RateWindowsStore | null;
   /** Windows of failed sign-ins shared by every instance; null when one process keeps them in memory. */
   signInWindows: SignInWindowsStore | null;
+  /** Endpoint health shared by every instance; null when one process keeps it in memory. */
+  endpointHealth: EndpointHealthStore | null;
   /** Resolves when the database can be read and written; rejects with the database's own error otherwise. */
   checkReadiness(): Promise<void>;
   close(): Promise<void>;

@@ -22,7 +22,7 @@ import { buildPayload, sampleCompletedRun } from '../events/payload';
 import { refusalForHost } from '../security/address-policy';
 import type { SecretBox } from '../security/secret-box';
 import type { AccountRecord } from '../domain/account';
-import { ROTATED_KEY_PREFIX, type WebhookRecord, type WebhookWritable } from '../domain/webhook';
+import { endpointRenewed, ROTATED_KEY_PREFIX, type WebhookRecord, type WebhookWritable } from '../domain/webhook';
 import type { IdempotencyClaim, Store } from '../store/store';
 import { findWebhook, webhookNotFound } from '../store/find-webhook';
 import { secretOverlapUntil, toCreated, toDetail, toSummary } from './webhook-view';
@@ -86,7 +86,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const details = new WeakMap<WebhookRecord, { circuit: string; detail: Readonly<WebhookDetail> }>();
   function detailOf(record: WebhookRecord): Readonly<WebhookDetail> {
     const now = nowMicros(clock);
-    const circuit = deps.health.circuitOf(record.id, now);
+    const circuit = deps.health.circuitOf(record.id, now, record.endpointHealth);
     // What of the body depends on the time: the circuit, and whether a rotation's overlap still lasts.
     const key = `${circuit.state === 'open' ? `open:${circuit.until}` : circuit.state}|${secretOverlapUntil(record, now)}`;
     const known = details.get(record);
@@ -182,9 +182,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       planUpdate(current, writable, nowMicros(clock)),
     );
     if (!updated) throw webhookNotFound(accountId, webhookId);
-    // Another endpoint, or one a person just turned back on: what the old circuit learnt no longer holds.
-    const reactivated = (before.archivedAt !== null || !before.active) && updated.active && updated.archivedAt === null;
-    if (updated.clientUrl !== before.clientUrl || reactivated) deps.health.forget(webhookId);
+    // The store that keeps the health with the webhook (PostgreSQL) reset it in the update's transaction.
+    if (endpointRenewed(before, updated)) deps.health.forget(webhookId);
     return toSummary(updated);
   }
 
@@ -273,7 +272,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     list: async (accountId: number, page: { offset: number; limit: number }) => {
       const { items, total } = await store.webhooks.list(accountId, page);
       const now = nowMicros(clock);
-      return { items: items.map((record) => toDetail(record, deps.health.circuitOf(record.id, now), now)), total };
+      return {
+        items: items.map((record) =>
+          toDetail(record, deps.health.circuitOf(record.id, now, record.endpointHealth), now),
+        ),
+        total,
+      };
     },
   };
 }

@@ -3,6 +3,7 @@
 import type { AccountRecord } from '../../../service/src/domain/account';
 import type { AttemptFacts, AttemptResult, AttemptVerdict } from '../../../service/src/domain/attempt';
 import type { ClaimedDelivery, DeliveryChange, DueCandidate, NewDelivery } from '../../../service/src/domain/delivery';
+import { UNKNOWN_ENDPOINT } from '../../../service/src/domain/endpoint-health';
 import type { EventRecord } from '../../../service/src/domain/event';
 import type { DispatchState, WebhookRecord } from '../../../service/src/domain/webhook';
 import type { ClaimRequest, IngestOutcome, Store } from '../../../service/src/store/store';
@@ -63,6 +64,8 @@ export function webhook(accountId: number, id: string, overrides: Partial<Webhoo
     lastFailureAt: null,
     archivedAt: null,
     archivedReason: null,
+    // A store that keeps endpoint health with the webhook reads a new one back as not heard from.
+    ...(backend === 'postgres' ? { endpointHealth: UNKNOWN_ENDPOINT } : {}),
     ...overrides,
   };
 }

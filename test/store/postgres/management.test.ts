@@ -21,28 +21,11 @@ import { createPgSecretKeysStore } from '../../../service/src/store/postgres/sec
 import { createPgSignInWindowsStore } from '../../../service/src/store/postgres/sign-in-windows';
 import { createPgWebhooksStore } from '../../../service/src/store/postgres/webhooks';
 import type { IdempotencyClaim } from '../../../service/src/store/store';
-import {
-  CLUSTER_ENV,
-  clusterUrl,
-  createTestDatabase,
-  startTestCluster,
-  type TestCluster,
-} from '../../support/postgres';
+import { CLUSTER_ENV, clusterUrl, createTestDatabase, useSuiteCluster } from '../../support/postgres';
 import { sleep, waitFor } from '../../support/wait';
 import { T0, webhook as contractWebhook } from '../contract/fixtures';
 
-let ownCluster: TestCluster | null = null;
-beforeAll(() => {
-  // The postgres jest project starts one cluster for the run; run alone, this file starts its own.
-  if (process.env[CLUSTER_ENV]) return;
-  ownCluster = startTestCluster();
-  process.env[CLUSTER_ENV] = ownCluster.socketDir;
-});
-afterAll(() => {
-  if (ownCluster === null) return;
-  ownCluster.stop();
-  delete process.env[CLUSTER_ENV];
-});
+useSuiteCluster();
 
 /** The parts of one instance's store these tests use, over their own pool and LISTEN connection. */
 async function openInstance(url: string, poolSize = 5) {

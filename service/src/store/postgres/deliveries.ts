@@ -1,7 +1,8 @@
 // PostgreSQL access to deliveries: leasing due ones to the dispatchers of several instances, and recording each
 // attempt's result. A claim takes a webhook only if it gets that webhook's transaction-scoped advisory lock, so
 // instances claiming at the same moment split the webhooks between them; the lease itself re-checks that the
-// row is still pending and due, so no delivery is ever leased twice, lock or not.
+// row is still pending and due, so no delivery is ever leased twice, lock or not. A claim passes over webhooks
+// whose endpoint's circuit is open, and reads the others' endpoint health for the dispatcher to go by.
 import type pg from 'pg';
 import type { EventType } from '@jobhooks/client/contract';
 import type { AttemptResult, LoggedAttempt } from '../../domain/attempt';
@@ -11,6 +12,7 @@ import type { ClaimRequest, DeliveriesStore } from '../store';
 import { asColumns, type PgDatabase } from './database';
 import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../deliveries';
 import { appendAttempts } from './delivery-log';
+import { HEALTH_COLUMNS, healthFromRow, type HealthRow } from './endpoint-health';
 import { ADVISORY_LOCKS } from './migrate';
 import { CHANNELS } from './migrations';
 
@@ -22,12 +24,12 @@ const WEBHOOKS_PER_CLAIM = 256;
 
 const DUE_CANDIDATES = `
   WITH heads AS MATERIALIZED (
-    SELECT w.id AS webhook_id, w.account_id, h.next_attempt_at
+    SELECT w.id AS webhook_id, w.account_id, h.next_attempt_at, ${HEALTH_COLUMNS}
       FROM webhooks w
       CROSS JOIN LATERAL (SELECT d.next_attempt_at FROM deliveries d
                            WHERE d.state = 'pending' AND d.webhook_id = w.id AND d.next_attempt_at <= $1
                            ORDER BY d.next_attempt_at LIMIT 1) h
-     WHERE NOT (w.id = ANY($2::text[]))
+     WHERE NOT (w.id = ANY($2::text[])) AND NOT coalesce(w.circuit_until > $1, false)
      ORDER BY h.next_attempt_at LIMIT ${WEBHOOKS_PER_CLAIM}
   ), held AS MATERIALIZED (
     SELECT * FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))
@@ -37,7 +39,9 @@ const DUE_CANDIDATES = `
                        AND l.lease_expires_at > $1 AND left(l.lease_owner, length($4)) <> $4)::int AS elsewhere
       FROM held
   )
-  SELECT c.id, busy.webhook_id, busy.account_id, c.next_attempt_at AS due_at, busy.elsewhere
+  SELECT c.id, busy.webhook_id, busy.account_id, c.next_attempt_at AS due_at, busy.elsewhere,
+         busy.endpoint_heard, busy.endpoint_limit, busy.endpoint_sick_in_a_row, busy.circuit_opens,
+         busy.circuit_since, busy.circuit_until
     FROM busy CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at FROM deliveries d
        WHERE d.state = 'pending' AND d.webhook_id = busy.webhook_id AND d.next_attempt_at <= $1
@@ -104,7 +108,7 @@ const RECOVER_FAILED = `
    WHERE d.id = ranked.id`;
 const NOTIFY_DUE = `SELECT pg_notify('${CHANNELS.due}', '')`;
 
-interface CandidateRow {
+interface CandidateRow extends HealthRow {
   id: string;
   webhook_id: string;
   account_id: number;
@@ -318,6 +322,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
         accountId: r.account_id,
         dueAt: r.due_at,
         inFlightElsewhere: r.elsewhere,
+        endpointHealth: healthFromRow(r),
       })),
     );
     if (chosen.length === 0) return [];

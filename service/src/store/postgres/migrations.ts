@@ -221,4 +221,20 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    description: "each webhook's endpoint health, learnt by every instance",
+    sql: `
+      -- What the endpoint's answers taught (delivery/endpoint-health.ts): requests it may have in flight, and
+      -- its circuit breaker. circuit_since is NULL while the circuit is closed; an open circuit is due for its
+      -- probe at circuit_until. A new client_url, or a reactivation, sets them back to these defaults.
+      ALTER TABLE webhooks
+        ADD COLUMN endpoint_heard          boolean NOT NULL DEFAULT false,
+        ADD COLUMN endpoint_limit          integer NOT NULL DEFAULT 1,
+        ADD COLUMN endpoint_sick_in_a_row  integer NOT NULL DEFAULT 0,
+        ADD COLUMN circuit_opens           integer NOT NULL DEFAULT 0,
+        ADD COLUMN circuit_since           bigint,
+        ADD COLUMN circuit_until           bigint;
+    `,
+  },
 ];

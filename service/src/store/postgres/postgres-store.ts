@@ -8,6 +8,7 @@ import { createPgClusterStore } from './cluster';
 import { openPool, type PostgresOptions } from './database';
 import { createPgDeliveriesStore } from './deliveries';
 import { createPgDeliveryLogStore } from './delivery-log';
+import { createPgEndpointHealthStore } from './endpoint-health';
 import { createPgEventsStore } from './events';
 import { migratePostgres } from './migrate';
 import { listenForNotifications } from './notifications';
@@ -44,6 +45,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       signInWindows: createPgSignInWindowsStore(db, notifications, (error) =>
         options.onBackgroundError(error, 'reading the blocked sign-in addresses'),
       ),
+      endpointHealth: createPgEndpointHealthStore(db),
       checkReadiness: probeReadiness,
       close: async () => {
         await notifications.close();

@@ -6,11 +6,13 @@
 // changed a webhook through one instance reads it back through another (Terraform and Pulumi do after every
 // apply), and a kept row could still be the old one until that instance heard of the change. Webhooks are read
 // by id only by the management API and the delivery log (the dispatcher and ingestion read them in their own
-// statements), so the cache would save one primary-key lookup per request and no round trip.
+// statements), so the cache would save one primary-key lookup per request and no round trip. The row also holds
+// its endpoint's health (endpoint-health.ts), which an update resets when the webhook gets another endpoint.
 import type pg from 'pg';
-import { ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
+import { endpointRenewed, ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
 import type { CreateWebhookOutcome, IdempotencyClaim, WebhooksStore } from '../store';
 import type { PgDatabase } from './database';
+import { RESET_HEALTH } from './endpoint-health';
 import { SELECT_WEBHOOK } from '../webhooks';
 import { type PgWebhookRow, webhookFromPgRow } from './rows';
 
@@ -39,6 +41,7 @@ const UPDATE_WEBHOOK = `
          updated_at = $9, consecutive_failures = $10, failing_since = $11, last_failure_at = $12,
          archived_at = $13, archived_reason = $14
    WHERE account_id = $1 AND id = $2`;
+const RESET_ENDPOINT_HEALTH = `UPDATE webhooks SET ${RESET_HEALTH} WHERE id = $1`;
 const UPDATE_SECRET = `
   UPDATE webhooks
      SET sealed_secret = $3, previous_sealed_secret = $4, previous_secret_until = $5, updated_at = $6
@@ -145,7 +148,9 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
       db.transaction(async (client) => {
         const current = await lockedWebhook(client, accountId, id);
         if (current === null) return null;
-        await client.query(UPDATE_WEBHOOK, [accountId, id, ...changeValues(change(current))]);
+        const next = change(current);
+        await client.query(UPDATE_WEBHOOK, [accountId, id, ...changeValues(next)]);
+        if (endpointRenewed(current, next)) await client.query(RESET_ENDPOINT_HEALTH, [id]);
         return rereadWebhook(client, accountId, id);
       }),
     changeSecret: (accountId, id, change) =>

@@ -1,0 +1,71 @@
+// Endpoint health kept on the webhook's row for every instance (PostgreSQL): changes applied under the row's
+// lock lose none of each other, a new endpoint starts unknown, and a claim passes over an open circuit and reads
+// the others' health.
+import { afterAnswer, type Answer, DEFAULT_HEALTH_RULES } from '../../../service/src/delivery/endpoint-health';
+import { type EndpointHealth, UNKNOWN_ENDPOINT } from '../../../service/src/domain/endpoint-health';
+import type { EndpointHealthStore, Store } from '../../../service/src/store/store';
+import { useSuiteCluster } from '../../support/postgres';
+import { openTestStore, type TestStore } from '../../support/stores';
+import { accountWithWebhooks, candidatesAt, event, recordEvent, SECOND, T0 } from '../contract/fixtures';
+
+useSuiteCluster();
+
+let opened: TestStore;
+let store: Store;
+let health: EndpointHealthStore;
+beforeEach(async () => {
+  opened = await openTestStore('postgres');
+  store = opened.store;
+  health = store.endpointHealth!;
+  await accountWithWebhooks(store, 1, ['wh_a', 'wh_b']);
+});
+afterEach(async () => {
+  await opened.close();
+  expect(opened.backgroundErrors).toEqual([]);
+});
+
+const RULES = { ...DEFAULT_HEALTH_RULES, maxInFlight: 16 };
+const sick = (now: number): Answer => ({ signal: 'sick', now, sentAt: now - 1, jitter: 0, manual: false });
+const answer = (a: Answer) => (h: EndpointHealth) => afterAnswer(h, a, RULES);
+
+test('changes from several connections at once are applied one after the other: none is lost', async () => {
+  const changes = Array.from({ length: 4 }, () => health.change('wh_a', answer(sick(T0))));
+  await Promise.all(changes);
+  const { endpointHealth } = (await store.webhooks.get(1, 'wh_a'))!;
+  expect(endpointHealth).toMatchObject({ heard: true, sickInARow: 4, circuit: { state: 'closed' } });
+  expect(await health.change('wh_gone', answer(sick(T0)))).toBeNull();
+});
+
+test('an open circuit is read back as written and counted; a new client_url or a reactivation resets it', async () => {
+  for (let i = 0; i < 5; i += 1) await health.change('wh_a', answer(sick(T0)));
+  const until = T0 + 10 * SECOND;
+  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth!.circuit).toEqual({ state: 'open', since: T0, until });
+  expect(await health.countNotClosed()).toBe(1);
+
+  // A change that keeps the endpoint keeps what was learnt of it.
+  await store.webhooks.update(1, 'wh_a', (current) => ({ ...current, name: 'renamed' }));
+  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth!.circuit.state).toBe('open');
+  await store.webhooks.update(1, 'wh_a', (current) => ({ ...current, clientUrl: 'http://127.0.0.1:9/moved' }));
+  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
+  expect(await health.countNotClosed()).toBe(0);
+
+  for (let i = 0; i < 5; i += 1) await health.change('wh_a', answer(sick(T0)));
+  await store.webhooks.update(1, 'wh_a', (current) => ({ ...current, active: false }));
+  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth!.circuit.state).toBe('open');
+  await store.webhooks.update(1, 'wh_a', (current) => ({ ...current, active: true }));
+  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
+});
+
+test('a claim passes over a webhook whose circuit is open, and offers it with its health once the probe is due', async () => {
+  await recordEvent(store, event(1, 'ev_1'));
+  for (let i = 0; i < 5; i += 1) await health.change('wh_a', answer(sick(T0)));
+  await health.change('wh_b', answer({ signal: 'healthy', now: T0, sentAt: T0 - 1, jitter: 0, manual: false }));
+
+  const whileOpen = await candidatesAt(store, T0 + SECOND);
+  expect(whileOpen.map((c) => c.webhookId)).toEqual(['wh_b']);
+  expect(whileOpen[0]!.endpointHealth).toMatchObject({ heard: true, limit: 2, circuit: { state: 'closed' } });
+
+  const probeDue = await candidatesAt(store, T0 + 10 * SECOND);
+  const forA = probeDue.find((c) => c.webhookId === 'wh_a');
+  expect(forA?.endpointHealth?.circuit).toEqual({ state: 'open', since: T0, until: T0 + 10 * SECOND });
+});
