@@ -189,10 +189,10 @@ function sharedStore(initial: Record<string, EndpointHealth> = {}) {
   return store;
 }
 
-test('with a shared store, an answer is applied to what it holds, and one that changes nothing costs no write', async () => {
+test('with a shared store, an answer is applied to what it holds, and one that changes nothing goes with the result', async () => {
   const store = sharedStore({ wh_a: UNKNOWN_ENDPOINT });
   const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
-  await registry.record('wh_a', healthy(0));
+  expect(await registry.record('wh_a', healthy(0))).toBeNull();
   expect(store.writes).toBe(1);
   expect(registry.of('wh_a')).toEqual(store.rows.get('wh_a'));
 
@@ -203,10 +203,13 @@ test('with a shared store, an answer is applied to what it holds, and one that c
   expect(store.rows.get('wh_a')).toMatchObject({ circuit: { state: 'closed' }, limit: RULES.maxInFlight });
   expect(registry.of('wh_a')).toEqual(store.rows.get('wh_a'));
 
-  // At full speed and closed, a healthy answer changes nothing: nothing is written.
+  // At full speed and closed, a healthy answer changes nothing here: it is not written now, but handed back to
+  // go with the attempt's result, where it is applied to the row as it stands then.
   const writes = store.writes;
-  await registry.record('wh_a', healthy(3));
+  const left = await registry.record('wh_a', healthy(3));
   expect(store.writes).toBe(writes);
+  const sickElsewhere = answered([sick(3), sick(3)], store.rows.get('wh_a'));
+  expect(left!(sickElsewhere)).toMatchObject({ sickInARow: 0, limit: sickElsewhere.limit + 1 });
   expect(await registry.notClosed()).toBe(0);
   store.rows.set('wh_b', opened);
   expect(await registry.notClosed()).toBe(1);
@@ -230,14 +233,16 @@ test("with a shared store, a claim's read replaces what was known, and open circ
   expect(registry.allowedInFlight('wh_a', 3 * SECOND)).toBe(2);
 });
 
-test('with a shared store, a failed write is reported and the answer counts here; a deleted webhook is forgotten', async () => {
+test('with a shared store, a failed write is reported and handed back with the result; a deleted webhook is forgotten', async () => {
   const store = sharedStore({ wh_a: UNKNOWN_ENDPOINT });
   const errors: unknown[] = [];
   const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: (error) => errors.push(error) });
   store.fail = new Error('connection lost');
-  await registry.record('wh_a', sick(0));
+  // The change is handed back, to be applied with the attempt's result if the database is back by then.
+  const left = await registry.record('wh_a', sick(0));
   expect(errors).toEqual([store.fail]);
   expect(registry.of('wh_a')).toMatchObject({ heard: true, sickInARow: 1 });
+  expect(left!(UNKNOWN_ENDPOINT)).toEqual(registry.of('wh_a'));
 
   store.fail = null;
   registry.adopt('wh_gone', answered([healthy(0)]));

@@ -7,7 +7,7 @@ import type { EventType } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import type { AttemptLogEntry, AttemptResult } from '../domain/attempt';
 import type { DeliveryChange } from '../domain/delivery';
-import type { EndpointHealthRegistry } from './endpoint-health';
+import type { EndpointHealthChange, EndpointHealthRegistry } from './endpoint-health';
 import { signedRequest } from './outgoing-request';
 import { errorTextOf, planNextStep, statusCodeOf, verdictOf } from './retry-policy';
 import type { Send, SendOutcome } from './sender';
@@ -55,6 +55,8 @@ export interface AttemptMade {
   /** The signature sent, for a retry to send again; null when the secret could not be opened. */
   signature: string | null;
   log: AttemptLogEntry;
+  /** What the answer does to the endpoint's health that is still to be written with the result (see record()). */
+  healthChange?: EndpointHealthChange | null;
 }
 
 export interface AttemptDeps {
@@ -131,12 +133,15 @@ export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise
         );
   const signature = signatures?.authorization ?? null;
   // Nothing was sent without a signature: the endpoint said nothing about its health. With several instances
-  // the health is written for all of them before the caller frees the request's slot (endpoint-health.ts).
+  // a change of the health is written for all of them before the caller frees the request's slot
+  // (endpoint-health.ts).
+  let healthChange: EndpointHealthChange | null = null;
   if (signature !== null) {
     const at = { sentAt: requestedAt, now: nowMicros(deps.clock) };
-    await deps.health.answered(target.webhookId, outcome, at, plan.byPerson ?? false);
+    healthChange = await deps.health.answered(target.webhookId, outcome, at, plan.byPerson ?? false);
   }
-  return { outcome, requestedAt, signature, log: logEntryOf(target, outcome, requestedAt, plan.isTest ?? false) };
+  const log = logEntryOf(target, outcome, requestedAt, plan.isTest ?? false);
+  return { outcome, requestedAt, signature, log, healthChange };
 }
 
 export interface ScheduledAttemptRules {
@@ -175,7 +180,13 @@ export function scheduledResult(deliveryId: string, made: AttemptMade, rules: Sc
     exhausted: step.kind === 'exhausted',
     manual: false,
   };
-  return { log: { ...made.log, deliveryId }, facts, delivery, lease: rules.lease };
+  return {
+    log: { ...made.log, deliveryId },
+    facts,
+    delivery,
+    lease: rules.lease,
+    endpointHealthChange: made.healthChange ?? null,
+  };
 }
 
 /**
@@ -189,5 +200,6 @@ export function manualResult(deliveryId: string, made: AttemptMade): AttemptResu
     facts: { requestedAt: made.requestedAt, statusCode: made.log.statusCode, verdict, exhausted: false, manual: true },
     delivery: verdict === 'succeeded' ? { state: 'succeeded' } : { state: 'unchanged' },
     lease: null,
+    endpointHealthChange: made.healthChange ?? null,
   };
 }

@@ -9,6 +9,7 @@ import {
   type Circuit,
   type EndpointHealth,
   type EndpointHealthChange,
+  sameHealth,
   UNKNOWN_ENDPOINT,
 } from '../domain/endpoint-health';
 import type { EndpointHealthStore } from '../store/store';
@@ -113,33 +114,17 @@ export function afterAnswer(health: EndpointHealth, answer: Answer, rules: Healt
 /** Endpoint states kept at most; past that the one recorded first is forgotten (it is unknown again). */
 const ENDPOINTS_KEPT = 100_000;
 
-function sameCircuit(a: Circuit, b: Circuit): boolean {
-  if (a.state === 'closed' || b.state === 'closed') return a.state === b.state;
-  const untilOf = (c: Circuit) => (c.state === 'open' ? c.until : null);
-  return a.state === b.state && a.since === b.since && untilOf(a) === untilOf(b);
-}
-
-function sameHealth(a: EndpointHealth, b: EndpointHealth): boolean {
-  return (
-    a.heard === b.heard &&
-    a.limit === b.limit &&
-    a.sickInARow === b.sickInARow &&
-    a.opens === b.opens &&
-    sameCircuit(a.circuit, b.circuit)
-  );
-}
-
 /**
  * The health of every webhook's endpoint as this process knows it, keyed by webhook id.
  *
  * On SQLite this memory is the record. With several instances on PostgreSQL (`shared`), the record is the
- * webhook's row: an answer that changes the health is written there before the request's slot is freed (so
- * no instance sees the slot free and the old health), each claim reads the rows of the webhooks it looks at
- * (`adopt`), and the claim query itself leaves webhooks with an open circuit alone. An answer that changes
- * nothing (a healthy endpoint at full speed, a sick one whose circuit is already open) costs no write. That is
- * judged by what this instance last read, so a healthy answer racing another instance's opening of the circuit
- * may leave it open until its probe; a person's request (test send, redelivery) is always written, so its 2xx
- * closes the circuit for every instance.
+ * webhook's row, and each claim reads the rows of the webhooks it looks at (`adopt`); the claim query itself
+ * leaves webhooks with an open circuit alone. An answer that changes what this instance knows is written to the
+ * row before the request's slot is freed, so no instance sees the slot free and the health from before the
+ * answer. One that changes nothing here (a healthy endpoint at full speed, a sick one behind an open circuit)
+ * costs no statement of its own: its change goes with the attempt's result and is applied to the row in the
+ * transaction that writes the result, which holds the row anyway. So a healthy answer still resets the sick
+ * count, or closes the circuit, that another instance wrote meanwhile.
  */
 export class EndpointHealthRegistry {
   private readonly states = new Map<string, EndpointHealth>();
@@ -175,31 +160,43 @@ export class EndpointHealthRegistry {
     else this.notClosedIds.add(webhookId);
   }
 
-  async record(webhookId: string, answer: Answer): Promise<void> {
+  /**
+   * Resolves with the change still to be written with the attempt's result (shared store only): the answer
+   * changed nothing this instance knows, or its write failed; null when nothing is left to write.
+   */
+  async record(webhookId: string, answer: Answer): Promise<EndpointHealthChange | null> {
     const change: EndpointHealthChange = (health) => afterAnswer(health, answer, this.rules);
     const known = this.of(webhookId);
     const next = change(known);
-    if (this.shared === null || (!answer.manual && sameHealth(known, next))) return this.adopt(webhookId, next);
+    if (this.shared === null) {
+      this.adopt(webhookId, next);
+      return null;
+    }
+    // A person's request is written at once, whatever this instance knew: its 2xx closes the circuit for all.
+    if (!answer.manual && sameHealth(known, next)) return change;
     try {
       const written = await this.shared.store.change(webhookId, change);
       if (written === null) this.forget(webhookId);
       else this.adopt(webhookId, written);
+      return null;
     } catch (error) {
       this.shared.onError(error);
       this.adopt(webhookId, next);
+      return change;
     }
   }
 
   /**
    * Takes in what an attempt to the webhook's endpoint got: `sentAt` when its request went out, `manual` for a
-   * redelivery or a test send. Resolves once the health is written where it is kept.
+   * redelivery or a test send. Resolves once the health is written where it is kept, with what is left to write
+   * with the attempt's result (see `record`).
    */
   answered(
     webhookId: string,
     outcome: SendOutcome,
     at: { sentAt: number; now: number },
     manual = false,
-  ): Promise<void> {
+  ): Promise<EndpointHealthChange | null> {
     const signal = healthSignalOf(outcome);
     return this.record(webhookId, { signal, now: at.now, sentAt: at.sentAt, jitter: this.jitter(), manual });
   }

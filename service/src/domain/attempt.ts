@@ -1,6 +1,7 @@
 // One attempt of a delivery: how it went, its row in the delivery log, and what it changes.
 import type { EventType } from '@jobhooks/client/contract';
 import type { DeliveryChange } from './delivery';
+import type { EndpointHealthChange } from './endpoint-health';
 
 /** How an attempt went: 2xx succeeded, 410 Gone archives the webhook at once, anything else failed. */
 export type AttemptVerdict = 'succeeded' | 'failed' | 'gone';
@@ -43,4 +44,9 @@ export interface AttemptResult {
   delivery: DeliveryChange;
   /** The lease the result was produced under; null for a manual redelivery of a finished delivery. */
   lease: string | null;
+  /**
+   * What the answer does to the endpoint's health that was not written when it came in (it changed nothing the
+   * sending instance knew, or the write failed): a store that keeps the health applies it with the result.
+   */
+  endpointHealthChange?: EndpointHealthChange | null;
 }

@@ -27,7 +27,24 @@ export const UNKNOWN_ENDPOINT: EndpointHealth = {
 };
 
 /**
- * What one answer does to the endpoint's health, carried with the attempt's result so the store that keeps the
- * health (PostgreSQL) applies it in the transaction that writes the result.
+ * What one answer does to the endpoint's health. Where the store keeps the health (PostgreSQL), it applies the
+ * change to the row as it stands, under the row's lock, so instances answering at once lose none of each other's.
  */
 export type EndpointHealthChange = (health: EndpointHealth) => EndpointHealth;
+
+function sameCircuit(a: Circuit, b: Circuit): boolean {
+  if (a.state === 'closed' || b.state === 'closed') return a.state === b.state;
+  const untilOf = (c: Circuit) => (c.state === 'open' ? c.until : null);
+  return a.state === b.state && a.since === b.since && untilOf(a) === untilOf(b);
+}
+
+/** Whether two states say the same: an answer that leaves the health the same need not be written. */
+export function sameHealth(a: EndpointHealth, b: EndpointHealth): boolean {
+  return (
+    a.heard === b.heard &&
+    a.limit === b.limit &&
+    a.sickInARow === b.sickInARow &&
+    a.opens === b.opens &&
+    sameCircuit(a.circuit, b.circuit)
+  );
+}

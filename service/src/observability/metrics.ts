@@ -50,7 +50,9 @@ function backlogOf(sources: MetricSources): () => Promise<Backlog> {
   });
   return () => {
     reading ??= sources.store.cluster
-      .latest('backlog-gauges', nowMillis(sources.clock), sources.backlogMaxAgeMs, count)
+      // Named for its fields: an older instance's result under the old name ('backlog-gauges') had no circuit
+      // count, and reading it during a rolling upgrade would fail the scrape.
+      .latest('cluster-gauges', nowMillis(sources.clock), sources.backlogMaxAgeMs, count)
       .finally(() => {
         reading = null;
       });

@@ -6,7 +6,17 @@ import { type EndpointHealth, UNKNOWN_ENDPOINT } from '../../../service/src/doma
 import type { EndpointHealthStore, Store } from '../../../service/src/store/store';
 import { useSuiteCluster } from '../../support/postgres';
 import { openTestStore, type TestStore } from '../../support/stores';
-import { accountWithWebhooks, candidatesAt, event, recordEvent, SECOND, T0 } from '../contract/fixtures';
+import {
+  accountWithWebhooks,
+  attemptOf,
+  candidatesAt,
+  claimAll,
+  countFailures,
+  event,
+  recordEvent,
+  SECOND,
+  T0,
+} from '../contract/fixtures';
 
 useSuiteCluster();
 
@@ -28,11 +38,19 @@ const RULES = { ...DEFAULT_HEALTH_RULES, maxInFlight: 16 };
 const sick = (now: number): Answer => ({ signal: 'sick', now, sentAt: now - 1, jitter: 0, manual: false });
 const answer = (a: Answer) => (h: EndpointHealth) => afterAnswer(h, a, RULES);
 
-test('changes from several connections at once are applied one after the other: none is lost', async () => {
-  const changes = Array.from({ length: 4 }, () => health.change('wh_a', answer(sick(T0))));
-  await Promise.all(changes);
+test('changes from two instances at once are applied one after the other: none is lost', async () => {
+  const other = await openTestStore('postgres', opened.location);
+  try {
+    const fromBoth = [health, other.store.endpointHealth!].flatMap((instance) =>
+      Array.from({ length: 3 }, () => instance.change('wh_a', answer(sick(T0)))),
+    );
+    await Promise.all(fromBoth);
+  } finally {
+    await other.close();
+  }
   const { endpointHealth } = (await store.webhooks.get(1, 'wh_a'))!;
-  expect(endpointHealth).toMatchObject({ heard: true, sickInARow: 4, circuit: { state: 'closed' } });
+  expect(endpointHealth).toMatchObject({ heard: true, sickInARow: 5, circuit: { state: 'open', since: T0 } });
+  // The sixth arrived with the circuit open: it says nothing new.
   expect(await health.change('wh_gone', answer(sick(T0)))).toBeNull();
 });
 
@@ -68,4 +86,19 @@ test('a claim passes over a webhook whose circuit is open, and offers it with it
   const probeDue = await candidatesAt(store, T0 + 10 * SECOND);
   const forA = probeDue.find((c) => c.webhookId === 'wh_a');
   expect(forA?.endpointHealth?.circuit).toEqual({ state: 'open', since: T0, until: T0 + 10 * SECOND });
+});
+
+test("an answer that changed nothing its instance knew is applied to the row with the attempt's result", async () => {
+  await recordEvent(store, event(1, 'ev_1'));
+  const [claimed] = (await claimAll(store, T0)).filter((c) => c.webhookId === 'wh_a');
+  // Another instance's answers meanwhile: two sick ones.
+  await health.change('wh_a', answer(sick(T0)));
+  await health.change('wh_a', answer(sick(T0)));
+  const healthy = answer({ signal: 'healthy', now: T0 + 2, sentAt: T0 + 1, jitter: 0, manual: false });
+  const result = attemptOf(claimed!, { requestedAt: T0 + 1, delivery: { state: 'succeeded' } });
+  await store.deliveries.recordAttempts([{ ...result, endpointHealthChange: healthy }], countFailures);
+  // The 2xx ends the sick answers in a row, as it would have in one process.
+  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth).toMatchObject({ sickInARow: 0, limit: 2 });
+  // A result without a change leaves the health alone.
+  expect((await store.webhooks.get(1, 'wh_b'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
 });

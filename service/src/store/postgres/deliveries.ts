@@ -12,7 +12,7 @@ import type { ClaimRequest, DeliveriesStore } from '../store';
 import { asColumns, type PgDatabase } from './database';
 import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../deliveries';
 import { appendAttempts } from './delivery-log';
-import { HEALTH_COLUMNS, healthFromRow, type HealthRow } from './endpoint-health';
+import { applyHealthChanges, HEALTH_COLUMNS, healthFromRow, type HealthRow } from './endpoint-health';
 import { ADVISORY_LOCKS } from './migrate';
 import { CHANNELS } from './migrations';
 
@@ -62,7 +62,8 @@ const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures,
   archived_at, archived_reason`;
 /** Sorted ids: every transaction locks webhooks in the same order, so two never wait for each other. */
 const LOCK_DISPATCH_STATES = `
-  SELECT id, ${DISPATCH_COLUMNS} FROM webhooks WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`;
+  SELECT w.id, ${DISPATCH_COLUMNS}, ${HEALTH_COLUMNS}
+    FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`;
 // The statements of a batch of results take one array per column, so a batch costs the same few round trips
 // however many results it holds.
 const SET_DISPATCH_STATES = `
@@ -134,8 +135,8 @@ interface LeasedRow {
   archived_at: number | null;
 }
 
-/** The dispatch columns of a webhook row and its id, as LOCK_DISPATCH_STATES selects them. */
-type PgDispatchRow = DispatchRow & { id: string };
+/** The dispatch and health columns of a webhook row and its id, as LOCK_DISPATCH_STATES selects them. */
+type PgDispatchRow = DispatchRow & HealthRow & { id: string };
 
 type NextDispatchState = (current: DispatchState, facts: AttemptResult['facts']) => DispatchState;
 
@@ -240,6 +241,15 @@ async function recordInTransaction(
   if (moves[0]!.length > 0) await client.query(MOVE_LEASED, moves);
   for (const { result, now } of kept) if (result.lease === null) await moveFinished(client, result, now);
   if (states.size > 0) await client.query(SET_DISPATCH_STATES, dispatchStateColumns(states));
+  // The endpoint health of answers that changed nothing their instance knew: the row may say otherwise (another
+  // instance's answers), and it is held here anyway. Written only where it changes.
+  const healthChanges = kept.flatMap(({ result }) =>
+    result.endpointHealthChange ? [[result.log.webhookId, result.endpointHealthChange] as const] : [],
+  );
+  if (healthChanges.length > 0) {
+    const healthBefore = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
+    await applyHealthChanges(client, healthBefore, healthChanges);
+  }
   // A webhook archived by this batch gets no more attempts.
   for (const [webhookId, state] of states)
     if (state.archivedAt !== null) await client.query(SKIP_PENDING_OF, [webhookId, state.archivedAt]);

@@ -1,9 +1,11 @@
 // PostgreSQL keeps each webhook's endpoint health on the webhook's row, so every instance sends by what any of
 // them learnt: a circuit one instance opens holds for all, and a test send's healthy answer through one closes
-// it for all. Written only when an answer changes it (delivery/endpoint-health.ts), read by each claim.
-import type { Circuit, EndpointHealth } from '../../domain/endpoint-health';
+// it for all. Written when an answer changes it, here or with the attempt's result (deliveries.ts); read by
+// each claim (delivery/endpoint-health.ts says when each happens).
+import type pg from 'pg';
+import { type Circuit, type EndpointHealth, type EndpointHealthChange, sameHealth } from '../../domain/endpoint-health';
 import type { EndpointHealthStore } from '../store';
-import type { PgDatabase } from './database';
+import { asColumns, type PgDatabase } from './database';
 
 /** The columns of the health, as a claim or a webhook read selects them (`w` is the webhooks table). */
 export const HEALTH_COLUMNS = `w.endpoint_heard, w.endpoint_limit, w.endpoint_sick_in_a_row, w.circuit_opens,
@@ -22,18 +24,22 @@ export interface HealthRow {
   circuit_until: number | null;
 }
 
-const LOCK_HEALTH = `SELECT ${HEALTH_COLUMNS} FROM webhooks w WHERE w.id = $1 FOR NO KEY UPDATE`;
-const WRITE_HEALTH = `
-  UPDATE webhooks SET endpoint_heard = $2, endpoint_limit = $3, endpoint_sick_in_a_row = $4, circuit_opens = $5,
-                      circuit_since = $6, circuit_until = $7
-   WHERE id = $1`;
+/** Sorted ids: every transaction that holds several webhook rows takes them in id order, so none waits on another. */
+const LOCK_HEALTHS = `
+  SELECT w.id, ${HEALTH_COLUMNS} FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`;
+/** One array per column, so a batch costs one statement however many rows it writes. */
+const WRITE_HEALTHS = `
+  UPDATE webhooks w SET endpoint_heard = u.heard, endpoint_limit = u.lim, endpoint_sick_in_a_row = u.sick,
+                        circuit_opens = u.opens, circuit_since = u.since, circuit_until = u.until
+    FROM unnest($1::text[], $2::boolean[], $3::integer[], $4::integer[], $5::integer[], $6::bigint[], $7::bigint[])
+         AS u(id, heard, lim, sick, opens, since, until)
+   WHERE w.id = u.id`;
 const COUNT_NOT_CLOSED = 'SELECT count(*) AS n FROM webhooks WHERE circuit_since IS NOT NULL';
 
 export function healthFromRow(row: HealthRow): EndpointHealth {
   const { circuit_since: since, circuit_until: until } = row;
   let circuit: Circuit = { state: 'closed' };
-  if (since !== null)
-    circuit = until !== null && until > since ? { state: 'open', since, until } : { state: 'probing', since };
+  if (since !== null) circuit = { state: 'open', since, until: until ?? since };
   return {
     heard: row.endpoint_heard,
     limit: row.endpoint_limit,
@@ -43,24 +49,90 @@ export function healthFromRow(row: HealthRow): EndpointHealth {
   };
 }
 
-/** WRITE_HEALTH's $2..$7. A circuit waiting for its probe is kept as one whose open period ended when it began. */
-function healthValues(health: EndpointHealth): unknown[] {
+/** A row's columns for WRITE_HEALTHS. A circuit waiting for its probe is kept as one whose open period is over. */
+function healthValues(webhookId: string, health: EndpointHealth): unknown[] {
   const { circuit } = health;
   const since = circuit.state === 'closed' ? null : circuit.since;
   const until = circuit.state === 'open' ? circuit.until : since;
-  return [health.heard, health.limit, health.sickInARow, health.opens, since, until];
+  return [webhookId, health.heard, health.limit, health.sickInARow, health.opens, since, until];
+}
+
+/**
+ * Applies `changes`, in order, to the health of the rows `before` holds (those that still exist), and writes the
+ * rows they changed. The caller holds the rows. Resolves with each row's health after the changes.
+ */
+export async function applyHealthChanges(
+  client: pg.PoolClient,
+  before: ReadonlyMap<string, EndpointHealth>,
+  changes: ReadonlyArray<readonly [webhookId: string, change: EndpointHealthChange]>,
+): Promise<Map<string, EndpointHealth>> {
+  const after = new Map(before);
+  for (const [webhookId, change] of changes) {
+    const health = after.get(webhookId);
+    if (health !== undefined) after.set(webhookId, change(health));
+  }
+  const changed = [...after].filter(([webhookId, health]) => !sameHealth(before.get(webhookId)!, health));
+  if (changed.length > 0) {
+    await client.query(
+      WRITE_HEALTHS,
+      asColumns(
+        changed.map(([id, health]) => healthValues(id, health)),
+        7,
+      ),
+    );
+  }
+  return after;
+}
+
+interface WaitingChange {
+  webhookId: string;
+  change: EndpointHealthChange;
+  resolve: (health: EndpointHealth | null) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Changes are written one transaction at a time per instance, each taking every change that arrived while the
+ * previous one ran: when many endpoints fail at once, their answers hold one connection, not one each.
+ */
+function createHealthWriter(db: PgDatabase) {
+  const waiting: WaitingChange[] = [];
+  let writing = false;
+
+  async function writeTogether(batch: WaitingChange[]): Promise<void> {
+    try {
+      const after = await db.transaction(async (client) => {
+        const ids = [...new Set(batch.map((w) => w.webhookId))].sort();
+        const { rows } = await client.query<HealthRow & { id: string }>(LOCK_HEALTHS, [ids]);
+        const before = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
+        return applyHealthChanges(
+          client,
+          before,
+          batch.map((w) => [w.webhookId, w.change] as const),
+        );
+      });
+      for (const w of batch) w.resolve(after.get(w.webhookId) ?? null);
+    } catch (error) {
+      for (const w of batch) w.reject(error);
+    }
+  }
+
+  async function drain(): Promise<void> {
+    writing = true;
+    while (waiting.length > 0) await writeTogether(waiting.splice(0));
+    writing = false;
+  }
+
+  return (webhookId: string, change: EndpointHealthChange) =>
+    new Promise<EndpointHealth | null>((resolve, reject) => {
+      waiting.push({ webhookId, change, resolve, reject });
+      if (!writing) void drain();
+    });
 }
 
 export function createPgEndpointHealthStore(db: PgDatabase): EndpointHealthStore {
   return {
-    change: (webhookId, change) =>
-      db.transaction(async (client) => {
-        const { rows } = await client.query<HealthRow>(LOCK_HEALTH, [webhookId]);
-        if (rows[0] === undefined) return null;
-        const next = change(healthFromRow(rows[0]));
-        await client.query(WRITE_HEALTH, [webhookId, ...healthValues(next)]);
-        return next;
-      }),
+    change: createHealthWriter(db),
     countNotClosed: async () => (await db.query<{ n: number }>(COUNT_NOT_CLOSED)).rows[0]!.n,
   };
 }
