@@ -249,3 +249,34 @@ test('with a shared store, a failed write is reported and handed back with the r
   await registry.record('wh_gone', sick(1));
   expect(registry.of('wh_gone')).toBe(UNKNOWN_ENDPOINT);
 });
+
+test("a healthy answer that came in before the circuit opened, applied late, does not close it; a person's does", () => {
+  const opened = answered([sick(2), sick(2), sick(2), sick(2), sick(2)]);
+  expect(afterAnswer(opened, healthy(1), RULES)).toBe(opened);
+  expect(afterAnswer(opened, healthy(1, true), RULES).circuit).toEqual({ state: 'closed' });
+  expect(afterAnswer(opened, healthy(3), RULES).circuit).toEqual({ state: 'closed' });
+});
+
+test("with a shared store, this instance's answers reach the row in the order they came in", async () => {
+  const full = answered(Array.from({ length: 20 }, (_, i) => healthy(i)));
+  const store = sharedStore({ wh_a: full });
+  const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
+  registry.adopt('wh_a', full);
+  // Two sick answers on the row from elsewhere, then: a 2xx here (deferred), and a 5xx here (written at once).
+  store.rows.set('wh_a', answered([sick(30), sick(30)], full));
+  const deferred = await registry.record('wh_a', healthy(31));
+  expect(await registry.record('wh_a', sick(32))).toBeNull();
+  // The 2xx went first, taken along by the write: one sick answer in a row, not three.
+  expect(store.rows.get('wh_a')).toMatchObject({ sickInARow: 1 });
+  // Its attempt's result comes later and finds it applied already.
+  const row = store.rows.get('wh_a')!;
+  expect(deferred!(row)).toBe(row);
+
+  // Applied by its result first, a deferred change is not taken along again.
+  registry.adopt('wh_a', full);
+  const second = await registry.record('wh_a', healthy(40));
+  second!(full);
+  store.rows.set('wh_a', answered([sick(40), sick(40)], full));
+  await registry.record('wh_a', sick(41));
+  expect(store.rows.get('wh_a')).toMatchObject({ sickInARow: 3 });
+});

@@ -92,6 +92,9 @@ export interface Answer {
 export function afterAnswer(health: EndpointHealth, answer: Answer, rules: HealthRules): EndpointHealth {
   const circuit = circuitAt(health, answer.now);
   if (answer.signal === 'healthy') {
+    // One that came in before the circuit opened, applied late (another instance's, or one written with its
+    // attempt's result), was overtaken by the sick answers that opened it. A person's request still closes it.
+    if (circuit.state !== 'closed' && answer.now < circuit.since && !answer.manual) return health;
     // A probe (or any answer while not closed) that is healthy restores full speed; otherwise one more slot.
     const limit = circuit.state === 'closed' ? Math.min(rules.maxInFlight, health.limit + 1) : rules.maxInFlight;
     return { heard: true, limit, sickInARow: 0, opens: 0, circuit: { state: 'closed' } };
@@ -113,6 +116,14 @@ export function afterAnswer(health: EndpointHealth, answer: Answer, rules: Healt
 
 /** Endpoint states kept at most; past that the one recorded first is forgotten (it is unknown again). */
 const ENDPOINTS_KEPT = 100_000;
+/** Deferred answers kept per webhook: far more than its requests in flight, whose results take them. */
+const DEFERRED_KEPT = 1_000;
+
+/** An answer whose change waits for its attempt's result; `taken` once one path has applied it. */
+interface Deferred {
+  change: EndpointHealthChange;
+  taken: boolean;
+}
 
 /**
  * The health of every webhook's endpoint as this process knows it, keyed by webhook id.
@@ -124,16 +135,20 @@ const ENDPOINTS_KEPT = 100_000;
  * answer. One that changes nothing here (a healthy endpoint at full speed, a sick one behind an open circuit)
  * costs no statement of its own: its change goes with the attempt's result and is applied to the row in the
  * transaction that writes the result, which holds the row anyway. So a healthy answer still resets the sick
- * count, or closes the circuit, that another instance wrote meanwhile.
+ * count that another instance wrote meanwhile. This instance's answers still reach the row in the order they
+ * came in: a change written at once takes along the deferred ones that came before it, and whichever of the two
+ * paths applies a deferred change first is the only one that does.
  */
 export class EndpointHealthRegistry {
   private readonly states = new Map<string, EndpointHealth>();
   /** Webhooks whose circuit is open or waiting for its probe: what a claim must look at, kept apart. */
   private readonly notClosedIds = new Set<string>();
+  /** Shared store: each webhook's answers not written yet, in the order they came in (see `record`). */
+  private readonly deferred = new Map<string, Deferred[]>();
 
   /**
    * `jitter` gives a uniform number in [0, 1) for each open period. `shared.store` is where every instance
-   * keeps the health; `shared.onError` hears a failed write (the answer then counts in this process only).
+   * keeps the health; `shared.onError` hears a failed write (its change then goes with the attempt's result).
    */
   constructor(
     private readonly rules: HealthRules,
@@ -173,17 +188,47 @@ export class EndpointHealthRegistry {
       return null;
     }
     // A person's request is written at once, whatever this instance knew: its 2xx closes the circuit for all.
-    if (!answer.manual && sameHealth(known, next)) return change;
+    if (!answer.manual && sameHealth(known, next)) return this.defer(webhookId, change);
+    // The answers deferred before this one go first, so the row sees them in the order they came in.
+    const inOrder = [...this.takeDeferred(webhookId), change];
+    const all: EndpointHealthChange = (health) => inOrder.reduce((h, c) => c(h), health);
     try {
-      const written = await this.shared.store.change(webhookId, change);
+      const written = await this.shared.store.change(webhookId, all);
       if (written === null) this.forget(webhookId);
       else this.adopt(webhookId, written);
       return null;
     } catch (error) {
       this.shared.onError(error);
       this.adopt(webhookId, next);
-      return change;
+      return all;
     }
+  }
+
+  /** Keeps the change for the result's transaction; it is applied there unless a later write took it along. */
+  private defer(webhookId: string, change: EndpointHealthChange): EndpointHealthChange {
+    const entry: Deferred = { change, taken: false };
+    const waiting = this.deferred.get(webhookId) ?? [];
+    // Bounded: a result that is never written leaves its entry until a later write takes it along.
+    if (waiting.length >= DEFERRED_KEPT) waiting.shift();
+    waiting.push(entry);
+    this.deferred.set(webhookId, waiting);
+    return (health) => {
+      if (entry.taken) return health;
+      entry.taken = true;
+      const left = this.deferred.get(webhookId)?.filter((e) => e !== entry) ?? [];
+      if (left.length === 0) this.deferred.delete(webhookId);
+      else this.deferred.set(webhookId, left);
+      return change(health);
+    };
+  }
+
+  /** The webhook's deferred changes not applied yet, in order; from now on only the caller applies them. */
+  private takeDeferred(webhookId: string): EndpointHealthChange[] {
+    const waiting = this.deferred.get(webhookId) ?? [];
+    this.deferred.delete(webhookId);
+    const untaken = waiting.filter((entry) => !entry.taken);
+    for (const entry of untaken) entry.taken = true;
+    return untaken.map((entry) => entry.change);
   }
 
   /**
@@ -208,6 +253,7 @@ export class EndpointHealthRegistry {
   forget(webhookId: string): void {
     this.states.delete(webhookId);
     this.notClosedIds.delete(webhookId);
+    this.deferred.delete(webhookId);
   }
 
   standing(webhookId: string): Standing {

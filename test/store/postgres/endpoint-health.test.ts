@@ -90,15 +90,18 @@ test('a claim passes over a webhook whose circuit is open, and offers it with it
 
 test("an answer that changed nothing its instance knew is applied to the row with the attempt's result", async () => {
   await recordEvent(store, event(1, 'ev_1'));
-  const [claimed] = (await claimAll(store, T0)).filter((c) => c.webhookId === 'wh_a');
+  const claimed = await claimAll(store, T0);
+  const forA = claimed.find((c) => c.webhookId === 'wh_a')!;
+  const forB = claimed.find((c) => c.webhookId === 'wh_b')!;
   // Another instance's answers meanwhile: two sick ones.
   await health.change('wh_a', answer(sick(T0)));
   await health.change('wh_a', answer(sick(T0)));
   const healthy = answer({ signal: 'healthy', now: T0 + 2, sentAt: T0 + 1, jitter: 0, manual: false });
-  const result = attemptOf(claimed!, { requestedAt: T0 + 1, delivery: { state: 'succeeded' } });
-  await store.deliveries.recordAttempts([{ ...result, endpointHealthChange: healthy }], countFailures);
+  const resultA = attemptOf(forA, { requestedAt: T0 + 1, delivery: { state: 'succeeded' } });
+  const resultB = attemptOf(forB, { requestedAt: T0 + 1, delivery: { state: 'succeeded' } });
+  await store.deliveries.recordAttempts([{ ...resultA, endpointHealthChange: healthy }, resultB], countFailures);
   // The 2xx ends the sick answers in a row, as it would have in one process.
   expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth).toMatchObject({ sickInARow: 0, limit: 2 });
-  // A result without a change leaves the health alone.
+  // A result in the same batch that carries no change leaves its webhook's health alone.
   expect((await store.webhooks.get(1, 'wh_b'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
 });
