@@ -85,9 +85,11 @@ test('beside hung, failing and slow endpoints, a healthy webhook gets every even
     await waitFor(() => healthy.requests.length > before, `the healthy webhook's delivery of run ${run}`, 5_000);
     lateness.push(Date.now() - accepted);
   }
-  // Every event reached the healthy webhook while the hung endpoints held their requests open.
+  // Every event reached the healthy webhook while the hung endpoints held their requests open, and none waited
+  // for a slot that a slow (3 s) or hung (10 s) request held: the bound leaves room for a loaded CI machine,
+  // where an ingest and its delivery have taken 1.1 s, and stays under the slow endpoint's answer.
   expect(healthy.requests).toHaveLength(EVENTS);
-  expect(Math.max(...lateness)).toBeLessThan(1_000);
+  expect(Math.max(...lateness)).toBeLessThan(SLOW_MS - 500);
 
   // An endpoint not heard from holds one request at a time: the hung ones hold one each, never more.
   for (const receiver of hung) expect(receiver.requests).toHaveLength(1);
@@ -139,7 +141,8 @@ test('more hung endpoints than request slots hold only their share of them: a we
     const accepted = Date.now();
     await ingest(h, 'job.run.completed', { runId: String(run) });
     await waitFor(() => healthy.requests.length === run + 1, `the healthy webhook's delivery of run ${run}`, 5_000);
-    expect(Date.now() - accepted).toBeLessThan(1_000);
+    // Well under the 10 s a hung request holds its slot (see the bound above).
+    expect(Date.now() - accepted).toBeLessThan(2_500);
   }
   // Endpoints not proven healthy may hold seven eighths of the ten slots: eight; two stay for the healthy one.
   // Request slots are each instance's own (they bound its sockets and memory): eight on each.
