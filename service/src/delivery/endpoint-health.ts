@@ -144,7 +144,7 @@ export class EndpointHealthRegistry {
   /** Webhooks whose circuit is open or waiting for its probe: what a claim must look at, kept apart. */
   private readonly notClosedIds = new Set<string>();
   /** Shared store: each webhook's answers not written yet, in the order they came in (see `record`). */
-  private readonly deferred = new Map<string, Deferred[]>();
+  private readonly deferred = new Map<string, Set<Deferred>>();
 
   /**
    * `jitter` gives a uniform number in [0, 1) for each open period. `shared.store` is where every instance
@@ -207,26 +207,26 @@ export class EndpointHealthRegistry {
   /** Keeps the change for the result's transaction; it is applied there unless a later write took it along. */
   private defer(webhookId: string, change: EndpointHealthChange): EndpointHealthChange {
     const entry: Deferred = { change, taken: false };
-    const waiting = this.deferred.get(webhookId) ?? [];
+    const waiting = this.deferred.get(webhookId) ?? new Set<Deferred>();
     // Bounded: a result that is never written leaves its entry until a later write takes it along.
-    if (waiting.length >= DEFERRED_KEPT) waiting.shift();
-    waiting.push(entry);
+    if (waiting.size >= DEFERRED_KEPT) waiting.delete(waiting.values().next().value!);
+    waiting.add(entry);
     this.deferred.set(webhookId, waiting);
     return (health) => {
       if (entry.taken) return health;
       entry.taken = true;
-      const left = this.deferred.get(webhookId)?.filter((e) => e !== entry) ?? [];
-      if (left.length === 0) this.deferred.delete(webhookId);
-      else this.deferred.set(webhookId, left);
+      const left = this.deferred.get(webhookId);
+      left?.delete(entry);
+      if (left?.size === 0) this.deferred.delete(webhookId);
       return change(health);
     };
   }
 
   /** The webhook's deferred changes not applied yet, in order; from now on only the caller applies them. */
   private takeDeferred(webhookId: string): EndpointHealthChange[] {
-    const waiting = this.deferred.get(webhookId) ?? [];
+    // An entry leaves the set when it is applied, so all that are still in it are untaken.
+    const untaken = [...(this.deferred.get(webhookId) ?? [])];
     this.deferred.delete(webhookId);
-    const untaken = waiting.filter((entry) => !entry.taken);
     for (const entry of untaken) entry.taken = true;
     return untaken.map((entry) => entry.change);
   }

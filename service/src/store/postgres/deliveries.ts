@@ -12,9 +12,10 @@ import type { ClaimRequest, DeliveriesStore } from '../store';
 import { asColumns, type PgDatabase } from './database';
 import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../deliveries';
 import { appendAttempts } from './delivery-log';
-import { applyHealthChanges, HEALTH_COLUMNS, healthFromRow, type HealthRow } from './endpoint-health';
+import { applyHealthChanges, healthColumnsOf, healthFromRow, type HealthRow } from './endpoint-health';
 import { ADVISORY_LOCKS } from './migrate';
 import { CHANNELS } from './migrations';
+import { createSerialBatches } from './serial-batches';
 
 /**
  * Webhooks one claim looks at, those whose oldest due delivery is oldest first: no claim can send to more webhooks
@@ -24,7 +25,7 @@ const WEBHOOKS_PER_CLAIM = 256;
 
 const DUE_CANDIDATES = `
   WITH heads AS MATERIALIZED (
-    SELECT w.id AS webhook_id, w.account_id, h.next_attempt_at, ${HEALTH_COLUMNS}
+    SELECT w.id AS webhook_id, w.account_id, h.next_attempt_at, ${healthColumnsOf('w')}
       FROM webhooks w
       CROSS JOIN LATERAL (SELECT d.next_attempt_at FROM deliveries d
                            WHERE d.state = 'pending' AND d.webhook_id = w.id AND d.next_attempt_at <= $1
@@ -40,8 +41,7 @@ const DUE_CANDIDATES = `
       FROM held
   )
   SELECT c.id, busy.webhook_id, busy.account_id, c.next_attempt_at AS due_at, busy.elsewhere,
-         busy.endpoint_heard, busy.endpoint_limit, busy.endpoint_sick_in_a_row, busy.circuit_opens,
-         busy.circuit_since, busy.circuit_until
+         ${healthColumnsOf('busy')}
     FROM busy CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at FROM deliveries d
        WHERE d.state = 'pending' AND d.webhook_id = busy.webhook_id AND d.next_attempt_at <= $1
@@ -62,7 +62,7 @@ const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures,
   archived_at, archived_reason`;
 /** Sorted ids: every transaction locks webhooks in the same order, so two never wait for each other. */
 const LOCK_DISPATCH_STATES = `
-  SELECT w.id, ${DISPATCH_COLUMNS}, ${HEALTH_COLUMNS}
+  SELECT w.id, ${DISPATCH_COLUMNS}, ${healthColumnsOf('w')}
     FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`;
 // The statements of a batch of results take one array per column, so a batch costs the same few round trips
 // however many results it holds.
@@ -273,9 +273,6 @@ interface WaitingResults {
  * wait for each other's locks, holding a connection each, where one larger transaction commits them all at once.
  */
 function createResultsWriter(db: PgDatabase) {
-  const waiting: WaitingResults[] = [];
-  let writing = false;
-
   async function writeTogether(group: WaitingResults[]): Promise<void> {
     const results = group.flatMap((w) => w.results);
     try {
@@ -290,23 +287,15 @@ function createResultsWriter(db: PgDatabase) {
     }
   }
 
-  async function drain(): Promise<void> {
-    writing = true;
-    while (waiting.length > 0) {
-      const taken = waiting.splice(0);
-      // Results folded by different rules (never the case today: every caller passes the same) go apart.
-      const byRule = new Map<NextDispatchState, WaitingResults[]>();
-      for (const w of taken) byRule.set(w.next, [...(byRule.get(w.next) ?? []), w]);
-      for (const group of byRule.values()) await writeTogether(group);
-    }
-    writing = false;
-  }
+  const enqueue = createSerialBatches<WaitingResults>(async (taken) => {
+    // Results folded by different rules (never the case today: every caller passes the same) go apart.
+    const byRule = new Map<NextDispatchState, WaitingResults[]>();
+    for (const w of taken) byRule.set(w.next, [...(byRule.get(w.next) ?? []), w]);
+    for (const group of byRule.values()) await writeTogether(group);
+  });
 
   return (results: readonly AttemptResult[], next: NextDispatchState) =>
-    new Promise<Array<LoggedAttempt | null>>((resolve, reject) => {
-      waiting.push({ results, next, resolve, reject });
-      if (!writing) void drain();
-    });
+    new Promise<Array<LoggedAttempt | null>>((resolve, reject) => enqueue({ results, next, resolve, reject }));
 }
 
 export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {

@@ -6,15 +6,27 @@ import type pg from 'pg';
 import { type Circuit, type EndpointHealth, type EndpointHealthChange, sameHealth } from '../../domain/endpoint-health';
 import type { EndpointHealthStore } from '../store';
 import { asColumns, type PgDatabase } from './database';
+import { createSerialBatches } from './serial-batches';
 
-/** The columns of the health, as a claim or a webhook read selects them (`w` is the webhooks table). */
-export const HEALTH_COLUMNS = `w.endpoint_heard, w.endpoint_limit, w.endpoint_sick_in_a_row, w.circuit_opens,
-  w.circuit_since, w.circuit_until`;
+const HEALTH_COLUMN_NAMES = [
+  'endpoint_heard',
+  'endpoint_limit',
+  'endpoint_sick_in_a_row',
+  'circuit_opens',
+  'circuit_since',
+  'circuit_until',
+] as const;
+
+/** The columns of the health (HealthRow), for a SELECT from the table or subquery named `alias`. */
+export function healthColumnsOf(alias: string): string {
+  return HEALTH_COLUMN_NAMES.map((name) => `${alias}.${name}`).join(', ');
+}
 
 /** Sets the health back to an endpoint not heard from (a new client_url, a reactivation). */
 export const RESET_HEALTH = `endpoint_heard = false, endpoint_limit = 1, endpoint_sick_in_a_row = 0,
   circuit_opens = 0, circuit_since = NULL, circuit_until = NULL`;
 
+/** HEALTH_COLUMN_NAMES as a row holds them. */
 export interface HealthRow {
   endpoint_heard: boolean;
   endpoint_limit: number;
@@ -26,7 +38,7 @@ export interface HealthRow {
 
 /** Sorted ids: every transaction that holds several webhook rows takes them in id order, so none waits on another. */
 const LOCK_HEALTHS = `
-  SELECT w.id, ${HEALTH_COLUMNS} FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`;
+  SELECT w.id, ${healthColumnsOf('w')} FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`;
 /** One array per column, so a batch costs one statement however many rows it writes. */
 const WRITE_HEALTHS = `
   UPDATE webhooks w SET endpoint_heard = u.heard, endpoint_limit = u.lim, endpoint_sick_in_a_row = u.sick,
@@ -96,10 +108,7 @@ interface WaitingChange {
  * previous one ran: when many endpoints fail at once, their answers hold one connection, not one each.
  */
 function createHealthWriter(db: PgDatabase) {
-  const waiting: WaitingChange[] = [];
-  let writing = false;
-
-  async function writeTogether(batch: WaitingChange[]): Promise<void> {
+  const enqueue = createSerialBatches<WaitingChange>(async (batch) => {
     try {
       const after = await db.transaction(async (client) => {
         const ids = [...new Set(batch.map((w) => w.webhookId))].sort();
@@ -115,19 +124,10 @@ function createHealthWriter(db: PgDatabase) {
     } catch (error) {
       for (const w of batch) w.reject(error);
     }
-  }
-
-  async function drain(): Promise<void> {
-    writing = true;
-    while (waiting.length > 0) await writeTogether(waiting.splice(0));
-    writing = false;
-  }
+  });
 
   return (webhookId: string, change: EndpointHealthChange) =>
-    new Promise<EndpointHealth | null>((resolve, reject) => {
-      waiting.push({ webhookId, change, resolve, reject });
-      if (!writing) void drain();
-    });
+    new Promise<EndpointHealth | null>((resolve, reject) => enqueue({ webhookId, change, resolve, reject }));
 }
 
 export function createPgEndpointHealthStore(db: PgDatabase): EndpointHealthStore {
