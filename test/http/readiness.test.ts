@@ -6,8 +6,8 @@ import {
   createStorageHealth,
   STORAGE_FAILURE_LOG_INTERVAL_MS,
   STORAGE_FAILURE_MEMORY_MS,
-  storageFailureReason,
 } from '../../service/src/observability/storage-failures';
+import { storageFailureReason } from '../../service/src/store/storage-failure';
 import { createReadinessProbe } from '../../service/src/store/readiness-probe';
 import { type Harness, startHarness, webhooksPath } from '../support/harness';
 import { useTempDatabase } from '../support/temp-database';

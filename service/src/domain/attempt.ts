@@ -50,3 +50,31 @@ export interface AttemptResult {
    */
   endpointHealthChange?: EndpointHealthChange | null;
 }
+
+/** What stays of a database's refusal in a log row: its printable ASCII, at most this long. */
+const REFUSAL_TEXT_CHARS = 200;
+
+function refusalText(refusal: unknown): string {
+  const message = refusal instanceof Error ? refusal.message : String(refusal);
+  return message.replace(/[^\x20-\x7e]/g, '?').slice(0, REFUSAL_TEXT_CHARS);
+}
+
+/**
+ * The log row of an attempt whose row the database refused: the same attempt (its status, verdict and times, so
+ * retries, the circuit breaker and archiving go on as for any attempt) without the receiver's body and headers,
+ * and with an error that says why they are missing.
+ */
+export function withoutAnswer<E extends AttemptLogEntry>(entry: E, refusal: unknown): E {
+  const note = `The answer could not be stored, so its body and headers are left out (${refusalText(refusal)}).`;
+  return {
+    ...entry,
+    responseExcerpt: '',
+    responseHeaders: {},
+    error: entry.error === null ? note : `${refusalText(entry.error)} ${note}`,
+  };
+}
+
+/** An attempt's result with its log row as withoutAnswer makes it. */
+export function resultWithoutAnswer(result: AttemptResult, refusal: unknown): AttemptResult {
+  return { ...result, log: withoutAnswer(result.log, refusal) };
+}

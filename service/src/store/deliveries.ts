@@ -1,12 +1,13 @@
 // SQLite access to deliveries: leasing due ones to a dispatcher and recording each attempt's result.
 import type { EventType } from '@jobhooks/client/contract';
 import type { DispatchState } from '../domain/webhook';
-import type { AttemptResult, LoggedAttempt } from '../domain/attempt';
+import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../domain/delivery';
 import type { SqliteDatabase } from './database';
 import { prepareAttemptAppend } from './delivery-log';
 import type { WebhookRow } from './webhooks';
 import type { ClaimRequest, DeliveriesStore } from './store';
+import { valuesOrThrow, writeTogetherOrApart } from './write-apart';
 
 /** A delivery joined with its event's type and the webhook columns a send needs. */
 type ClaimedRow = {
@@ -260,7 +261,14 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
 
   return {
     claimDue: async (request, choose) => claimInTransaction.immediate(request, choose),
-    recordAttempts: async (results, next) => (results.length > 0 ? recordInTransaction.immediate(results, next) : []),
+    recordAttempts: async (results, next) =>
+      valuesOrThrow(
+        await writeTogetherOrApart(
+          results,
+          async (batch) => (batch.length > 0 ? recordInTransaction.immediate(batch, next) : []),
+          resultWithoutAnswer,
+        ),
+      ),
     skip: async (ids, leaseOfClaim, now) => {
       if (ids.length > 0) skipInTransaction.immediate(ids, leaseOfClaim, now);
     },

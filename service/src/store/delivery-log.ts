@@ -1,8 +1,9 @@
 // SQLite access to the delivery log: every attempt, newest first, purged after the retention period.
 import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
-import type { AttemptLogEntry, LoggedAttempt } from '../domain/attempt';
+import { type AttemptLogEntry, type LoggedAttempt, withoutAnswer } from '../domain/attempt';
 import type { DeliveryLogFilter, DeliveryLogStore } from './store';
+import { valuesOrThrow, writeTogetherOrApart } from './write-apart';
 
 export interface AttemptRow {
   id: number;
@@ -112,7 +113,7 @@ export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
 
   return {
     append: async (entry) => {
-      append(entry);
+      valuesOrThrow(await writeTogetherOrApart([entry], async ([one]) => [append(one!)], withoutAnswer));
     },
     list: async (webhookId, { offset, limit }, filter = {}) => {
       const params = filterParams(webhookId, filter);

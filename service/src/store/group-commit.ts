@@ -3,11 +3,10 @@
 // settles only after its transaction committed, so an acknowledged write is as durable as before.
 import { createTurnBatch } from '../core/turn-batch';
 import type { SqliteDatabase } from './database';
+import { settleEach, type Waiting, writeTogetherOrApart } from './write-apart';
 
-interface Queued<A extends unknown[], R> {
+interface Queued<A extends unknown[], R> extends Waiting<R> {
   args: A;
-  resolve: (result: R) => void;
-  reject: (error: unknown) => void;
 }
 
 /**
@@ -19,35 +18,15 @@ export function createGroupCommit<A extends unknown[], R>(
   write: (...args: A) => R,
   beginTransaction: () => void = () => undefined,
 ): (...args: A) => Promise<R> {
-  const together = db.transaction((batch: Array<Queued<A, R>>) => {
+  const together = db.transaction((batch: ReadonlyArray<Queued<A, R>>) => {
     beginTransaction();
     return batch.map((queued) => write(...queued.args));
   });
-  const alone = db.transaction((args: A) => {
-    beginTransaction();
-    return write(...args);
-  });
 
-  function settleAlone(queued: Queued<A, R>): void {
-    try {
-      queued.resolve(alone.immediate(queued.args));
-    } catch (error) {
-      queued.reject(error);
-    }
-  }
-
-  function flush(batch: Array<Queued<A, R>>): void {
-    let results: R[];
-    try {
-      // IMMEDIATE: each write's reads (a duplicate check, say) see every committed write before it.
-      results = together.immediate(batch);
-    } catch {
-      // One write failed and took the batch back with it: each is written on its own, so only that one fails.
-      for (const queued of batch) settleAlone(queued);
-      return;
-    }
-    batch.forEach((queued, i) => queued.resolve(results[i]!));
-  }
+  // IMMEDIATE: each write's reads (a duplicate check, say) see every committed write before it. One write that
+  // fails takes the batch back with it: each is then written on its own, so only that one fails (write-apart.ts).
+  const flush = async (batch: Array<Queued<A, R>>): Promise<void> =>
+    settleEach(batch, await writeTogetherOrApart(batch, async (queued) => together.immediate(queued)));
 
   const queue = createTurnBatch(flush);
   return (...args) => new Promise<R>((resolve, reject) => queue.add({ args, resolve, reject }));

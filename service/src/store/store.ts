@@ -100,7 +100,9 @@ export interface DeliveriesStore {
    * For each result, in one transaction: appends the log row, moves the delivery on (only if the lease
    * still holds), and sets the webhook's dispatch state to what `next` computes from its current
    * state; a webhook that becomes archived has its other pending deliveries skipped. Returns each
-   * result's log row, or null when its webhook was deleted meanwhile.
+   * result's log row, or null when its webhook was deleted meanwhile. A result the database refuses is written
+   * apart from the others, then without the receiver's answer (domain/attempt.ts, withoutAnswer); rejects with
+   * the first error when a result could still not be written (the others are).
    */
   recordAttempts(
     results: readonly AttemptResult[],
@@ -133,7 +135,10 @@ export interface DeliveryLogFilter {
 }
 
 export interface DeliveryLogStore {
-  /** Appends a log row that belongs to no delivery (the test endpoint's sends). */
+  /**
+   * Appends a log row that belongs to no delivery (the test endpoint's sends); one the database refuses is
+   * written without the receiver's answer (withoutAnswer).
+   */
   append(entry: AttemptLogEntry): Promise<void>;
   /** The log rows of one delivery of the webhook, oldest first. */
   attemptsOf(webhookId: string, deliveryId: string): Promise<LoggedAttempt[]>;

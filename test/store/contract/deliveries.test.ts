@@ -4,6 +4,7 @@ import { chooseClaims, type ClaimRoom } from '../../../service/src/delivery/clai
 import type { AttemptFacts } from '../../../service/src/domain/attempt';
 import type { ClaimedDelivery, DueCandidate } from '../../../service/src/domain/delivery';
 import type { DispatchState } from '../../../service/src/domain/webhook';
+import { REFUSAL, refuseLogRowsContaining } from '../../support/refused-rows';
 import {
   accountWithWebhooks,
   attemptOf,
@@ -366,6 +367,44 @@ describe('recordAttempts', () => {
     expect(logged[1]).toMatchObject({ deliveryId: b.id, success: true });
     expect(await stateOf('wsu_b', b.id)).toBe('succeeded');
     expect(await store().deliveries.get('wsu_a', a.id)).toBeNull();
+  });
+
+  test('a result whose log row the database refuses costs the batch nothing: it is kept without the answer', async () => {
+    await recordEvent(store(), event(1, 'wev_2', { createdAt: T0 }));
+    await refuseLogRowsContaining(store.where(), 'refuse me');
+    const claimed = await claimAll(store(), T0);
+    expect(claimed).toHaveLength(4);
+    const [poisoned, ...neighbours] = claimed;
+    const results = [
+      { ...attemptOf(poisoned!, { requestedAt: T0 + 1, delivery: { state: 'succeeded' } }) },
+      ...neighbours.map((c, i) => attemptOf(c, { requestedAt: T0 + 2 + i, delivery: { state: 'failed' } })),
+    ];
+    results[0]!.log = { ...results[0]!.log, responseExcerpt: 'please refuse me', responseHeaders: { a: 'b' } };
+    const logged = await store().deliveries.recordAttempts(results, countFailures);
+
+    expect(logged.map((row) => row?.deliveryId)).toEqual(claimed.map((c) => c.id));
+    expect(logged[0]).toMatchObject({ success: true, statusCode: '200', responseExcerpt: '', responseHeaders: {} });
+    expect(logged[0]!.error).toContain('The answer could not be stored, so its body and headers are left out');
+    expect(logged[0]!.error).toContain(REFUSAL);
+    // The refused attempt counts as what it was: the delivery succeeded with one attempt, never to be sent again.
+    expect(await store().deliveries.get(poisoned!.webhookId, poisoned!.id)).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+    });
+    for (const c of claimed) expect(await store().deliveryLog.attemptsOf(c.webhookId, c.id)).toHaveLength(1);
+    for (const c of neighbours) expect(await stateOf(c.webhookId, c.id)).toBe('failed');
+    expect(await store().deliveries.countDue(T0 + 3600 * SECOND)).toBe(0);
+  });
+
+  test('a NUL in a log row, which the sender never lets through, is no reason to lose the batch either', async () => {
+    const claimed = await claimAll(store(), T0);
+    const results = claimed.map((c, i) => attemptOf(c, { requestedAt: T0 + 1 + i, delivery: { state: 'succeeded' } }));
+    results[0]!.log = { ...results[0]!.log, responseExcerpt: 'before\u0000after' };
+    const logged = await store().deliveries.recordAttempts(results, countFailures);
+    // SQLite stores it as given; PostgreSQL's text refuses U+0000, and the attempt is kept without the answer.
+    expect(logged[0]!.responseExcerpt).toBe(backend === 'sqlite' ? 'before\u0000after' : '');
+    expect(logged[1]).toMatchObject({ deliveryId: claimed[1]!.id, responseExcerpt: 'answer 200' });
+    for (const c of claimed) expect(await stateOf(c.webhookId, c.id)).toBe('succeeded');
   });
 
   test('an empty batch resolves with nothing', async () => {

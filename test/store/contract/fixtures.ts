@@ -16,8 +16,11 @@ export const backend = testBackend();
 export const T0 = 1_800_000_000_000_000;
 export const SECOND = 1_000_000;
 
+/** The open store, and where its database is, for a test that sets the database up by hand. */
+export type OpenStore = (() => Store) & { where(): { dbPath: string; databaseUrl: string | null } };
+
 /** Opens a fresh store before each test and closes it after; call at the top of a test file. */
-export function useStore(): () => Store {
+export function useStore(): OpenStore {
   let opened: TestStore | null = null;
   beforeEach(async () => {
     opened = await openTestStore(backend);
@@ -30,10 +33,16 @@ export function useStore(): () => Store {
     await closing.close();
     expect(errors).toEqual([]);
   });
-  return () => {
+  const current = (): TestStore => {
     if (opened === null) throw new Error('no store is open outside a test');
-    return opened.store;
+    return opened;
   };
+  return Object.assign(() => current().store, {
+    where: () => {
+      const { location } = current();
+      return backend === 'postgres' ? { dbPath: '', databaseUrl: location } : { dbPath: location, databaseUrl: null };
+    },
+  });
 }
 
 export function account(id: number, overrides: Partial<AccountRecord> = {}): AccountRecord {

@@ -5,7 +5,7 @@
 // whose endpoint's circuit is open, and reads the others' endpoint health for the dispatcher to go by.
 import type pg from 'pg';
 import type { EventType } from '@jobhooks/client/contract';
-import type { AttemptResult, LoggedAttempt } from '../../domain/attempt';
+import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { DispatchState } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore } from '../store';
@@ -16,6 +16,7 @@ import { applyHealthChanges, healthColumnsOf, healthFromRow, type HealthRow } fr
 import { ADVISORY_LOCKS } from './migrate';
 import { CHANNELS } from './migrations';
 import { createSerialBatches } from './serial-batches';
+import { settleAll, type Waiting, writeTogetherOrApart } from '../write-apart';
 
 /**
  * Webhooks one claim looks at, those whose oldest due delivery is oldest first: no claim can send to more webhooks
@@ -260,30 +261,30 @@ async function recordInTransaction(
   });
 }
 
-interface WaitingResults {
+interface WaitingResults extends Waiting<Array<LoggedAttempt | null>> {
   results: readonly AttemptResult[];
   next: NextDispatchState;
-  resolve: (logged: Array<LoggedAttempt | null>) => void;
-  reject: (error: unknown) => void;
 }
 
 /**
  * Results are written one transaction at a time per instance, each taking every result that arrived while the
  * previous one ran. Results of one moment lock the same webhooks: transactions started side by side would only
  * wait for each other's locks, holding a connection each, where one larger transaction commits them all at once.
+ * A result the database refuses is written apart (write-apart.ts), so it costs no other caller its results.
  */
 function createResultsWriter(db: PgDatabase) {
   async function writeTogether(group: WaitingResults[]): Promise<void> {
-    const results = group.flatMap((w) => w.results);
-    try {
-      const logged = await db.transaction((client) => recordInTransaction(client, results, group[0]!.next));
-      let offset = 0;
-      for (const w of group) {
-        w.resolve(logged.slice(offset, offset + w.results.length));
-        offset += w.results.length;
-      }
-    } catch (error) {
-      for (const w of group) w.reject(error);
+    const next = group[0]!.next;
+    const written = await writeTogetherOrApart(
+      group.flatMap((w) => w.results),
+      (results) => db.transaction((client) => recordInTransaction(client, results, next)),
+      resultWithoutAnswer,
+    );
+    let offset = 0;
+    for (const w of group) {
+      const own = written.slice(offset, offset + w.results.length);
+      offset += w.results.length;
+      settleAll(w, own);
     }
   }
 

@@ -1,9 +1,10 @@
 // PostgreSQL access to the delivery log: every attempt, newest first, purged after the retention period in
 // batches, so no purge holds a long transaction (which would keep vacuum from reclaiming the queue's rows).
 import type pg from 'pg';
-import type { AttemptLogEntry, LoggedAttempt } from '../../domain/attempt';
+import { type AttemptLogEntry, type LoggedAttempt, withoutAnswer } from '../../domain/attempt';
 import { type AttemptRow, attemptFromRow } from '../delivery-log';
 import type { DeliveryLogFilter, DeliveryLogStore } from '../store';
+import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 import { asColumns, type PgDatabase } from './database';
 
 /** A log row as PostgreSQL returns it: booleans where SQLite has 0 and 1. */
@@ -117,7 +118,9 @@ async function deleteInBatches(db: PgDatabase, statement: string, cutoff: number
 export function createPgDeliveryLogStore(db: PgDatabase): DeliveryLogStore {
   return {
     append: async (entry) => {
-      await appendAttempt(db.pool, entry);
+      valuesOrThrow(
+        await writeTogetherOrApart([entry], async ([one]) => [await appendAttempt(db.pool, one!)], withoutAnswer),
+      );
     },
     list: async (webhookId, { offset, limit }, filter = {}) => {
       const values = filterValues(webhookId, filter);

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { type Circuit, type EndpointHealth, type EndpointHealthChange, sameHealth } from '../../domain/endpoint-health';
 import type { EndpointHealthStore } from '../store';
 import { asColumns, type PgDatabase } from './database';
+import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
 import { createSerialBatches } from './serial-batches';
 
 const HEALTH_COLUMN_NAMES = [
@@ -96,11 +97,9 @@ export async function applyHealthChanges(
   return after;
 }
 
-interface WaitingChange {
+interface WaitingChange extends Waiting<EndpointHealth | null> {
   webhookId: string;
   change: EndpointHealthChange;
-  resolve: (health: EndpointHealth | null) => void;
-  reject: (error: unknown) => void;
 }
 
 /**
@@ -108,22 +107,22 @@ interface WaitingChange {
  * previous one ran: when many endpoints fail at once, their answers hold one connection, not one each.
  */
 function createHealthWriter(db: PgDatabase) {
+  /** One transaction for the changes, applied in order; each change's webhook health after all of them. */
+  const writeChanges = (changes: readonly WaitingChange[]) =>
+    db.transaction(async (client) => {
+      const ids = [...new Set(changes.map((w) => w.webhookId))].sort();
+      const { rows } = await client.query<HealthRow & { id: string }>(LOCK_HEALTHS, [ids]);
+      const before = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
+      const after = await applyHealthChanges(
+        client,
+        before,
+        changes.map((w) => [w.webhookId, w.change] as const),
+      );
+      return changes.map((w) => after.get(w.webhookId) ?? null);
+    });
   const enqueue = createSerialBatches<WaitingChange>(async (batch) => {
-    try {
-      const after = await db.transaction(async (client) => {
-        const ids = [...new Set(batch.map((w) => w.webhookId))].sort();
-        const { rows } = await client.query<HealthRow & { id: string }>(LOCK_HEALTHS, [ids]);
-        const before = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
-        return applyHealthChanges(
-          client,
-          before,
-          batch.map((w) => [w.webhookId, w.change] as const),
-        );
-      });
-      for (const w of batch) w.resolve(after.get(w.webhookId) ?? null);
-    } catch (error) {
-      for (const w of batch) w.reject(error);
-    }
+    // Written apart when refused, still in order (write-apart.ts).
+    settleEach(batch, await writeTogetherOrApart(batch, writeChanges));
   });
 
   return (webhookId: string, change: EndpointHealthChange) =>

@@ -8,6 +8,7 @@ import type { PlannedDeliveries } from '../../domain/delivery';
 import type { EventRecord } from '../../domain/event';
 import type { WebhookRecord } from '../../domain/webhook';
 import type { EventsStore, IngestOutcome } from '../store';
+import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
 import { asColumns, type PgDatabase } from './database';
 import { CHANNELS } from './migrations';
 import { SELECT_WEBHOOK } from '../webhooks';
@@ -15,11 +16,9 @@ import { type PgWebhookRow, webhookFromPgRow } from './rows';
 
 type FanOut = (webhooks: WebhookRecord[]) => PlannedDeliveries;
 
-interface Queued {
+interface Queued extends Waiting<IngestOutcome> {
   event: EventRecord;
   fanOut: FanOut;
-  resolve: (outcome: IngestOutcome) => void;
-  reject: (error: unknown) => void;
 }
 
 // Every statement takes the whole batch as one array per column: a batch costs the same few round trips however
@@ -160,19 +159,8 @@ function recordTogether(db: PgDatabase, batch: readonly Queued[]): Promise<Inges
 
 export function createPgEventsStore(db: PgDatabase): EventsStore {
   async function flush(batch: Queued[]): Promise<void> {
-    let outcomes: IngestOutcome[];
-    try {
-      outcomes = await recordTogether(db, batch);
-    } catch {
-      // One event failed and took the batch back with it: each is recorded on its own, so only that one fails.
-      await Promise.all(
-        batch.map((queued) =>
-          recordTogether(db, [queued]).then(([outcome]) => queued.resolve(outcome!), queued.reject),
-        ),
-      );
-      return;
-    }
-    batch.forEach((queued, i) => queued.resolve(outcomes[i]!));
+    // One event that fails takes the batch back with it: each is then recorded on its own (write-apart.ts).
+    settleEach(batch, await writeTogetherOrApart(batch, (events) => recordTogether(db, events)));
   }
   const queue = createTurnBatch<Queued>(flush);
   return {
