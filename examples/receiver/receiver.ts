@@ -1,6 +1,6 @@
 // A webhook receiver that checks every delivery is genuine before acting on it
 // (docs/api-contract.md#13-delivery-headers-and-signature), and handles each
-// event once although deliveries are at-least-once.
+// message (one event for one webhook) once although deliveries are at-least-once.
 //
 //   JOBHOOKS_HMAC_SECRET=<hmac_secret from the create response> PORT=9000 npx tsx examples/receiver/receiver.ts
 //
@@ -17,8 +17,8 @@ import { Webhook } from 'standardwebhooks';
 
 /** Deliveries are small; refuse anything larger instead of buffering it. */
 const MAX_BODY_BYTES = 1024 * 1024;
-/** How many event ids to remember for de-duplication; retries of one event come within hours. */
-const REMEMBERED_EVENTS = 10_000;
+/** How many messages to remember for de-duplication; retries of one delivery come within hours. */
+const REMEMBERED_MESSAGES = 10_000;
 
 export interface JobRunEvent {
   eventId: string;
@@ -59,6 +59,15 @@ export function isGenuineStandardDelivery(hmacSecret: string, rawBody: Buffer, h
 }
 
 export type SignatureScheme = 'standard' | 'dbt';
+
+/**
+ * What identifies one message, the same on every retry and redelivery of it: the signed `webhook-id` with the
+ * Standard Webhooks scheme; with dbt's, which has no such header, the body's webhook and event ids. The event id
+ * alone is not enough: one event sent to two webhooks that share this receiver is two messages.
+ */
+function messageIdOf(scheme: SignatureScheme, headers: IncomingHttpHeaders, event: JobRunEvent): string {
+  return scheme === 'standard' ? String(headers['webhook-id']) : `${event.webhookId}/${event.eventId}`;
+}
 
 /** Genuine when one of the secrets (one, or the new and the old during a rotation) verifies it. */
 function isGenuine(
@@ -115,10 +124,11 @@ export function createReceiver(options: {
     } catch {
       return void response.writeHead(400).end('not JSON');
     }
-    // A retry of an event already handled: acknowledge it so the sender stops, but do not act twice.
-    if (!seen.has(event.eventId)) {
-      seen.add(event.eventId);
-      if (seen.size > REMEMBERED_EVENTS) seen.delete(seen.values().next().value!);
+    // A retry of a message already handled: acknowledge it so the sender stops, but do not act twice.
+    const messageId = messageIdOf(scheme, request.headers, event);
+    if (!seen.has(messageId)) {
+      seen.add(messageId);
+      if (seen.size > REMEMBERED_MESSAGES) seen.delete(seen.values().next().value!);
       options.onEvent(event);
     }
     response.writeHead(204).end();

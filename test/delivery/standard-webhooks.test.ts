@@ -35,6 +35,7 @@ test('every attempt of a delivery verifies with a Standard Webhooks library and 
   });
   const { event_id } = await ingest(h, 'job.run.completed');
   await waitFor(() => receiver.requests.length === 3, 'three attempts');
+  const [delivery] = await h.db.rows<{ id: string }>('SELECT id FROM deliveries');
 
   const standard = new Webhook(standardWebhooksSecret(hook.hmac_secret));
   for (const request of receiver.requests) {
@@ -42,7 +43,9 @@ test('every attempt of a delivery verifies with a Standard Webhooks library and 
       JSON.parse(request.body.toString('utf8')),
     );
     expect(isGenuine(hook.hmac_secret, request.body, request.headers.authorization)).toBe(true);
-    expect(request.headers['webhook-id']).toBe(event_id);
+    // The message is the delivery (this event for this webhook): its id is the same on every attempt.
+    expect(request.headers['webhook-id']).toBe(delivery!.id);
+    expect(request.headers['x-jobhooks-event-id']).toBe(event_id);
     expect(request.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
     expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
     expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
@@ -112,4 +115,46 @@ test('the test endpoint and a redelivery carry both signatures too', async () =>
     expect(() => standard.verify(request.body, standardHeadersOf(request))).not.toThrow();
     expect(isGenuine(hook.hmac_secret, request.body, request.headers.authorization)).toBe(true);
   }
+  const [test, delivered, redelivered] = receiver.requests.map((request) => request.headers['webhook-id']);
+  // A redelivery is the same message again; a test send is a message of its own (its own event).
+  expect(delivered).toBe(deliveryId);
+  expect(redelivered).toBe(deliveryId);
+  expect(test).toBe(receiver.requests[0]!.headers['x-jobhooks-event-id']);
+  expect(test).not.toBe(deliveryId);
+});
+
+test('one event sent to two webhooks is two messages: each has its own webhook-id, and the same event id', async () => {
+  const first = await createWebhook(h, {
+    client_url: `${receiver.url}/first`,
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
+  const second = await createWebhook(h, {
+    name: 'Second',
+    client_url: `${receiver.url}/second`,
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
+  const { event_id } = await ingest(h, 'job.run.completed');
+  await waitFor(() => receiver.requests.length === 2, 'both deliveries');
+  const deliveries = await h.db.rows<{ id: string; webhook_id: string }>('SELECT id, webhook_id FROM deliveries');
+  const deliveryOf = new Map(deliveries.map((d) => [d.webhook_id, d.id]));
+  const byPath = new Map(receiver.requests.map((request) => [request.url, request]));
+  expect(byPath.get('/first')!.headers['webhook-id']).toBe(deliveryOf.get(first.id));
+  expect(byPath.get('/second')!.headers['webhook-id']).toBe(deliveryOf.get(second.id));
+  expect(byPath.get('/first')!.headers['webhook-id']).not.toBe(byPath.get('/second')!.headers['webhook-id']);
+  for (const request of receiver.requests) expect(request.headers['x-jobhooks-event-id']).toBe(event_id);
+  // Each signature covers its own message id, so each verifies with its own webhook's secret only.
+  expect(() =>
+    new Webhook(standardWebhooksSecret(first.hmac_secret)).verify(
+      byPath.get('/first')!.body,
+      standardHeadersOf(byPath.get('/first')!),
+    ),
+  ).not.toThrow();
+  expect(() =>
+    new Webhook(standardWebhooksSecret(second.hmac_secret)).verify(
+      byPath.get('/second')!.body,
+      standardHeadersOf(byPath.get('/second')!),
+    ),
+  ).not.toThrow();
 });

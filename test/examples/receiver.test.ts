@@ -1,5 +1,5 @@
-// The example receiver accepts real signed deliveries from the service, refuses forged ones, and handles each event
-// once.
+// The example receiver accepts real signed deliveries from the service, refuses forged ones, and handles each
+// message (one event for one webhook) once.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { request } from 'undici';
@@ -93,6 +93,31 @@ test('a redelivery of an event already handled is acknowledged but not handled t
   }
   expect(events).toHaveLength(1);
 });
+
+test.each<SignatureScheme>(['standard', 'dbt'])(
+  'with the %s scheme, one event sent to two webhooks that share the receiver is handled once for each',
+  async (scheme) => {
+    const placeholder = await startReceiver();
+    const hooks = [];
+    for (const name of ['First', 'Second'])
+      hooks.push(await createWebhook(h, { name, client_url: placeholder.url, event_types: ['job.run.completed'] }));
+    await placeholder.close();
+    const events: JobRunEvent[] = [];
+    const url = await listen(
+      hooks.map((hook) => hook.hmac_secret),
+      events,
+      scheme,
+    );
+    for (const hook of hooks)
+      await h.call('PUT', webhookPath(hook.id), {
+        body: { name: hook.name, client_url: url, event_types: ['job.run.completed'], job_ids: [] },
+      });
+    await ingest(h, 'job.run.completed', { runId: '888' });
+    await waitFor(() => events.length === 2, 'the event handled for each webhook');
+    expect(new Set(events.map((event) => event.webhookId))).toEqual(new Set(hooks.map((hook) => hook.id)));
+    expect(new Set(events.map((event) => event.eventId)).size).toBe(1);
+  },
+);
 
 test("with dbt's scheme, a delivery is verified by Authorization alone, as a dbt Cloud receiver does", async () => {
   const placeholder = await startReceiver();

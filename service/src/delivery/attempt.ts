@@ -32,6 +32,14 @@ export interface AttemptTarget {
   attempt: number;
 }
 
+/**
+ * The Standard Webhooks message id (`webhook-id`) of an attempt: its delivery's id, unique per event and webhook
+ * and the same on every retry and redelivery; a test send, which belongs to no delivery, has an event of its own.
+ */
+export function messageIdOf(target: AttemptTarget): string {
+  return target.deliveryId ?? target.eventId;
+}
+
 export interface AttemptPlan {
   target: AttemptTarget;
   url: string;
@@ -87,7 +95,7 @@ function signaturesFor(plan: AttemptPlan, requestedAt: number): Signatures | nul
   }
   const timestampSeconds = Math.floor(requestedAt / 1_000_000);
   const signWith = (secret: string) =>
-    standardWebhooksSignature(secret, plan.target.eventId, timestampSeconds, plan.body);
+    standardWebhooksSignature(secret, messageIdOf(plan.target), timestampSeconds, plan.body);
   const all = secrets.previous === null ? [secrets.current] : [secrets.current, secrets.previous];
   return {
     authorization: signPayload(secrets.previous ?? secrets.current, plan.body),
@@ -127,6 +135,7 @@ export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise
             url: plan.url,
             body: plan.body,
             ...signatures,
+            messageId: messageIdOf(target),
             eventId: target.eventId,
             attempt: target.attempt,
           }),

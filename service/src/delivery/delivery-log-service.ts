@@ -133,6 +133,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       authorization: '(hex HMAC-SHA256 of the body: not shown)',
       standard: '(v1, base64 HMAC-SHA256 of id.timestamp.body, one per secret: not shown)',
       timestampSeconds: 0,
+      messageId: delivery.id,
       eventId: delivery.eventId,
       attempt: 0,
     });

@@ -4,9 +4,8 @@ import { VERSION } from '../core/version';
 import type { OutgoingDelivery } from './sender';
 
 /**
- * `authorization` is `signPayload(secret, body)` and `standard` `standardWebhooksSignature(secret, eventId,
- * timestampSeconds, body)` (signer.ts). The event id is the Standard Webhooks message id: the same on every
- * attempt and redelivery, so a receiver deduplicates on it.
+ * `authorization` is `signPayload(secret, body)` and `standard` `standardWebhooksSignature(secret, messageId,
+ * timestampSeconds, body)` (signer.ts).
  */
 export function signedRequest(input: {
   url: string;
@@ -14,6 +13,11 @@ export function signedRequest(input: {
   authorization: string;
   standard: string;
   timestampSeconds: number;
+  /**
+   * The Standard Webhooks message id: one per delivery (an event for one webhook), the same on every attempt and
+   * redelivery of it, so a receiver deduplicates on it even when it serves several webhooks.
+   */
+  messageId: string;
   eventId: string;
   attempt: number;
 }): OutgoingDelivery {
@@ -23,7 +27,7 @@ export function signedRequest(input: {
     headers: {
       'content-type': 'application/json',
       authorization: input.authorization,
-      'webhook-id': input.eventId,
+      'webhook-id': input.messageId,
       'webhook-timestamp': String(input.timestampSeconds),
       'webhook-signature': input.standard,
       'user-agent': `jobhooks/${VERSION}`,

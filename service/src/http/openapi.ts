@@ -96,15 +96,16 @@ const JOB_RUN_EVENT = {
       '',
       `Both are ${SECRET_KEY}.`,
       '',
-      'Delivery is at least once and in no guaranteed order: deduplicate on `eventId` (`webhook-id`), plus',
-      '`webhookId` if one receiver serves several webhooks.',
+      'Delivery is at least once and in no guaranteed order: deduplicate on `webhook-id`, which names the message',
+      "(this event for this webhook), or on the payload's `webhookId` and `eventId` together.",
     ].join('\n'),
     security: [{ dbtSignature: [] }, { standardWebhooksSignature: [] }],
     parameters: [
       deliveryHeader(
         'webhook-id',
         { type: 'string' },
-        "The payload's `eventId`: the same on every attempt and redelivery, for de-duplication.",
+        "The message id: one per delivery (an event for one webhook: the delivery log's `delivery_id`; a test " +
+          "send's own event id), the same on every attempt and redelivery of it, for de-duplication.",
       ),
       deliveryHeader(
         'webhook-timestamp',
