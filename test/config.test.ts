@@ -56,6 +56,10 @@ test.each([
   [{ JOBHOOKS_DELIVERY_CONCURRENCY: '0' }, /JOBHOOKS_DELIVERY_CONCURRENCY/],
   [{ JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1' }, /must be set together/],
   [
+    { JOBHOOKS_MASKED_RESPONSE_HEADERS: 'x-api-key, bad header' },
+    /JOBHOOKS_MASKED_RESPONSE_HEADERS: must be header names separated by commas/,
+  ],
+  [
     { JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1', JOBHOOKS_BOOTSTRAP_TOKEN: 'short' },
     /JOBHOOKS_BOOTSTRAP_TOKEN: must be at least 20/,
   ],
@@ -88,4 +92,12 @@ test('JOBHOOKS_DATABASE_URL must be a PostgreSQL URL and needs JOBHOOKS_SECRET_K
   const config = loadConfig({ JOBHOOKS_DATABASE_URL: 'postgresql://db/jobhooks', JOBHOOKS_SECRET_KEY: 'k' });
   expect(config.postgres).toEqual({ url: 'postgresql://db/jobhooks', poolSize: 10 });
   expect(loadConfig({}).postgres).toBeNull();
+});
+
+test('JOBHOOKS_MASKED_RESPONSE_HEADERS lists header names, lower-cased; none besides the built-in ones by default', () => {
+  expect(loadConfig({}).maskedResponseHeaders).toEqual([]);
+  expect(loadConfig({ JOBHOOKS_MASKED_RESPONSE_HEADERS: 'X-Api-Key, x-session ' }).maskedResponseHeaders).toEqual([
+    'x-api-key',
+    'x-session',
+  ]);
 });

@@ -36,6 +36,15 @@ const retrySchedule = z
     `must list exactly ${RETRIES_PER_DELIVERY} delays (one per retry)`,
   );
 
+/** JOBHOOKS_MASKED_RESPONSE_HEADERS: header names (HTTP tokens) separated by commas. */
+const headerNames = z
+  .string()
+  .regex(
+    /^\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*\s*$/,
+    'must be header names separated by commas',
+  )
+  .transform((value) => value.split(',').map((name) => name.trim().toLowerCase()));
+
 const EnvSchema = z
   .object({
     HOST: z.string().min(1).default('127.0.0.1'),
@@ -67,6 +76,7 @@ const EnvSchema = z
     // Longer than an attempt's 10 s limit, or a slow attempt's delivery would be claimed twice.
     JOBHOOKS_DELIVERY_LEASE_SECONDS: positiveInt.pipe(z.number().min(15, 'must be at least 15')).default(60),
     JOBHOOKS_METRICS_MAX_AGE_SECONDS: wholeNumber.default(15),
+    JOBHOOKS_MASKED_RESPONSE_HEADERS: headerNames.optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .refine((env) => env.JOBHOOKS_DATABASE_URL === undefined || env.JOBHOOKS_SECRET_KEY !== undefined, {
@@ -101,6 +111,8 @@ export interface Config {
   allowPrivateUrls: boolean;
   retryDelaysSeconds: readonly number[];
   delivery: { maxInFlight: number; maxInFlightPerWebhook: number; leaseSeconds: number };
+  /** Response headers the delivery log masks besides the credential headers it always masks. */
+  maskedResponseHeaders: readonly string[];
   logLevel: string;
 }
 
@@ -140,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       maxInFlightPerWebhook: e.JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT,
       leaseSeconds: e.JOBHOOKS_DELIVERY_LEASE_SECONDS,
     },
+    maskedResponseHeaders: e.JOBHOOKS_MASKED_RESPONSE_HEADERS ?? [],
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -83,6 +83,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     // The dispatcher caps requests per webhook; a per-origin socket cap equal to that would let a slow
     // webhook block the sockets of other webhooks on the same host, so the pool may grow to the total cap.
     connectionsPerOrigin: config.delivery.maxInFlight,
+    maskedResponseHeaders: config.maskedResponseHeaders,
   };
   // Requests go out from a worker thread, so sending uses the second core.
   const sender = createThreadedSender(senderOptions);
@@ -142,6 +143,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         send: sender.send,
         health,
         wake: () => dispatcher?.wake(),
+        maskedResponseHeaders: config.maskedResponseHeaders,
       }),
       metrics: metrics.registry,
       rateLimiter:

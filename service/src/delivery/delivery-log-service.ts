@@ -12,6 +12,7 @@ import type { SecretBox } from '../security/secret-box';
 import type { LoggedAttempt } from '../domain/attempt';
 import type { Store } from '../store/store';
 import { findWebhook, webhookNotFound } from '../store/find-webhook';
+import { maskedHeaderNames, maskHeaders } from './answer-excerpt';
 import { nextDispatchState } from './archive-policy';
 import { makeAttempt, manualResult } from './attempt';
 import { signedRequest } from './outgoing-request';
@@ -19,7 +20,11 @@ import type { EndpointHealthRegistry } from './endpoint-health';
 import type { Send } from './sender';
 import { signingSecrets } from './signing-secrets';
 
-export function toAttemptView(entry: LoggedAttempt): DeliveryAttemptView {
+/**
+ * An attempt as the API shows it. Headers are masked again with today's list: a name the operator added since
+ * the attempt was logged, and rows logged before masking existed, are masked too.
+ */
+function toAttemptView(entry: LoggedAttempt, masked: ReadonlySet<string>): DeliveryAttemptView {
   return {
     id: String(entry.id),
     delivery_id: entry.deliveryId,
@@ -32,7 +37,7 @@ export function toAttemptView(entry: LoggedAttempt): DeliveryAttemptView {
     success: entry.success,
     error: entry.error,
     response_body: entry.responseExcerpt,
-    response_headers: entry.responseHeaders,
+    response_headers: maskHeaders(entry.responseHeaders, masked),
     test: entry.isTest,
   };
 }
@@ -46,12 +51,16 @@ export interface DeliveryLogServiceDeps {
   health: EndpointHealthRegistry;
   /** Tells the dispatcher that deliveries are due (a recovery). */
   wake: () => void;
+  /** Response headers masked besides the credential headers (JOBHOOKS_MASKED_RESPONSE_HEADERS). */
+  maskedResponseHeaders?: readonly string[];
 }
 
 export type DeliveryLogService = ReturnType<typeof createDeliveryLogService>;
 
 export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
   const { store } = deps;
+  const masked = maskedHeaderNames(deps.maskedResponseHeaders);
+  const viewOf = (entry: LoggedAttempt) => toAttemptView(entry, masked);
 
   async function list(accountId: number, webhookId: string, query: DeliveryLogQuery) {
     const webhook = await findWebhook(store, accountId, webhookId);
@@ -62,7 +71,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       until: query.until,
     };
     const { items, total } = await store.deliveryLog.list(webhook.id, query, filter);
-    return { items: items.map(toAttemptView), total };
+    return { items: items.map(viewOf), total };
   }
 
   /**
@@ -96,7 +105,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
     });
     const [logged] = await store.deliveries.recordAttempts([manualResult(delivery.id, made)], nextDispatchState);
     if (!logged) throw webhookNotFound(accountId, webhookId);
-    return toAttemptView(logged);
+    return viewOf(logged);
   }
 
   /**
@@ -155,7 +164,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
         },
         body: delivery.payload.toString('utf8'),
       },
-      attempt_log: attempts.map(toAttemptView),
+      attempt_log: attempts.map(viewOf),
     };
   }
 

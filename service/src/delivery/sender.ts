@@ -1,12 +1,11 @@
 // Posts one signed delivery over a keep-alive pool and reports what happened as a tagged outcome.
 import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
 import { literalAddress, isPublicAddress } from '../security/address-policy';
+import { bodyExcerpt, keptHeaders, maskedHeaderNames, RESPONSE_EXCERPT_BYTES, storableText } from './answer-excerpt';
 import { createGuardedLookup, type HostsTable, resolverWith } from './guarded-lookup';
 
 /** An attempt without a complete response within 10 s is a failure (docs/decisions.md#7-what-counts-as-success). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-/** The delivery log keeps the first 4 KiB of a response body (docs/decisions.md#12-delivery-log-and-retention). */
-export const RESPONSE_EXCERPT_BYTES = 4096;
 
 export interface OutgoingDelivery {
   url: string;
@@ -19,9 +18,10 @@ export type SendOutcome =
       kind: 'response';
       status: number;
       durationMs: number;
+      /** The body's first 4 KiB as storable text (answer-excerpt.ts). */
       bodyExcerpt: string;
       retryAfter: string | null;
-      /** The response's headers, as many as fit in 4 KiB (the delivery log shows them). */
+      /** The response's headers as the delivery log keeps them (answer-excerpt.ts): masked, within 4 KiB. */
       headers?: Record<string, string>;
     }
   | { kind: 'no_response'; error: string; durationMs: number };
@@ -40,6 +40,8 @@ export interface HttpSenderOptions {
   hosts?: HostsTable;
   /** Most connections to one origin (scheme, host and port). */
   connectionsPerOrigin?: number;
+  /** Response headers whose values are masked besides the credential headers always masked. */
+  maskedResponseHeaders?: readonly string[];
 }
 
 /** The reason an attempt is aborted at its time limit; describeFailure names it. */
@@ -54,20 +56,6 @@ interface Answer {
   headers: Record<string, string>;
 }
 
-/** Header values as text (a repeated header joined with ", "), stopping before 4 KiB in all. */
-export function keptHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const kept: Record<string, string> = {};
-  let size = 0;
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    const text = Array.isArray(value) ? value.join(', ') : value;
-    size += name.length + text.length + 4;
-    if (size > RESPONSE_EXCERPT_BYTES) break;
-    kept[name] = text;
-  }
-  return kept;
-}
-
 /**
  * POSTs through undici's low-level `dispatch` with a handler rather than `request()`, which wraps every
  * response body in a stream and every stage in a promise: it costs the sender thread about a third less CPU per
@@ -76,7 +64,13 @@ export function keptHeaders(headers: Record<string, string | string[] | undefine
  * One timer bounds the whole attempt (waiting for a connection, connecting, sending, headers, body). The
  * first 4 KiB of the body are kept; once they are in, the attempt is answered and the rest is not awaited.
  */
-function post(agent: Agent, url: URL, delivery: OutgoingDelivery, timeoutMs: number): Promise<Answer> {
+function post(
+  agent: Agent,
+  url: URL,
+  delivery: OutgoingDelivery,
+  timeoutMs: number,
+  masked: ReadonlySet<string>,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -98,7 +92,7 @@ function post(agent: Agent, url: URL, delivery: OutgoingDelivery, timeoutMs: num
           status,
           retryAfter,
           headers: responseHeaders,
-          bodyExcerpt: Buffer.concat(chunks, size).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
+          bodyExcerpt: bodyExcerpt(Buffer.concat(chunks, size)),
         });
       controller?.abort(error ?? new Error('The response excerpt is complete'));
     }
@@ -122,7 +116,7 @@ function post(agent: Agent, url: URL, delivery: OutgoingDelivery, timeoutMs: num
             status = statusCode;
             const value = headers['retry-after'];
             retryAfter = typeof value === 'string' ? value : null;
-            responseHeaders = keptHeaders(headers);
+            responseHeaders = keptHeaders(headers, masked);
           },
           onResponseData(_controller, chunk) {
             if (settled) return;
@@ -146,7 +140,12 @@ function post(agent: Agent, url: URL, delivery: OutgoingDelivery, timeoutMs: num
   });
 }
 
+/** The error text of an attempt with no response; storable whatever a library put in its message. */
 function describeFailure(error: unknown, timeoutMs: number): string {
+  return storableText(failureText(error, timeoutMs));
+}
+
+function failureText(error: unknown, timeoutMs: number): string {
   const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const inner = err.cause ?? err;
   if (err.name === 'TimeoutError' || err.name === 'AbortError' || inner.name === 'TimeoutError') {
@@ -160,6 +159,7 @@ function describeFailure(error: unknown, timeoutMs: number): string {
 
 export function createHttpSender(options: HttpSenderOptions): HttpSender {
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const masked = maskedHeaderNames(options.maskedResponseHeaders);
   const agent = new Agent({
     connections: options.connectionsPerOrigin ?? 32,
     connect: { lookup: createGuardedLookup(resolverWith(options.hosts), options.allowPrivateUrls), timeout: timeoutMs },
@@ -177,7 +177,7 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
       if (literal !== null && !options.allowPrivateUrls && !isPublicAddress(literal)) {
         return { kind: 'no_response', error: `${literal} is not a public address`, durationMs: elapsed() };
       }
-      const answer = await post(agent, url, delivery, timeoutMs);
+      const answer = await post(agent, url, delivery, timeoutMs, masked);
       return { kind: 'response', ...answer, durationMs: elapsed() };
     } catch (error) {
       return { kind: 'no_response', error: describeFailure(error, timeoutMs), durationMs: elapsed() };
