@@ -409,7 +409,7 @@ app.synth();
     expect(synthesized.resource.dbtcloud_webhook.errored_runs!.name).toBe('Errored runs (cdktn)');
   });
 
-  test('`npx cdktn deploy --skip-provider-lock` applies the cdktn app on Node 22.10 or later; on older Node cdktn-cli stops as the README says', async () => {
+  test('`npx cdktn deploy --skip-provider-lock` applies the cdktn app on Node 22 (cdktn-cli declares 22.19 or later); on Node 20 cdktn-cli stops at start, as the install guide says', async () => {
     const dir = join(project, 'cdktn');
     write(
       join(dir, 'cdktf.json'),

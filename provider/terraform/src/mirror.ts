@@ -34,8 +34,8 @@ export function executableFor(platform: TerraformPlatform, program: string, node
   return [
     '#!/bin/sh',
     `':' //; command -v node >/dev/null 2>&1 && exec node "$0" "$@"; echo "${noNode}"; exit 1`,
-    // One package per platform with the same bytes would give one checksum for all, and Terraform could not
-    // tell a lock file holding every platform's from one holding only its own: it would warn on every init.
+    // Packages with the same bytes share one checksum; this line gives each platform its own, so the lock file
+    // lists one per platform, as it does for a registry's provider, and each platform is checked against its own.
     `// The package for ${platform}; the program below is the same on every platform.`,
     program,
   ].join('\n');
