@@ -1,9 +1,10 @@
 // The packages move together: `npm run release:version -- 1.2.3` sets every workspace's version, the exact
-// ranges between them and the root's, opens each CHANGELOG's section for it and refreshes package-lock.json;
+// ranges between them and the root's (and the examples' caret ranges), opens each CHANGELOG's section for it
+// and refreshes package-lock.json;
 // `npm run release:order` prints the workspaces in the order they publish (each after those it depends on).
 // The release workflow (.github/workflows/release.yml) uses both.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -70,6 +71,15 @@ function workspacesOf(root: string) {
   }));
 }
 
+/** The examples' own projects (examples/NAME/package.json): they install the packages by a caret range. */
+function exampleManifests(root: string): string[] {
+  const examples = join(root, 'examples');
+  if (!existsSync(examples)) return [];
+  return readdirSync(examples)
+    .map((name) => join(examples, name, 'package.json'))
+    .filter((file) => existsSync(file));
+}
+
 export function setVersion(root: string, version: string): void {
   if (!SEMVER.test(version)) throw new Error(`the version must look like 1.2.3, not "${version}"`);
   const workspaces = workspacesOf(root);
@@ -79,6 +89,10 @@ export function setVersion(root: string, version: string): void {
     writeManifest(join(root, dir, 'package.json'), withVersion(manifest, version, ours));
     const changelog = join(root, dir, 'CHANGELOG.md');
     if (existsSync(changelog)) writeFileSync(changelog, withChangelogSection(readFileSync(changelog, 'utf8'), version));
+  }
+  for (const file of exampleManifests(root)) {
+    const manifest = readManifest(file);
+    writeManifest(file, { ...withVersion(manifest, `^${version}`, ours), version: manifest.version });
   }
 }
 

@@ -66,12 +66,14 @@ test('`npm publish --dry-run` passes for every package, with nothing for npm to 
   );
 });
 
-test('`npm run release:version` sets every version, the ranges between the packages and a CHANGELOG section, leaving other ranges alone', () => {
+test('`npm run release:version` sets every version, the ranges between the packages and in the examples, and a CHANGELOG section, leaving other ranges alone', () => {
   const copy = mkdtempSync(join(tmpdir(), 'jobhooks-release-'));
   try {
     cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
     for (const { dir } of workspaces)
       for (const file of ['package.json', 'CHANGELOG.md']) cpSync(join(ROOT, dir, file), join(copy, dir, file));
+    const example = join('examples', 'as-code', 'package.json');
+    cpSync(join(ROOT, example), join(copy, example));
     execFileSync(
       process.execPath,
       [require.resolve('tsx/cli'), 'scripts/release-packages.ts', 'version', '9.8.7', '--root', copy, '--no-lock'],
@@ -89,6 +91,9 @@ test('`npm run release:version` sets every version, the ranges between the packa
         /^## Unreleased\n\nNothing yet\.\n\n## 9\.8\.7\n/m,
       );
     }
+    const exampleBumped = JSON.parse(readFileSync(join(copy, example), 'utf8')) as Manifest;
+    expect(exampleBumped.devDependencies).toEqual({ '@jobhooks/as-code': '^9.8.7' });
+    expect(exampleBumped.version).toBe('0.0.0');
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
