@@ -6,30 +6,18 @@
 // needs; a Pulumi project run by Pulumi's own language runtime and dynamic-provider host; and a repository
 // holding only webhooks.yml and @jobhooks/as-code, planned and applied as CI does. Nothing may point back into
 // the checkout, and no install warns about an engine, a peer or a deprecation in our packages' trees.
-import { execFile, execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { createWebhooksClient } from '@jobhooks/client';
 import { type PulumiRunResult, runPulumiProgram, type StackState } from '../support/pulumi-engine';
 import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '../support/service-process';
 import { packagesVersion, testRegistry } from '../support/registry';
+import { createUserShell, installWarnings, type UserShell, write } from '../support/user-shell';
 import { terraformOnPath } from '../support/terraform';
 
 jest.setTimeout(600_000);
 
-const run = promisify(execFile);
 const CHECKOUT = resolve(__dirname, '..', '..');
 const ADMIN_TOKEN = 'consumer-admin-token-0123456789';
 /** A loopback endpoint nothing listens on: no event is posted in this test, so nothing is ever sent to it. */
@@ -38,9 +26,10 @@ const ENDPOINT = 'http://127.0.0.1:9/hooks';
 let root: string;
 let registry: string;
 let version: string;
-/** The user's home: their ~/.npmrc names the registry of the @jobhooks scope, as a company's would. */
+/** The user: their ~/.npmrc names the registry of the @jobhooks scope, as a company's would. */
+let user: UserShell;
+/** The user's home, and where `npm install -g` puts packages (its bin/ is on the user's PATH). */
 let home: string;
-/** Where `npm install -g` puts packages (its bin/ is on the user's PATH). */
 let globalPrefix: string;
 let globalInstall: { stdout: string; stderr: string };
 let serviceDir: string;
@@ -49,85 +38,17 @@ let service: ServiceProcess;
 let hostUrl: string;
 let account2Token: string;
 
-/** npm's cache of this machine, kept while HOME changes: registry packages come from it, not the network. */
-const NPM_CACHE = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
-
-/**
- * This process's environment less what npm and npx set for the scripts they run (npm_config_userconfig would
- * hide the user's ~/.npmrc); npm_config_nodedir stays, since CI sets it for Node 22's headers.
- */
-const shellEnv = (): NodeJS.ProcessEnv =>
-  Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) || key.toLowerCase() === 'npm_config_nodedir'),
-  );
-
-/**
- * The environment of the user's shell: their HOME and PATH (with the global bin/), no Terraform CLI configuration
- * of any kind (the machine's TF_CLI_CONFIG_FILE is not the user's), no telemetry.
- */
-const userEnv = (): NodeJS.ProcessEnv => ({
-  ...shellEnv(),
-  HOME: home,
-  PATH: `${join(globalPrefix, 'bin')}:${process.env.PATH}`,
-  npm_config_cache: NPM_CACHE,
-  TF_CLI_CONFIG_FILE: undefined,
-  CHECKPOINT_DISABLE: '1',
-});
-
-/** Runs a command in the user's shell (no jest or ts-jest variables needed). */
-async function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
-  try {
-    return await run(command, args, {
-      cwd,
-      env: { ...userEnv(), ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  } catch (error) {
-    const failed = error as Error & { stdout?: string; stderr?: string };
-    throw new Error(
-      `${command} ${args.join(' ')} failed in ${cwd}: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`,
-    );
-  }
-}
-
-/**
- * Runs a command as CI does, with only PATH, HOME and the variables given, and resolves with its exit code
- * (where `sh` throws on any but 0).
- */
-async function shExit(command: string, args: string[], cwd: string, env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run(command, args, {
-      cwd,
-      env: { PATH: process.env.PATH, HOME: home, npm_config_cache: NPM_CACHE, ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as Error & { code?: unknown; stdout?: string; stderr?: string };
-    if (typeof failed.code !== 'number') throw error;
-    return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
-
-const write = (file: string, text: string) => {
-  mkdirSync(join(file, '..'), { recursive: true });
-  writeFileSync(file, text);
-};
-
-/** `npm install` in a project: @jobhooks/* from the test registry, the rest from npm's cache where it can. */
-const npmInstall = (dir: string) => sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], dir);
-
-/** The warnings a user must not see: an engine, a peer or a deprecation in the tree installed. */
-const installWarnings = (stderr: string) =>
-  stderr.split('\n').filter((line) => /^npm warn/i.test(line) && /EBADENGINE|ERESOLVE|deprecated|peer/i.test(line));
+/** Runs a command in the user's shell; throws with its output unless it exits 0. */
+const sh: UserShell['sh'] = (...args) => user.sh(...args);
+const shExit: UserShell['shExit'] = (...args) => user.shExit(...args);
+const npmInstall = (dir: string) => user.npmInstall(dir);
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'jobhooks-consumer-'));
   registry = testRegistry();
   version = packagesVersion();
-  home = join(root, 'home');
-  write(join(home, '.npmrc'), `@jobhooks:registry=${registry}\n`);
-  globalPrefix = join(root, 'global');
+  user = createUserShell(root, registry);
+  ({ home, globalPrefix } = user);
 
   // The service, as an operator installs it: `npm install -g jobhooks` (jobhooks is not scoped: the whole install
   // goes through the registry, which serves the rest from its uplink), beside the provider's installer.
