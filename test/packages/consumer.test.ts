@@ -1,107 +1,74 @@
-// The packages as a user gets them: `npm pack` of every workspace, installed from the tarballs outside this
-// checkout, and each tool used there. The service alone in a folder of its own (`npx jobhooks start`); an
-// infrastructure repository with its own @pulumi/pulumi, cdktf, cdktf-cli, cdktn and constructs, where a cdktf app
-// is deployed with `cdktf deploy`, a cdktn app synthesized and an HCL configuration applied; and a Pulumi project
-// run by Pulumi's own language runtime and dynamic-provider host; and a repository holding only webhooks.yml and
-// @jobhooks/as-code, planned and applied as CI does. Nothing may point back into the checkout.
-import { execFile } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+// The packages as a user gets them: every workspace published to a real npm registry on 127.0.0.1
+// (test/support/registry.ts), then installed by name in fresh projects outside this checkout, each used there.
+// `npm install -g jobhooks` and `jobhooks start`; an infrastructure repository with its own @pulumi/pulumi,
+// cdktf, cdktf-cli, cdktn and constructs, where a cdktf app is deployed with `cdktf deploy` and a cdktn app
+// synthesized; a folder holding only main.tf, where `npx @jobhooks/terraform-provider install` is all terraform
+// needs; a Pulumi project run by Pulumi's own language runtime and dynamic-provider host; and a repository
+// holding only webhooks.yml and @jobhooks/as-code, planned and applied as CI does. Nothing may point back into
+// the checkout, and no install warns about an engine, a peer or a deprecation in our packages' trees.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { createWebhooksClient } from '@jobhooks/client';
 import { type PulumiRunResult, runPulumiProgram, type StackState } from '../support/pulumi-engine';
 import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '../support/service-process';
-import { cliConfigFileOf, terraformOnPath } from '../support/terraform';
+import { packagesVersion, testRegistry } from '../support/registry';
+import { createUserShell, installWarnings, type UserShell, write } from '../support/user-shell';
+import { terraformOnPath } from '../support/terraform';
 
 jest.setTimeout(600_000);
 
-const run = promisify(execFile);
 const CHECKOUT = resolve(__dirname, '..', '..');
 const ADMIN_TOKEN = 'consumer-admin-token-0123456789';
 /** A loopback endpoint nothing listens on: no event is posted in this test, so nothing is ever sent to it. */
 const ENDPOINT = 'http://127.0.0.1:9/hooks';
 
 let root: string;
-let tarballs: string;
+let registry: string;
+let version: string;
+/** The user: their ~/.npmrc names the registry of the @jobhooks scope, as a company's would. */
+let user: UserShell;
+/** The user's home, and where `npm install -g` puts packages (its bin/ is on the user's PATH). */
+let home: string;
+let globalPrefix: string;
+let globalInstall: { stdout: string; stderr: string };
 let serviceDir: string;
 let project: string;
 let service: ServiceProcess;
 let hostUrl: string;
 let account2Token: string;
 
-/** Runs a command with the environment of a user's shell (no jest or ts-jest variables needed). */
-async function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
-  try {
-    return await run(command, args, {
-      cwd,
-      env: { ...process.env, CHECKPOINT_DISABLE: '1', ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  } catch (error) {
-    const failed = error as Error & { stdout?: string; stderr?: string };
-    throw new Error(
-      `${command} ${args.join(' ')} failed in ${cwd}: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`,
-    );
-  }
-}
-
-/**
- * Runs a command as CI does, with only PATH, HOME and the variables given, and resolves with its exit code
- * (where `sh` throws on any but 0).
- */
-async function shExit(command: string, args: string[], cwd: string, env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run(command, args, {
-      cwd,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as Error & { code?: unknown; stdout?: string; stderr?: string };
-    if (typeof failed.code !== 'number') throw error;
-    return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
-
-const write = (file: string, text: string) => {
-  mkdirSync(join(file, '..'), { recursive: true });
-  writeFileSync(file, text);
-};
-
-/** `npm install` in a project, its registry packages from npm's cache, which the checkout's own `npm ci` filled. */
-const npmInstall = (dir: string) =>
-  sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], dir);
+/** Runs a command in the user's shell; throws with its output unless it exits 0. */
+const sh: UserShell['sh'] = (...args) => user.sh(...args);
+const shExit: UserShell['shExit'] = (...args) => user.shExit(...args);
+const npmInstall = (dir: string) => user.npmInstall(dir);
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'jobhooks-consumer-'));
-  tarballs = join(root, 'tarballs');
-  mkdirSync(tarballs);
-  // `npm test` has just built every package (prepack would build them again): pack what is built.
-  await sh('npm', ['pack', '--workspaces', '--ignore-scripts', '--pack-destination', tarballs, '--silent'], CHECKOUT);
+  registry = testRegistry();
+  version = packagesVersion();
+  user = createUserShell(root, registry);
+  ({ home, globalPrefix } = user);
 
-  // The service on its own, as an operator installs it: nothing else in the folder to lend it a dependency.
-  serviceDir = join(root, 'jobhooks-service');
-  write(
-    join(serviceDir, 'package.json'),
-    JSON.stringify({
-      name: 'jobhooks-service',
-      private: true,
-      dependencies: { jobhooks: tarball('jobhooks'), '@jobhooks/client': tarball('jobhooks-client') },
-    }),
+  // The service, as an operator installs it: `npm install -g jobhooks` (jobhooks is not scoped: the whole install
+  // goes through the registry, which serves the rest from its uplink), beside the provider's installer.
+  globalInstall = await sh(
+    'npm',
+    [
+      'install',
+      '--global',
+      `--prefix=${globalPrefix}`,
+      `--registry=${registry}`,
+      '--allow-scripts=better-sqlite3',
+      '--no-audit',
+      '--no-fund',
+      `jobhooks@${version}`,
+      `@jobhooks/terraform-provider@${version}`,
+    ],
+    root,
   );
-  await npmInstall(serviceDir);
+  serviceDir = join(root, 'jobhooks-service');
+  mkdirSync(serviceDir);
   const dbPath = join(root, 'data', 'jobhooks.db');
   service = await startServiceProcess(
     {
@@ -111,25 +78,26 @@ beforeAll(async () => {
       JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
     },
     [],
-    { command: 'npx', args: ['--no-install', 'jobhooks', 'start'], cwd: serviceDir },
+    { command: join(globalPrefix, 'bin', 'jobhooks'), args: ['start'], cwd: serviceDir },
   );
   hostUrl = service.baseUrl;
-  const cli = (args: string[]) => sh('npx', ['--no-install', 'jobhooks', ...args], serviceDir, { JOBHOOKS_DB: dbPath });
+  const cli = (args: string[]) => sh('jobhooks', args, serviceDir, { JOBHOOKS_DB: dbPath });
   await cli(['account', 'create', '--id', '2', '--name', 'Second team']);
   account2Token = (await cli(['token', 'create', '--account', '2', '--permission', 'Account Admin'])).stdout.trim();
 
-  // A platform team's infrastructure repository.
+  // A platform team's infrastructure repository, which names our packages' registry in its .npmrc.
   project = join(root, 'infrastructure');
+  write(join(project, '.npmrc'), `@jobhooks:registry=${registry}\n`);
   write(
     join(project, 'package.json'),
     JSON.stringify({
       name: 'infrastructure',
       private: true,
       dependencies: {
-        '@jobhooks/client': tarball('jobhooks-client'),
-        '@jobhooks/cdktf': tarball('jobhooks-cdktf'),
-        '@jobhooks/cdktn': tarball('jobhooks-cdktn'),
-        '@jobhooks/terraform-provider': tarball('jobhooks-terraform-provider'),
+        '@jobhooks/client': version,
+        '@jobhooks/cdktf': version,
+        '@jobhooks/cdktn': version,
+        '@jobhooks/terraform-provider': version,
         cdktf: '0.21.0',
         'cdktf-cli': '0.21.0',
         cdktn: '0.24.0',
@@ -146,10 +114,10 @@ afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-const tarball = (name: string) => `file:${join(tarballs, `${name}-0.1.0.tgz`)}`;
 const api = (accountId = 1, token = ADMIN_TOKEN) => createWebhooksClient({ hostUrl, accountId, token });
 
-test('the jobhooks package, installed alone from its tarball, serves the API and the web UI', async () => {
+test('`npm install -g jobhooks` on this Node warns about no engine, peer or deprecation, and `jobhooks start` serves the API and the web UI', async () => {
+  expect(installWarnings(globalInstall.stderr)).toEqual([]);
   const origin = hostUrl.replace(/\/api$/, '');
   expect((await fetch(`${origin}/healthz`)).status).toBe(200);
   const page = await (await fetch(`${origin}/`)).text();
@@ -160,18 +128,32 @@ test('the jobhooks package, installed alone from its tarball, serves the API and
   expect((await asset.text()).length).toBeGreaterThan(1_000);
   expect((await api().accounts()).map((account) => account.id)).toEqual([1]);
 
-  const installed = readdirSync(join(serviceDir, 'node_modules'));
+  const installed = readdirSync(join(globalPrefix, 'lib', 'node_modules', 'jobhooks', 'node_modules'));
   for (const unused of ['@pulumi', 'cdktf', 'constructs', '@grpc', 'typescript', 'tsx', 'jest'])
     expect(installed).not.toContain(unused);
 });
 
-test('`npx jobhooks terraform install` without @jobhooks/terraform-provider says which package to add', async () => {
-  const failed = await sh('npx', ['--no-install', 'jobhooks', 'terraform', 'install'], serviceDir).catch(
-    (error: Error) => error,
+test('the client and the CDKTF and cdktn constructs, with their peers, install by name without a warning', async () => {
+  // The libraries alone, as an app adds them (the CLIs are the app's own tools, with their own trees).
+  const dir = join(root, 'libraries');
+  write(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'libraries',
+      private: true,
+      dependencies: {
+        '@jobhooks/client': version,
+        '@jobhooks/cdktf': version,
+        '@jobhooks/cdktn': version,
+        cdktf: '0.21.0',
+        cdktn: '0.24.0',
+        constructs: '~10.7.0',
+      },
+    }),
   );
-  expect(String(failed)).toContain(
-    'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it with "npm install --save-dev @jobhooks/terraform-provider"',
-  );
+  const installed = await npmInstall(dir);
+  expect(installWarnings(installed.stderr)).toEqual([]);
+  expect(readdirSync(join(dir, 'node_modules', '@jobhooks')).sort()).toEqual(['cdktf', 'cdktn', 'client']);
 });
 
 describe('Pulumi', () => {
@@ -231,14 +213,14 @@ if (!config.getBoolean('empty')) {
         name: 'pulumi-webhooks',
         private: true,
         dependencies: {
-          '@jobhooks/client': tarball('jobhooks-client'),
-          '@jobhooks/pulumi': tarball('jobhooks-pulumi'),
+          '@jobhooks/client': version,
+          '@jobhooks/pulumi': version,
           '@pulumi/pulumi': '~3.248.0',
         },
       }),
     );
     write(join(pulumiDir, 'index.js'), PROGRAM);
-    await npmInstall(pulumiDir);
+    expect(installWarnings((await npmInstall(pulumiDir)).stderr)).toEqual([]);
 
     const created = await up(pulumiDir, undefined);
     expect(opsByName(created)).toMatchObject({ team: 'create', 'second-account': 'create' });
@@ -286,22 +268,14 @@ app.synth();
     DBT_CLOUD_TOKEN: ADMIN_TOKEN,
     CI: '1',
   });
-  const lockedHash = (dir: string) => /"(h1:[^"]+)"/.exec(readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8'))?.[1];
-  /** `npx jobhooks-terraform-provider install [--dir D]` in the project; the TF_CLI_CONFIG_FILE it prints. */
-  const installProvider = async (dir?: string) => {
-    const install = await sh(
-      'npx',
-      ['--no-install', 'jobhooks-terraform-provider', 'install', ...(dir === undefined ? [] : ['--dir', dir])],
-      project,
-    );
-    return cliConfigFileOf(install.stdout)!;
-  };
+  const lockedHashes = (dir: string) =>
+    [...readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8').matchAll(/"(h1:[^"]+)"/g)].map((match) => match[1]);
+  /** `npx jobhooks-terraform-provider install` in a folder of the project (the project's own dependency). */
+  const installProvider = (dir: string) => sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install'], dir);
 
   beforeAll(() => terraformOnPath());
 
   test('`npx cdktf deploy --skip-provider-lock` applies a cdktf app offline, as the README says, and `cdktf destroy` removes it', async () => {
-    const cliConfig = await installProvider();
-    expect(cliConfig).toBe(join(project, '.jobhooks', 'terraform', 'terraform.rc'));
     const dir = join(project, 'cdktf');
     write(join(dir, 'main.js'), app('cdktf'));
     write(
@@ -313,7 +287,9 @@ app.synth();
         sendCrashReports: 'false',
       }),
     );
-    const env = { ...connection(), TF_CLI_CONFIG_FILE: cliConfig };
+    // In a CDKTF app, into ~/.terraform.d/plugins: terraform runs in cdktf.out/stacks/webhooks, and looks there.
+    expect((await installProvider(dir)).stdout).toContain(`in ${join(home, '.terraform.d', 'plugins')}`);
+    const env = connection();
 
     const cdktf = (args: string[]) => sh('npx', ['--no-install', 'cdktf', ...args], dir, env);
     await cdktf(['deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json']);
@@ -327,7 +303,7 @@ app.synth();
     expect(lock).toContain('provider "registry.terraform.io/dbt-labs/dbtcloud"');
     expect(lock).toContain('version     = "1.12.0"');
     expect(lock).toContain('constraints = "~> 1.12"');
-    expect(lockedHash(stackDir)).toMatch(/^h1:/);
+    expect(lockedHashes(stackDir)[0]).toMatch(/^h1:/);
 
     // With the lock file in place, the plain command works too.
     await cdktf(['deploy', '--auto-approve']);
@@ -354,7 +330,7 @@ app.synth();
     expect(synthesized.resource.dbtcloud_webhook.errored_runs!.name).toBe('Errored runs (cdktn)');
   });
 
-  test('`npx cdktn deploy --skip-provider-lock` applies the cdktn app on Node 22.10 or later; on older Node cdktn-cli stops as the README says', async () => {
+  test('`npx cdktn deploy --skip-provider-lock` applies the cdktn app on Node 22 (cdktn-cli declares 22.19 or later); on Node 20 cdktn-cli stops at start, as the install guide says', async () => {
     const dir = join(project, 'cdktn');
     write(
       join(dir, 'cdktf.json'),
@@ -365,7 +341,8 @@ app.synth();
         sendCrashReports: 'false',
       }),
     );
-    const env = { ...connection(), TF_CLI_CONFIG_FILE: await installProvider() };
+    await installProvider(dir);
+    const env = connection();
     const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
     const deploy = sh(
       'npx',
@@ -386,7 +363,7 @@ app.synth();
     expect(await api().get(webhookId)).toBeNull();
   });
 
-  test('an HCL configuration outside the project applies with a mirror inside it, and the lock file is the same from any mirror', async () => {
+  test('a folder holding only main.tf: `npx @jobhooks/terraform-provider install` from the registry, then init and apply, with no CLI configuration and no warning', async () => {
     const hcl = `terraform {
   required_providers {
     dbtcloud = { source = "dbt-labs/dbtcloud", version = "~> 1.12" }
@@ -401,37 +378,46 @@ resource "dbtcloud_webhook" "errored_runs" {
 
 output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
 `;
-    // Outside any Node project: the launcher finds the package around the mirror, which is inside the project.
-    const outside = join(root, 'terraform-outside');
-    write(join(outside, 'main.tf'), hcl);
-    const env = { ...connection(), TF_CLI_CONFIG_FILE: await installProvider(join(project, '.jobhooks', 'hcl')) };
-    await sh('terraform', ['init', '-input=false', '-no-color'], outside, env);
-    await sh('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], outside, env);
-    const webhookId = (await sh('terraform', ['output', '-raw', 'webhook_id'], outside, env)).stdout.trim();
+    const dir = join(root, 'terraform-only');
+    write(join(dir, 'main.tf'), hcl);
+    // npx installs the package from the registry the user's ~/.npmrc names (into a cache of its own here, so an
+    // earlier run's copy of this version cannot stand in for the one just published).
+    const installed = await sh('npx', ['--yes', '@jobhooks/terraform-provider', 'install'], dir, {
+      npm_config_cache: join(root, 'npx-cache'),
+    });
+    expect(installWarnings(installed.stderr)).toEqual([]);
+    expect(installed.stdout).toContain('Locked the checksum of every platform');
+    expect(readdirSync(dir).sort()).toEqual(['.terraform.lock.hcl', 'main.tf', 'terraform.d']);
+
+    const env = connection();
+    const terraform = (args: string[]) => sh('terraform', [...args, '-no-color'], dir, env);
+    const init = await terraform(['init', '-input=false']);
+    const apply = await terraform(['apply', '-auto-approve', '-input=false']);
+    for (const output of [init, apply]) expect(`${output.stdout}${output.stderr}`).not.toMatch(/warning/i);
+    const webhookId = (await sh('terraform', ['output', '-raw', 'webhook_id'], dir, env)).stdout.trim();
     expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (HCL)' });
-    expect(readFileSync(join(outside, 'terraform.tfstate'), 'utf8')).not.toMatch(new RegExp(`${CHECKOUT}|${root}`));
-    await sh('terraform', ['destroy', '-auto-approve', '-input=false', '-no-color'], outside, env);
+    expect(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')).not.toMatch(new RegExp(`${CHECKOUT}|${root}`));
+    await terraform(['destroy', '-auto-approve', '-input=false']);
     expect(await api().get(webhookId)).toBeNull();
 
-    // Inside the project with a mirror elsewhere: found around the working directory, with the same checksum.
-    const inside = join(project, 'terraform');
-    write(join(inside, 'main.tf'), hcl);
-    await sh('terraform', ['init', '-input=false', '-no-color'], inside, {
-      ...connection(),
-      TF_CLI_CONFIG_FILE: await installProvider(join(root, 'elsewhere')),
-    });
-    await sh('terraform', ['validate', '-no-color'], inside, {
-      ...connection(),
-      TF_CLI_CONFIG_FILE: join(root, 'elsewhere', 'terraform.rc'),
-    });
-    expect(lockedHash(inside)).toMatch(/^h1:/);
-    expect(lockedHash(inside)).toBe(lockedHash(outside));
+    // The same checksums from the project's own dependency and from the global install, in other folders: the
+    // lock file a team commits holds wherever and however each member installed the provider.
+    const inProject = join(project, 'terraform');
+    write(join(inProject, 'main.tf'), hcl);
+    await installProvider(inProject);
+    const elsewhere = join(root, 'terraform-global');
+    write(join(elsewhere, 'main.tf'), hcl);
+    await sh('jobhooks', ['terraform', 'install'], elsewhere);
+    expect(lockedHashes(dir)).toHaveLength(4);
+    expect(lockedHashes(inProject)).toEqual(lockedHashes(dir));
+    expect(lockedHashes(elsewhere)).toEqual(lockedHashes(dir));
   });
 });
 
 describe('webhooks as code', () => {
   // A platform team's repository of its own: webhooks.yml and @jobhooks/as-code, nothing else.
   let repo: string;
+  let repoInstall: { stderr: string };
   beforeAll(async () => {
     repo = join(root, 'webhooks-repo');
     write(
@@ -440,15 +426,16 @@ describe('webhooks as code', () => {
         name: 'webhooks-repo',
         private: true,
         dependencies: {
-          '@jobhooks/client': tarball('jobhooks-client'),
-          '@jobhooks/as-code': tarball('jobhooks-as-code'),
+          '@jobhooks/client': version,
+          '@jobhooks/as-code': version,
         },
       }),
     );
-    await npmInstall(repo);
+    repoInstall = await npmInstall(repo);
   });
 
-  test('@jobhooks/as-code installs without the service or the infrastructure tools, and ships its JSON Schema', () => {
+  test('@jobhooks/as-code installs by name without a warning, the service or the infrastructure tools, and ships its JSON Schema', () => {
+    expect(installWarnings(repoInstall.stderr)).toEqual([]);
     const modules = join(repo, 'node_modules');
     // Every package installed, at any depth, as npm recorded it.
     const lock = JSON.parse(readFileSync(join(modules, '.package-lock.json'), 'utf8')) as {

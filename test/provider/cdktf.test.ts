@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Testing, TerraformStack, TerraformVariable } from 'cdktf';
 import { WebhooksStack } from '../../examples/cdktf/main';
-import { DbtcloudProvider, DbtcloudWebhook } from '@jobhooks/cdktf';
+import { DbtcloudProvider, DbtcloudWebhook, type EventType } from '@jobhooks/cdktf';
 
 /** The parts of a synthesized stack these tests read. */
 interface SynthesizedStack {
@@ -116,7 +116,8 @@ describe('synth-time validation', () => {
   test.each([
     [
       'an unknown event type',
-      { eventTypes: ['job.run.paused'] },
+      // As a JavaScript app passes it: the type would refuse it at compile time.
+      { eventTypes: ['job.run.paused'] as string[] as EventType[] },
       /eventTypes: event_types may contain only job.run.started, job.run.completed, job.run.errored/,
     ],
     ['no event types', { eventTypes: [] }, /eventTypes: event_types needs at least one event type/],

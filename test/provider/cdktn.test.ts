@@ -9,7 +9,7 @@ import * as cdktn from '@jobhooks/cdktn';
 const WEBHOOK = {
   name: 'Errored runs',
   clientUrl: 'https://pager.example.com/v1/dbt',
-  eventTypes: ['job.run.errored'],
+  eventTypes: ['job.run.errored'] as cdktn.EventType[],
   jobIds: [101],
 };
 

@@ -1,7 +1,7 @@
 // Runs the real `terraform` binary against this project's provider, installed the way users install it
 // (`jobhooks terraform install`), in a temporary working directory. Never skips: no terraform, no pass.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 
@@ -77,9 +77,8 @@ export function cliConfigFileOf(installOutput: string): string | undefined {
 export async function createTerraformWorkspace(env: Record<string, string> = {}): Promise<TerraformWorkspace> {
   const terraform = terraformOnPath();
   const dir = mkdtempSync(join(tmpdir(), 'jobhooks-tf-test-'));
-  // The provider's launcher loads @jobhooks/terraform-provider from the Node project around the configuration
-  // or the mirror, as in a user's repository: make this folder such a project (rm -r removes only the link).
-  symlinkSync(resolve(__dirname, '..', '..', 'node_modules'), join(dir, 'node_modules'));
+  // An explicit mirror and CLI configuration (`--dir`), so that terraform finds the provider from any folder a
+  // test runs it in; the program there is self-contained: no Node project around the folder.
   const installInto = (args: string[]) =>
     runProcess(
       process.execPath,

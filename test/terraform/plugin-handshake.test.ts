@@ -7,7 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { createServerCertificate, type ServerCertificate } from '../../provider/terraform/src/certificate';
 import { loadServiceDefinitions } from '../../provider/terraform/src/provider-server';
 
-const PLUGIN = resolve(__dirname, '..', '..', 'provider', 'terraform', 'dist', 'plugin-main.js');
+const PLUGIN = resolve(__dirname, '..', '..', 'provider', 'terraform', 'dist', 'provider-program.js');
 const COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 
 let terraformSide: ServerCertificate;

@@ -224,7 +224,7 @@ test('plan: destroy plans null', () => {
 });
 
 test('the plugin refuses to run when not started by Terraform, and says what it is', () => {
-  const plugin = resolve(__dirname, '..', '..', 'provider', 'terraform', 'dist', 'plugin-main.js');
+  const plugin = resolve(__dirname, '..', '..', 'provider', 'terraform', 'dist', 'provider-program.js');
   const run = spawnSync(process.execPath, [plugin], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
   expect(run.status).toBe(1);
   expect(run.stdout).toBe('');

@@ -15,13 +15,17 @@ import {
   Token,
 } from 'cdktf';
 import type { Construct } from 'constructs';
-import { webhookProblems } from '@jobhooks/client';
+import { type EventType, webhookProblems } from '@jobhooks/client';
 import { hclAttributes } from './hcl';
 
 export interface DbtcloudWebhookConfig extends TerraformMetaArguments {
   name: string;
   clientUrl: string;
-  eventTypes: string[];
+  /**
+   * A typo ('job.run.failed') fails at compile time: the names come from the contract's list. A list from a
+   * Terraform variable is a token list (string[]): cast it, `variable.listValue as EventType[]`.
+   */
+  eventTypes: EventType[];
   description?: string;
   /** Empty or omitted: every job of the account. */
   jobIds?: number[];

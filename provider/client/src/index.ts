@@ -1,6 +1,8 @@
 // @jobhooks/client: the typed client of the webhooks management API, and the rules every IaC front end
 // applies to a declared webhook. The zod contract it is built on is `@jobhooks/client/contract`.
 export { ApiError, type ClientOptions, createWebhooksClient, type WebhookInput, type WebhooksClient } from './client';
+/** The event names a webhook may subscribe to, as a union type derived from the contract's one list. */
+export type { EventType } from './contract/vocabulary';
 export { hostUrlProblem } from './host-url';
 export { FIELD_OF_PROPERTY, type WebhookProblem, type WebhookProperties, webhookProblems } from './webhook-problems';
 export { updateWebhook, urlChangeWhileInactive } from './webhook-updates';

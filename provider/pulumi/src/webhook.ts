@@ -1,6 +1,7 @@
 // The `Webhook` resource for Pulumi programs: same inputs and outputs as the public pulumi-dbtcloud `Webhook`,
 // so a program can move between them by changing an import.
 import * as pulumi from '@pulumi/pulumi';
+import type { EventType } from '@jobhooks/client';
 
 /** A resource's own API connection; each part may come from another output (a secret config value, say). */
 export interface WebhookConnectionArgs {
@@ -14,7 +15,8 @@ export interface WebhookArgs {
   /** Defaults to the resource's name. */
   name?: pulumi.Input<string>;
   clientUrl: pulumi.Input<string>;
-  eventTypes: pulumi.Input<pulumi.Input<string>[]>;
+  /** A typo ('job.run.failed') fails at compile time: the names come from the contract's list. */
+  eventTypes: pulumi.Input<pulumi.Input<EventType>[]>;
   description?: pulumi.Input<string>;
   /** Empty (the default) means every job. */
   jobIds?: pulumi.Input<pulumi.Input<number>[]>;
@@ -67,7 +69,7 @@ export function serializableProvider(moduleName: string = PROVIDER_MODULE): pulu
 export class Webhook extends pulumi.dynamic.Resource {
   declare readonly name: pulumi.Output<string>;
   declare readonly clientUrl: pulumi.Output<string>;
-  declare readonly eventTypes: pulumi.Output<string[]>;
+  declare readonly eventTypes: pulumi.Output<EventType[]>;
   declare readonly description: pulumi.Output<string>;
   declare readonly jobIds: pulumi.Output<number[]>;
   declare readonly active: pulumi.Output<boolean>;

@@ -3,8 +3,8 @@ export {
   DEFAULT_PROVIDER_VERSION,
   type Installation,
   installTerraformProvider,
+  type InstallTarget,
   type InstallOptions,
   PROVIDER_ADDRESS,
-  terraformPlatform,
 } from './install';
 export { type CommandResult, INSTALL_USAGE, runInstallCommand } from './install-command';

@@ -69,7 +69,7 @@ export async function servePlugin(env: NodeJS.ProcessEnv = process.env): Promise
   return null;
 }
 
-/** Serves until Terraform shuts the provider down; the launcher that `install` writes calls this. */
+/** Serves until Terraform shuts the provider down: the program that `install` lays out runs this. */
 export function main(): void {
   servePlugin().then(
     (code) => {
@@ -81,5 +81,3 @@ export function main(): void {
     },
   );
 }
-
-if (require.main === module) main();

@@ -1,10 +1,12 @@
 // The tfplugin6 Provider service: decodes Terraform's messages, runs the provider and webhook logic, and
 // encodes the answers. Holds the one piece of state a provider process has: the client made at configure.
-import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import * as protobuf from 'protobufjs';
 import type { WebhooksClient } from '@jobhooks/client';
 import { type Diagnostic, errorAt } from './diagnostics';
+import { GO_PLUGIN_PROTO } from './protocol/go-plugin';
+import { TFPLUGIN6_PROTO } from './protocol/tfplugin6';
 import { connect, resolveProviderSettings, validateProviderConfig } from './provider-config';
 import {
   conform,
@@ -24,11 +26,6 @@ import {
   validateWebhookConfig,
 } from './webhook-resource';
 
-/** The package's proto/ folder: src/ and dist/ both sit directly under the package root. */
-function protoPath(file: string): string {
-  return join(__dirname, '..', 'proto', file);
-}
-
 interface ServiceDefinitions {
   provider: grpc.ServiceDefinition;
   controller: grpc.ServiceDefinition;
@@ -36,7 +33,10 @@ interface ServiceDefinitions {
 
 export function loadServiceDefinitions(): ServiceDefinitions {
   const options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true };
-  const definition = protoLoader.loadSync([protoPath('tfplugin6.proto'), protoPath('go-plugin.proto')], options);
+  // Parsed from the sources held in the program (no .proto file to find at run time), names kept as written.
+  const root = new protobuf.Root();
+  for (const source of [TFPLUGIN6_PROTO, GO_PLUGIN_PROTO]) protobuf.parse(source, root, { keepCase: true });
+  const definition = protoLoader.fromJSON(root.toJSON(), options);
   const service = (name: string) => definition[name] as grpc.ServiceDefinition;
   return { provider: service('tfplugin6.Provider'), controller: service('plugin.GRPCController') };
 }

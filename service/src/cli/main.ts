@@ -50,12 +50,14 @@ Commands:
                               is kept under a dated name); with JOBHOOKS_SECRET_KEY, the new key is printed
                               (only the key, on stdout) and written to secret.key.new (beside the SQLite
                               database; on PostgreSQL, in the current directory): set the variable to it.
-  terraform install [--dir D] [--version V] [--source S]
+  terraform install [--user | --dir D] [--version V] [--source S]
                               Install the Terraform provider (as dbt-labs/dbtcloud, version ${DBTCLOUD_PROVIDER_VERSION} by
-                              default) into a local mirror in D (default ./.jobhooks/terraform) and print
-                              the TF_CLI_CONFIG_FILE setting that makes "terraform init" use it offline.
-                              --source serves it under another address (say jobhooks/dbtcloud) beside
-                              the public provider. Needs the package @jobhooks/terraform-provider.
+                              default) where Terraform finds it with no CLI configuration: ./terraform.d/plugins,
+                              with every platform's checksum locked, or ~/.terraform.d/plugins in a CDKTF app
+                              or with --user. --dir D writes a mirror and a CLI configuration into D and prints
+                              the TF_CLI_CONFIG_FILE setting instead. --source serves it under another address
+                              (say jobhooks/dbtcloud) beside the public provider. Needs the package
+                              @jobhooks/terraform-provider.
 
 The account, token and secret-key commands work on the PostgreSQL database of JOBHOOKS_DATABASE_URL when it is
 set, and otherwise on the SQLite file of JOBHOOKS_DB (default ./data/jobhooks.db); the account and token

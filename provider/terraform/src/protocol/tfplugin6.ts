@@ -1,4 +1,6 @@
-// The parts of Terraform's plugin protocol 6.8 (Terraform 1.11) that the jobhooks provider serves.
+// Terraform's plugin protocol 6 (the parts this provider serves), as .proto source: kept in the program itself, so the provider needs no file beside it.
+/* prettier-ignore */
+export const TFPLUGIN6_PROTO = `// The parts of Terraform's plugin protocol 6.8 (Terraform 1.11) that the jobhooks provider serves.
 //
 // Written for this project from the wire facts of the published definition
 // (hashicorp/terraform docs/plugin-protocol/tfplugin6.8.proto): package, service, message and field
@@ -275,3 +277,4 @@ message GetFunctions {
     repeated Diagnostic diagnostics = 2;
   }
 }
+`;

@@ -1,0 +1,79 @@
+// The provider as a Terraform filesystem mirror holds it: one folder per platform under
+// HOST/NAMESPACE/TYPE/VERSION, each with the one executable file Terraform starts.
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The platforms laid out: a team's lock file then holds every platform's checksum, and `terraform init` on a
+ * Mac or an ARM runner accepts what a Linux laptop locked. Node runs the same program on each of them.
+ */
+export const TERRAFORM_PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64'] as const;
+export type TerraformPlatform = (typeof TERRAFORM_PLATFORMS)[number];
+
+/** The package root: src/ (under ts-jest) and dist/ both sit directly under it. */
+const PACKAGE_ROOT = join(__dirname, '..');
+
+/** The bundled program (build-program.js): the provider and every library it uses, in one file. */
+export const PROGRAM_FILE = join(PACKAGE_ROOT, 'dist', 'provider-program.js');
+
+/** The Node.js versions the package supports, as its package.json says (">=20.19"). */
+export function supportedNode(): string {
+  const { engines } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+    engines: { node: string };
+  };
+  return engines.node.replace(/^>=\s*/, '');
+}
+
+/**
+ * The executable for one platform: a line of sh that starts `node` on the rest of the file (and, when there
+ * is no node, prints why on stdout, which Terraform shows as "Unrecognized remote plugin message: ..."), a
+ * line naming the platform, then the program. In JavaScript the sh line is a string and a comment.
+ */
+export function executableFor(platform: TerraformPlatform, program: string, node = supportedNode()): string {
+  const noNode = `The jobhooks Terraform provider needs Node.js ${node} or later on PATH, and there is no node on PATH.`;
+  return [
+    '#!/bin/sh',
+    `':' //; command -v node >/dev/null 2>&1 && exec node "$0" "$@"; echo "${noNode}"; exit 1`,
+    // Packages with the same bytes share one checksum; this line gives each platform its own, so the lock file
+    // lists one per platform, as it does for a registry's provider, and each platform is checked against its own.
+    `// The package for ${platform}; the program below is the same on every platform.`,
+    program,
+  ].join('\n');
+}
+
+export interface MirrorLayout {
+  /** The full address, e.g. registry.terraform.io/dbt-labs/dbtcloud. */
+  address: string;
+  type: string;
+  version: string;
+}
+
+/** Writes the executable of every platform under mirrorDir; returns their paths, by platform. */
+export function layOutMirror(mirrorDir: string, layout: MirrorLayout): Record<TerraformPlatform, string> {
+  const program = readFileSync(PROGRAM_FILE, 'utf8');
+  const written = {} as Record<TerraformPlatform, string>;
+  for (const platform of TERRAFORM_PLATFORMS) {
+    const packageDir = join(mirrorDir, layout.address, layout.version, platform);
+    mkdirSync(packageDir, { recursive: true });
+    const executable = join(packageDir, `terraform-provider-${layout.type}_v${layout.version}`);
+    writeFileSync(executable, executableFor(platform, program));
+    chmodSync(executable, 0o755);
+    written[platform] = executable;
+  }
+  return written;
+}
+
+/** The provider addresses a mirror folder holds (its HOST/NAMESPACE/TYPE folders), sorted. */
+export function addressesIn(mirrorDir: string): string[] {
+  const below = (dir: string) =>
+    readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  return below(mirrorDir)
+    .flatMap((host) =>
+      below(join(mirrorDir, host)).flatMap((namespace) =>
+        below(join(mirrorDir, host, namespace)).map((type) => `${host}/${namespace}/${type}`),
+      ),
+    )
+    .sort();
+}

@@ -1,0 +1,147 @@
+// The packages are ready to publish and move together: each has the metadata a registry page shows, a README
+// that starts with its own install line and a CHANGELOG it ships; `npm publish --dry-run` passes for each with
+// nothing to correct; one command sets every version and the ranges between them; the release workflow runs
+// the CI script and publishes in dependency order, with provenance.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { type Manifest, publishOrder, withChangelogSection, withVersion } from '../../scripts/release-packages';
+
+jest.setTimeout(60_000);
+
+const ROOT = resolve(__dirname, '..', '..');
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+const rootManifest = JSON.parse(read('package.json')) as Manifest & { workspaces: string[] };
+const workspaces = rootManifest.workspaces.map((dir) => ({
+  dir,
+  manifest: JSON.parse(read(join(dir, 'package.json'))) as Manifest & Record<string, unknown>,
+}));
+const OURS = new Set(workspaces.map((workspace) => workspace.manifest.name));
+
+describe.each(workspaces)('$manifest.name', ({ dir, manifest }) => {
+  test('has repository, homepage, bugs, keywords and engines, the same version as the others, and exact ranges on them', () => {
+    expect(manifest).toMatchObject({
+      repository: { type: 'git', url: expect.stringMatching(/^git\+https:\/\/.+\.git$/), directory: dir },
+      homepage: expect.stringMatching(/^https:\/\//),
+      bugs: { url: expect.stringMatching(/^https:\/\//) },
+      keywords: expect.arrayContaining(['jobhooks']),
+      engines: { node: '>=20.19' },
+      license: 'MIT',
+      version: rootManifest.version,
+    });
+    for (const field of ['dependencies', 'peerDependencies'] as const)
+      for (const [name, range] of Object.entries(manifest[field] ?? {}))
+        if (OURS.has(name)) expect(`${name}@${range}`).toBe(`${name}@${rootManifest.version}`);
+  });
+
+  test('has a README that starts with its own install line, and a CHANGELOG with an Unreleased section, both shipped', () => {
+    const readme = read(join(dir, 'README.md')).split('\n');
+    expect(readme[0]).toBe(`# ${manifest.name}`);
+    expect(readme.slice(1, 4)).toEqual(['', '```sh', expect.stringMatching(/^(npm install|npx) /)]);
+    expect(readme[3]).toContain(manifest.name);
+    expect(read(join(dir, 'CHANGELOG.md'))).toMatch(/^## Unreleased$/m);
+    expect(manifest.files).toEqual(expect.arrayContaining(['README.md', 'CHANGELOG.md', 'LICENSE']));
+  });
+});
+
+test('`npm publish --dry-run` passes for every package, with nothing for npm to correct and the files each needs', () => {
+  // The packages as built by `npm test` (--ignore-scripts: no second build).
+  const result = spawnSync('npm', ['publish', '--dry-run', '--json', '--workspaces', '--ignore-scripts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  expect(result.status).toBe(0);
+  expect(result.stderr).not.toMatch(/auto-corrected|npm error/i);
+  const published = JSON.parse(result.stdout) as Record<string, { version: string; files: Array<{ path: string }> }>;
+  expect(Object.keys(published).sort()).toEqual([...OURS].sort());
+  for (const { manifest } of workspaces) {
+    const files = published[manifest.name]!.files.map((file) => file.path);
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE']));
+    expect(files).toContain((manifest.main as string).replace(/^\.\//, ''));
+  }
+  expect(published['@jobhooks/terraform-provider']!.files.map((file) => file.path)).toContain(
+    'dist/provider-program.js',
+  );
+});
+
+test('`npm run release:version` sets every version, the ranges between the packages and in the examples, and a CHANGELOG section, leaving other ranges alone', () => {
+  const copy = mkdtempSync(join(tmpdir(), 'jobhooks-release-'));
+  try {
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    for (const { dir } of workspaces)
+      for (const file of ['package.json', 'CHANGELOG.md']) cpSync(join(ROOT, dir, file), join(copy, dir, file));
+    const example = join('examples', 'as-code', 'package.json');
+    cpSync(join(ROOT, example), join(copy, example));
+    execFileSync(
+      process.execPath,
+      [require.resolve('tsx/cli'), 'scripts/release-packages.ts', 'version', '9.8.7', '--root', copy, '--no-lock'],
+      { cwd: ROOT, stdio: 'pipe' },
+    );
+    const bumped = (dir: string) => JSON.parse(readFileSync(join(copy, dir, 'package.json'), 'utf8')) as Manifest;
+    expect(bumped('.').version).toBe('9.8.7');
+    for (const { dir, manifest } of workspaces) {
+      const next = bumped(dir);
+      expect(next.version).toBe('9.8.7');
+      for (const field of ['dependencies', 'devDependencies', 'peerDependencies'] as const)
+        for (const [name, range] of Object.entries(manifest[field] ?? {}))
+          expect(next[field]![name]).toBe(OURS.has(name) ? '9.8.7' : range);
+      expect(readFileSync(join(copy, dir, 'CHANGELOG.md'), 'utf8')).toMatch(
+        /^## Unreleased\n\nNothing yet\.\n\n## 9\.8\.7\n/m,
+      );
+    }
+    const exampleBumped = JSON.parse(readFileSync(join(copy, example), 'utf8')) as Manifest;
+    expect(exampleBumped.devDependencies).toEqual({ '@jobhooks/as-code': '^9.8.7' });
+    expect(exampleBumped.version).toBe('0.0.0');
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+});
+
+test('withVersion and withChangelogSection: pure, and a CHANGELOG without an Unreleased section is refused', () => {
+  const manifest: Manifest = { name: 'a', version: '1.0.0', dependencies: { b: '1.0.0', zod: '^4.0.0' } };
+  expect(withVersion(manifest, '2.0.0', new Set(['b']))).toEqual({
+    name: 'a',
+    version: '2.0.0',
+    dependencies: { b: '2.0.0', zod: '^4.0.0' },
+  });
+  expect(manifest.version).toBe('1.0.0');
+  expect(() => withChangelogSection('# Changelog\n\n## 1.0.0\n', '2.0.0')).toThrow('no "## Unreleased" section');
+});
+
+test('the publish order puts every package after the packages it depends on', () => {
+  const order = publishOrder(workspaces);
+  expect(order).toHaveLength(workspaces.length);
+  for (const { dir, manifest } of workspaces) {
+    const needs = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }).filter((name) =>
+      OURS.has(name),
+    );
+    for (const name of needs) {
+      const dependency = workspaces.find((workspace) => workspace.manifest.name === name)!.dir;
+      expect(order.indexOf(dependency)).toBeLessThan(order.indexOf(dir));
+    }
+  }
+  expect(order[0]).toBe('provider/client');
+});
+
+test('the release workflow runs on a version tag, checks the tag, runs .ci/run, then publishes in that order with provenance', () => {
+  const workflow = parse(read('.github/workflows/release.yml')) as {
+    on: { push: { tags: string[] } };
+    permissions: Record<string, string>;
+    jobs: { release: { steps: Array<{ name?: string; run?: string }> } };
+  };
+  expect(workflow.on.push.tags).toEqual(['v*.*.*']);
+  expect(workflow.permissions['id-token']).toBe('write');
+  const runs = workflow.jobs.release.steps.map((step) => step.run ?? '');
+  const checkTag = runs.findIndex((run) => run.includes('$GITHUB_REF_NAME'));
+  const ci = runs.indexOf('bash .ci/run');
+  const publish = runs.findIndex((run) => run.includes('npm publish'));
+  expect([checkTag >= 0, ci > checkTag, publish > ci]).toEqual([true, true, true]);
+  expect(runs[publish]).toContain('$(npm run --silent release:order)');
+  expect(runs[publish]).toContain('--provenance');
+  expect(rootManifest.scripts).toMatchObject({
+    'release:order': 'tsx scripts/release-packages.ts order',
+    'release:version': 'tsx scripts/release-packages.ts version',
+  });
+});

@@ -1,0 +1,227 @@
+// `jobhooks-terraform-provider install` as a user meets it, with the real terraform and no CLI configuration:
+// the provider goes where Terraform looks by itself (terraform.d/plugins of a configuration, ~/.terraform.d/plugins
+// for a CDKTF app's stacks), one self-contained program per platform, every platform's checksum locked; and when
+// the program cannot start (no node, a node too old), Terraform's own output says why.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { terraformOnPath } from '../support/terraform';
+
+jest.setTimeout(120_000);
+
+const run = promisify(execFile);
+const CHECKOUT = resolve(__dirname, '..', '..');
+const INSTALLER = join(CHECKOUT, 'provider', 'terraform', 'bin', 'jobhooks-terraform-provider.js');
+const PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64'];
+const PACKAGES = 'registry.terraform.io/dbt-labs/dbtcloud/1.12.0';
+const MAIN_TF = `terraform {
+  required_providers {
+    dbtcloud = { source = "dbt-labs/dbtcloud", version = "~> 1.12" }
+  }
+}
+
+resource "dbtcloud_webhook" "errored_runs" {
+  name        = "Errored runs"
+  client_url  = "http://127.0.0.1:9/hooks"
+  event_types = ["job.run.errored"]
+}
+`;
+
+let root: string;
+let terraformDir: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'jobhooks-tf-install-'));
+  terraformDir = dirname(terraformOnPath());
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A new folder under the test's root, with the given files. */
+function folder(name: string, files: Record<string, string> = {}): string {
+  const dir = join(root, name);
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** A user's shell: PATH, a HOME of its own, no TF_CLI_CONFIG_FILE, no telemetry; exit code and output, never a throw. */
+async function sh(command: string, args: string[], cwd: string, home: string, path = process.env.PATH ?? '') {
+  try {
+    const { stdout, stderr } = await run(command, args, {
+      cwd,
+      env: { PATH: path, HOME: home, CHECKPOINT_DISABLE: '1' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr, all: `${stdout}\n${stderr}` };
+  } catch (error) {
+    const failed = error as Error & { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof failed.code !== 'number') throw error;
+    const [stdout, stderr] = [failed.stdout ?? '', failed.stderr ?? ''];
+    return { code: failed.code, stdout, stderr, all: `${stdout}\n${stderr}` };
+  }
+}
+const install = (cwd: string, home: string, args: string[] = []) =>
+  sh(process.execPath, [INSTALLER, 'install', ...args], cwd, home);
+const terraform = (args: string[], cwd: string, home: string, path?: string) =>
+  sh('terraform', [...args, '-no-color'], cwd, home, path);
+/** Terraform wraps its messages at 80 columns: one line, single spaces. */
+const flat = (text: string) => text.replace(/\s+/g, ' ');
+const lockedHashes = (dir: string) =>
+  [...readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8').matchAll(/"(h1:[^"]+)"/g)].map((match) => match[1]);
+
+describe('a folder holding only main.tf', () => {
+  let config: string;
+  let home: string;
+  beforeAll(async () => {
+    config = folder('hcl-only', { 'main.tf': MAIN_TF });
+    home = folder('hcl-only-home');
+    const installed = await install(config, home);
+    expect(installed).toMatchObject({ code: 0, stderr: '' });
+    expect(installed.stdout).toContain(`in ${join(config, 'terraform.d', 'plugins')}`);
+    expect(installed.stdout).toContain(
+      `Locked the checksum of every platform in ${join(config, '.terraform.lock.hcl')}.`,
+    );
+    expect(installed.stdout).not.toContain('TF_CLI_CONFIG_FILE=');
+  });
+
+  test('init prints no warning, with no CLI configuration and no Node project, and validate starts the provider', async () => {
+    const init = await terraform(['init', '-input=false'], config, home);
+    expect(init.code).toBe(0);
+    expect(init.all).toContain('Installed dbt-labs/dbtcloud v1.12.0');
+    expect(init.all).not.toMatch(/warning/i);
+    // validate asks the provider for its schema: the program started from terraform.d/plugins.
+    expect(await terraform(['validate'], config, home)).toMatchObject({ code: 0 });
+    expect(readdirSync(config).sort()).toEqual(['.terraform', '.terraform.lock.hcl', 'main.tf', 'terraform.d']);
+    expect(readdirSync(home)).toEqual([]);
+  });
+
+  test('the lock file holds one checksum per platform, the same from a second folder', async () => {
+    expect(new Set(lockedHashes(config)).size).toBe(PLATFORMS.length);
+    const second = folder('hcl-only-again', { 'main.tf': MAIN_TF });
+    expect((await install(second, home)).code).toBe(0);
+    expect(lockedHashes(second)).toEqual(lockedHashes(config));
+  });
+
+  test('the mirror holds one program per platform: the same bytes but for the line naming its platform, no path of this machine', () => {
+    const mirror = join(config, 'terraform.d', 'plugins', PACKAGES);
+    expect(readdirSync(mirror).sort()).toEqual(PLATFORMS);
+    const bodies = PLATFORMS.map((platform) => {
+      expect(readdirSync(join(mirror, platform))).toEqual(['terraform-provider-dbtcloud_v1.12.0']);
+      const lines = readFileSync(join(mirror, platform, 'terraform-provider-dbtcloud_v1.12.0'), 'utf8').split('\n');
+      expect(lines[0]).toBe('#!/bin/sh');
+      expect(lines[2]).toContain(platform);
+      return [...lines.slice(0, 2), ...lines.slice(3)].join('\n');
+    });
+    expect(new Set(bodies).size).toBe(1);
+    for (const local of [CHECKOUT, root, tmpdir() + '/', 'node_modules/']) expect(bodies[0]).not.toContain(local);
+  });
+
+  test('with no node on PATH, terraform shows why the provider cannot start', async () => {
+    const validate = await terraform(['validate'], config, home, terraformDir);
+    expect(validate.code).toBe(1);
+    expect(flat(validate.all)).toContain(
+      'Unrecognized remote plugin message: The jobhooks Terraform provider needs Node.js 20.19 or later on PATH, and there is no node on PATH.',
+    );
+  });
+
+  test('with a Node too old on PATH (20.18), terraform shows which one and what is needed', async () => {
+    // A real Node 20.18 from the npm registry's node-linux-<arch> package (npm caches it after the first run).
+    const oldNode = folder('node-20.18');
+    const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+    const packed = await sh('npm', ['pack', '--silent', `node-linux-${arch}@20.18.3`], oldNode, process.env.HOME!);
+    expect(packed.code).toBe(0);
+    await sh('tar', ['xzf', packed.stdout.trim(), 'package/bin/node'], oldNode, process.env.HOME!);
+    const bin = join(oldNode, 'package', 'bin');
+    const validate = await terraform(['validate'], config, home, `${bin}:${terraformDir}`);
+    expect(validate.code).toBe(1);
+    expect(flat(validate.all)).toContain(
+      `Unrecognized remote plugin message: The jobhooks Terraform provider needs Node.js 20.19 or later, and "node" on PATH is v20.18.3 (${join(bin, 'node')}): install a newer Node.js.`,
+    );
+  });
+});
+
+test('install before the configuration exists says how to lock the checksums once it does', async () => {
+  const empty = folder('empty');
+  const installed = await install(empty, folder('empty-home'));
+  expect(installed.code).toBe(0);
+  expect(flat(installed.stdout)).toContain(
+    `There is no Terraform configuration (.tf file) here yet: once there is, lock every platform's checksum with "terraform providers lock -fs-mirror=terraform.d/plugins -platform=darwin_amd64 -platform=darwin_arm64 -platform=linux_amd64 -platform=linux_arm64 registry.terraform.io/dbt-labs/dbtcloud".`,
+  );
+  expect(existsSync(join(empty, '.terraform.lock.hcl'))).toBe(false);
+});
+
+test("a CDKTF app: the provider goes to ~/.terraform.d/plugins, its stack inits from there, the user's CLI configuration untouched", async () => {
+  const home = folder('cdktf-home');
+  const userConfig = `plugin_cache_dir = "${join(home, 'plugin-cache')}"\ncredentials "app.terraform.io" { token = "x" }\n`;
+  writeFileSync(join(home, '.terraformrc'), userConfig);
+  mkdirSync(join(home, 'plugin-cache'));
+  const stack = {
+    terraform: { required_providers: { dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' } } },
+    provider: { dbtcloud: [{}] },
+  };
+  const app = folder('cdktf-app', {
+    'cdktf.json': JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts' }),
+    'cdktf.out/stacks/webhooks/cdk.tf.json': JSON.stringify(stack),
+  });
+
+  const installed = await install(app, home);
+  expect(installed.code).toBe(0);
+  expect(installed.stdout).toContain(
+    `in ${join(home, '.terraform.d', 'plugins')}, where Terraform finds it for this app's stacks`,
+  );
+  expect(readdirSync(join(home, '.terraform.d', 'plugins', PACKAGES)).sort()).toEqual(PLATFORMS);
+  expect(existsSync(join(app, 'terraform.d'))).toBe(false);
+  expect(readFileSync(join(home, '.terraformrc'), 'utf8')).toBe(userConfig);
+
+  const stackDir = join(app, 'cdktf.out', 'stacks', 'webhooks');
+  const init = await terraform(['init', '-input=false'], stackDir, home);
+  expect(init.code).toBe(0);
+  expect(init.all).toContain('Installed dbt-labs/dbtcloud v1.12.0');
+  expect(await terraform(['validate'], stackDir, home)).toMatchObject({ code: 0 });
+});
+
+test('a CLI configuration with a provider_installation block of its own is left as it was, and the block to merge is printed', async () => {
+  const home = folder('custom-home');
+  const userConfig = `provider_installation {\n  direct {}\n}\n`;
+  writeFileSync(join(home, '.terraformrc'), userConfig);
+  const config = folder('custom', { 'main.tf': MAIN_TF });
+
+  const installed = await install(config, home);
+  expect(installed.code).toBe(0);
+  expect(readFileSync(join(home, '.terraformrc'), 'utf8')).toBe(userConfig);
+  const mirror = join(config, 'terraform.d', 'plugins');
+  const block = [
+    'provider_installation {',
+    '  filesystem_mirror {',
+    `    path    = ${JSON.stringify(mirror)}`,
+    '    include = ["registry.terraform.io/dbt-labs/dbtcloud"]',
+    '  }',
+    '  direct {',
+    '    exclude = ["registry.terraform.io/dbt-labs/dbtcloud"]',
+    '  }',
+    '}',
+  ].join('\n');
+  expect(installed.stdout).toContain(`${join(home, '.terraformrc')} has a provider_installation block of its own`);
+  expect(installed.stdout).toContain(block);
+
+  // Merged as printed, init takes the provider from the mirror.
+  writeFileSync(join(home, '.terraformrc'), `${block}\n`);
+  const init = await terraform(['init', '-input=false'], config, home);
+  expect(init.code).toBe(0);
+  expect(init.all).not.toMatch(/warning/i);
+});
+
+test('--dir keeps writing a mirror and a CLI configuration there, and prints the TF_CLI_CONFIG_FILE line', async () => {
+  const config = folder('explicit', { 'main.tf': MAIN_TF });
+  const dir = join(root, 'explicit-mirror');
+  const installed = await install(config, folder('explicit-home'), ['--dir', dir]);
+  expect(installed.code).toBe(0);
+  expect(installed.stdout).toContain(`export TF_CLI_CONFIG_FILE=${join(dir, 'terraform.rc')}\n`);
+  expect(readFileSync(join(dir, 'terraform.rc'), 'utf8')).toContain(`path    = ${JSON.stringify(join(dir, 'mirror'))}`);
+  expect(readdirSync(join(dir, 'mirror', PACKAGES)).sort()).toEqual(PLATFORMS);
+  expect(existsSync(join(config, 'terraform.d'))).toBe(false);
+});
