@@ -45,6 +45,16 @@ module.exports = {
   forbidden: [
     ...layerRules,
     {
+      name: 'store-backends-apart',
+      severity: 'error',
+      comment:
+        'service/src/store/sqlite and service/src/store/postgres are two implementations of store/store.ts: ' +
+        'neither imports the other. What both need (the row mappers, the plans of a transaction, write-apart) ' +
+        'lives in service/src/store/ itself, where both import it.',
+      from: { path: '^service/src/store/(sqlite|postgres)/' },
+      to: { path: '^service/src/store/(sqlite|postgres)/', pathNot: '^service/src/store/$1/' },
+    },
+    {
       name: 'service-folder-not-in-layers',
       severity: 'error',
       comment:

@@ -6,8 +6,8 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { loadTerraformProviderPackage } from '../service/src/cli/main';
 import { loadConfig } from '../service/src/config';
-import { openDatabase, schemaVersion } from '../service/src/store/database';
-import { MIGRATIONS } from '../service/src/store/migrations';
+import { openDatabase, schemaVersion } from '../service/src/store/sqlite/database';
+import { MIGRATIONS } from '../service/src/store/sqlite/migrations';
 import { createService, type Service } from '../service/src/wiring';
 
 const run = promisify(execFile);

@@ -70,6 +70,20 @@ test('a store module that imports a delivery module fails the check, naming the 
   expect(exitCode).not.toBe(0);
 }, 60_000);
 
+test('one storage backend that imports the other fails the check; both may import the shared store modules', async () => {
+  writeTree(scratch, {
+    'service/src/store/rows.ts': 'export const shared = 1;\n',
+    'service/src/store/sqlite/webhooks.ts': "import { shared } from '../rows';\nexport const sql = shared;\n",
+    'service/src/store/postgres/webhooks.ts':
+      "import { sql } from '../sqlite/webhooks';\nimport { shared } from '../rows';\nexport const n = sql + shared;\n",
+  });
+  const { violations, exitCode } = await checkLayers(scratch, ['service/src']);
+  expect(violations.map((v) => [v.rule.name, v.from, v.to])).toEqual([
+    ['store-backends-apart', 'service/src/store/postgres/webhooks.ts', 'service/src/store/sqlite/webhooks.ts'],
+  ]);
+  expect(exitCode).not.toBe(0);
+}, 60_000);
+
 test('a cycle of type-only imports inside one layer fails the check', async () => {
   writeTree(scratch, {
     'service/src/core/a.ts': "import type { B } from './b';\nexport interface A { b: B }\n",

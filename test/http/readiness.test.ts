@@ -8,7 +8,7 @@ import {
   STORAGE_FAILURE_MEMORY_MS,
 } from '../../service/src/observability/storage-failures';
 import { storageFailureReason } from '../../service/src/store/storage-failure';
-import { createReadinessProbe } from '../../service/src/store/readiness-probe';
+import { createReadinessProbe } from '../../service/src/store/sqlite/readiness-probe';
 import { type Harness, startHarness, webhooksPath } from '../support/harness';
 import { useTempDatabase } from '../support/temp-database';
 import { ingest } from '../support/events';

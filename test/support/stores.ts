@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteStore } from '../../service/src/store/sqlite-store';
+import { createSqliteStore } from '../../service/src/store/sqlite/sqlite-store';
 import type { Store } from '../../service/src/store/store';
 import { createTestDatabase, type TestBackend } from './postgres';
 

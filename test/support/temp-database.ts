@@ -3,8 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
-import type { Migration } from '../../service/src/store/migrations';
+import { openDatabase, type SqliteDatabase } from '../../service/src/store/sqlite/database';
+import type { Migration } from '../../service/src/store/rows';
 
 export interface TempDatabase {
   /** The open connection of the current test. */

@@ -1,7 +1,7 @@
 // Opens the store the configuration names: PostgreSQL when a database URL is given, the SQLite file otherwise.
-import type { Durability } from './database';
+import type { Durability } from './sqlite/database';
 import { createPostgresStore } from './postgres/postgres-store';
-import { createSqliteStore } from './sqlite-store';
+import { createSqliteStore } from './sqlite/sqlite-store';
 import type { Store } from './store';
 
 export interface StoreSettings {

@@ -1,6 +1,6 @@
 // PostgreSQL access to accounts. Rows map to records as in the SQLite store (accountFromRow): bigint ids and
 // times come back as numbers (database.ts).
-import { accountFromRow } from '../accounts';
+import { accountFromRow } from '../rows';
 import type { AccountsStore } from '../store';
 import type { PgDatabase } from './database';
 

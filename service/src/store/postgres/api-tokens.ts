@@ -1,12 +1,6 @@
 // PostgreSQL access to API tokens, which are stored only as hashes, with the principals found by hash kept in
 // memory: every API request authenticates, and a token and its account rarely change.
-import {
-  type ApiTokenRow,
-  type PrincipalRow,
-  principalFromRow,
-  type TokenPrincipal,
-  tokenFromRow,
-} from '../api-tokens';
+import { type ApiTokenRow, type PrincipalRow, principalFromRow, type TokenPrincipal, tokenFromRow } from '../rows';
 import type { ApiTokensStore } from '../store';
 import type { PgDatabase } from './database';
 import { NotifiedCache, type Notifications } from './notifications';

@@ -10,7 +10,7 @@ import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } fro
 import type { DispatchState } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore } from '../store';
 import { asColumns, type PgDatabase } from './database';
-import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../deliveries';
+import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../rows';
 import { appendAttempts } from './delivery-log';
 import { applyHealthChanges, healthColumnsOf, healthFromRow, type HealthRow } from './endpoint-health';
 import { ADVISORY_LOCKS } from './migrate';

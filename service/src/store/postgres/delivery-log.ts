@@ -2,17 +2,10 @@
 // batches, so no purge holds a long transaction (which would keep vacuum from reclaiming the queue's rows).
 import type pg from 'pg';
 import { type AttemptLogEntry, type LoggedAttempt, withoutAnswer } from '../../domain/attempt';
-import { type AttemptRow, attemptFromRow } from '../delivery-log';
+import { type AttemptRow, attemptFromRow } from '../rows';
 import type { DeliveryLogFilter, DeliveryLogStore } from '../store';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 import { asColumns, type PgDatabase } from './database';
-
-/** A log row as PostgreSQL returns it: booleans where SQLite has 0 and 1. */
-type PgAttemptRow = Omit<AttemptRow, 'success' | 'is_test'> & { success: boolean; is_test: boolean };
-
-function attemptFromPgRow(row: PgAttemptRow): LoggedAttempt {
-  return attemptFromRow({ ...row, success: row.success ? 1 : 0, is_test: row.is_test ? 1 : 0 });
-}
 
 /** Written only while the webhook exists (one deleted during the send has no log to add to); returns the id. */
 const APPEND = `
@@ -125,13 +118,13 @@ export function createPgDeliveryLogStore(db: PgDatabase): DeliveryLogStore {
     list: async (webhookId, { offset, limit }, filter = {}) => {
       const values = filterValues(webhookId, filter);
       const [page, count] = await Promise.all([
-        db.query<PgAttemptRow>(PAGE, [...values, limit, offset]),
+        db.query<AttemptRow>(PAGE, [...values, limit, offset]),
         db.query<{ n: number }>(COUNT, values),
       ]);
-      return { items: page.rows.map(attemptFromPgRow), total: count.rows[0]!.n };
+      return { items: page.rows.map(attemptFromRow), total: count.rows[0]!.n };
     },
     attemptsOf: async (webhookId, deliveryId) =>
-      (await db.query<PgAttemptRow>(OF_DELIVERY, [webhookId, deliveryId])).rows.map(attemptFromPgRow),
+      (await db.query<AttemptRow>(OF_DELIVERY, [webhookId, deliveryId])).rows.map(attemptFromRow),
     purgeOlderThan: async (cutoff) => ({
       attempts: await deleteInBatches(db, PURGE_ATTEMPTS, cutoff),
       deliveries: await deleteInBatches(db, PURGE_DELIVERIES, cutoff),

@@ -11,8 +11,7 @@ import type { EventsStore, IngestOutcome } from '../store';
 import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
 import { asColumns, type PgDatabase } from './database';
 import { CHANNELS } from './migrations';
-import { SELECT_WEBHOOK } from '../webhooks';
-import { type PgWebhookRow, webhookFromPgRow } from './rows';
+import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
 
 type FanOut = (webhooks: WebhookRecord[]) => PlannedDeliveries;
 

@@ -2,7 +2,7 @@
 // the first applies what is missing, the others then find nothing to do. A database newer than this build is
 // refused, as with SQLite.
 import { ConfigurationError } from '../../core/errors';
-import type { Migration } from '../migrations';
+import type { Migration } from '../rows';
 import type { PgDatabase } from './database';
 import { PG_MIGRATIONS } from './migrations';
 

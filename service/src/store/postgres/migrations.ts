@@ -2,7 +2,7 @@
 // migrations 1 to 12 make). Same tables, columns and meanings as the SQLite store, so both share their row
 // mappers' rules: times are bigint microseconds since the epoch, ids the service's own text ids, and
 // event_types and job_ids JSON text kept exactly as written.
-import type { Migration } from '../migrations';
+import type { Migration } from '../rows';
 
 /** Channels of NOTIFY between instances (postgres/notifications.ts listens to each). */
 export const CHANNELS = {

@@ -1,15 +1,14 @@
-// Webhook rows of the PostgreSQL schema: the SQLite store's rows and mapper, with booleans where SQLite has 0 and 1,
-// and the endpoint health only PostgreSQL keeps on the row.
+// Webhook rows as PostgreSQL keeps them: the shared row, plus the endpoint health only PostgreSQL keeps on it.
 import type { WebhookRecord } from '../../domain/webhook';
-import { webhookFromRow, type WebhookRow } from '../webhooks';
+import { webhookFromRow, type WebhookRow } from '../rows';
 import { healthFromRow, type HealthRow } from './endpoint-health';
 
-/**
- * A webhook row as PostgreSQL returns it: `active` is a boolean where SQLite has 0 and 1, and the row holds its
- * endpoint's health.
- */
-export type PgWebhookRow = Omit<WebhookRow, 'active'> & { active: boolean } & HealthRow;
+export const SELECT_WEBHOOK = `
+  SELECT w.*, a.identifier AS account_identifier
+    FROM webhooks w JOIN accounts a ON a.id = w.account_id`;
+
+export type PgWebhookRow = WebhookRow & HealthRow;
 
 export function webhookFromPgRow(row: PgWebhookRow): WebhookRecord {
-  return { ...webhookFromRow({ ...row, active: row.active ? 1 : 0 }), endpointHealth: healthFromRow(row) };
+  return { ...webhookFromRow(row), endpointHealth: healthFromRow(row) };
 }

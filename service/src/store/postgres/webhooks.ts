@@ -13,8 +13,7 @@ import { endpointRenewed, ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRe
 import type { CreateWebhookOutcome, IdempotencyClaim, WebhooksStore } from '../store';
 import type { PgDatabase } from './database';
 import { RESET_HEALTH } from './endpoint-health';
-import { SELECT_WEBHOOK } from '../webhooks';
-import { type PgWebhookRow, webhookFromPgRow } from './rows';
+import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
 
 /** Holds the account's row against other creates (not against inserts that only reference it: KEY SHARE). */
 const LOCK_ACCOUNT = 'SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE';

@@ -1,8 +1,8 @@
 // Where a delivery's bytes live: the run data every webhook of an event shares is stored once, on the event;
 // each delivery row keeps only its own head. Rows written before that layout still send their whole bytes.
 import Database from 'better-sqlite3';
-import { createWebhook, type Harness, startHarness } from '../support/harness';
-import { ingest } from '../support/events';
+import { createWebhook, type Harness, startHarness } from '../../support/harness';
+import { ingest } from '../../support/events';
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,12 +1,12 @@
 // Webhooks read by id are kept in memory, and no write leaves one stale: this connection's at once, another's from 1 ms
 // on.
-import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
-import { LOOK_REUSE_MS, observeOtherConnections } from '../../service/src/store/other-connections';
-import { createWebhookCache } from '../../service/src/store/webhook-cache';
-import { createWebhooksStore } from '../../service/src/store/webhooks';
-import type { WebhookRecord } from '../../service/src/domain/webhook';
-import type { WebhooksStore } from '../../service/src/store/store';
-import { insertAccountWithWebhook, useTempDatabase } from '../support/temp-database';
+import { openDatabase, type SqliteDatabase } from '../../../service/src/store/sqlite/database';
+import { LOOK_REUSE_MS, observeOtherConnections } from '../../../service/src/store/sqlite/other-connections';
+import { createWebhookCache } from '../../../service/src/store/sqlite/webhook-cache';
+import { createWebhooksStore } from '../../../service/src/store/sqlite/webhooks';
+import type { WebhookRecord } from '../../../service/src/domain/webhook';
+import type { WebhooksStore } from '../../../service/src/store/store';
+import { insertAccountWithWebhook, useTempDatabase } from '../../support/temp-database';
 
 const temp = useTempDatabase('webhook-cache');
 let db: SqliteDatabase;

@@ -9,10 +9,10 @@
 //   read of it serves for 1 ms, other-connections.ts), and any commit of theirs empties the cache;
 // - uncommitted rows: inside a transaction the cache is neither read nor filled, so a rolled-back change
 //   cannot be kept.
-import { BoundedMap } from '../core/bounded-map';
+import { BoundedMap } from '../../core/bounded-map';
 import type { SqliteDatabase } from './database';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
-import type { WebhookRecord } from '../domain/webhook';
+import type { WebhookRecord } from '../../domain/webhook';
 
 /** Kept webhooks at most (one account's maximum); past that the cache starts over. */
 const RECORDS_KEPT = 1000;

@@ -1,9 +1,9 @@
 // Group commit: the writes asked for in one event-loop turn share one transaction. Concurrent ingestions then
 // pay for one commit, and write each index page they all touch once, instead of once each. A write's promise
 // settles only after its transaction committed, so an acknowledged write is as durable as before.
-import { createTurnBatch } from '../core/turn-batch';
+import { createTurnBatch } from '../../core/turn-batch';
 import type { SqliteDatabase } from './database';
-import { settleEach, type Waiting, writeTogetherOrApart } from './write-apart';
+import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
 
 interface Queued<A extends unknown[], R> extends Waiting<R> {
   args: A;

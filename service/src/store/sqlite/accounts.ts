@@ -1,20 +1,7 @@
 // SQLite access to accounts.
-import type { Plan } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
-import type { AccountRecord } from '../domain/account';
-import type { AccountsStore } from './store';
-
-interface AccountRow {
-  id: number;
-  identifier: string;
-  name: string;
-  plan: string;
-  created_at: number;
-}
-
-export function accountFromRow(row: AccountRow): AccountRecord {
-  return { id: row.id, identifier: row.identifier, name: row.name, plan: row.plan as Plan, createdAt: row.created_at };
-}
+import { accountFromRow, type AccountRow } from '../rows';
+import type { AccountsStore } from '../store';
 
 export function createAccountsStore(db: SqliteDatabase): AccountsStore {
   const insert = db.prepare(

@@ -1,9 +1,5 @@
 // The schema, as an append-only list of migrations: a database made by an older build opens in a newer one.
-export interface Migration {
-  version: number;
-  description: string;
-  sql: string;
-}
+import type { Migration } from '../rows';
 
 export const MIGRATIONS: readonly Migration[] = [
   {

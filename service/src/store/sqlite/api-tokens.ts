@@ -1,50 +1,12 @@
 // SQLite access to API tokens, which are stored only as hashes.
-import type { PermissionSet } from '@jobhooks/client/contract';
-import { BoundedMap } from '../core/bounded-map';
-import { accountFromRow } from './accounts';
+import { BoundedMap } from '../../core/bounded-map';
 import type { SqliteDatabase } from './database';
 import type { OtherConnections } from './other-connections';
-import type { AccountRecord, ApiTokenRecord } from '../domain/account';
-import type { ApiTokensStore } from './store';
-
-export interface ApiTokenRow {
-  id: string;
-  account_id: number;
-  name: string;
-  permission_set: string;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-export function tokenFromRow(row: ApiTokenRow): ApiTokenRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    permissionSet: row.permission_set as PermissionSet,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-export type TokenPrincipal = { token: ApiTokenRecord; account: AccountRecord };
-
-export type PrincipalRow = ApiTokenRow & { a_identifier: string; a_name: string; a_plan: string; a_created_at: number };
+import { type ApiTokenRow, type PrincipalRow, principalFromRow, type TokenPrincipal, tokenFromRow } from '../rows';
+import type { ApiTokensStore } from '../store';
 
 /** Kept principals at most; past that the cache starts over. */
 const PRINCIPALS_KEPT = 1000;
-
-/** Frozen, because one object now answers many requests. */
-export function principalFromRow(row: PrincipalRow): TokenPrincipal {
-  const account = accountFromRow({
-    id: row.account_id,
-    identifier: row.a_identifier,
-    name: row.a_name,
-    plan: row.a_plan,
-    created_at: row.a_created_at,
-  });
-  return Object.freeze({ token: Object.freeze(tokenFromRow(row)), account: Object.freeze(account) });
-}
 
 export function createApiTokensStore(db: SqliteDatabase, otherConnections: OtherConnections): ApiTokensStore {
   const insert = db.prepare(

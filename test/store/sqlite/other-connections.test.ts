@@ -1,8 +1,8 @@
 // Noticing other connections' commits: one read of PRAGMA data_version serves every check for 1 ms.
-import { openDatabase, type SqliteDatabase } from '../../service/src/store/database';
-import { LOOK_REUSE_MS, observeOtherConnections } from '../../service/src/store/other-connections';
-import { createSqliteStore } from '../../service/src/store/sqlite-store';
-import { insertAccountWithWebhook, useTempDatabase } from '../support/temp-database';
+import { openDatabase, type SqliteDatabase } from '../../../service/src/store/sqlite/database';
+import { LOOK_REUSE_MS, observeOtherConnections } from '../../../service/src/store/sqlite/other-connections';
+import { createSqliteStore } from '../../../service/src/store/sqlite/sqlite-store';
+import { insertAccountWithWebhook, useTempDatabase } from '../../support/temp-database';
 
 const temp = useTempDatabase('other-connections');
 let db: SqliteDatabase;

@@ -1,13 +1,13 @@
 // SQLite access to deliveries: leasing due ones to a dispatcher and recording each attempt's result.
 import type { EventType } from '@jobhooks/client/contract';
-import type { DispatchState } from '../domain/webhook';
-import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../domain/attempt';
-import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../domain/delivery';
+import type { DispatchState } from '../../domain/webhook';
+import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
+import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { SqliteDatabase } from './database';
 import { prepareAttemptAppend } from './delivery-log';
-import type { WebhookRow } from './webhooks';
-import type { ClaimRequest, DeliveriesStore } from './store';
-import { valuesOrThrow, writeTogetherOrApart } from './write-apart';
+import { type DispatchRow, dispatchStateFromRow, payloadBytes, type WebhookRow } from '../rows';
+import type { ClaimRequest, DeliveriesStore } from '../store';
+import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 
 /** A delivery joined with its event's type and the webhook columns a send needs. */
 type ClaimedRow = {
@@ -25,36 +25,7 @@ type ClaimedRow = {
   'client_url' | 'sealed_secret' | 'previous_sealed_secret' | 'previous_secret_until' | 'active' | 'archived_at'
 >;
 
-/** The dispatch columns of a webhook row, as the state query selects them. */
-export type DispatchRow = Pick<
-  WebhookRow,
-  | 'http_status_code'
-  | 'dispatched_at'
-  | 'consecutive_failures'
-  | 'failing_since'
-  | 'last_failure_at'
-  | 'archived_at'
-  | 'archived_reason'
->;
-
-export function dispatchStateFromRow(row: DispatchRow): DispatchState {
-  return {
-    httpStatusCode: row.http_status_code,
-    dispatchedAt: row.dispatched_at,
-    consecutiveFailures: row.consecutive_failures,
-    failingSince: row.failing_since,
-    lastFailureAt: row.last_failure_at,
-    archivedAt: row.archived_at,
-    archivedReason: row.archived_reason,
-  };
-}
-
 const MICROS_PER_MILLI = 1000;
-
-/** The bytes a delivery sends: its own head, then its event's shared tail (migration 5); whole in older rows. */
-export function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Buffer {
-  return row.payload_tail === null ? row.payload : Buffer.concat([row.payload, row.payload_tail]);
-}
 
 type NextDispatchState = (current: DispatchState, facts: AttemptResult['facts']) => DispatchState;
 

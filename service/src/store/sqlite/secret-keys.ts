@@ -1,7 +1,7 @@
 // The rows sealed with the secret key: the webhooks' secrets and the key check. Re-sealing them all under a new
 // key is one transaction, so a database never holds secrets under two keys.
 import type { SqliteDatabase } from './database';
-import type { SecretKeysStore } from './store';
+import type { SecretKeysStore } from '../store';
 
 export function createSecretKeysStore(db: SqliteDatabase): SecretKeysStore {
   const readCheck = db.prepare<[], { sealed: string }>('SELECT sealed FROM secret_key_check WHERE id = 1');

@@ -2,11 +2,12 @@
 // with the other events taken in at the same moment (group commit).
 import type { SqliteDatabase } from './database';
 import { createGroupCommit } from './group-commit';
-import type { EventRecord } from '../domain/event';
-import type { PlannedDeliveries } from '../domain/delivery';
-import type { WebhookRecord } from '../domain/webhook';
-import type { EventsStore, IngestOutcome } from './store';
-import { SELECT_WEBHOOK, webhookFromRow, type WebhookRow } from './webhooks';
+import type { EventRecord } from '../../domain/event';
+import type { PlannedDeliveries } from '../../domain/delivery';
+import type { WebhookRecord } from '../../domain/webhook';
+import type { EventsStore, IngestOutcome } from '../store';
+import { webhookFromRow, type WebhookRow } from '../rows';
+import { SELECT_WEBHOOK } from './webhooks';
 
 export function createEventsStore(db: SqliteDatabase): EventsStore {
   const findEvent = db.prepare<[number, string, string], { id: string }>(

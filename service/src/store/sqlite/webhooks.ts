@@ -1,60 +1,10 @@
 // SQLite access to webhooks and the idempotency keys of their creation.
-import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
+import { webhookFromRow, type WebhookRow } from '../rows';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
 import { createWebhookCache } from './webhook-cache';
-import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../domain/webhook';
-import type { CreateWebhookOutcome, WebhooksStore } from './store';
-
-export interface WebhookRow {
-  id: string;
-  account_id: number;
-  account_identifier: string;
-  name: string;
-  description: string;
-  client_url: string;
-  event_types: string;
-  job_ids: string;
-  active: number;
-  sealed_secret: string;
-  previous_sealed_secret: string | null;
-  previous_secret_until: number | null;
-  created_at: number;
-  updated_at: number;
-  dispatched_at: number | null;
-  http_status_code: string;
-  consecutive_failures: number;
-  failing_since: number | null;
-  last_failure_at: number | null;
-  archived_at: number | null;
-  archived_reason: string | null;
-}
-
-export function webhookFromRow(row: WebhookRow): WebhookRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    accountIdentifier: row.account_identifier,
-    name: row.name,
-    description: row.description,
-    clientUrl: row.client_url,
-    eventTypes: JSON.parse(row.event_types) as EventType[],
-    jobIds: JSON.parse(row.job_ids) as string[],
-    active: row.active === 1,
-    sealedSecret: row.sealed_secret,
-    previousSealedSecret: row.previous_sealed_secret,
-    previousSecretUntil: row.previous_secret_until,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    dispatchedAt: row.dispatched_at,
-    httpStatusCode: row.http_status_code,
-    consecutiveFailures: row.consecutive_failures,
-    failingSince: row.failing_since,
-    lastFailureAt: row.last_failure_at,
-    archivedAt: row.archived_at,
-    archivedReason: row.archived_reason,
-  };
-}
+import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
+import type { CreateWebhookOutcome, WebhooksStore } from '../store';
 
 /** The parameters of the writable and resettable columns, as the UPDATE and INSERT statements name them. */
 function changeParams(change: WebhookChange) {

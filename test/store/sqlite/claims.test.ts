@@ -1,10 +1,10 @@
 // Claiming due deliveries from SQLite: each webhook's oldest due ones, never a webhook without room, from an
 // index rather than a scan of the backlog.
-import { chooseClaims, type ClaimRoom } from '../../service/src/delivery/claim-choice';
-import type { SqliteDatabase } from '../../service/src/store/database';
-import { CLAIM_QUERIES, createDeliveriesStore } from '../../service/src/store/deliveries';
-import type { ClaimRequest } from '../../service/src/store/store';
-import { useTempDatabase } from '../support/temp-database';
+import { chooseClaims, type ClaimRoom } from '../../../service/src/delivery/claim-choice';
+import type { SqliteDatabase } from '../../../service/src/store/sqlite/database';
+import { CLAIM_QUERIES, createDeliveriesStore } from '../../../service/src/store/sqlite/deliveries';
+import type { ClaimRequest } from '../../../service/src/store/store';
+import { useTempDatabase } from '../../support/temp-database';
 
 const temp = useTempDatabase('claims');
 let db: SqliteDatabase;

@@ -2,8 +2,9 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigurationError } from '../core/errors';
-import { MIGRATIONS, type Migration } from './migrations';
+import { ConfigurationError } from '../../core/errors';
+import type { Migration } from '../rows';
+import { MIGRATIONS } from './migrations';
 
 export type SqliteDatabase = Database.Database;
 

@@ -1,45 +1,9 @@
 // SQLite access to the delivery log: every attempt, newest first, purged after the retention period.
-import type { EventType } from '@jobhooks/client/contract';
 import type { SqliteDatabase } from './database';
-import { type AttemptLogEntry, type LoggedAttempt, withoutAnswer } from '../domain/attempt';
-import type { DeliveryLogFilter, DeliveryLogStore } from './store';
-import { valuesOrThrow, writeTogetherOrApart } from './write-apart';
-
-export interface AttemptRow {
-  id: number;
-  delivery_id: string | null;
-  webhook_id: string;
-  event_id: string;
-  event_type: EventType;
-  attempt: number;
-  requested_at: number;
-  duration_ms: number;
-  status_code: string;
-  error: string | null;
-  success: number;
-  response_excerpt: string | null;
-  response_headers: string | null;
-  is_test: number;
-}
-
-export function attemptFromRow(row: AttemptRow): LoggedAttempt {
-  return {
-    id: row.id,
-    deliveryId: row.delivery_id,
-    webhookId: row.webhook_id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    attempt: row.attempt,
-    requestedAt: row.requested_at,
-    durationMs: row.duration_ms,
-    statusCode: row.status_code,
-    error: row.error,
-    success: row.success === 1,
-    responseExcerpt: row.response_excerpt ?? '',
-    responseHeaders: row.response_headers === null ? {} : (JSON.parse(row.response_headers) as Record<string, string>),
-    isTest: row.is_test === 1,
-  };
-}
+import { attemptFromRow, type AttemptRow } from '../rows';
+import { type AttemptLogEntry, type LoggedAttempt, withoutAnswer } from '../../domain/attempt';
+import type { DeliveryLogFilter, DeliveryLogStore } from '../store';
+import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 
 /**
  * The one statement that writes a delivery-log row, for the test endpoint's sends and the dispatcher's

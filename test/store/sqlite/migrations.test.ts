@@ -2,8 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, schemaVersion } from '../../service/src/store/database';
-import { MIGRATIONS, type Migration } from '../../service/src/store/migrations';
+import { openDatabase, schemaVersion } from '../../../service/src/store/sqlite/database';
+import type { Migration } from '../../../service/src/store/rows';
+import { MIGRATIONS } from '../../../service/src/store/sqlite/migrations';
 
 let dir: string;
 beforeEach(() => {

@@ -9,7 +9,7 @@ import { createEventsStore } from './events';
 import { observeOtherConnections } from './other-connections';
 import { createReadinessProbe } from './readiness-probe';
 import { createSecretKeysStore } from './secret-keys';
-import type { Store } from './store';
+import type { Store } from '../store';
 import { createWebhooksStore } from './webhooks';
 
 /**

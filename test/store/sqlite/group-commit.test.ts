@@ -1,9 +1,9 @@
 // Group commit: writes asked for in one event-loop turn share a transaction, see each other in order, and a
 // failing write fails alone.
 import Database from 'better-sqlite3';
-import type { SqliteDatabase } from '../../service/src/store/database';
-import { createGroupCommit } from '../../service/src/store/group-commit';
-import { useTempDatabase } from '../support/temp-database';
+import type { SqliteDatabase } from '../../../service/src/store/sqlite/database';
+import { createGroupCommit } from '../../../service/src/store/sqlite/group-commit';
+import { useTempDatabase } from '../../support/temp-database';
 
 const temp = useTempDatabase('group-commit', [
   { version: 1, description: 'a table', sql: 'CREATE TABLE names (name TEXT PRIMARY KEY) STRICT' },

@@ -1,0 +1,171 @@
+// The rows both backends read, and the records they make of them: one mapper per table, so SQLite and
+// PostgreSQL hand the rest of the service the same records. A flag is 0 or 1 in SQLite and a boolean in
+// PostgreSQL; a time is a whole number of microseconds in both.
+import type { EventType, PermissionSet, Plan } from '@jobhooks/client/contract';
+import type { AccountRecord, ApiTokenRecord } from '../domain/account';
+import type { LoggedAttempt } from '../domain/attempt';
+import type { DispatchState, WebhookRecord } from '../domain/webhook';
+
+/** A boolean column as either backend returns it. */
+export type Flag = boolean | 0 | 1;
+
+export const isSet = (flag: Flag): boolean => flag === true || flag === 1;
+
+/** One step of a backend's schema: an append-only list of them upgrades a database made by an older build. */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export interface AccountRow {
+  id: number;
+  identifier: string;
+  name: string;
+  plan: string;
+  created_at: number;
+}
+
+export function accountFromRow(row: AccountRow): AccountRecord {
+  return { id: row.id, identifier: row.identifier, name: row.name, plan: row.plan as Plan, createdAt: row.created_at };
+}
+
+export interface ApiTokenRow {
+  id: string;
+  account_id: number;
+  name: string;
+  permission_set: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export function tokenFromRow(row: ApiTokenRow): ApiTokenRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    permissionSet: row.permission_set as PermissionSet,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export type TokenPrincipal = { token: ApiTokenRecord; account: AccountRecord };
+
+/** A token joined with its account, whose columns are prefixed `a_`. */
+export type PrincipalRow = ApiTokenRow & { a_identifier: string; a_name: string; a_plan: string; a_created_at: number };
+
+/** Frozen, because one object answers many requests once a store keeps it. */
+export function principalFromRow(row: PrincipalRow): TokenPrincipal {
+  const account = accountFromRow({
+    id: row.account_id,
+    identifier: row.a_identifier,
+    name: row.a_name,
+    plan: row.a_plan,
+    created_at: row.a_created_at,
+  });
+  return Object.freeze({ token: Object.freeze(tokenFromRow(row)), account: Object.freeze(account) });
+}
+
+/** The dispatch columns of a webhook row. */
+export interface DispatchRow {
+  http_status_code: string;
+  dispatched_at: number | null;
+  consecutive_failures: number;
+  failing_since: number | null;
+  last_failure_at: number | null;
+  archived_at: number | null;
+  archived_reason: string | null;
+}
+
+export function dispatchStateFromRow(row: DispatchRow): DispatchState {
+  return {
+    httpStatusCode: row.http_status_code,
+    dispatchedAt: row.dispatched_at,
+    consecutiveFailures: row.consecutive_failures,
+    failingSince: row.failing_since,
+    lastFailureAt: row.last_failure_at,
+    archivedAt: row.archived_at,
+    archivedReason: row.archived_reason,
+  };
+}
+
+/** A webhook row joined with its account's identifier. */
+export interface WebhookRow extends DispatchRow {
+  id: string;
+  account_id: number;
+  account_identifier: string;
+  name: string;
+  description: string;
+  client_url: string;
+  /** JSON arrays kept in the order they were written: clients compare what they read back with what they sent. */
+  event_types: string;
+  job_ids: string;
+  active: Flag;
+  sealed_secret: string;
+  previous_sealed_secret: string | null;
+  previous_secret_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function webhookFromRow(row: WebhookRow): WebhookRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    accountIdentifier: row.account_identifier,
+    name: row.name,
+    description: row.description,
+    clientUrl: row.client_url,
+    eventTypes: JSON.parse(row.event_types) as EventType[],
+    jobIds: JSON.parse(row.job_ids) as string[],
+    active: isSet(row.active),
+    sealedSecret: row.sealed_secret,
+    previousSealedSecret: row.previous_sealed_secret,
+    previousSecretUntil: row.previous_secret_until,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...dispatchStateFromRow(row),
+  };
+}
+
+/** The bytes a delivery sends: its own head, then its event's shared tail; whole in rows older than the split. */
+export function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Buffer {
+  return row.payload_tail === null ? row.payload : Buffer.concat([row.payload, row.payload_tail]);
+}
+
+export interface AttemptRow {
+  id: number;
+  delivery_id: string | null;
+  webhook_id: string;
+  event_id: string;
+  event_type: EventType;
+  attempt: number;
+  requested_at: number;
+  duration_ms: number;
+  status_code: string;
+  error: string | null;
+  success: Flag;
+  response_excerpt: string | null;
+  response_headers: string | null;
+  is_test: Flag;
+}
+
+export function attemptFromRow(row: AttemptRow): LoggedAttempt {
+  return {
+    id: row.id,
+    deliveryId: row.delivery_id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    attempt: row.attempt,
+    requestedAt: row.requested_at,
+    durationMs: row.duration_ms,
+    statusCode: row.status_code,
+    error: row.error,
+    success: isSet(row.success),
+    responseExcerpt: row.response_excerpt ?? '',
+    responseHeaders: row.response_headers === null ? {} : (JSON.parse(row.response_headers) as Record<string, string>),
+    isTest: isSet(row.is_test),
+  };
+}
