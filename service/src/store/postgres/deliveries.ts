@@ -17,6 +17,13 @@ import { ADVISORY_LOCKS } from './migrate';
 import { CHANNELS } from './migrations';
 import { createSerialBatches } from './serial-batches';
 import { settleAll, type Waiting, writeTogetherOrApart } from '../write-apart';
+import {
+  type LeasedMove,
+  loggedAttempts,
+  type NextDispatchState,
+  planResults,
+  type ResultsPlan,
+} from '../results-plan';
 
 /**
  * Webhooks one claim looks at, those whose oldest due delivery is oldest first: no claim can send to more webhooks
@@ -139,10 +146,6 @@ interface LeasedRow {
 /** The dispatch and health columns of a webhook row and its id, as LOCK_DISPATCH_STATES selects them. */
 type PgDispatchRow = DispatchRow & HealthRow & { id: string };
 
-type NextDispatchState = (current: DispatchState, facts: AttemptResult['facts']) => DispatchState;
-
-const MICROS_PER_MILLI = 1000;
-
 function claimedFrom(row: LeasedRow, candidate: DueCandidate, lease: string): ClaimedDelivery {
   return {
     id: row.id,
@@ -165,43 +168,16 @@ function claimedFrom(row: LeasedRow, candidate: DueCandidate, lease: string): Cl
   };
 }
 
-/** A webhook's dispatch state through one batch of results: read once, folded over each, written once. */
-interface FoldedState {
-  after: DispatchState;
-  /** When an attempt of this batch archived the webhook. */
-  archivedAt: number | null;
+/** The columns of MOVE_LEASED. */
+function leasedMoveColumns(moves: readonly LeasedMove[]): unknown[][] {
+  return asColumns(
+    moves.map((m) => [m.deliveryId, m.lease, m.state, m.attempts, m.nextAttemptAt, m.signature, m.now]),
+    7,
+  );
 }
 
-/** The columns of MOVE_LEASED for the results that held a lease (a dispatcher's attempts). */
-function leasedMoves(results: ReadonlyArray<{ result: AttemptResult; now: number }>): unknown[][] {
-  const moves = results.flatMap(({ result, now }) => {
-    if (result.lease === null) return [];
-    const change = result.delivery;
-    if (change.state === 'unchanged') throw new Error('a leased delivery always moves on');
-    const pending = change.state === 'pending';
-    return [
-      [
-        result.log.deliveryId,
-        result.lease,
-        change.state,
-        result.log.attempt,
-        pending ? change.nextAttemptAt : null,
-        pending ? change.signature : null,
-        now,
-      ],
-    ];
-  });
-  return asColumns(moves, 7);
-}
-
-/** A manual redelivery's result: no lease, and a finished delivery that only a person moves. */
-async function moveFinished(client: pg.PoolClient, result: AttemptResult, now: number): Promise<void> {
-  const state = result.delivery.state === 'unchanged' ? null : result.delivery.state;
-  await client.query(MOVE_FINISHED, [result.log.deliveryId, state, result.log.attempt, now]);
-}
-
-function dispatchStateColumns(states: ReadonlyMap<string, FoldedState>): unknown[][] {
-  const rows = [...states].map(([webhookId, { after: s }]) => [
+function dispatchStateColumns(states: ReadonlyMap<string, DispatchState>): unknown[][] {
+  const rows = [...states].map(([webhookId, s]) => [
     webhookId,
     s.httpStatusCode,
     s.dispatchedAt,
@@ -214,6 +190,19 @@ function dispatchStateColumns(states: ReadonlyMap<string, FoldedState>): unknown
   return asColumns(rows, 8);
 }
 
+/** Writes what planResults decided (results-plan.ts), one statement per table, for webhooks the caller holds. */
+async function writePlan(client: pg.PoolClient, plan: ResultsPlan): Promise<number[]> {
+  const ids = await appendAttempts(
+    client,
+    plan.logged.map(({ entry }) => entry),
+  );
+  if (plan.leasedMoves.length > 0) await client.query(MOVE_LEASED, leasedMoveColumns(plan.leasedMoves));
+  for (const m of plan.finishedMoves) await client.query(MOVE_FINISHED, [m.deliveryId, m.state, m.attempts, m.now]);
+  if (plan.dispatchStates.size > 0) await client.query(SET_DISPATCH_STATES, dispatchStateColumns(plan.dispatchStates));
+  for (const { webhookId, at } of plan.archived) await client.query(SKIP_PENDING_OF, [webhookId, at]);
+  return ids;
+}
+
 async function recordInTransaction(
   client: pg.PoolClient,
   results: readonly AttemptResult[],
@@ -221,44 +210,19 @@ async function recordInTransaction(
 ): Promise<Array<LoggedAttempt | null>> {
   const webhookIds = [...new Set(results.map((r) => r.log.webhookId))].sort();
   const { rows } = await client.query<PgDispatchRow>(LOCK_DISPATCH_STATES, [webhookIds]);
-  const states = new Map<string, FoldedState>(
-    rows.map((row) => [row.id, { after: dispatchStateFromRow(row), archivedAt: null }]),
-  );
-  // A webhook deleted while its attempt ran took its deliveries and log with it: its results are dropped.
-  const kept = results
-    .filter((result) => states.has(result.log.webhookId))
-    .map((result) => ({ result, now: result.log.requestedAt + result.log.durationMs * MICROS_PER_MILLI }));
-  for (const { result, now } of kept) {
-    const state = states.get(result.log.webhookId)!;
-    const after = next(state.after, result.facts);
-    if (state.after.archivedAt === null && after.archivedAt !== null) state.archivedAt = now;
-    state.after = after;
-  }
-  const ids = await appendAttempts(
-    client,
-    kept.map(({ result }) => result.log),
-  );
-  const moves = leasedMoves(kept);
-  if (moves[0]!.length > 0) await client.query(MOVE_LEASED, moves);
-  for (const { result, now } of kept) if (result.lease === null) await moveFinished(client, result, now);
-  if (states.size > 0) await client.query(SET_DISPATCH_STATES, dispatchStateColumns(states));
+  const plan = planResults(results, new Map(rows.map((row) => [row.id, dispatchStateFromRow(row)])), next);
+  const ids = await writePlan(client, plan);
   // The endpoint health of answers that changed nothing their instance knew: the row may say otherwise (another
   // instance's answers), and it is held here anyway. Written only where it changes.
-  const healthChanges = kept.flatMap(({ result }) =>
-    result.endpointHealthChange ? [[result.log.webhookId, result.endpointHealthChange] as const] : [],
-  );
+  const healthChanges = plan.logged.flatMap(({ index }) => {
+    const result = results[index]!;
+    return result.endpointHealthChange ? [[result.log.webhookId, result.endpointHealthChange] as const] : [];
+  });
   if (healthChanges.length > 0) {
     const healthBefore = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
     await applyHealthChanges(client, healthBefore, healthChanges);
   }
-  // A webhook archived by this batch gets no more attempts.
-  for (const [webhookId, state] of states)
-    if (state.archivedAt !== null) await client.query(SKIP_PENDING_OF, [webhookId, state.archivedAt]);
-  const idOf = new Map(kept.map(({ result }, i) => [result, ids[i]!]));
-  return results.map((result) => {
-    const id = idOf.get(result);
-    return id === undefined ? null : { ...result.log, id };
-  });
+  return loggedAttempts(results, plan, ids);
 }
 
 interface WaitingResults extends Waiting<Array<LoggedAttempt | null>> {

@@ -1,11 +1,19 @@
 // SQLite access to deliveries: leasing due ones to a dispatcher and recording each attempt's result.
 import type { EventType } from '@jobhooks/client/contract';
 import type { DispatchState } from '../../domain/webhook';
-import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
+import { type AttemptResult, resultWithoutAnswer } from '../../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { SqliteDatabase } from './database';
 import { prepareAttemptAppend } from './delivery-log';
 import { type DispatchRow, dispatchStateFromRow, payloadBytes, type WebhookRow } from '../rows';
+import {
+  type FinishedMove,
+  type LeasedMove,
+  loggedAttempts,
+  type NextDispatchState,
+  planResults,
+  type ResultsPlan,
+} from '../results-plan';
 import type { ClaimRequest, DeliveriesStore } from '../store';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 
@@ -24,10 +32,6 @@ type ClaimedRow = {
   WebhookRow,
   'client_url' | 'sealed_secret' | 'previous_sealed_secret' | 'previous_secret_until' | 'active' | 'archived_at'
 >;
-
-const MICROS_PER_MILLI = 1000;
-
-type NextDispatchState = (current: DispatchState, facts: AttemptResult['facts']) => DispatchState;
 
 /** The claim's statements, named so a test can check SQLite answers them from an index, not a scan. */
 export const CLAIM_QUERIES = {
@@ -61,11 +65,11 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
       WHERE d.id = ?`,
   );
   const appendAttempt = prepareAttemptAppend(db);
-  const moveLeased = db.prepare(
-    `UPDATE deliveries SET state = @state, attempts = @attempt, next_attempt_at = @nextAttemptAt,
+  const moveLeased = db.prepare<[LeasedMove]>(
+    `UPDATE deliveries SET state = @state, attempts = @attempts, next_attempt_at = @nextAttemptAt,
                            signature = coalesce(@signature, signature), lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
                            last_attempt = CASE WHEN @state = 'pending' THEN last_attempt ELSE 0 END
-      WHERE id = @id AND state = 'pending' AND lease_owner = @lease`,
+      WHERE id = @deliveryId AND state = 'pending' AND lease_owner = @lease`,
   );
   // A recovery: the webhook's failed deliveries created in [since, until) are due again, oldest first, one
   // microsecond apart so the dispatcher keeps their order, each for one attempt more.
@@ -78,9 +82,9 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   );
 
   // A manual redelivery touches only a finished delivery, so it cannot race the dispatcher.
-  const moveFinished = db.prepare(
-    `UPDATE deliveries SET state = coalesce(@state, state), attempts = max(attempts, @attempt), updated_at = @now
-      WHERE id = @id AND state <> 'pending'`,
+  const moveFinished = db.prepare<[FinishedMove]>(
+    `UPDATE deliveries SET state = coalesce(@state, state), attempts = max(attempts, @attempts), updated_at = @now
+      WHERE id = @deliveryId AND state <> 'pending'`,
   );
   const dispatchStateOf = db.prepare<[string], DispatchRow>(
     `SELECT http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason
@@ -166,64 +170,30 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     },
   );
 
-  /** A webhook's dispatch state through one batch of results: read once, folded over each, written once. */
-  interface FoldedState {
-    after: DispatchState;
-    /** When an attempt of this batch archived the webhook. */
-    archivedAt: number | null;
+  /** Each webhook's dispatch state as this transaction reads it; a deleted webhook has none. */
+  function statesOf(results: readonly AttemptResult[]): Map<string, DispatchState> {
+    const states = new Map<string, DispatchState>();
+    for (const webhookId of new Set(results.map((r) => r.log.webhookId))) {
+      const row = dispatchStateOf.get(webhookId);
+      if (row) states.set(webhookId, dispatchStateFromRow(row));
+    }
+    return states;
   }
 
-  function recordOne(
-    result: AttemptResult,
-    next: NextDispatchState,
-    states: Map<string, FoldedState | null>,
-  ): LoggedAttempt | null {
-    const { log } = result;
-    if (!states.has(log.webhookId)) {
-      const row = dispatchStateOf.get(log.webhookId);
-      states.set(log.webhookId, row ? { after: dispatchStateFromRow(row), archivedAt: null } : null);
-    }
-    const state = states.get(log.webhookId);
-    // The webhook was deleted while the attempt ran; its deliveries and log went with it.
-    if (!state) return null;
-    const id = appendAttempt(log)!; // the webhook exists: read above, in this transaction
-    const now = log.requestedAt + log.durationMs * MICROS_PER_MILLI;
-    if (result.lease !== null) {
-      const change = result.delivery;
-      if (change.state === 'unchanged') throw new Error('a leased delivery always moves on');
-      moveLeased.run({
-        id: log.deliveryId,
-        lease: result.lease,
-        state: change.state,
-        attempt: log.attempt,
-        nextAttemptAt: change.state === 'pending' ? change.nextAttemptAt : null,
-        signature: change.state === 'pending' ? change.signature : null,
-        now,
-      });
-    } else {
-      const deliveryState = result.delivery.state === 'unchanged' ? null : result.delivery.state;
-      moveFinished.run({ id: log.deliveryId, state: deliveryState, attempt: log.attempt, now });
-    }
-    const after = next(state.after, result.facts);
-    if (state.after.archivedAt === null && after.archivedAt !== null) state.archivedAt = now;
-    state.after = after;
-    return { ...log, id };
-  }
-
-  /** Writes each webhook's new dispatch state; one archived by this batch gets no more attempts. */
-  function writeStates(states: Map<string, FoldedState | null>): void {
-    for (const [webhookId, state] of states) {
-      if (!state) continue;
-      setDispatchState.run({ ...state.after, id: webhookId });
-      if (state.archivedAt !== null) skipPendingOf.run(state.archivedAt, webhookId);
-    }
+  /** Writes what planResults decided (results-plan.ts), row by row. */
+  function writePlan(plan: ResultsPlan): number[] {
+    // Every webhook in the plan exists: read in this transaction.
+    const ids = plan.logged.map(({ entry }) => appendAttempt(entry)!);
+    for (const move of plan.leasedMoves) moveLeased.run(move);
+    for (const move of plan.finishedMoves) moveFinished.run(move);
+    for (const [id, state] of plan.dispatchStates) setDispatchState.run({ ...state, id });
+    for (const { webhookId, at } of plan.archived) skipPendingOf.run(at, webhookId);
+    return ids;
   }
 
   const recordInTransaction = db.transaction((results: readonly AttemptResult[], next: NextDispatchState) => {
-    const states = new Map<string, FoldedState | null>();
-    const logged = results.map((result) => recordOne(result, next, states));
-    writeStates(states);
-    return logged;
+    const plan = planResults(results, statesOf(results), next);
+    return loggedAttempts(results, plan, writePlan(plan));
   });
 
   const skipInTransaction = db.transaction((ids: readonly string[], leaseOfClaim: string, now: number) => {

@@ -1,0 +1,108 @@
+// What a batch of attempt results writes, decided once for both backends from what the transaction read (each
+// webhook's dispatch state): every log row, every delivery moved on, each webhook's new dispatch state, and the
+// webhooks the batch archived, whose other pending deliveries are then skipped. Each backend only writes the plan:
+// row by row on SQLite, one statement per table on PostgreSQL.
+import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
+import type { DispatchState } from '../domain/webhook';
+
+export type NextDispatchState = (current: DispatchState, facts: AttemptFacts) => DispatchState;
+
+const MICROS_PER_MILLI = 1000;
+
+/** A dispatcher's attempt: the delivery moves on only while it still holds the lease the attempt was made under. */
+export interface LeasedMove {
+  deliveryId: string;
+  lease: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  /** When a pending delivery is due again; null once it is finished. */
+  nextAttemptAt: number | null;
+  signature: string | null;
+  /** When the attempt ended, in microseconds. */
+  now: number;
+}
+
+/** A person's redelivery of a finished delivery: a success marks it succeeded, a failure leaves its state. */
+export interface FinishedMove {
+  deliveryId: string;
+  /** Null: the state stays. */
+  state: 'succeeded' | 'failed' | null;
+  attempts: number;
+  now: number;
+}
+
+export interface ResultsPlan {
+  /** The results whose webhook still exists, in order, each with its position in the batch: their rows are logged. */
+  logged: Array<{ index: number; entry: AttemptLogEntry }>;
+  leasedMoves: LeasedMove[];
+  finishedMoves: FinishedMove[];
+  /** Each webhook's dispatch state after the batch, for every webhook the batch touched. */
+  dispatchStates: Map<string, DispatchState>;
+  /** The webhooks the batch archived, and when: none of their pending deliveries is attempted any more. */
+  archived: Array<{ webhookId: string; at: number }>;
+}
+
+/** When an attempt ended: its request time plus its duration. */
+export function endOf(entry: AttemptLogEntry): number {
+  return entry.requestedAt + entry.durationMs * MICROS_PER_MILLI;
+}
+
+function moveOf(result: AttemptResult, now: number): { leased: LeasedMove } | { finished: FinishedMove } {
+  const { delivery, log } = result;
+  if (result.lease === null) {
+    const state = delivery.state === 'unchanged' || delivery.state === 'pending' ? null : delivery.state;
+    return { finished: { deliveryId: log.deliveryId, state, attempts: log.attempt, now } };
+  }
+  if (delivery.state === 'unchanged') throw new Error('a leased delivery always moves on');
+  const pending = delivery.state === 'pending';
+  return {
+    leased: {
+      deliveryId: log.deliveryId,
+      lease: result.lease,
+      state: delivery.state,
+      attempts: log.attempt,
+      nextAttemptAt: pending ? delivery.nextAttemptAt : null,
+      signature: pending ? delivery.signature : null,
+      now,
+    },
+  };
+}
+
+/**
+ * Folds `next` over each webhook's results in order, from the state `before` holds; a result whose webhook is not
+ * in `before` (deleted while its attempt ran, with its deliveries and log) writes nothing.
+ */
+export function planResults(
+  results: readonly AttemptResult[],
+  before: ReadonlyMap<string, DispatchState>,
+  next: NextDispatchState,
+): ResultsPlan {
+  const plan: ResultsPlan = { logged: [], leasedMoves: [], finishedMoves: [], dispatchStates: new Map(), archived: [] };
+  results.forEach((result, index) => {
+    const { webhookId } = result.log;
+    const current = plan.dispatchStates.get(webhookId) ?? before.get(webhookId);
+    if (current === undefined) return;
+    const now = endOf(result.log);
+    plan.logged.push({ index, entry: result.log });
+    const move = moveOf(result, now);
+    if ('leased' in move) plan.leasedMoves.push(move.leased);
+    else plan.finishedMoves.push(move.finished);
+    const after = next(current, result.facts);
+    if (current.archivedAt === null && after.archivedAt !== null) plan.archived.push({ webhookId, at: now });
+    plan.dispatchStates.set(webhookId, after);
+  });
+  return plan;
+}
+
+/** Each result's log row with the id the backend gave it, or null for a result the plan left out. */
+export function loggedAttempts(
+  results: readonly AttemptResult[],
+  plan: ResultsPlan,
+  ids: readonly number[],
+): Array<LoggedAttempt | null> {
+  const logged: Array<LoggedAttempt | null> = results.map(() => null);
+  plan.logged.forEach(({ index, entry }, i) => {
+    logged[index] = { ...entry, id: ids[i]! };
+  });
+  return logged;
+}

@@ -1,0 +1,116 @@
+// The plan of a batch of attempt results, as plain data: what both backends write (store/results-plan.ts).
+import type { AttemptFacts, AttemptResult } from '../../service/src/domain/attempt';
+import type { DispatchState } from '../../service/src/domain/webhook';
+import { endOf, loggedAttempts, planResults } from '../../service/src/store/results-plan';
+
+const T0 = 1_800_000_000_000_000;
+const STATE: DispatchState = {
+  httpStatusCode: '0',
+  dispatchedAt: null,
+  consecutiveFailures: 0,
+  failingSince: null,
+  lastFailureAt: null,
+  archivedAt: null,
+  archivedReason: null,
+};
+
+function result(webhookId: string, n: number, change: Partial<AttemptResult> = {}): AttemptResult {
+  const statusCode = change.facts?.statusCode ?? '500';
+  return {
+    log: {
+      deliveryId: `wdl_${webhookId}_${n}`,
+      webhookId,
+      eventId: `wev_${n}`,
+      eventType: 'job.run.completed',
+      attempt: 1,
+      requestedAt: T0 + n,
+      durationMs: 2,
+      statusCode,
+      error: null,
+      success: false,
+      responseExcerpt: '',
+      responseHeaders: {},
+      isTest: false,
+    },
+    facts: { requestedAt: T0 + n, statusCode, verdict: 'failed', exhausted: false, manual: false },
+    delivery: { state: 'pending', nextAttemptAt: T0 + 1000, signature: 'sig' },
+    lease: 'owner/1',
+    ...change,
+  };
+}
+
+/** Counts failures; archives at the third in a row. */
+const next = (current: DispatchState, facts: AttemptFacts): DispatchState => {
+  const consecutiveFailures = current.consecutiveFailures + 1;
+  return {
+    ...current,
+    httpStatusCode: facts.statusCode,
+    consecutiveFailures,
+    archivedAt: current.archivedAt ?? (consecutiveFailures >= 3 ? facts.requestedAt : null),
+    archivedReason: current.archivedReason ?? (consecutiveFailures >= 3 ? 'failures' : null),
+  };
+};
+
+test("each webhook's state is folded over its results in order, from the state the transaction read", () => {
+  const results = [result('a', 1), result('b', 2), result('a', 3)];
+  const plan = planResults(
+    results,
+    new Map([
+      ['a', STATE],
+      ['b', { ...STATE, consecutiveFailures: 5 }],
+    ]),
+    next,
+  );
+  expect(plan.dispatchStates.get('a')).toMatchObject({ consecutiveFailures: 2, archivedAt: null });
+  expect(plan.dispatchStates.get('b')).toMatchObject({ consecutiveFailures: 6 });
+  expect(plan.logged.map(({ index }) => index)).toEqual([0, 1, 2]);
+  expect(plan.leasedMoves.map((m) => [m.deliveryId, m.state, m.nextAttemptAt, m.signature, m.now])).toEqual([
+    ['wdl_a_1', 'pending', T0 + 1000, 'sig', endOf(results[0]!.log)],
+    ['wdl_b_2', 'pending', T0 + 1000, 'sig', T0 + 2 + 2000],
+    ['wdl_a_3', 'pending', T0 + 1000, 'sig', T0 + 3 + 2000],
+  ]);
+});
+
+test('the result that archives a webhook is named once with the time its attempt ended', () => {
+  const results = [1, 2, 3, 4].map((n) => result('a', n, { delivery: { state: 'failed' } }));
+  const plan = planResults(results, new Map([['a', STATE]]), next);
+  expect(plan.archived).toEqual([{ webhookId: 'a', at: endOf(results[2]!.log) }]);
+  expect(plan.leasedMoves.map((m) => [m.state, m.nextAttemptAt, m.signature])).toEqual(
+    Array(4).fill(['failed', null, null]),
+  );
+});
+
+test('a webhook already archived is not archived again', () => {
+  const plan = planResults([result('a', 1)], new Map([['a', { ...STATE, archivedAt: T0 }]]), next);
+  expect(plan.archived).toEqual([]);
+});
+
+test("a result whose webhook is gone writes nothing, and is null among the batch's log rows", () => {
+  const results = [result('gone', 1), result('a', 2)];
+  const plan = planResults(results, new Map([['a', STATE]]), next);
+  expect(plan.logged.map(({ index }) => index)).toEqual([1]);
+  expect([...plan.dispatchStates.keys()]).toEqual(['a']);
+  expect(plan.leasedMoves.map((m) => m.deliveryId)).toEqual(['wdl_a_2']);
+  const logged = loggedAttempts(results, plan, [77]);
+  expect(logged[0]).toBeNull();
+  expect(logged[1]).toEqual({ ...results[1]!.log, id: 77 });
+});
+
+test("a person's redelivery moves a finished delivery: a success marks it, a failure leaves its state", () => {
+  const results = [
+    result('a', 1, { lease: null, delivery: { state: 'succeeded' } }),
+    result('a', 2, { lease: null, delivery: { state: 'unchanged' } }),
+  ];
+  const plan = planResults(results, new Map([['a', STATE]]), next);
+  expect(plan.leasedMoves).toEqual([]);
+  expect(plan.finishedMoves.map((m) => [m.deliveryId, m.state, m.attempts])).toEqual([
+    ['wdl_a_1', 'succeeded', 1],
+    ['wdl_a_2', null, 1],
+  ]);
+});
+
+test('a leased result must move its delivery on', () => {
+  expect(() =>
+    planResults([result('a', 1, { delivery: { state: 'unchanged' } })], new Map([['a', STATE]]), next),
+  ).toThrow('a leased delivery always moves on');
+});
