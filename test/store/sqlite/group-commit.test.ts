@@ -28,13 +28,15 @@ function committedNames(): string[] {
 function namesWriter(calls: string[]) {
   const exists = db.prepare<[string], number>('SELECT 1 FROM names WHERE name = ?').pluck();
   const insert = db.prepare('INSERT INTO names (name) VALUES (?)');
-  return createGroupCommit(db, (name: string) => {
-    calls.push(name);
-    if (name === 'bad') throw new Error('a write that fails');
-    if (exists.get(name) !== undefined) return 'duplicate';
-    insert.run(name);
-    return 'written';
-  });
+  return createGroupCommit(db, (names: readonly string[]) =>
+    names.map((name) => {
+      calls.push(name);
+      if (name === 'bad') throw new Error('a write that fails');
+      if (exists.get(name) !== undefined) return 'duplicate';
+      insert.run(name);
+      return 'written';
+    }),
+  );
 }
 
 test('writes of one turn share a transaction: when one fails the batch goes back, and each is written alone', async () => {
@@ -59,22 +61,20 @@ test('a write sees the writes queued before it in the same batch, and is committ
   expect(await write('x')).toBe('duplicate');
 });
 
-test('beginTransaction runs once before the writes of each transaction, and again for each write retried alone', async () => {
-  const log: string[] = [];
+test('each transaction gets the whole batch of its turn; a failed batch is written again one item at a time', async () => {
+  const batches: string[][] = [];
   const insert = db.prepare('INSERT INTO names (name) VALUES (?)');
-  const write = createGroupCommit(
-    db,
-    (name: string) => {
-      log.push(name);
+  const write = createGroupCommit(db, (names: readonly string[]) => {
+    batches.push([...names]);
+    return names.map((name) => {
       if (name === 'bad') throw new Error('a write that fails');
       insert.run(name);
-    },
-    () => log.push('begin'),
-  );
+    });
+  });
   await Promise.all([write('a'), write('b')]);
-  expect(log).toEqual(['begin', 'a', 'b']);
+  expect(batches).toEqual([['a', 'b']]);
 
-  log.length = 0;
+  batches.length = 0;
   await Promise.allSettled([write('c'), write('bad')]);
-  expect(log).toEqual(['begin', 'c', 'bad', 'begin', 'c', 'begin', 'bad']);
+  expect(batches).toEqual([['c', 'bad'], ['c'], ['bad']]);
 });

@@ -4,21 +4,23 @@
 // once. Other instances hear of queued deliveries by NOTIFY, sent inside the transaction (delivered on commit).
 import type pg from 'pg';
 import { createTurnBatch } from '../../core/turn-batch';
-import type { PlannedDeliveries } from '../../domain/delivery';
 import type { EventRecord } from '../../domain/event';
 import type { WebhookRecord } from '../../domain/webhook';
+import {
+  type EventsPlan,
+  type EventToRecord,
+  planEvents,
+  recordedOutcome,
+  runKeyOf,
+  storedPayloadTail,
+} from '../events-plan';
 import type { EventsStore, IngestOutcome } from '../store';
 import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
 import { asColumns, type PgDatabase } from './database';
 import { CHANNELS } from './migrations';
 import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
 
-type FanOut = (webhooks: WebhookRecord[]) => PlannedDeliveries;
-
-interface Queued extends Waiting<IngestOutcome> {
-  event: EventRecord;
-  fanOut: FanOut;
-}
+interface Queued extends EventToRecord, Waiting<IngestOutcome> {}
 
 // Every statement takes the whole batch as one array per column: a batch costs the same few round trips however
 // many events it holds.
@@ -41,16 +43,15 @@ const INSERT_DELIVERIES = `
          AS d(id, event_id, webhook_id, state, payload, created_at)`;
 const NOTIFY_DUE = `SELECT pg_notify('${CHANNELS.due}', '')`;
 
-const keyOf = (e: { accountId: number; runId: string; eventType: string }) =>
-  `${e.accountId}\u0000${e.runId}\u0000${e.eventType}`;
-
 /** The batch's events already recorded (by anyone), by their key. */
 async function recordedEvents(client: pg.PoolClient, events: readonly EventRecord[]): Promise<Map<string, string>> {
   const { rows } = await client.query<{ id: string; account_id: number; run_id: string; event_type: string }>(
     FIND_EVENTS,
     [events.map((e) => e.accountId), events.map((e) => e.runId), events.map((e) => e.eventType)],
   );
-  return new Map(rows.map((r) => [keyOf({ accountId: r.account_id, runId: r.run_id, eventType: r.event_type }), r.id]));
+  return new Map(
+    rows.map((r) => [runKeyOf({ accountId: r.account_id, runId: r.run_id, eventType: r.event_type }), r.id]),
+  );
 }
 
 /** Each account's webhooks, read once for all of its events in the batch. */
@@ -65,36 +66,10 @@ async function webhooksOfAccounts(client: pg.PoolClient, accountIds: readonly nu
   return read;
 }
 
-interface Planned {
-  queued: Queued;
-  planned: PlannedDeliveries;
-}
-
-/** The new events, each with the deliveries its fan-out plans; the others are duplicates, of an id given. */
-function plan(
-  batch: readonly Queued[],
-  recorded: Map<string, string>,
-  webhooks: Map<number, WebhookRecord[]>,
-): { fresh: Planned[]; duplicateOf: Map<Queued, string> } {
-  const fresh: Planned[] = [];
-  const duplicateOf = new Map<Queued, string>();
-  // The first of the batch's events with a key is new; a later one duplicates it.
-  const firstOfKey = new Map(recorded);
-  for (const queued of batch) {
-    const key = keyOf(queued.event);
-    const previous = firstOfKey.get(key);
-    if (previous !== undefined) {
-      duplicateOf.set(queued, previous);
-      continue;
-    }
-    firstOfKey.set(key, queued.event.id);
-    fresh.push({ queued, planned: queued.fanOut(webhooks.get(queued.event.accountId)!) });
-  }
-  return { fresh, duplicateOf };
-}
+type Planned = EventsPlan<Queued>['fresh'][number];
 
 async function insertEvents(client: pg.PoolClient, fresh: readonly Planned[]): Promise<Set<string>> {
-  const events = fresh.map(({ queued }) => queued.event);
+  const events = fresh.map(({ item }) => item.event);
   const { rows } = await client.query<{ id: string }>(INSERT_EVENTS, [
     events.map((e) => e.id),
     events.map((e) => e.accountId),
@@ -102,23 +77,17 @@ async function insertEvents(client: pg.PoolClient, fresh: readonly Planned[]): P
     events.map((e) => e.runId),
     events.map((e) => e.jobId),
     events.map((e) => e.createdAt),
-    // An event no webhook wants is kept only to detect duplicates; it needs no payload.
-    fresh.map(({ planned }) => (planned.deliveries.length > 0 ? planned.payloadTail : null)),
+    fresh.map(({ planned }) => storedPayloadTail(planned)),
   ]);
   return new Set(rows.map((r) => r.id));
 }
 
 async function insertDeliveries(client: pg.PoolClient, inserted: readonly Planned[]): Promise<void> {
-  const rows = inserted.flatMap(({ queued: { event }, planned }) =>
+  const rows = inserted.flatMap(({ item: { event }, planned }) =>
     planned.deliveries.map((d) => [d.id, event.id, d.webhookId, d.state, d.payloadHead, event.createdAt]),
   );
   if (rows.length === 0) return;
   await client.query(INSERT_DELIVERIES, asColumns(rows, 6));
-}
-
-function recordedOutcome(planned: PlannedDeliveries): IngestOutcome {
-  const queuedCount = planned.deliveries.filter((d) => d.state === 'pending').length;
-  return { kind: 'recorded', queued: queuedCount, skipped: planned.deliveries.length - queuedCount };
 }
 
 /** One transaction for the whole batch; resolves with each event's outcome, in order. */
@@ -129,25 +98,27 @@ function recordTogether(db: PgDatabase, batch: readonly Queued[]): Promise<Inges
       client,
       events.map((e) => e.accountId),
     );
-    const { fresh, duplicateOf } = plan(batch, await recordedEvents(client, events), webhooks);
+    const { fresh, duplicateOf } = planEvents(batch, await recordedEvents(client, events), (accountId) =>
+      webhooks.get(accountId)!,
+    );
     const insertedIds = await insertEvents(client, fresh);
-    const inserted = fresh.filter(({ queued }) => insertedIds.has(queued.event.id));
+    const inserted = fresh.filter(({ item }) => insertedIds.has(item.event.id));
     await insertDeliveries(client, inserted);
     // Another instance recorded some of the same runs since the look above, and committed first.
-    const lost = fresh.filter(({ queued }) => !insertedIds.has(queued.event.id)).map(({ queued }) => queued.event);
+    const lost = fresh.filter(({ item }) => !insertedIds.has(item.event.id)).map(({ item }) => item.event);
     const recordedMeanwhile = lost.length > 0 ? await recordedEvents(client, lost) : new Map<string, string>();
     const outcomes = new Map<Queued, IngestOutcome>();
-    for (const { queued, planned } of fresh) {
+    for (const { item, planned } of fresh) {
       outcomes.set(
-        queued,
-        insertedIds.has(queued.event.id)
+        item,
+        insertedIds.has(item.event.id)
           ? recordedOutcome(planned)
-          : { kind: 'duplicate', eventId: recordedMeanwhile.get(keyOf(queued.event))! },
+          : { kind: 'duplicate', eventId: recordedMeanwhile.get(runKeyOf(item.event))! },
       );
     }
     for (const [queued, eventId] of duplicateOf) {
       // A duplicate of an event of this batch that lost its race is a duplicate of the winner.
-      const winner = recordedMeanwhile.get(keyOf(queued.event)) ?? eventId;
+      const winner = recordedMeanwhile.get(runKeyOf(queued.event)) ?? eventId;
       outcomes.set(queued, { kind: 'duplicate', eventId: winner });
     }
     if (inserted.some(({ planned }) => planned.deliveries.some((d) => d.state === 'pending')))

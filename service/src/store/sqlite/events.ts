@@ -1,12 +1,11 @@
-// SQLite access to job-run events: recording an event and its fan-out to deliveries in one transaction, shared
-// with the other events taken in at the same moment (group commit).
+// SQLite access to job-run events: the events taken in at the same moment, and their fan-out to deliveries, in
+// one transaction (group commit), as events-plan.ts plans them.
 import type { SqliteDatabase } from './database';
 import { createGroupCommit } from './group-commit';
-import type { EventRecord } from '../../domain/event';
-import type { PlannedDeliveries } from '../../domain/delivery';
 import type { WebhookRecord } from '../../domain/webhook';
-import type { EventsStore, IngestOutcome } from '../store';
+import { type EventToRecord, planEvents, recordedOutcome, runKeyOf, storedPayloadTail } from '../events-plan';
 import { webhookFromRow, type WebhookRow } from '../rows';
+import type { EventsStore, IngestOutcome } from '../store';
 import { SELECT_WEBHOOK } from './webhooks';
 
 export function createEventsStore(db: SqliteDatabase): EventsStore {
@@ -25,49 +24,54 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
      VALUES (@id, @eventId, @webhookId, @state, @payload, 0, @nextAttemptAt, @createdAt, @createdAt)`,
   );
 
-  // The events of one transaction are mostly one account's: its webhooks are read once per transaction, not
-  // once per event. Nothing changes them inside the transaction, and the next one reads them afresh.
-  let webhooksRead = new Map<number, WebhookRecord[]>();
-  function webhooksOfAccount(accountId: number): WebhookRecord[] {
-    let webhooks = webhooksRead.get(accountId);
-    if (webhooks === undefined) {
-      webhooks = webhooksOf.all(accountId).map(webhookFromRow);
-      webhooksRead.set(accountId, webhooks);
+  /** The batch's runs already recorded, by runKeyOf. */
+  function recorded(batch: readonly EventToRecord[]): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const { event } of batch) {
+      const row = findEvent.get(event.accountId, event.runId, event.eventType);
+      if (row) found.set(runKeyOf(event), row.id);
     }
-    return webhooks;
+    return found;
   }
 
-  const recordInTransaction = createGroupCommit(
-    db,
-    (event: EventRecord, fanOut: (webhooks: WebhookRecord[]) => PlannedDeliveries): IngestOutcome => {
-      const previous = findEvent.get(event.accountId, event.runId, event.eventType);
-      if (previous) return { kind: 'duplicate', eventId: previous.id };
-      const planned = fanOut(webhooksOfAccount(event.accountId));
-      // An event no webhook wants is kept only to detect duplicates; it needs no payload.
-      insertEvent.run({ ...event, payloadTail: planned.deliveries.length > 0 ? planned.payloadTail : null });
-      const counts = { queued: 0, skipped: 0 };
+  /** Each account's webhooks, read once per transaction: nothing changes them inside it. */
+  function webhooksOfAccounts(): (accountId: number) => WebhookRecord[] {
+    const read = new Map<number, WebhookRecord[]>();
+    return (accountId) => {
+      let webhooks = read.get(accountId);
+      if (webhooks === undefined) {
+        webhooks = webhooksOf.all(accountId).map(webhookFromRow);
+        read.set(accountId, webhooks);
+      }
+      return webhooks;
+    };
+  }
+
+  const record = createGroupCommit(db, (batch: readonly EventToRecord[]): IngestOutcome[] => {
+    const { fresh, duplicateOf } = planEvents(batch, recorded(batch), webhooksOfAccounts());
+    const outcomes = new Map<EventToRecord, IngestOutcome>();
+    for (const { item, planned } of fresh) {
+      const { event } = item;
+      insertEvent.run({ ...event, payloadTail: storedPayloadTail(planned) });
       for (const delivery of planned.deliveries) {
-        const pending = delivery.state === 'pending';
         insertDelivery.run({
           id: delivery.id,
           eventId: event.id,
           webhookId: delivery.webhookId,
           state: delivery.state,
           payload: delivery.payloadHead,
-          nextAttemptAt: pending ? event.createdAt : null,
+          nextAttemptAt: delivery.state === 'pending' ? event.createdAt : null,
           createdAt: event.createdAt,
         });
-        counts[pending ? 'queued' : 'skipped'] += 1;
       }
-      return { kind: 'recorded', ...counts };
-    },
-    () => {
-      webhooksRead = new Map();
-    },
-  );
+      outcomes.set(item, recordedOutcome(planned));
+    }
+    for (const [item, eventId] of duplicateOf) outcomes.set(item, { kind: 'duplicate', eventId });
+    return batch.map((item) => outcomes.get(item)!);
+  });
 
   return {
     // Events taken in together are committed together; the duplicate check sees every event recorded before.
-    record: (event, fanOut) => recordInTransaction(event, fanOut),
+    record: (event, fanOut) => record({ event, fanOut }),
   };
 }

@@ -5,29 +5,28 @@ import { createTurnBatch } from '../../core/turn-batch';
 import type { SqliteDatabase } from './database';
 import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
 
-interface Queued<A extends unknown[], R> extends Waiting<R> {
-  args: A;
+interface Queued<T, R> extends Waiting<R> {
+  item: T;
 }
 
 /**
- * `beginTransaction` runs at the start of each transaction, before its writes: a write may keep what it read
- * for the others of the same transaction (nothing else writes in between), and forget it here.
+ * `writeBatch` writes the items of one transaction and returns one result per item, in order. It runs IMMEDIATE:
+ * its reads (a duplicate check, say) see every committed write before it. A batch that fails is written again
+ * item by item, so only the item at fault fails (write-apart.ts).
  */
-export function createGroupCommit<A extends unknown[], R>(
+export function createGroupCommit<T, R>(
   db: SqliteDatabase,
-  write: (...args: A) => R,
-  beginTransaction: () => void = () => undefined,
-): (...args: A) => Promise<R> {
-  const together = db.transaction((batch: ReadonlyArray<Queued<A, R>>) => {
-    beginTransaction();
-    return batch.map((queued) => write(...queued.args));
-  });
-
-  // IMMEDIATE: each write's reads (a duplicate check, say) see every committed write before it. One write that
-  // fails takes the batch back with it: each is then written on its own, so only that one fails (write-apart.ts).
-  const flush = async (batch: Array<Queued<A, R>>): Promise<void> =>
-    settleEach(batch, await writeTogetherOrApart(batch, async (queued) => together.immediate(queued)));
-
+  writeBatch: (items: readonly T[]) => R[],
+): (item: T) => Promise<R> {
+  const together = db.transaction((items: readonly T[]) => writeBatch(items));
+  const flush = async (batch: Array<Queued<T, R>>): Promise<void> =>
+    settleEach(
+      batch,
+      await writeTogetherOrApart(
+        batch.map(({ item }) => item),
+        async (items) => together.immediate(items),
+      ),
+    );
   const queue = createTurnBatch(flush);
-  return (...args) => new Promise<R>((resolve, reject) => queue.add({ args, resolve, reject }));
+  return (item) => new Promise<R>((resolve, reject) => queue.add({ item, resolve, reject }));
 }
