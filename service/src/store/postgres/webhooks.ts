@@ -9,8 +9,9 @@
 // statements), so the cache would save one primary-key lookup per request and no round trip. The row also holds
 // its endpoint's health (endpoint-health.ts), which an update resets when the webhook gets another endpoint.
 import type pg from 'pg';
-import { endpointRenewed, ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
+import { ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
 import type { CreateWebhookOutcome, IdempotencyClaim, WebhooksStore } from '../store';
+import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
 import type { PgDatabase } from './database';
 import { RESET_HEALTH } from './endpoint-health';
 import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
@@ -90,13 +91,13 @@ async function createInTransaction(
   idempotency: IdempotencyClaim | null,
 ): Promise<CreateWebhookOutcome> {
   await client.query(LOCK_ACCOUNT, [record.accountId]);
-  if (idempotency) {
-    const { rows } = await client.query<KeyRow>(FIND_KEY, [record.accountId, idempotency.key, idempotency.notBefore]);
-    const previous = rows[0];
-    if (previous) return { kind: 'replayed', requestHash: previous.request_hash, webhookId: previous.webhook_id };
-  }
+  const key = idempotency
+    ? (await client.query<KeyRow>(FIND_KEY, [record.accountId, idempotency.key, idempotency.notBefore])).rows[0]
+    : undefined;
+  const recorded = key ? { requestHash: key.request_hash, webhookId: key.webhook_id } : null;
   const { rows } = await client.query<CountRow>(COUNT_FOR_ACCOUNT, [record.accountId]);
-  if (rows[0]!.n >= maxPerAccount) return { kind: 'limit_reached', limit: maxPerAccount };
+  const outcome = createDecision(recorded, rows[0]!.n, maxPerAccount);
+  if (outcome.kind !== 'created') return outcome;
   await client.query(INSERT_WEBHOOK, [
     record.id,
     record.accountId,
@@ -114,7 +115,7 @@ async function createInTransaction(
       record.createdAt,
     ]);
   }
-  return { kind: 'created' };
+  return outcome;
 }
 
 /** The webhook's row, held until the transaction ends; null when absent. */
@@ -147,16 +148,16 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
       db.transaction(async (client) => {
         const current = await lockedWebhook(client, accountId, id);
         if (current === null) return null;
-        const next = change(current);
+        const { next, endpointRenewed } = updatePlan(current, change);
         await client.query(UPDATE_WEBHOOK, [accountId, id, ...changeValues(next)]);
-        if (endpointRenewed(current, next)) await client.query(RESET_ENDPOINT_HEALTH, [id]);
+        if (endpointRenewed) await client.query(RESET_ENDPOINT_HEALTH, [id]);
         return rereadWebhook(client, accountId, id);
       }),
     changeSecret: (accountId, id, change) =>
       db.transaction(async (client) => {
         const current = await lockedWebhook(client, accountId, id);
         if (current === null) return null;
-        const next = change(current);
+        const { next, rotated } = secretChangePlan(current, change);
         await client.query(UPDATE_SECRET, [
           accountId,
           id,
@@ -165,8 +166,7 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
           next.previousSecretUntil,
           next.updatedAt,
         ]);
-        if (next.sealedSecret !== current.sealedSecret)
-          await client.query(MARK_KEYS_ROTATED, [ROTATED_KEY_PREFIX, accountId, id]);
+        if (rotated) await client.query(MARK_KEYS_ROTATED, [ROTATED_KEY_PREFIX, accountId, id]);
         return rereadWebhook(client, accountId, id);
       }),
     dropEndedSecrets: async (now) => (await db.query(DROP_ENDED_SECRETS, [now])).rowCount ?? 0,

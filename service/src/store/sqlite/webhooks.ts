@@ -5,6 +5,7 @@ import { observeOtherConnections, type OtherConnections } from './other-connecti
 import { createWebhookCache } from './webhook-cache';
 import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
 import type { CreateWebhookOutcome, WebhooksStore } from '../store';
+import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
 
 /** The parameters of the writable and resettable columns, as the UPDATE and INSERT statements name them. */
 function changeParams(change: WebhookChange) {
@@ -89,12 +90,10 @@ export function createWebhooksStore(
       maxPerAccount: number,
       idempotency: Parameters<WebhooksStore['create']>[1]['idempotency'],
     ): CreateWebhookOutcome => {
-      if (idempotency) {
-        const previous = findKey.get(record.accountId, idempotency.key, idempotency.notBefore);
-        if (previous) return { kind: 'replayed', requestHash: previous.request_hash, webhookId: previous.webhook_id };
-      }
-      if (countForAccount.get(record.accountId)!.n >= maxPerAccount)
-        return { kind: 'limit_reached', limit: maxPerAccount };
+      const key = idempotency && findKey.get(record.accountId, idempotency.key, idempotency.notBefore);
+      const recorded = key ? { requestHash: key.request_hash, webhookId: key.webhook_id } : null;
+      const outcome = createDecision(recorded, countForAccount.get(record.accountId)!.n, maxPerAccount);
+      if (outcome.kind !== 'created') return outcome;
       insert.run({
         ...changeParams(record),
         id: record.id,
@@ -106,7 +105,7 @@ export function createWebhooksStore(
       if (idempotency) {
         upsertKey.run(record.accountId, idempotency.key, idempotency.requestHash, record.id, record.createdAt);
       }
-      return { kind: 'created' };
+      return outcome;
     },
   );
 
@@ -114,7 +113,9 @@ export function createWebhooksStore(
     (accountId: number, id: string, change: (current: WebhookRecord) => WebhookChange): WebhookRecord | null => {
       const row = get.get(accountId, id);
       if (!row) return null;
-      update.run({ ...changeParams(change(webhookFromRow(row))), accountId, id });
+      // The endpoint's health is kept in the process on SQLite (delivery/endpoint-health.ts), not on the row.
+      const { next } = updatePlan(webhookFromRow(row), change);
+      update.run({ ...changeParams(next), accountId, id });
       return webhookFromRow(get.get(accountId, id)!);
     },
   );
@@ -133,9 +134,9 @@ export function createWebhooksStore(
     (accountId: number, id: string, change: (current: WebhookRecord) => SecretChange): WebhookRecord | null => {
       const row = get.get(accountId, id);
       if (!row) return null;
-      const next = change(webhookFromRow(row));
+      const { next, rotated } = secretChangePlan(webhookFromRow(row), change);
       updateSecret.run({ ...next, accountId, id });
-      if (next.sealedSecret !== row.sealed_secret) markKeysRotated.run({ prefix: ROTATED_KEY_PREFIX, accountId, id });
+      if (rotated) markKeysRotated.run({ prefix: ROTATED_KEY_PREFIX, accountId, id });
       return webhookFromRow(get.get(accountId, id)!);
     },
   );
