@@ -7,6 +7,12 @@ import { isGenuine } from '../support/signature';
 import { sleep, waitFor } from '../support/wait';
 
 const SHORT_SCHEDULE = '0.05,0.05,0.05,0.05,0.05';
+/**
+ * How long to wait for a delivery whose six attempts all fail: the fifth failure in a row opens the endpoint's
+ * circuit for 10 to 12 s before the sixth attempt, which leaves the default 15 s little room on a loaded machine.
+ */
+const EXHAUSTED_WITHIN_MS = 40_000;
+jest.setTimeout(EXHAUSTED_WITHIN_MS + 20_000);
 
 let h: Harness;
 let receiver: Receiver;
@@ -52,7 +58,11 @@ test('a receiver failing with 500 gets exactly six attempts, each the same signe
   receiver.respondWith(answer(500, 'down'));
   const hook = await webhook();
   await ingest(h, 'job.run.completed');
-  await waitFor(async () => (await deliveryStates(h))[0]?.state === 'failed', 'the delivery to be exhausted');
+  await waitFor(
+    async () => (await deliveryStates(h))[0]?.state === 'failed',
+    'the delivery to be exhausted',
+    EXHAUSTED_WITHIN_MS,
+  );
   await sleep(300);
   expect(receiver.requests).toHaveLength(6);
   expect(receiver.requests.map((r) => r.headers['x-jobhooks-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
@@ -86,7 +96,11 @@ test('a 302 is a failure and its target is never requested', async () => {
   });
   const hook = await webhook('/moved');
   await ingest(h, 'job.run.completed');
-  await waitFor(async () => (await deliveryStates(h))[0]?.state === 'failed', 'the delivery to be exhausted');
+  await waitFor(
+    async () => (await deliveryStates(h))[0]?.state === 'failed',
+    'the delivery to be exhausted',
+    EXHAUSTED_WITHIN_MS,
+  );
   expect(receiver.requests.map((r) => r.url)).toEqual(Array(6).fill('/moved'));
   expect((await read(hook.id)).http_status_code).toBe('302');
 });
@@ -112,7 +126,11 @@ test('an unreachable endpoint records "599"', async () => {
   const hook = await webhook();
   await receiver.close();
   await ingest(h, 'job.run.completed');
-  await waitFor(async () => (await deliveryStates(h))[0]?.state === 'failed', 'the delivery to be exhausted');
+  await waitFor(
+    async () => (await deliveryStates(h))[0]?.state === 'failed',
+    'the delivery to be exhausted',
+    EXHAUSTED_WITHIN_MS,
+  );
   expect((await read(hook.id)).http_status_code).toBe('599');
 });
 
