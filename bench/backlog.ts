@@ -27,8 +27,8 @@ export function fillBacklog(
   db.pragma('journal_mode = WAL');
   const nowMicros = Date.now() * 1000;
   const insertEvent = db.prepare(
-    `INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at, payload_tail)
-     VALUES (?, ?, 'job.run.completed', ?, '42', ?, ?)`,
+    `INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
+     VALUES (?, ?, 'job.run.completed', ?, ?, ?)`,
   );
   const insertDelivery = db.prepare(
     `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)

@@ -9,7 +9,7 @@ function made(healthChange: EndpointHealthChange | null): AttemptMade {
   return {
     outcome: { kind: 'response', status: 200, durationMs: 5, bodyExcerpt: '', retryAfter: null },
     requestedAt: T0,
-    signature: 'sig',
+    signed: true,
     log: {
       deliveryId: 'dlv_1',
       webhookId: 'wh_a',

@@ -39,21 +39,6 @@ export class ConflictError extends JobhooksError {
   readonly httpStatus = 409;
 }
 
-export class PayloadTooLargeError extends JobhooksError {
-  readonly code = 'payload_too_large';
-  readonly httpStatus = 413;
-}
-
-export class UnsupportedMediaTypeError extends JobhooksError {
-  readonly code = 'unsupported_media_type';
-  readonly httpStatus = 415;
-}
-
-export class MalformedRequestError extends JobhooksError {
-  readonly code = 'malformed_request';
-  readonly httpStatus = 400;
-}
-
 /** A 429: the caller is told how long to wait, in words and in Retry-After. */
 abstract class TooManyRequestsError extends JobhooksError {
   readonly httpStatus = 429;

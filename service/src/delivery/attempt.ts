@@ -60,8 +60,8 @@ export interface AttemptMade {
   outcome: SendOutcome;
   /** When the request started, in microseconds since the epoch. */
   requestedAt: number;
-  /** The signature sent, for a retry to send again; null when the secret could not be opened. */
-  signature: string | null;
+  /** False when the secret could not be opened: nothing was sent. */
+  signed: boolean;
   log: AttemptLogEntry;
   /** What the answer does to the endpoint's health that is still to be written with the result (see record()). */
   healthChange?: EndpointHealthChange | null;
@@ -140,17 +140,17 @@ export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise
             attempt: target.attempt,
           }),
         );
-  const signature = signatures?.authorization ?? null;
+  const signed = signatures !== null;
   // Nothing was sent without a signature: the endpoint said nothing about its health. With several instances
   // a change of the health is written for all of them before the caller frees the request's slot
   // (endpoint-health.ts).
   let healthChange: EndpointHealthChange | null = null;
-  if (signature !== null) {
+  if (signed) {
     const at = { sentAt: requestedAt, now: nowMicros(deps.clock) };
     healthChange = await deps.health.answered(target.webhookId, outcome, at, plan.byPerson ?? false);
   }
   const log = logEntryOf(target, outcome, requestedAt, plan.isTest ?? false);
-  return { outcome, requestedAt, signature, log, healthChange };
+  return { outcome, requestedAt, signed, log, healthChange };
 }
 
 export interface ScheduledAttemptRules {
@@ -180,7 +180,7 @@ export function scheduledResult(deliveryId: string, made: AttemptMade, rules: Sc
   });
   const delivery: DeliveryChange =
     step.kind === 'retry'
-      ? { state: 'pending', nextAttemptAt: rules.finishedAt + step.delayMicros, signature: made.signature }
+      ? { state: 'pending', nextAttemptAt: rules.finishedAt + step.delayMicros }
       : { state: step.kind === 'succeeded' ? 'succeeded' : 'failed' };
   const facts = {
     requestedAt,

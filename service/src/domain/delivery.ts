@@ -60,8 +60,6 @@ export interface ClaimedDelivery {
   previousSecretUntil: number | null;
   /** True for a delivery a recovery put back: this attempt is its last, whatever it gets. */
   lastAttempt: boolean;
-  /** The signature an earlier attempt computed; null until an attempt has failed and left it to retry. */
-  signature: string | null;
   active: boolean;
   archived: boolean;
 }
@@ -74,13 +72,11 @@ export interface DeliveryRecord {
   state: DeliveryState;
   payload: Buffer;
   attempts: number;
-  signature: string | null;
 }
 
 /** What an attempt does to its delivery row. */
 export type DeliveryChange =
-  /** `signature` is the dbt signature this attempt sent, kept for the record (every attempt signs anew). */
-  | { state: 'pending'; nextAttemptAt: number; signature: string | null }
+  | { state: 'pending'; nextAttemptAt: number }
   | { state: 'succeeded' | 'failed' }
   /** A manual redelivery that failed leaves the delivery as it was. */
   | { state: 'unchanged' };

@@ -56,7 +56,7 @@ function sourceColumns(source: Database.Database, table: string): string[] {
  */
 function withoutLease(table: CopiedTable, row: SqliteRow): SqliteRow {
   if (table !== 'deliveries' || row.lease_owner == null) return row;
-  return { ...row, lease_owner: null, lease_expires_at: null, next_attempt_at: row.created_at };
+  return { ...row, lease_owner: null, next_attempt_at: row.created_at };
 }
 
 /** A value as JSON that json_populate_recordset reads into the target's type: bytes as bytea's hex text. */

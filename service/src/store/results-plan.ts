@@ -17,7 +17,6 @@ export interface LeasedMove {
   attempts: number;
   /** When a pending delivery is due again; null once it is finished. */
   nextAttemptAt: number | null;
-  signature: string | null;
   /** When the attempt ended, in microseconds. */
   now: number;
 }
@@ -62,7 +61,6 @@ function moveOf(result: AttemptResult, now: number): { leased: LeasedMove } | { 
       state: delivery.state,
       attempts: log.attempt,
       nextAttemptAt: pending ? delivery.nextAttemptAt : null,
-      signature: pending ? delivery.signature : null,
       now,
     },
   };

@@ -121,7 +121,6 @@ describe('claimDue', () => {
       previousSealedSecret: 'v1:sealed-wsu_a',
       previousSecretUntil: T0 + 60 * SECOND,
       lastAttempt: false,
-      signature: null,
       active: true,
       archived: false,
     });
@@ -229,14 +228,14 @@ describe('recordAttempts', () => {
     expect(await candidatesAt(store(), T0 + 3600 * SECOND, { excludeWebhookIds: ['wsu_b'] })).toEqual([]);
   });
 
-  test('a retry stays pending until nextAttemptAt, then is claimed with its attempts and signature', async () => {
+  test('a retry stays pending until nextAttemptAt, then is claimed with its attempts', async () => {
     const claimed = await claimA();
     const retryAt = T0 + 10 * SECOND;
     await store().deliveries.recordAttempts(
       [
         attemptOf(claimed, {
           requestedAt: T0 + 1,
-          delivery: { state: 'pending', nextAttemptAt: retryAt, signature: 'sig-1' },
+          delivery: { state: 'pending', nextAttemptAt: retryAt },
         }),
       ],
       countFailures,
@@ -244,11 +243,10 @@ describe('recordAttempts', () => {
     expect(await store().deliveries.get('wsu_a', claimed.id)).toMatchObject({
       state: 'pending',
       attempts: 1,
-      signature: 'sig-1',
     });
     expect(await claimAll(store(), retryAt - 1, { excludeWebhookIds: ['wsu_b'] })).toEqual([]);
     const again = await only(claimAll(store(), retryAt, { excludeWebhookIds: ['wsu_b'] }));
-    expect(again).toMatchObject({ id: claimed.id, attempts: 1, signature: 'sig-1', dueAt: retryAt });
+    expect(again).toMatchObject({ id: claimed.id, attempts: 1, dueAt: retryAt });
   });
 
   test('a failure that ends the delivery moves it to failed', async () => {

@@ -115,7 +115,6 @@ test("a pending delivery is due at its event's time, not before, and carries the
     state: 'pending',
     payload: Buffer.concat([headOf(id), TAIL]),
     attempts: 0,
-    signature: null,
   });
 });
 

@@ -14,7 +14,7 @@ beforeEach(() => {
     "INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'A', 'enterprise', 0)",
   ).run();
   db.prepare(
-    "INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at) VALUES ('wev_1', 1, 'job.run.completed', '1', '1', 0)",
+    "INSERT INTO events (id, account_id, event_type, run_id, created_at) VALUES ('wev_1', 1, 'job.run.completed', '1', 0)",
   ).run();
 });
 

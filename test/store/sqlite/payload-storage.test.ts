@@ -78,7 +78,7 @@ test('a delivery stored before the split (whole bytes, an event without a tail) 
   const db = new Database(h.dbPath);
   try {
     db.prepare(
-      "INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at) VALUES ('wev_old', 1, 'job.run.completed', '7', '1', 0)",
+      "INSERT INTO events (id, account_id, event_type, run_id, created_at) VALUES ('wev_old', 1, 'job.run.completed', '7', 0)",
     ).run();
     db.prepare(
       `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, next_attempt_at, created_at, updated_at)

@@ -45,7 +45,7 @@ const DUE_CANDIDATES = `
   ), busy AS MATERIALIZED (
     SELECT held.*, (SELECT count(*) FROM deliveries l
                      WHERE l.state = 'pending' AND l.webhook_id = held.webhook_id AND l.lease_owner IS NOT NULL
-                       AND l.lease_expires_at > $1 AND left(l.lease_owner, length($4)) <> $4)::int AS elsewhere
+                       AND l.next_attempt_at > $1 AND left(l.lease_owner, length($4)) <> $4)::int AS elsewhere
       FROM held
   )
   SELECT c.id, busy.webhook_id, busy.account_id, c.next_attempt_at AS due_at, busy.elsewhere,
@@ -59,9 +59,9 @@ const DUE_CANDIDATES = `
 // again on the newest row, so a delivery another instance leased meanwhile is left alone.
 const LEASE = `
   WITH leased AS (
-    UPDATE deliveries d SET lease_owner = $1, lease_expires_at = $2, next_attempt_at = $2
+    UPDATE deliveries d SET lease_owner = $1, next_attempt_at = $2
      WHERE d.id = ANY($3::text[]) AND d.state = 'pending' AND d.next_attempt_at <= $4
-    RETURNING d.id, d.event_id, d.webhook_id, d.payload, d.attempts, d.signature, d.last_attempt)
+    RETURNING d.id, d.event_id, d.webhook_id, d.payload, d.attempts, d.last_attempt)
   SELECT l.*, e.event_type, e.payload_tail, w.client_url, w.sealed_secret, w.previous_sealed_secret,
          w.previous_secret_until, w.active, w.archived_at
     FROM leased l JOIN events e ON e.id = l.event_id JOIN webhooks w ON w.id = l.webhook_id`;
@@ -86,26 +86,25 @@ const SET_DISPATCH_STATES = `
    WHERE w.id = u.id`;
 const MOVE_LEASED = `
   UPDATE deliveries d SET state = u.state, attempts = u.attempts, next_attempt_at = u.next_attempt_at,
-                          signature = coalesce(u.signature, d.signature), lease_owner = NULL,
-                          lease_expires_at = NULL, updated_at = u.now,
+                          lease_owner = NULL, updated_at = u.now,
                           last_attempt = CASE WHEN u.state = 'pending' THEN d.last_attempt ELSE 0 END
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::text[], $7::bigint[])
-         AS u(id, lease, state, attempts, next_attempt_at, signature, now)
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[])
+         AS u(id, lease, state, attempts, next_attempt_at, now)
    WHERE d.id = u.id AND d.state = 'pending' AND d.lease_owner = u.lease`;
 // A manual redelivery touches only a finished delivery, so it cannot race a dispatcher.
 const MOVE_FINISHED = `
   UPDATE deliveries SET state = coalesce($2, state), attempts = greatest(attempts, $3), updated_at = $4
    WHERE id = $1 AND state <> 'pending'`;
 const SKIP_PENDING_OF = `
-  UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL,
+  UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL,
                         updated_at = $2, last_attempt = 0
    WHERE webhook_id = $1 AND state = 'pending'`;
 const SKIP_LEASED = `
-  UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL,
+  UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL,
                         updated_at = $3, last_attempt = 0
    WHERE id = ANY($1::text[]) AND state = 'pending' AND lease_owner = $2`;
 const GET_DELIVERY = `
-  SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.signature, d.state
+  SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.state
     FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = $1 AND d.id = $2`;
 const COUNT_DUE = `SELECT count(*) AS n FROM deliveries WHERE state = 'pending' AND next_attempt_at <= $1`;
 // The webhook's failed deliveries created in [since, until) are due again, oldest first, one microsecond apart so
@@ -133,7 +132,6 @@ interface LeasedRow {
   payload: Buffer;
   payload_tail: Buffer | null;
   attempts: number;
-  signature: string | null;
   last_attempt: number;
   client_url: string;
   sealed_secret: string;
@@ -161,7 +159,6 @@ function claimedFrom(row: LeasedRow, candidate: DueCandidate, lease: string): Cl
     sealedSecret: row.sealed_secret,
     previousSealedSecret: row.previous_sealed_secret,
     previousSecretUntil: row.previous_secret_until,
-    signature: row.signature,
     lastAttempt: row.last_attempt === 1,
     active: row.active,
     archived: row.archived_at !== null,
@@ -171,8 +168,8 @@ function claimedFrom(row: LeasedRow, candidate: DueCandidate, lease: string): Cl
 /** The columns of MOVE_LEASED. */
 function leasedMoveColumns(moves: readonly LeasedMove[]): unknown[][] {
   return asColumns(
-    moves.map((m) => [m.deliveryId, m.lease, m.state, m.attempts, m.nextAttemptAt, m.signature, m.now]),
-    7,
+    moves.map((m) => [m.deliveryId, m.lease, m.state, m.attempts, m.nextAttemptAt, m.now]),
+    6,
   );
 }
 
@@ -323,8 +320,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
         state: row.state,
         payload: payloadBytes(row),
         attempts: row.attempts,
-        signature: row.signature,
-      };
+          };
     },
     countDue: async (now) => (await db.query<{ n: number }>(COUNT_DUE, [now])).rows[0]!.n,
     recoverFailed: (webhookId, window, now) =>

@@ -30,8 +30,8 @@ const FIND_EVENTS = `
     JOIN unnest($1::bigint[], $2::text[], $3::text[]) AS k(account_id, run_id, event_type)
       ON e.account_id = k.account_id AND e.run_id = k.run_id AND e.event_type = k.event_type`;
 const INSERT_EVENTS = `
-  INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at, payload_tail)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bytea[])
+  INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bytea[])
   ON CONFLICT (account_id, run_id, event_type) DO NOTHING
   RETURNING id`;
 const WEBHOOKS_OF_ACCOUNT = `${SELECT_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id`;
@@ -75,7 +75,6 @@ async function insertEvents(client: pg.PoolClient, fresh: readonly Planned[]): P
     events.map((e) => e.accountId),
     events.map((e) => e.eventType),
     events.map((e) => e.runId),
-    events.map((e) => e.jobId),
     events.map((e) => e.createdAt),
     fresh.map(({ planned }) => storedPayloadTail(planned)),
   ]);

@@ -237,4 +237,15 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         ADD COLUMN circuit_until           bigint;
     `,
   },
+  {
+    version: 6,
+    description: 'columns that were written and never read are dropped',
+    sql: `
+      -- Columns nothing read: a delivery's signature (every attempt signs anew, over its own timestamp), the lease's
+      -- end (while leased, next_attempt_at holds it: an expired lease is simply due again), and an event's job id
+      -- (the fan-out reads it from the event as it is taken in, never from the row).
+      ALTER TABLE deliveries DROP COLUMN signature, DROP COLUMN lease_expires_at;
+      ALTER TABLE events DROP COLUMN job_id;
+    `,
+  },
 ];

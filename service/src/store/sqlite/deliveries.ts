@@ -26,7 +26,6 @@ type ClaimedRow = {
   payload: Buffer;
   payload_tail: Buffer | null;
   attempts: number;
-  signature: string | null;
   last_attempt: number;
 } & Pick<
   WebhookRow,
@@ -55,11 +54,11 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again. lease_owner holds
   // the claim's own lease (the owner and a claim number), so a result applies only to the claim that made it.
   const lease = db.prepare(
-    `UPDATE deliveries SET lease_owner = @lease, lease_expires_at = @leaseUntil, next_attempt_at = @leaseUntil
+    `UPDATE deliveries SET lease_owner = @lease, next_attempt_at = @leaseUntil
       WHERE id = @id AND state = 'pending'`,
   );
   const claimed = db.prepare<[string], ClaimedRow>(
-    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.signature,
+    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts,
             d.last_attempt, w.client_url, w.sealed_secret, w.previous_sealed_secret, w.previous_secret_until, w.active, w.archived_at
        FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id
       WHERE d.id = ?`,
@@ -67,7 +66,7 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   const appendAttempt = prepareAttemptAppend(db);
   const moveLeased = db.prepare<[LeasedMove]>(
     `UPDATE deliveries SET state = @state, attempts = @attempts, next_attempt_at = @nextAttemptAt,
-                           signature = coalesce(@signature, signature), lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
+                           lease_owner = NULL, updated_at = @now,
                            last_attempt = CASE WHEN @state = 'pending' THEN last_attempt ELSE 0 END
       WHERE id = @deliveryId AND state = 'pending' AND lease_owner = @lease`,
   );
@@ -97,12 +96,12 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
       WHERE id = @id`,
   );
   const skipPendingOf = db.prepare(
-    `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?,
+    `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, updated_at = ?,
                            last_attempt = 0
       WHERE webhook_id = ? AND state = 'pending'`,
   );
   const skipLeased = db.prepare(
-    `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?,
+    `UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, updated_at = ?,
                            last_attempt = 0
       WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
   );
@@ -110,10 +109,10 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     [string, string],
     Pick<
       ClaimedRow,
-      'id' | 'event_id' | 'event_type' | 'webhook_id' | 'payload' | 'payload_tail' | 'attempts' | 'signature'
+      'id' | 'event_id' | 'event_type' | 'webhook_id' | 'payload' | 'payload_tail' | 'attempts'
     > & { state: DeliveryState }
   >(
-    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.signature, d.state
+    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.state
        FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = ? AND d.id = ?`,
   );
   const countDue = db.prepare<[number], { n: number }>(
@@ -160,7 +159,6 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
           sealedSecret: row.sealed_secret,
           previousSealedSecret: row.previous_sealed_secret,
           previousSecretUntil: row.previous_secret_until,
-          signature: row.signature,
           lastAttempt: row.last_attempt === 1,
           active: row.active === 1,
           archived: row.archived_at !== null,
@@ -224,7 +222,6 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
         state: row.state,
         payload: payloadBytes(row),
         attempts: row.attempts,
-        signature: row.signature,
       };
     },
     countDue: async (now) => countDue.get(now)!.n,

@@ -13,8 +13,8 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
     'SELECT id FROM events WHERE account_id = ? AND run_id = ? AND event_type = ?',
   );
   const insertEvent = db.prepare(
-    `INSERT INTO events (id, account_id, event_type, run_id, job_id, created_at, payload_tail)
-     VALUES (@id, @accountId, @eventType, @runId, @jobId, @createdAt, @payloadTail)`,
+    `INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
+     VALUES (@id, @accountId, @eventType, @runId, @createdAt, @payloadTail)`,
   );
   const webhooksOf = db.prepare<[number], WebhookRow>(
     `${SELECT_WEBHOOK} WHERE w.account_id = ? ORDER BY w.created_at, w.id`,
