@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { ApiError, createWebhooksClient, hostUrlProblem } from '@jobhooks/client';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+import { runOf } from '../support/events';
 import { closedPortUrl } from '../support/receiver';
 
 let h: Harness;
@@ -223,6 +224,20 @@ test('an unreachable server fails with a message naming it, after the retries', 
     `Read webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ failed: could not reach ${dead}`,
   );
   expect(waits).toHaveLength(1);
+});
+
+test('ingest posts a job-run event once: a repeat of the same run and type answers duplicate with the first id', async () => {
+  const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const event = { event_type: 'job.run.started' as const, run: runOf('job.run.started', { runId: 'ci-77' }) };
+  const first = await client.ingest(event);
+  expect(first).toMatchObject({ event_id: expect.stringMatching(/^wev_/), deliveries: 0, duplicate: false });
+  expect(await client.ingest(event)).toEqual({ ...first, duplicate: true });
+  // The contract's rules are checked before anything is sent: errored needs runErroredAt and status 20.
+  const seen = h.answeredBy.reduce((a, b) => a + b, 0);
+  await expect(
+    client.ingest({ event_type: 'job.run.errored', run: runOf('job.run.started', { runErroredAt: undefined }) }),
+  ).rejects.toThrow(/runErroredAt is required for job.run.errored/);
+  expect(h.answeredBy.reduce((a, b) => a + b, 0)).toBe(seen);
 });
 
 describe('a host URL without /api', () => {

@@ -11,6 +11,8 @@ import {
   DeletedWebhook,
   EndedSecretOverlap,
   ErrorEnvelope,
+  IngestedEvent,
+  IngestEventBody,
   RotatedSecret,
   RotateSecretBody,
   listEnvelope,
@@ -24,6 +26,9 @@ import { parseRetryAfterSeconds } from './contract/retry-after';
 
 /** The writable fields of a webhook as a caller writes them (job ids as numbers, optional fields optional). */
 export type WebhookInput = z.input<typeof CreateWebhookBody>;
+
+/** One job-run event as a caller posts it: its type and the run. */
+export type IngestInput = z.input<typeof IngestEventBody>;
 
 export interface ClientOptions {
   /** The API base URL as the public providers take it, ending in `/api` (e.g. `http://127.0.0.1:8080/api`). */
@@ -223,6 +228,16 @@ export function createWebhooksClient(options: ClientOptions) {
     async list(page: { offset?: number; limit?: number } = {}) {
       const query = new URLSearchParams({ offset: String(page.offset ?? 0), limit: String(page.limit ?? 100) });
       return call(listEnvelope(WebhookDetail), 200, 'GET', `${webhooks}/subscriptions?${query}`, 'List webhooks');
+    },
+    /**
+     * Posts one job-run event (a token with the ingest permission). Retried like a read: the service takes an
+     * event in once per (run.runId, event_type), so a repeat after a lost answer queues nothing new and answers
+     * `duplicate: true` with the first event's id.
+     */
+    async ingest(input: IngestInput): Promise<IngestedEvent> {
+      const body = IngestEventBody.parse(input);
+      const operation = `Post ${body.event_type} of run ${body.run.runId}`;
+      return (await call(dataEnvelope(IngestedEvent), 202, 'POST', `${webhooks}/events`, operation, body)).data;
     },
     /** The accounts the token can see; the public Terraform provider checks its account id here first. */
     async accounts(): Promise<AccountView[]> {

@@ -1,6 +1,22 @@
 // @jobhooks/client: the typed client of the webhooks management API, and the rules every IaC front end
 // applies to a declared webhook. The zod contract it is built on is `@jobhooks/client/contract`.
-export { ApiError, type ClientOptions, createWebhooksClient, type WebhookInput, type WebhooksClient } from './client';
+export {
+  ApiError,
+  type ClientOptions,
+  createWebhooksClient,
+  type IngestInput,
+  type WebhookInput,
+  type WebhooksClient,
+} from './client';
+export {
+  type Connection,
+  type ConnectionFlags,
+  CONNECTION_VARIABLES,
+  connectionFrom,
+  ConnectionProblem,
+  describeApiFailure,
+  fromEnvironment,
+} from './connection-settings';
 export { hostUrlProblem } from './host-url';
 export { FIELD_OF_PROPERTY, type WebhookProblem, type WebhookProperties, webhookProblems } from './webhook-problems';
 export { updateWebhook, urlChangeWhileInactive } from './webhook-updates';
