@@ -1,0 +1,78 @@
+// `jobhooks-dbt emit --run-results PATH [--manifest PATH]`: posts job.run.errored (for a failed run) and
+// job.run.completed for a run that already ended, from its artifacts: for orchestrator callbacks and CI steps that
+// run after dbt. A missing or unreadable run_results.json is said in one sentence and reported as an errored run.
+import { dirname, relative, resolve } from 'node:path';
+import type { ConnectionFlags } from '@jobhooks/client';
+import { readManifest, readRunResults, type RunResults } from './artifacts';
+import type { DbtToolIo } from './io';
+import type { JobFlags } from './job-settings';
+import { reportingFrom, sayOn } from './reporting';
+import { endEvents, type RunIdentity } from './run-events';
+import { outcomeOf } from './run-outcome';
+
+export interface EmitOptions {
+  job: JobFlags;
+  connection: ConnectionFlags;
+  runResults: string;
+  /** The manifest; manifest.json beside run_results.json when not given. */
+  manifest?: string;
+}
+
+/** The job name dbt's own record of the invocation gives: its command line, else `dbt <command>`. */
+function commandOf(runResults: RunResults): string {
+  const { invocation_command: line, which } = runResults.args;
+  if (typeof line === 'string' && line !== '') return line;
+  return typeof which === 'string' ? `dbt ${which}` : 'dbt';
+}
+
+/** Resolves with 0 when every event was posted and the artifacts were read, 1 otherwise. */
+export async function emitCommand(options: EmitOptions, io: DbtToolIo): Promise<number> {
+  const { job, reporter } = reportingFrom(options, io);
+  const say = sayOn(io);
+  const runResultsPath = resolve(io.cwd, options.runResults);
+  const shown = (path: string) => relative(io.cwd, path) || path;
+  const reading = readRunResults(io.readFile(runResultsPath), shown(runResultsPath));
+  if (!reading.ok) say(reading.problem);
+
+  const manifestPath = resolve(io.cwd, options.manifest ?? resolve(dirname(runResultsPath), 'manifest.json'));
+  const manifest = reading.ok
+    ? readManifest(
+        io.readFile(manifestPath),
+        shown(manifestPath),
+        reading.value.results.map((r) => r.unique_id),
+      )
+    : null;
+  // A manifest asked for by name must be there; the one next to run_results.json is read when present.
+  if (manifest !== null && !manifest.ok && options.manifest !== undefined) say(manifest.problem);
+  const project = manifest?.ok ? manifest.value : { projectName: '', projectId: '' };
+
+  const now = io.now();
+  const identity: RunIdentity = {
+    jobId: job.jobId,
+    jobName: job.jobName ?? (reading.ok ? commandOf(reading.value) : 'dbt'),
+    runId: job.runId,
+    environmentId: job.environmentId,
+    environmentName:
+      job.environmentName ??
+      (reading.ok && typeof reading.value.args.target === 'string' ? reading.value.args.target : ''),
+    ...project,
+    dbtVersion: reading.ok ? reading.value.dbtVersion : '',
+    runReason: job.runReason,
+  };
+  const outcome = outcomeOf({
+    exitCode: null,
+    signal: null,
+    cancelledBy: null,
+    results: reading.ok ? reading.value.results : null,
+    artifactProblem: reading.ok ? null : reading.problem,
+  });
+  const failed = await reporter.post(
+    endEvents(
+      identity,
+      reading.ok ? reading.value.startedAt : now,
+      reading.ok ? reading.value.generatedAt : now,
+      outcome,
+    ),
+  );
+  return failed > 0 || !reading.ok ? 1 : 0;
+}

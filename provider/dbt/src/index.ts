@@ -1,0 +1,78 @@
+// @jobhooks/dbt: the `jobhooks-dbt` command (run dbt Core, post dbt Cloud's job-run events) and its pure parts, for
+// programs that report runs themselves. This file wires the real process, clock, files and API client.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createWebhooksClient } from '@jobhooks/client';
+import { runCli } from './cli';
+import type { ChildRun, DbtToolIo, ExitStatus } from './io';
+
+export { readManifest, readRunResults, stalenessOf, type RunResults } from './artifacts';
+export { type CiRun, detectCi, runIdOf } from './ci-run';
+export { runCli, USAGE } from './cli';
+export type { DbtToolIo, EventPoster } from './io';
+export { endEvents, type RunIdentity, startedEvent } from './run-events';
+export { failuresMessage, outcomeOf, RUN_STATUS } from './run-outcome';
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function spawnInherited(command: string, args: readonly string[]): ChildRun {
+  const child = spawn(command, args, { stdio: 'inherit' });
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, signal: null, startError: error.message }));
+    child.once('exit', (code, signal) => resolve({ code, signal, startError: null }));
+  });
+  return { exited, kill: (signal) => void child.kill(signal) };
+}
+
+function onCancel(handler: (signal: NodeJS.Signals) => void): () => void {
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+  for (const signal of signals) process.on(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+  };
+}
+
+export function processIo(): DbtToolIo {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    now: () => new Date(),
+    newRunId: () => randomUUID(),
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    readFile: readOrNull,
+    spawn: spawnInherited,
+    onCancel,
+    // Four attempts over about 3.5 s: a CI step does not wait long for a server that is down.
+    poster: (connection) =>
+      createWebhooksClient({
+        hostUrl: connection.hostUrl,
+        accountId: connection.accountId,
+        token: connection.token,
+        maxAttempts: 4,
+        maxRetryDelayMs: 30_000,
+        timeoutMs: 30_000,
+      }),
+  };
+}
+
+/** The `jobhooks-dbt` program: runs the command line of this process and exits with its code. */
+export function runFromProcess(): void {
+  runCli(process.argv.slice(2), processIo()).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`jobhooks-dbt: ${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 70;
+    },
+  );
+}

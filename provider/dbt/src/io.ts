@@ -1,0 +1,40 @@
+// What the commands need from the outside world, passed in so tests can run them in process with a fake clock,
+// a stand-in dbt and a real or fake API.
+import type { Connection, IngestInput } from '@jobhooks/client';
+import type { IngestedEvent } from '@jobhooks/client/contract';
+
+/** How a child process ended. */
+export interface ExitStatus {
+  /** Its exit code, or null when a signal ended it or it never started. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why it could not be started (`spawn dbt ENOENT`), or null. */
+  startError: string | null;
+}
+
+export interface ChildRun {
+  exited: Promise<ExitStatus>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** Posts one event; the client's `ingest`. */
+export interface EventPoster {
+  ingest(input: IngestInput): Promise<IngestedEvent>;
+}
+
+export interface DbtToolIo {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  now(): Date;
+  /** A new run id, for a run outside any recognised CI. */
+  newRunId(): string;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** The file's text, or null when it does not exist. */
+  readFile(path: string): string | null;
+  /** Starts a command with this process's standard input, output and error. */
+  spawn(command: string, args: readonly string[]): ChildRun;
+  /** Calls `handler` on SIGINT and SIGTERM until the returned function is called. */
+  onCancel(handler: (signal: NodeJS.Signals) => void): () => void;
+  poster(connection: Connection): EventPoster;
+}

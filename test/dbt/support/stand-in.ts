@@ -1,0 +1,96 @@
+// A dbt project folder for a test, with the stand-in `dbt` first on PATH, and the plans that tell the stand-in what
+// to write and how to end; and jobhooks-dbt itself, run as a real process the way CI runs it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type DbtVersion, manifestOf, PLACEHOLDERS, PROJECT, runResultsOf, type Scenario } from './dbt-artifacts';
+
+const STAND_IN = resolve(__dirname, 'stand-in-dbt.js');
+export const JOBHOOKS_DBT = resolve(__dirname, '..', '..', '..', 'provider', 'dbt', 'bin', 'jobhooks-dbt.js');
+
+export interface Plan {
+  version: DbtVersion;
+  scenario: Scenario;
+  /** `none`: dbt stops before it runs anything (a parse error) and writes no artifact; `truncated`: cut off. */
+  artifacts?: 'written' | 'none' | 'truncated';
+  /** The dbt command, for run_results.json's args. */
+  command?: string[];
+}
+
+export interface DbtProject {
+  dir: string;
+  /** The environment a run needs: PATH with the stand-in dbt first, and the plan it follows. */
+  env(plan: Plan): Record<string, string>;
+  close(): void;
+}
+
+let plans = 0;
+
+export function dbtProject(): DbtProject {
+  const root = mkdtempSync(join(tmpdir(), 'jobhooks-dbt-'));
+  const dir = join(root, PROJECT);
+  const bin = join(root, 'bin');
+  mkdirSync(dir);
+  mkdirSync(bin);
+  symlinkSync(STAND_IN, join(bin, 'dbt'));
+  writeFileSync(join(dir, 'dbt_project.yml'), `name: '${PROJECT}'\nversion: '1.0.0'\nprofile: '${PROJECT}'\n`);
+  return {
+    dir,
+    env(plan) {
+      const file = join(root, `plan-${(plans += 1)}.json`);
+      const written = (plan.artifacts ?? 'written') !== 'none';
+      writeFileSync(
+        file,
+        JSON.stringify({
+          dbtVersion: plan.version.dbtVersion,
+          exitCode: plan.artifacts === 'none' ? 2 : plan.scenario.exitCode,
+          waitsForSignal: plan.scenario.waitsForSignal === true,
+          truncated: plan.artifacts === 'truncated',
+          lines:
+            plan.artifacts === 'none' ? ['Parsing Error', "  Env var required but not provided: 'DBT_PASSWORD'"] : [],
+          runResults: written
+            ? JSON.stringify(runResultsOf(plan.version, plan.scenario.nodes, PLACEHOLDERS, plan.command))
+            : null,
+          manifest: written ? JSON.stringify(manifestOf(plan.version, PLACEHOLDERS)) : null,
+        }),
+      );
+      return { PATH: `${bin}:${process.env.PATH}`, STAND_IN_DBT_PLAN: file };
+    },
+    close: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+export interface ToolRun {
+  child: ChildProcess;
+  /** Resolves with the exit code and all output once the process has exited. */
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** Resolves once stdout has shown `text`. */
+  printed(text: string): Promise<void>;
+}
+
+/** Runs `jobhooks-dbt ARGS` in `cwd` with only PATH, HOME and `env`, as a CI step would. */
+export function runTool(args: readonly string[], cwd: string, env: Record<string, string>): ToolRun {
+  const child = spawn(process.execPath, [JOBHOOKS_DBT, ...args], {
+    cwd,
+    env: { HOME: process.env.HOME ?? '/', PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiting: Array<{ text: string; resolve: () => void }> = [];
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    for (const wait of waiting.filter((w) => stdout.includes(w.text))) wait.resolve();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveDone) =>
+    child.on('close', (code) => resolveDone({ code, stdout, stderr })),
+  );
+  return {
+    child,
+    done,
+    printed: (text) =>
+      stdout.includes(text) ? Promise.resolve() : new Promise<void>((r) => waiting.push({ text, resolve: r })),
+  };
+}
