@@ -67,6 +67,8 @@ export interface ToolRun {
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
   /** Resolves once stdout has shown `text`. */
   printed(text: string): Promise<void>;
+  /** What stdout has shown so far. */
+  output(): string;
 }
 
 /** Runs `jobhooks-dbt ARGS` in `cwd` with only PATH, HOME and `env`, as a CI step would. */
@@ -92,5 +94,6 @@ export function runTool(args: readonly string[], cwd: string, env: Record<string
     done,
     printed: (text) =>
       stdout.includes(text) ? Promise.resolve() : new Promise<void>((r) => waiting.push({ text, resolve: r })),
+    output: () => stdout,
   };
 }

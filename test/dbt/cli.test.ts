@@ -1,0 +1,201 @@
+// The command line in process, with its outside world passed in: a clock, files, a dbt that ends as told, signals
+// and an API that answers as told. Usage errors, posts that fail, --strict, a dbt that cannot start, Ctrl-C.
+import type { Connection, IngestInput } from '@jobhooks/client';
+import type { IngestedEvent } from '@jobhooks/client/contract';
+import { runCli, USAGE } from '../../provider/dbt/src/cli';
+import type { DbtToolIo, ExitStatus } from '../../provider/dbt/src/io';
+import { dbtTime, DBT_VERSIONS, PLACEHOLDERS, runResultsOf, SCENARIOS } from './support/dbt-artifacts';
+
+interface World {
+  io: DbtToolIo;
+  stderr: () => string;
+  stdout: () => string;
+  posted: IngestInput[];
+  spawned: Array<{ command: string; args: readonly string[] }>;
+  killed: string[];
+  cancel: (signal: NodeJS.Signals) => void;
+}
+
+const CONNECTION = { JOBHOOKS_HOST_URL: 'http://127.0.0.1:9/api', JOBHOOKS_ACCOUNT_ID: '1', JOBHOOKS_TOKEN: 't' };
+
+/** A world where dbt ends with `exit` after writing `writes` (path -> text), and the API answers with `answer`. */
+function world(options: {
+  env?: NodeJS.ProcessEnv;
+  exit?: ExitStatus;
+  writes?: () => Record<string, string>;
+  answer?: (input: IngestInput) => Promise<IngestedEvent>;
+}): World {
+  let err = '';
+  let out = '';
+  const files = new Map<string, string>();
+  const posted: IngestInput[] = [];
+  const spawned: World['spawned'] = [];
+  const killed: string[] = [];
+  let cancelHandler: ((signal: NodeJS.Signals) => void) | null = null;
+  let endDbt: (() => void) | null = null;
+  let clock = Date.parse('2026-11-20T09:00:00Z');
+  const io: DbtToolIo = {
+    cwd: '/ci/jaffle_shop',
+    env: { ...CONNECTION, JOBHOOKS_DBT_JOB_ID: '42', ...options.env },
+    now: () => new Date((clock += 1000)),
+    newRunId: () => '5f0c6c1e-2d4b-4a51-9d8e-6f7a8b9c0d1e',
+    stdout: (text) => void (out += text),
+    stderr: (text) => void (err += text),
+    readFile: (path) => files.get(path) ?? null,
+    spawn: (command, args) => {
+      spawned.push({ command, args });
+      const exited = new Promise<ExitStatus>((resolve) => {
+        endDbt = () => {
+          for (const [path, text] of Object.entries(options.writes?.() ?? {})) files.set(path, text);
+          resolve(options.exit ?? { code: 0, signal: null, startError: null });
+        };
+      });
+      // dbt ends on its own unless a test cancels it first.
+      setImmediate(() => cancelHandler === null || killed.length > 0 || endDbt!());
+      return { exited, kill: (signal) => void (killed.push(signal), endDbt!()) };
+    },
+    onCancel: (handler) => {
+      cancelHandler = handler;
+      return () => void (cancelHandler = null);
+    },
+    poster: (_connection: Connection) => ({
+      ingest: async (input) => {
+        posted.push(input);
+        return (options.answer ?? (async () => ({ event_id: 'wev_1', deliveries: 1, skipped: 0, duplicate: false })))(
+          input,
+        );
+      },
+    }),
+  };
+  return {
+    io,
+    stderr: () => err,
+    stdout: () => out,
+    posted,
+    spawned,
+    killed,
+    cancel: (signal) => cancelHandler?.(signal),
+  };
+}
+
+/** run_results.json of a 1.9 run that ended now, as dbt writes it. */
+const written = (scenario: keyof typeof SCENARIOS) => () => ({
+  '/ci/jaffle_shop/target/run_results.json': JSON.stringify(
+    runResultsOf(DBT_VERSIONS[4]!, SCENARIOS[scenario].nodes, {
+      ...PLACEHOLDERS,
+      invocationId: 'inv-1',
+      startedAt: dbtTime(new Date('2026-11-20T09:00:01Z')),
+      generatedAt: dbtTime(new Date('2026-11-20T09:00:30Z')),
+      elapsed: 29,
+    }),
+  ),
+});
+
+describe('usage errors: exit 2 and one sentence, nothing run', () => {
+  test.each([
+    [['run', 'dbt', 'build'], 'Put the dbt command after --, as in: jobhooks-dbt run --job-id 42 -- dbt build'],
+    [['run', '--'], 'No dbt command: put it after --, as in: jobhooks-dbt run -- dbt build'],
+    [['run', '--jb-id', '4', '--', 'dbt'], "Unknown option '--jb-id' (see --help)."],
+    [['emit'], 'emit needs --run-results PATH: the run_results.json of the run to report.'],
+    [['deploy'], 'Unknown command "deploy"; the commands are run and emit (see --help).'],
+  ])('%j', async (argv, message) => {
+    const w = world({});
+    expect(await runCli(argv, w.io)).toBe(2);
+    expect(w.stderr()).toBe(`jobhooks-dbt: ${message}\n`);
+    expect(w.spawned).toEqual([]);
+    expect(w.posted).toEqual([]);
+  });
+
+  test('--help anywhere before -- prints the usage; a --help after -- is dbt’s', async () => {
+    const w = world({});
+    expect(await runCli(['run', '--help', '--', 'dbt', 'build'], w.io)).toBe(0);
+    expect(w.stdout()).toBe(USAGE);
+    const passed = world({ writes: written('success') });
+    expect(await runCli(['run', '--', 'dbt', '--help'], passed.io)).toBe(0);
+    expect(passed.spawned).toEqual([{ command: 'dbt', args: ['--help'] }]);
+  });
+});
+
+describe('run', () => {
+  test('a post that fails after its retries is said on stderr; the exit code is still dbt’s, and --strict fails a success', async () => {
+    const refuse = async (): Promise<IngestedEvent> => {
+      throw new Error(
+        'Post job.run.started of run r failed: could not reach http://127.0.0.1:9/api (connect ECONNREFUSED)',
+      );
+    };
+    const lenient = world({ writes: written('success'), answer: refuse });
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], lenient.io)).toBe(0);
+    expect(lenient.stderr()).toContain(
+      'jobhooks-dbt: job.run.started of run r was not posted: Post job.run.started of run r failed: could not reach http://127.0.0.1:9/api (connect ECONNREFUSED).\n',
+    );
+    expect(lenient.posted.map((e) => e.event_type)).toEqual(['job.run.started', 'job.run.completed']);
+
+    const strict = world({ writes: written('success'), answer: refuse });
+    expect(await runCli(['run', '--strict', '--run-id', 'r', '--', 'dbt', 'build'], strict.io)).toBe(1);
+    expect(strict.stderr()).toContain(
+      'jobhooks-dbt: --strict: dbt succeeded, but not every event was posted; exiting 1.\n',
+    );
+
+    // A failed dbt keeps its own code under --strict.
+    const failed = world({
+      writes: written('modelError'),
+      answer: refuse,
+      exit: { code: 1, signal: null, startError: null },
+    });
+    expect(await runCli(['run', '--strict', '--run-id', 'r', '--', 'dbt', 'build'], failed.io)).toBe(1);
+    expect(failed.posted.map((e) => e.event_type)).toEqual(['job.run.started', 'job.run.errored', 'job.run.completed']);
+  });
+
+  test('outside CI the run id is generated and printed, so the run can be reported again under it', async () => {
+    const w = world({ writes: written('success') });
+    expect(await runCli(['run', '--', 'dbt', 'build'], w.io)).toBe(0);
+    expect(w.stderr()).toContain(
+      'jobhooks-dbt: no CI run found: reporting as run 5f0c6c1e-2d4b-4a51-9d8e-6f7a8b9c0d1e (set JOBHOOKS_DBT_RUN_ID=5f0c6c1e-2d4b-4a51-9d8e-6f7a8b9c0d1e to report it again).\n',
+    );
+    expect(new Set(w.posted.map((e) => e.run.runId))).toEqual(new Set(['5f0c6c1e-2d4b-4a51-9d8e-6f7a8b9c0d1e']));
+  });
+
+  test('a connection problem is said, and dbt runs all the same, unreported', async () => {
+    const w = world({ env: { JOBHOOKS_TOKEN: '' }, writes: written('success') });
+    expect(await runCli(['run', '--', 'dbt', 'build'], w.io)).toBe(0);
+    expect(w.stderr()).toBe(
+      'jobhooks-dbt: No token: set JOBHOOKS_TOKEN (or DBT_CLOUD_TOKEN) to an API token of the account. dbt runs, and this run is not reported.\n',
+    );
+    expect(w.spawned).toHaveLength(1);
+    expect(w.posted).toEqual([]);
+  });
+
+  test('a command that cannot be started exits 127 and is reported as errored', async () => {
+    const w = world({ exit: { code: null, signal: null, startError: 'spawn dbt ENOENT' } });
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io)).toBe(127);
+    expect(w.stderr()).toContain('jobhooks-dbt: dbt could not be started (spawn dbt ENOENT).\n');
+    expect(w.posted.at(-1)!.run).toMatchObject({
+      runStatusCode: 20,
+      runStatusMessage: 'dbt could not be started (spawn dbt ENOENT).',
+    });
+  });
+
+  test('Ctrl-C (SIGINT) is passed on to dbt once, and the run completes as cancelled', async () => {
+    const w = world({ writes: written('cancelled'), exit: { code: 2, signal: null, startError: null } });
+    const running = runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io);
+    w.cancel('SIGINT');
+    expect(await running).toBe(2);
+    expect(w.killed).toEqual(['SIGINT']);
+    expect(w.posted.map((e) => [e.event_type, e.run.runStatusCode])).toEqual([
+      ['job.run.started', 3],
+      ['job.run.completed', 30],
+    ]);
+    expect(w.posted[1]!.run.runStatusMessage).toBe('Cancelled by SIGINT after 2 nodes had finished.');
+  });
+
+  test('the previous run’s results are not taken for this run’s, whatever their time, when dbt leaves them as they were', async () => {
+    // The same file before and after: dbt (a parse error) did not write.
+    const w = world({ exit: { code: 2, signal: null, startError: null } });
+    const files = new Map(Object.entries(written('success')()));
+    w.io.readFile = (path) => files.get(path) ?? null;
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io)).toBe(2);
+    expect(w.posted.at(-1)!.run.runStatusMessage).toBe(
+      "dbt exited with code 2; target/run_results.json is the previous run's (invocation inv-1): this run wrote no results.",
+    );
+  });
+});
