@@ -1,7 +1,7 @@
 // A dbt project folder for a test, with the stand-in `dbt` first on PATH, and the plans that tell the stand-in what
 // to write and how to end; and jobhooks-dbt itself, run as a real process the way CI runs it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type DbtVersion, manifestOf, PLACEHOLDERS, PROJECT, runResultsOf, type Scenario } from './dbt-artifacts';
@@ -33,7 +33,8 @@ export function dbtProject(): DbtProject {
   const bin = join(root, 'bin');
   mkdirSync(dir);
   mkdirSync(bin);
-  symlinkSync(STAND_IN, join(bin, 'dbt'));
+  // A copy, not a link: a project installed from the tarballs must not point back into the checkout.
+  copyFileSync(STAND_IN, join(bin, 'dbt'));
   writeFileSync(join(dir, 'dbt_project.yml'), `name: '${PROJECT}'\nversion: '1.0.0'\nprofile: '${PROJECT}'\n`);
   return {
     dir,
