@@ -14,6 +14,7 @@ import {
 } from './support/dbt-artifacts';
 
 const REAL = join(__dirname, 'fixtures', 'real');
+const nodes = (...ids: string[]) => ids.map((id) => ({ unique_id: id }));
 const real = (file: string) => readFileSync(join(REAL, file), 'utf8');
 
 describe('the real run_results.json files', () => {
@@ -78,8 +79,11 @@ describe("each version's artifacts, as the stand-in writes them", () => {
         version.invocationStartedAt ? started : new Date('2026-11-20T09:00:00.100Z'),
       );
       expect(reading.value.results.map((r) => r.status)).toEqual(['success', 'success', 'error', 'skipped', 'skipped']);
-      const nodeIds = reading.value.results.map((r) => r.unique_id);
-      const manifest = readManifest(JSON.stringify(manifestOf(version, invocation)), 'target/manifest.json', nodeIds);
+      const manifest = readManifest(
+        JSON.stringify(manifestOf(version, invocation)),
+        'target/manifest.json',
+        reading.value.results,
+      );
       expect(manifest).toEqual({ ok: true, value: { projectName: PROJECT, projectId: PROJECT_ID } });
     },
   );
@@ -88,17 +92,17 @@ describe("each version's artifacts, as the stand-in writes them", () => {
     const v15 = DBT_VERSIONS.find((v) => v.label === '1.5')!;
     const manifest = JSON.stringify(manifestOf(v15, invocation));
     expect(manifest).not.toContain('project_name');
-    expect(readManifest(manifest, 'manifest.json', ['model.dbt_utils.x', `model.${PROJECT}.orders`])).toEqual({
+    expect(readManifest(manifest, 'manifest.json', nodes('model.dbt_utils.x', `model.${PROJECT}.orders`))).toEqual({
       ok: true,
       value: { projectName: PROJECT, projectId: PROJECT_ID },
     });
     // dbt-core's own 1.5 manifest: project "test".
     const dbtCore = real('dbt-core-1.5.0b1-manifest-v9.metadata.json');
-    expect(readManifest(dbtCore, 'manifest.json', ['model.test.my_model'])).toEqual({
+    expect(readManifest(dbtCore, 'manifest.json', nodes('model.test.my_model'))).toEqual({
       ok: true,
       value: { projectName: 'test', projectId: '098f6bcd4621d373cade4e832627b4f6' },
     });
-    expect(readManifest(dbtCore, 'manifest.json', ['model.other.x'])).toEqual({
+    expect(readManifest(dbtCore, 'manifest.json', nodes('model.other.x'))).toEqual({
       ok: true,
       value: { projectName: '', projectId: '098f6bcd4621d373cade4e832627b4f6' },
     });

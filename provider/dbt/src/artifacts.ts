@@ -127,7 +127,11 @@ export const projectIdOf = (projectName: string): string => createHash('md5').up
  * The project's name and id from manifest.json. dbt 1.5 writes only the id (an MD5 of the name): the name is then
  * the package of a run's node whose MD5 matches, from the nodes' unique ids (`model.<package>.<name>`).
  */
-export function readManifest(text: string | null, path: string, nodeIds: readonly string[]): Reading<ProjectInfo> {
+export function readManifest(
+  text: string | null,
+  path: string,
+  results: readonly Pick<NodeResult, 'unique_id'>[],
+): Reading<ProjectInfo> {
   if (text === null) return { ok: false, problem: `there is no ${path} to name the project.` };
   const json = parsedJson(text, path);
   if (!json.ok) return json;
@@ -135,7 +139,9 @@ export function readManifest(text: string | null, path: string, nodeIds: readonl
   if (!parsed.success) return { ok: false, problem: `${path} is not a dbt manifest (${firstIssue(parsed.error)}).` };
   const { project_name: name, project_id: id } = parsed.data.metadata;
   if (name) return { ok: true, value: { projectName: name, projectId: id ?? projectIdOf(name) } };
-  const packages = new Set(nodeIds.map((nodeId) => nodeId.split('.')[1]).filter((p): p is string => p !== undefined));
+  const packages = new Set(
+    results.map((result) => result.unique_id.split('.')[1]).filter((p): p is string => p !== undefined),
+  );
   const match = [...packages].find((candidate) => projectIdOf(candidate) === id);
   if (match !== undefined) return { ok: true, value: { projectName: match, projectId: id! } };
   return { ok: true, value: { projectName: '', projectId: id ?? '' } };

@@ -36,11 +36,7 @@ export async function emitCommand(options: EmitOptions, io: DbtToolIo): Promise<
 
   const manifestPath = resolve(io.cwd, options.manifest ?? resolve(dirname(runResultsPath), 'manifest.json'));
   const manifest = reading.ok
-    ? readManifest(
-        io.readFile(manifestPath),
-        shown(manifestPath),
-        reading.value.results.map((r) => r.unique_id),
-      )
+    ? readManifest(io.readFile(manifestPath), shown(manifestPath), reading.value.results)
     : null;
   // A manifest asked for by name must be there; the one next to run_results.json is read when present.
   if (manifest !== null && !manifest.ok && options.manifest !== undefined) say(manifest.problem);

@@ -95,11 +95,7 @@ export async function runCommand(options: RunOptions, io: DbtToolIo): Promise<nu
 
   const manifestPath = join(paths.targetPath, 'manifest.json');
   const manifest = reading.ok
-    ? readManifest(
-        io.readFile(manifestPath),
-        shown(manifestPath),
-        reading.value.results.map((r) => r.unique_id),
-      )
+    ? readManifest(io.readFile(manifestPath), shown(manifestPath), reading.value.results)
     : null;
   const ended: RunIdentity = {
     ...identity,
