@@ -11,6 +11,7 @@ interface World {
   stderr: () => string;
   stdout: () => string;
   posted: IngestInput[];
+  connections: Connection[];
   spawned: Array<{ command: string; args: readonly string[] }>;
   killed: string[];
   cancel: (signal: NodeJS.Signals) => void;
@@ -29,6 +30,7 @@ function world(options: {
   let out = '';
   const files = new Map<string, string>();
   const posted: IngestInput[] = [];
+  const connections: Connection[] = [];
   const spawned: World['spawned'] = [];
   const killed: string[] = [];
   let cancelHandler: ((signal: NodeJS.Signals) => void) | null = null;
@@ -67,11 +69,14 @@ function world(options: {
       },
     }),
   };
+  const poster = io.poster;
+  io.poster = (connection) => (connections.push(connection), poster(connection));
   return {
     io,
     stderr: () => err,
     stdout: () => out,
     posted,
+    connections,
     spawned,
     killed,
     cancel: (signal) => cancelHandler?.(signal),
@@ -97,6 +102,8 @@ describe('usage errors: exit 2 and one sentence, nothing run', () => {
     [['run', '--'], 'No dbt command: put it after --, as in: jobhooks-dbt run -- dbt build'],
     [['run', '--jb-id', '4', '--', 'dbt'], "Unknown option '--jb-id' (see --help)."],
     [['emit'], 'emit needs --run-results PATH: the run_results.json of the run to report.'],
+    // The token is read from the environment only: flags end up in shell history and process lists.
+    [['run', '--token', 'jhk_secret', '--', 'dbt'], "Unknown option '--token' (see --help)."],
     [['deploy'], 'Unknown command "deploy"; the commands are run and emit (see --help).'],
   ])('%j', async (argv, message) => {
     const w = world({});
@@ -153,6 +160,35 @@ describe('run', () => {
       'jobhooks-dbt: no CI run found: reporting as run 5f0c6c1e-2d4b-4a51-9d8e-6f7a8b9c0d1e (set JOBHOOKS_DBT_RUN_ID=5f0c6c1e-2d4b-4a51-9d8e-6f7a8b9c0d1e to report it again).\n',
     );
     expect(new Set(w.posted.map((e) => e.run.runId))).toEqual(new Set(['5f0c6c1e-2d4b-4a51-9d8e-6f7a8b9c0d1e']));
+  });
+
+  test("the connection of the other tools: JOBHOOKS_* first, else terraform-provider-dbtcloud's DBT_CLOUD_*", async () => {
+    const dbtCloud = {
+      JOBHOOKS_HOST_URL: '',
+      JOBHOOKS_ACCOUNT_ID: '',
+      JOBHOOKS_TOKEN: '',
+      DBT_CLOUD_HOST_URL: 'http://[::1]:9/api',
+      DBT_CLOUD_ACCOUNT_ID: '5',
+      DBT_CLOUD_TOKEN: 'dbt-cloud-token',
+    };
+    const w = world({ env: dbtCloud, writes: written('success') });
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io)).toBe(0);
+    expect(w.connections).toEqual([
+      {
+        hostUrl: 'http://[::1]:9/api',
+        accountId: 5,
+        token: 'dbt-cloud-token',
+        tokenVariable: 'DBT_CLOUD_TOKEN',
+        accountIdSource: 'DBT_CLOUD_ACCOUNT_ID',
+      },
+    ]);
+    const flags = world({ env: dbtCloud, writes: written('success') });
+    await runCli(['emit', '--host-url', 'http://127.0.0.1:9/api', '--account-id', '6', '--run-results', 'x'], flags.io);
+    expect(flags.connections[0]).toMatchObject({
+      hostUrl: 'http://127.0.0.1:9/api',
+      accountId: 6,
+      token: 'dbt-cloud-token',
+    });
   });
 
   test('a connection problem is said, and dbt runs all the same, unreported', async () => {
