@@ -114,12 +114,15 @@ describe.each(DBT_VERSIONS.map((version) => [version.label, version] as const))(
 });
 
 test('a job-filtered webhook gets only the events of its own job', async () => {
+  // Two CI jobs at once, each with a checkout of its own (one target/ folder per dbt run).
+  const other = dbtProject();
+  const plan7 = { version: DBT_VERSIONS[5]!, scenario: SCENARIOS.success };
   const env42 = ciEnv({ version: DBT_VERSIONS[5]!, scenario: SCENARIOS.testFailure });
-  const env7 = ciEnv({ version: DBT_VERSIONS[5]!, scenario: SCENARIOS.success }, { JOBHOOKS_DBT_JOB_ID: '7' });
+  const env7 = { ...ciEnv(plan7, { JOBHOOKS_DBT_JOB_ID: '7' }), ...other.env(plan7) };
   const [run42, run7] = await Promise.all([
     runTool(['run', '--', 'dbt', 'build'], project.dir, env42).done,
-    runTool(['run', '--job-name', 'Hourly', '--', 'dbt', 'build'], project.dir, env7).done,
-  ]);
+    runTool(['run', '--job-name', 'Hourly', '--', 'dbt', 'build'], other.dir, env7).done,
+  ]).finally(() => other.close());
   expect([run42.code, run7.code]).toEqual([1, 0]);
   const id42 = `github-${env42.GITHUB_RUN_ID}-1-42`;
   const id7 = `github-${env7.GITHUB_RUN_ID}-1-7`;
