@@ -49,6 +49,7 @@ export function processIo(): DbtToolIo {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     readFile: readOrNull,
+    terminal: process.stdin.isTTY === true,
     spawn: spawnInherited,
     onCancel,
     // Four attempts over about 3.5 s: a CI step does not wait long for a server that is down.

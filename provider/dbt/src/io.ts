@@ -34,6 +34,11 @@ export interface DbtToolIo {
   readFile(path: string): string | null;
   /** Starts a command with this process's standard input, output and error. */
   spawn(command: string, args: readonly string[]): ChildRun;
+  /**
+   * True when standard input is a terminal: Ctrl-C there reaches dbt too (the terminal signals the whole process
+   * group), so a SIGINT is not sent to it a second time.
+   */
+  terminal: boolean;
   /** Calls `handler` on SIGINT and SIGTERM until the returned function is called. */
   onCancel(handler: (signal: NodeJS.Signals) => void): () => void;
   poster(connection: Connection): EventPoster;

@@ -67,7 +67,8 @@ export async function runCommand(options: RunOptions, io: DbtToolIo): Promise<nu
   let cancelledBy: string | null = null;
   const stopListening = io.onCancel((signal) => {
     cancelledBy ??= signal;
-    child.kill(signal);
+    // dbt on a second Ctrl-C stops without writing what finished: the terminal has already sent it this one.
+    if (!(io.terminal && signal === 'SIGINT')) child.kill(signal);
   });
   // Posted while dbt starts, so a slow server does not hold dbt back; awaited before the run's end is posted.
   const started = reporting?.reporter.post([startedEvent(identity, startedAt)]) ?? Promise.resolve(0);
