@@ -170,6 +170,8 @@ jobhooks_callbacks.report_dbt_run({"ti": TaskInstance(), "run_id": "scheduled__2
       JOBHOOKS_DBT_JOB_ID: '42',
       DBT_PROJECT_DIR: project.dir,
       JOBHOOKS_DBT: `${process.execPath} ${JOBHOOKS_DBT}`,
+      // The example's folder stays as committed: no __pycache__ beside it.
+      PYTHONDONTWRITEBYTECODE: '1',
     };
     const once = await run('python3', ['-c', callback(1)], { env: { ...process.env, ...env } });
     // The task instance's identifiers are longer than a run id may be: the run id is their hash.
