@@ -155,6 +155,18 @@ describe('run', () => {
     expect(failed.posted.map((e) => e.event_type)).toEqual(['job.run.started', 'job.run.errored', 'job.run.completed']);
   });
 
+  test('whatever fails after dbt has ended, the exit code is dbt’s, and the failure is one sentence', async () => {
+    const w = world({ exit: { code: 1, signal: null, startError: null } });
+    let reads = 0;
+    w.io.readFile = () => {
+      reads += 1;
+      if (reads > 2) throw new Error('the disk went away');
+      return null;
+    };
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io)).toBe(1);
+    expect(w.stderr()).toContain('jobhooks-dbt: the end of the run could not be reported (the disk went away).\n');
+  });
+
   test('outside CI the run id is generated and printed, so the run can be reported again under it', async () => {
     const w = world({ writes: written('success') });
     expect(await runCli(['run', '--', 'dbt', 'build'], w.io)).toBe(0);

@@ -1,6 +1,6 @@
 // End to end: `jobhooks-dbt run -- dbt build` as CI runs it, a stand-in dbt writing each version's real artifacts,
 // against the service on 127.0.0.1: the webhooks get dbt Cloud's signed job-run events, in order, once per run.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DeliveryPayload } from '@jobhooks/client/contract';
 import { createWebhook, type Harness, startHarness } from '../support/harness';
@@ -228,6 +228,35 @@ test('a run_results.json cut off mid-write is one sentence, and the run is repor
   expect(payloads[2]!.data.runStatusMessage).toBe(
     'dbt exited with code 0; target/run_results.json is not valid JSON (a run cut off while dbt wrote it?).',
   );
+});
+
+describe('an artifact that cannot be read is one sentence; dbt runs, and its exit code is what the step ends with', () => {
+  test('--target-path names a file, not a folder (ENOTDIR)', async () => {
+    writeFileSync(join(project.dir, 'notadir'), 'a file\n');
+    const env = ciEnv({ version: DBT_VERSIONS[4]!, scenario: SCENARIOS.success });
+    const run = await runTool(['run', '--target-path', 'notadir', '--', 'dbt', 'build'], project.dir, env).done;
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Running with dbt=1.9.4');
+    const problem = 'cannot read notadir/run_results.json (ENOTDIR), so the results of the run are unknown.';
+    expect(run.stderr).toContain(`jobhooks-dbt: ${problem}\n`);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    const payloads = (await eventsOf('/job-42', `github-${env.GITHUB_RUN_ID}-1-42`, 3)).map(payloadOf);
+    expect(payloads[2]!.data).toMatchObject({
+      runStatusCode: 20,
+      runStatusMessage: `dbt exited with code 0; ${problem}`,
+    });
+  });
+
+  test('dbt exits 1 with a folder where run_results.json should be (EISDIR): the step still ends with 1', async () => {
+    const env = ciEnv({ version: DBT_VERSIONS[3]!, scenario: SCENARIOS.modelError, artifacts: 'folder' });
+    const run = await runTool(['run', '--', 'dbt', 'build'], project.dir, env).done;
+    expect(run.code).toBe(1);
+    const problem = 'cannot read target/run_results.json (EISDIR), so the results of the run are unknown.';
+    expect(run.stderr).toContain(`jobhooks-dbt: ${problem}\n`);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    const payloads = (await eventsOf('/job-42', `github-${env.GITHUB_RUN_ID}-1-42`, 3)).map(payloadOf);
+    expect(payloads[2]!.data.runStatusMessage).toBe(`dbt exited with code 1; ${problem}`);
+  });
 });
 
 test('emit reports a run that already ended from its artifacts: a real jaffle_shop build with a model error', async () => {

@@ -3,6 +3,7 @@
 // Only those parts are checked, and loosely: a newer dbt adds fields, and the run must still be reported.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { FileText } from './io';
 
 const Timestamp = z.string().nullish();
 
@@ -85,9 +86,15 @@ function firstIssue(error: z.ZodError): string {
     : `${issue.path.join('.') || 'the file'}: ${issue.message}`;
 }
 
-/** run_results.json's text (null when the file is missing) as the run it describes, or a sentence saying why not. */
-export function readRunResults(text: string | null, path: string): Reading<RunResults> {
-  if (text === null) return { ok: false, problem: `dbt wrote no ${path}, so the results of the run are unknown.` };
+/** The text of a file that was read, or null when it is missing or could not be read. */
+export const textOf = (file: FileText): string | null => (typeof file === 'string' ? file : null);
+
+/** run_results.json as read (see FileText) as the run it describes, or a sentence saying why not. */
+export function readRunResults(file: FileText, path: string): Reading<RunResults> {
+  if (file === null) return { ok: false, problem: `dbt wrote no ${path}, so the results of the run are unknown.` };
+  if (typeof file === 'object')
+    return { ok: false, problem: `cannot read ${path} (${file.unreadable}), so the results of the run are unknown.` };
+  const text = file;
   const json = parsedJson(text, path);
   if (!json.ok) return json;
   const parsed = RunResultsFile.safeParse(json.value);
@@ -128,11 +135,14 @@ export const projectIdOf = (projectName: string): string => createHash('md5').up
  * the package of a run's node whose MD5 matches, from the nodes' unique ids (`model.<package>.<name>`).
  */
 export function readManifest(
-  text: string | null,
+  file: FileText,
   path: string,
   results: readonly Pick<NodeResult, 'unique_id'>[],
 ): Reading<ProjectInfo> {
-  if (text === null) return { ok: false, problem: `there is no ${path} to name the project.` };
+  if (file === null) return { ok: false, problem: `there is no ${path} to name the project.` };
+  if (typeof file === 'object')
+    return { ok: false, problem: `cannot read ${path} (${file.unreadable}) to name the project.` };
+  const text = file;
   const json = parsedJson(text, path);
   if (!json.ok) return json;
   const parsed = ManifestFile.safeParse(json.value);

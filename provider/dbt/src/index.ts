@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createWebhooksClient } from '@jobhooks/client';
 import { runCli } from './cli';
-import type { ChildRun, DbtToolIo, ExitStatus } from './io';
+import type { ChildRun, DbtToolIo, ExitStatus, FileText } from './io';
 
 export { readManifest, readRunResults, stalenessOf, type RunResults } from './artifacts';
 export { type CiRun, detectCi, runIdOf } from './ci-run';
@@ -14,12 +14,14 @@ export type { DbtToolIo, EventPoster } from './io';
 export { endEvents, type RunIdentity, startedEvent } from './run-events';
 export { failuresMessage, outcomeOf, RUN_STATUS } from './run-outcome';
 
-function readOrNull(path: string): string | null {
+/** A file's text; a file that is not there is null, and any other failure (EISDIR, EACCES) its code, to be said. */
+function readText(path: string): FileText {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    return { unreadable: code ?? (error as Error).message };
   }
 }
 
@@ -48,7 +50,7 @@ export function processIo(): DbtToolIo {
     newRunId: () => randomUUID(),
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
-    readFile: readOrNull,
+    readFile: readText,
     terminal: process.stdin.isTTY === true,
     spawn: spawnInherited,
     onCancel,

@@ -3,6 +3,9 @@
 import type { Connection, IngestInput } from '@jobhooks/client';
 import type { IngestedEvent } from '@jobhooks/client/contract';
 
+/** A file as read: its text, null when there is no such file, or the error code that kept it from being read. */
+export type FileText = string | null | { unreadable: string };
+
 /** How a child process ended. */
 export interface ExitStatus {
   /** Its exit code, or null when a signal ended it or it never started. */
@@ -30,8 +33,8 @@ export interface DbtToolIo {
   newRunId(): string;
   stdout(text: string): void;
   stderr(text: string): void;
-  /** The file's text, or null when it does not exist. */
-  readFile(path: string): string | null;
+  /** The file's text, null when it does not exist, or why it could not be read (a folder, no permission). */
+  readFile(path: string): FileText;
   /** Starts a command with this process's standard input, output and error. */
   spawn(command: string, args: readonly string[]): ChildRun;
   /**

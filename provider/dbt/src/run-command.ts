@@ -5,9 +5,17 @@
 import { constants } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import type { ConnectionFlags } from '@jobhooks/client';
-import { projectIdOf, readManifest, readRunResults, type Reading, type RunResults, stalenessOf } from './artifacts';
+import {
+  projectIdOf,
+  readManifest,
+  readRunResults,
+  type Reading,
+  type RunResults,
+  stalenessOf,
+  textOf,
+} from './artifacts';
 import { CliError } from './cli-error';
-import { dbtPaths, dbtTarget, projectNameIn } from './dbt-command';
+import { type DbtPaths, dbtPaths, dbtTarget, projectNameIn } from './dbt-command';
 import type { DbtToolIo, ExitStatus } from './io';
 import type { JobFlags } from './job-settings';
 import { type Reporting, reportingFrom, sayOn } from './reporting';
@@ -46,10 +54,9 @@ export async function runCommand(options: RunOptions, io: DbtToolIo): Promise<nu
   }
 
   const paths = dbtPaths(args, io.env, io.cwd, options.targetPath);
-  const shown = (path: string) => relative(io.cwd, path) || path;
-  const runResultsPath = join(paths.targetPath, 'run_results.json');
-  const previous = readRunResults(io.readFile(runResultsPath), shown(runResultsPath));
-  const projectName = projectNameIn(io.readFile(join(paths.projectDir, 'dbt_project.yml'))) ?? '';
+  // Read before dbt runs, to tell the previous run's results from this run's; a problem reading it is said after.
+  const previous = readRunResults(io.readFile(join(paths.targetPath, 'run_results.json')), 'run_results.json');
+  const projectName = projectNameIn(textOf(io.readFile(join(paths.projectDir, 'dbt_project.yml')))) ?? '';
   const identity: RunIdentity = {
     jobId: reporting?.job.jobId ?? '',
     jobName: reporting?.job.jobName ?? [basename(command), ...args].join(' '),
@@ -74,20 +81,50 @@ export async function runCommand(options: RunOptions, io: DbtToolIo): Promise<nu
   const started = reporting?.reporter.post([startedEvent(identity, startedAt)]) ?? Promise.resolve(0);
   const exit = await child.exited;
   stopListening();
-  const finishedAt = io.now();
+  const code = exitCodeOf(exit);
+  // Whatever goes wrong from here on (a file that cannot be read, a bug), dbt's exit code is what CI must see.
+  try {
+    const run = { options, io, command, paths, identity, reporting, started, startedAt, previous, cancelledBy };
+    return await reportEnd(run, exit);
+  } catch (error) {
+    say(`the end of the run could not be reported (${(error as Error).message}).`);
+    return options.strict && code === 0 ? 1 : code;
+  }
+}
 
+interface RunSoFar {
+  options: RunOptions;
+  io: DbtToolIo;
+  command: string;
+  paths: DbtPaths;
+  identity: RunIdentity;
+  reporting: Reporting | null;
+  /** The post of job.run.started: how many events it failed to post. */
+  started: Promise<number>;
+  startedAt: Date;
+  previous: Reading<RunResults>;
+  cancelledBy: string | null;
+}
+
+/** Reads what dbt wrote, posts the end of the run, and resolves with the exit code. */
+async function reportEnd(run: RunSoFar, exit: ExitStatus): Promise<number> {
+  const { options, io, command, paths, identity, reporting, startedAt } = run;
+  const say = sayOn(io);
+  const shown = (path: string) => relative(io.cwd, path) || path;
+  const runResultsPath = join(paths.targetPath, 'run_results.json');
+  const finishedAt = io.now();
   const reading = trusted(
     exit.startError !== null
       ? { ok: false, problem: `${command} could not be started (${exit.startError}).` }
       : readRunResults(io.readFile(runResultsPath), shown(runResultsPath)),
     shown(runResultsPath),
-    { startedAt, previousInvocationId: previous.ok ? previous.value.invocationId : null },
+    { startedAt, previousInvocationId: run.previous.ok ? run.previous.value.invocationId : null },
   );
   if (!reading.ok) say(reading.problem);
   const outcome = outcomeOf({
     exitCode: exit.code,
     signal: exit.signal,
-    cancelledBy: cancelledBy ?? (exit.signal !== null && CANCELLING.has(exit.signal) ? exit.signal : null),
+    cancelledBy: run.cancelledBy ?? (exit.signal !== null && CANCELLING.has(exit.signal) ? exit.signal : null),
     results: reading.ok ? reading.value.results : null,
     artifactProblem: reading.ok ? null : reading.problem,
   });
@@ -105,7 +142,7 @@ export async function runCommand(options: RunOptions, io: DbtToolIo): Promise<nu
     environmentName: identity.environmentName || (reading.ok ? targetOf(reading.value) : ''),
   };
   const failed =
-    (await started) +
+    (await run.started) +
     (await reporting.reporter.post(
       endEvents(ended, startedAt, reading.ok ? reading.value.generatedAt : finishedAt, outcome),
     ));

@@ -47,6 +47,10 @@ if (plan.waitsForSignal) {
   process.on('SIGTERM', cancel);
   setInterval(() => {}, 60_000);
   process.stdout.write('waiting to be cancelled\n');
+} else if (plan.runResultsAsFolder) {
+  // A run_results.json that cannot be read: a folder where the file should be.
+  mkdirSync(resolve(targetPath, 'run_results.json'), { recursive: true });
+  process.exitCode = plan.exitCode;
 } else {
   write('manifest.json', plan.manifest);
   write('run_results.json', plan.runResults);

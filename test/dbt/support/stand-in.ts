@@ -12,8 +12,11 @@ export const JOBHOOKS_DBT = resolve(__dirname, '..', '..', '..', 'provider', 'db
 export interface Plan {
   version: DbtVersion;
   scenario: Scenario;
-  /** `none`: dbt stops before it runs anything (a parse error) and writes no artifact; `truncated`: cut off. */
-  artifacts?: 'written' | 'none' | 'truncated';
+  /**
+   * `none`: dbt stops before it runs anything (a parse error) and writes no artifact; `truncated`: cut off;
+   * `folder`: a folder stands where run_results.json should be, so it cannot be read.
+   */
+  artifacts?: 'written' | 'none' | 'truncated' | 'folder';
   /** The dbt command, for run_results.json's args. */
   command?: string[];
 }
@@ -48,6 +51,7 @@ export function dbtProject(): DbtProject {
           exitCode: plan.artifacts === 'none' ? 2 : plan.scenario.exitCode,
           waitsForSignal: plan.scenario.waitsForSignal === true,
           truncated: plan.artifacts === 'truncated',
+          runResultsAsFolder: plan.artifacts === 'folder',
           lines:
             plan.artifacts === 'none' ? ['Parsing Error', "  Env var required but not provided: 'DBT_PASSWORD'"] : [],
           runResults: written
