@@ -161,6 +161,12 @@ describe('the job settings: flags, then JOBHOOKS_DBT_* variables', () => {
     [{ jobId: '007' }, {}, /^--job-id must be a job id \(a positive whole number\), not "007"\.$/],
     [{}, { JOBHOOKS_DBT_JOB_ID: 'nightly' }, /^JOBHOOKS_DBT_JOB_ID must be a job id/],
     [{ jobId: '1', runId: 'x'.repeat(65) }, {}, /^--run-id must be 1 to 64 characters/],
+    [
+      {},
+      { JOBHOOKS_DBT_JOB_ID: '1', JOBHOOKS_DBT_ENVIRONMENT_ID: 'e'.repeat(70) },
+      /^JOBHOOKS_DBT_ENVIRONMENT_ID must be at most 64 characters, not 70\.$/,
+    ],
+    [{ jobId: '1', environmentId: 'e'.repeat(65) }, {}, /^--environment-id must be at most 64 characters, not 65\.$/],
   ])('%j %j: one sentence naming the setting', (flags, environment, message) => {
     expect(() => jobSettingsFrom(flags, environment, newRunId)).toThrow(message);
   });

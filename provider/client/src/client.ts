@@ -70,6 +70,44 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The server answered with a success status but not with the API's JSON (a web page, another service's JSON):
+ * most likely a wrong host URL.
+ */
+export class UnexpectedAnswer extends Error {
+  constructor(
+    readonly operation: string,
+    cause: unknown,
+  ) {
+    super(`${operation}: the server's answer is not the webhooks API's (${(cause as Error).message.split('\n')[0]})`, {
+      cause,
+    });
+    this.name = 'UnexpectedAnswer';
+  }
+}
+
+/** A request that breaks the API's contract, refused before anything is sent, as one sentence naming the field. */
+export class InvalidRequest extends Error {
+  constructor(
+    readonly operation: string,
+    readonly issues: readonly z.core.$ZodIssue[],
+  ) {
+    const issue = issues[0];
+    const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
+    super(`${operation} was not sent: ${where}${issue?.message ?? 'the request breaks the API contract'}.`);
+    this.name = 'InvalidRequest';
+  }
+}
+
+/** The server's answer parsed with `schema`; anything else is an UnexpectedAnswer. */
+function answerOf<T extends z.ZodType>(schema: T, text: string, operation: string): z.output<T> {
+  try {
+    return schema.parse(JSON.parse(text)) as z.output<T>;
+  } catch (error) {
+    throw new UnexpectedAnswer(operation, error);
+  }
+}
+
 function retryAfterMs(header: string | string[] | undefined): number | null {
   const seconds = parseRetryAfterSeconds((Array.isArray(header) ? header[0] : header) ?? null, Date.now());
   return seconds === null ? null : seconds * 1000;
@@ -162,7 +200,7 @@ export function createWebhooksClient(options: ClientOptions) {
   ) {
     const { status, text } = await send(method, url, operation, body, headers);
     if (status !== expected) throw apiErrorFrom(status, text, operation);
-    return schema.parse(JSON.parse(text)) as z.output<T>;
+    return answerOf(schema, text, operation);
   }
 
   const single = (id: string) => `${webhooks}/subscription/${encodeURIComponent(id)}`;
@@ -189,7 +227,7 @@ export function createWebhooksClient(options: ClientOptions) {
       const { status, text } = await send('GET', single(id), `Read webhook ${id}`);
       if (status === 404) return null;
       if (status !== 200) throw apiErrorFrom(status, text, `Read webhook ${id}`);
-      return dataEnvelope(WebhookDetail).parse(JSON.parse(text)).data;
+      return answerOf(dataEnvelope(WebhookDetail), text, `Read webhook ${id}`).data;
     },
     /** Full replacement: an omitted optional field takes its default. */
     async update(id: string, input: WebhookInput): Promise<WebhookSummary> {
@@ -201,7 +239,7 @@ export function createWebhooksClient(options: ClientOptions) {
       const { status, text } = await send('DELETE', single(id), `Delete webhook ${id}`);
       if (status === 404) return false;
       if (status !== 200) throw apiErrorFrom(status, text, `Delete webhook ${id}`);
-      DeletedWebhook.parse(JSON.parse(text));
+      answerOf(DeletedWebhook, text, `Delete webhook ${id}`);
       return true;
     },
     /**
@@ -214,7 +252,7 @@ export function createWebhooksClient(options: ClientOptions) {
       const operation = `Rotate the secret of webhook ${id}`;
       const { status, text } = await send('POST', `${single(id)}/secret/rotate`, operation, body, {}, true);
       if (status !== 200) throw apiErrorFrom(status, text, operation);
-      return dataEnvelope(RotatedSecret).parse(JSON.parse(text)).data;
+      return answerOf(dataEnvelope(RotatedSecret), text, operation).data;
     },
     /** jobhooks' own: ends a rotation's overlap now, so only the new secret signs. */
     async endSecretOverlap(id: string): Promise<EndedSecretOverlap> {
@@ -235,8 +273,10 @@ export function createWebhooksClient(options: ClientOptions) {
      * `duplicate: true` with the first event's id.
      */
     async ingest(input: IngestInput): Promise<IngestedEvent> {
-      const body = IngestEventBody.parse(input);
-      const operation = `Post ${body.event_type} of run ${body.run.runId}`;
+      const operation = `Post ${input.event_type} of run ${input.run.runId}`;
+      const parsed = IngestEventBody.safeParse(input);
+      if (!parsed.success) throw new InvalidRequest(operation, parsed.error.issues);
+      const body = parsed.data;
       return (await call(dataEnvelope(IngestedEvent), 202, 'POST', `${webhooks}/events`, operation, body)).data;
     },
     /** The accounts the token can see; the public Terraform provider checks its account id here first. */

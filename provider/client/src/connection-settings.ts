@@ -1,8 +1,7 @@
 // Which server and account a command-line tool talks to, and with which token: the flags, then jobhooks' variables,
 // then the ones terraform-provider-dbtcloud reads, so a CI already set up for dbt Cloud needs nothing new. The token
 // comes only from the environment, never from a flag (flags end up in shell history and process lists).
-import { ZodError } from 'zod';
-import { ApiError } from './client';
+import { ApiError, InvalidRequest, UnexpectedAnswer } from './client';
 import { hostUrlProblem } from './host-url';
 
 export interface ConnectionFlags {
@@ -80,12 +79,17 @@ export function connectionFrom(flags: ConnectionFlags, env: NodeJS.ProcessEnv): 
   };
 }
 
-/** A failed API call as one sentence that says what to check. */
+/** `text` ended as a sentence: a full stop added unless it already ends in one, or in a question or exclamation mark. */
+const asSentence = (text: string): string => (/[.?!]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`);
+
+/** A failed API call as one sentence that says what to check, ending in its full stop (or question mark). */
 export function describeApiFailure(error: unknown, connection: Connection): string {
-  // An answer that is not the API's JSON (a web page, another service's JSON): most likely the wrong host URL.
-  if (error instanceof SyntaxError || error instanceof ZodError)
+  // Only an answer of the server's that is not the API's JSON points at the host URL; a request this side
+  // refused (InvalidRequest) says which field broke the contract.
+  if (error instanceof UnexpectedAnswer)
     return `The server at ${connection.hostUrl} did not answer as the webhooks API does: is the host URL right?`;
-  if (!(error instanceof ApiError)) return (error as Error).message;
+  if (error instanceof InvalidRequest) return error.message;
+  if (!(error instanceof ApiError)) return asSentence((error as Error).message);
   // One line, whatever the server wrote (an HTML error page has many).
   const said = `HTTP ${error.status}: ${error.userMessage.replace(/\s+/g, ' ').trim().replace(/\.$/, '')}`;
   switch (error.status) {

@@ -5,6 +5,8 @@ export {
   type ClientOptions,
   createWebhooksClient,
   type IngestInput,
+  InvalidRequest,
+  UnexpectedAnswer,
   type WebhookInput,
   type WebhooksClient,
 } from './client';

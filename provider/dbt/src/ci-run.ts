@@ -2,6 +2,7 @@
 // a run id (the same on every repeat of the same step, so a retried report posts the same events) and a sentence
 // naming the trigger, for runReason.
 import { createHash } from 'node:crypto';
+import { maxLengthOf } from './contract-limits';
 
 export interface CiRun {
   /** A short name of the system, the run id's prefix. */
@@ -108,19 +109,17 @@ export function detectCi(env: Env): CiRun | null {
   return null;
 }
 
-/** The longest run id the ingestion API takes. */
-export const MAX_RUN_ID_LENGTH = 64;
-
 /**
- * The run id of a CI run's dbt job: readable when it fits (`github-123-1-build-42`), else the system's name and a
+ * The run id of a CI run's dbt job: readable when it fits the contract's limit (`github-123-1-build-42`), else the system's name and a
  * hash of the same identifiers, so it is the same on every repeat either way. The dbt job id is part of it, so two
  * jobs reported from one CI run stay two runs.
  */
 export function runIdOf(run: CiRun, jobId: string): string {
+  const max = maxLengthOf('runId');
   const readable = [run.system, ...run.parts, jobId].map((part) => part.replace(/[^A-Za-z0-9_.:-]+/g, '_')).join('-');
-  if (readable.length <= MAX_RUN_ID_LENGTH) return readable;
+  if (readable.length <= max) return readable;
   const digest = createHash('sha256')
     .update(JSON.stringify([...run.parts, jobId]))
     .digest('hex');
-  return `${run.system}-${digest}`.slice(0, MAX_RUN_ID_LENGTH);
+  return `${run.system}-${digest}`.slice(0, max);
 }

@@ -1,8 +1,9 @@
 // The job a run is reported under, from the flags and then the JOBHOOKS_DBT_* variables: the dbt Cloud job and
 // environment it stands for, and the run id (given, else the CI's own run, else a new one that is printed).
 import { fromEnvironment } from '@jobhooks/client';
-import { detectCi, MAX_RUN_ID_LENGTH, runIdOf } from './ci-run';
+import { detectCi, runIdOf } from './ci-run';
 import { CliError } from './cli-error';
+import { fitsContract, maxLengthOf } from './contract-limits';
 
 export interface JobFlags {
   jobId?: string;
@@ -57,17 +58,22 @@ export function jobSettingsFrom(flags: JobFlags, env: NodeJS.ProcessEnv, newRunI
     throw new CliError(
       `No job id: set ${JOB_SETTINGS.jobId.variable} or pass --job-id (the dbt Cloud job id this run stands for; webhooks filter on it).`,
     );
-  if (!/^[1-9]\d{0,15}$/.test(jobId.value))
+  if (!fitsContract('jobId', jobId.value))
     throw new CliError(`${jobId.source} must be a job id (a positive whole number), not "${jobId.value}".`);
   const runId = setting(flags, env, 'runId');
-  if (runId !== null && (runId.value.length > MAX_RUN_ID_LENGTH || runId.value.trim() === ''))
-    throw new CliError(`${runId.source} must be 1 to ${MAX_RUN_ID_LENGTH} characters, not "${runId.value}".`);
+  if (runId !== null && (!fitsContract('runId', runId.value) || runId.value.trim() === ''))
+    throw new CliError(`${runId.source} must be 1 to ${maxLengthOf('runId')} characters, not "${runId.value}".`);
+  const environmentId = setting(flags, env, 'environmentId');
+  if (environmentId !== null && !fitsContract('environmentId', environmentId.value))
+    throw new CliError(
+      `${environmentId.source} must be at most ${maxLengthOf('environmentId')} characters, not ${environmentId.value.length}.`,
+    );
   const ci = detectCi(env);
   const reason = setting(flags, env, 'reason')?.value ?? ci?.reason ?? manualReason(env);
   return {
     jobId: jobId.value,
     jobName: setting(flags, env, 'jobName')?.value ?? null,
-    environmentId: setting(flags, env, 'environmentId')?.value ?? '',
+    environmentId: environmentId?.value ?? '',
     environmentName: setting(flags, env, 'environmentName')?.value ?? null,
     runId: runId?.value ?? (ci !== null ? runIdOf(ci, jobId.value) : newRunId()),
     runIdGenerated: runId === null && ci === null,

@@ -25,7 +25,7 @@ export function reporterFor(poster: EventPoster, connection: Connection, say: (l
           );
         } catch (error) {
           failed += 1;
-          say(`${what} was not posted: ${describeApiFailure(error, connection).replace(/\.?$/, '.')}`);
+          say(`${what} was not posted: ${describeApiFailure(error, connection)}`);
         }
       }
       return failed;

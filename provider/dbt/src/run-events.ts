@@ -2,6 +2,7 @@
 // errored, then completed, when it ends. Every event of a run carries the same identity and start time.
 import type { IngestInput } from '@jobhooks/client';
 import type { RunDetails } from '@jobhooks/client/contract';
+import { type BoundedField, maxLengthOf } from './contract-limits';
 import { NO_MESSAGE, RUN_STATUS, type RunOutcome } from './run-outcome';
 
 /** What names the run and where it belongs: the same in each of its events. */
@@ -17,20 +18,21 @@ export interface RunIdentity {
   runReason: string;
 }
 
-/** The contract's limits on the free-text fields, so a long command line or reason is cut, not refused. */
-const LIMITS = { jobName: 1024, environmentName: 1024, projectName: 1024, runReason: 4096, dbtVersion: 64 } as const;
-
 const iso = (date: Date) => date.toISOString();
 
+/** The free-text fields cut to the contract's limits, so a long command line or reason is cut, not refused. */
 function bounded(identity: RunIdentity): RunIdentity {
-  const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+  const cut = (field: BoundedField & keyof RunIdentity) => {
+    const [text, max] = [identity[field], maxLengthOf(field)];
+    return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  };
   return {
     ...identity,
-    jobName: cut(identity.jobName, LIMITS.jobName),
-    environmentName: cut(identity.environmentName, LIMITS.environmentName),
-    projectName: cut(identity.projectName, LIMITS.projectName),
-    runReason: cut(identity.runReason, LIMITS.runReason),
-    dbtVersion: cut(identity.dbtVersion, LIMITS.dbtVersion),
+    jobName: cut('jobName'),
+    environmentName: cut('environmentName'),
+    projectName: cut('projectName'),
+    runReason: cut('runReason'),
+    dbtVersion: cut('dbtVersion'),
   };
 }
 

@@ -1,6 +1,7 @@
 // How a dbt run ended, in dbt Cloud's terms: its status and status code, and the runStatusMessage that carries the
 // first failures (node, status, message) the way dbt Cloud puts a run's error there, bounded in size.
 import type { NodeResult } from './artifacts';
+import { maxLengthOf } from './contract-limits';
 
 export type RunStatus = 'running' | 'success' | 'error' | 'cancelled';
 
@@ -19,7 +20,7 @@ export const NO_MESSAGE = 'None';
 const FAILED = new Set(['error', 'fail', 'runtime error']);
 
 /** Room for the message: the contract's limit for runStatusMessage. */
-export const MAX_MESSAGE_LENGTH = 4096;
+export const MAX_MESSAGE_LENGTH = maxLengthOf('runStatusMessage');
 /** Each node's message is cut here, so one long SQL error does not crowd out the others. */
 export const MAX_NODE_MESSAGE_LENGTH = 600;
 /** How many failed nodes are named; the rest are counted. */

@@ -42,7 +42,7 @@ export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo
     });
   } catch (error) {
     if (!(error instanceof ChangeFailed)) throw error;
-    const reason = describeApiFailure(error.cause, connected.connection).replace(/\.?$/, '.');
+    const reason = describeApiFailure(error.cause, connected.connection);
     throw new CliError(
       `${error.message}: ${reason} ${error.made} of ${counted(plan.changes.length, 'change')} made; run plan to see what remains.`,
     );
