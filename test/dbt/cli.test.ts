@@ -1,7 +1,8 @@
 // The command line in process, with its outside world passed in: a clock, files, a dbt that ends as told, signals
 // and an API that answers as told. Usage errors, posts that fail, --strict, a dbt that cannot start, Ctrl-C.
-import type { Connection, IngestInput } from '@jobhooks/client';
+import { type Connection, CONNECTION_HELP, type IngestInput } from '@jobhooks/client';
 import type { IngestedEvent } from '@jobhooks/client/contract';
+import { USAGE as AS_CODE_USAGE } from '../../provider/as-code/src/cli';
 import { runCli, USAGE } from '../../provider/dbt/src/cli';
 import type { DbtToolIo, ExitStatus } from '../../provider/dbt/src/io';
 import { dbtTime, DBT_VERSIONS, PLACEHOLDERS, runResultsOf, SCENARIOS } from './support/dbt-artifacts';
@@ -113,6 +114,11 @@ describe('usage errors: exit 2 and one sentence, nothing run', () => {
     expect(w.stderr()).toBe(`jobhooks-dbt: ${message}\n`);
     expect(w.spawned).toEqual([]);
     expect(w.posted).toEqual([]);
+  });
+
+  test('the connection help is the one every jobhooks command-line tool prints', () => {
+    expect(USAGE).toContain(`Connection:\n${CONNECTION_HELP}\n`);
+    expect(AS_CODE_USAGE).toContain(`${CONNECTION_HELP}\n`);
   });
 
   test('--help anywhere before -- prints the usage; a --help after -- is dbt’s', async () => {

@@ -1,25 +1,8 @@
 // Which server and account a command talks to: the rules shared by every command-line tool (@jobhooks/client's
-// connection settings), their problems as this tool's errors, and the client it talks through.
-import {
-  type Connection,
-  ConnectionProblem,
-  connectionFrom as settingsFrom,
-  type ConnectionFlags,
-  createWebhooksClient,
-  type WebhooksClient,
-} from '@jobhooks/client';
-import { CliError } from './cli-error';
+// connection settings, whose problems are CliErrors), and the client it talks through.
+import { type Connection, createWebhooksClient, type WebhooksClient } from '@jobhooks/client';
 
-export { type Connection, type ConnectionFlags, describeApiFailure } from '@jobhooks/client';
-
-export function connectionFrom(flags: ConnectionFlags, env: NodeJS.ProcessEnv): Connection {
-  try {
-    return settingsFrom(flags, env);
-  } catch (error) {
-    if (error instanceof ConnectionProblem) throw new CliError(error.message);
-    throw error;
-  }
-}
+export { type Connection, connectionFrom, type ConnectionFlags, describeApiFailure } from '@jobhooks/client';
 
 /** The API client of a connection: retries 429 (Retry-After, or a growing backoff) and 5xx a bounded number of times. */
 export function clientOf(connection: Connection): WebhooksClient {

@@ -1,6 +1,7 @@
 // Which server and account a command-line tool talks to, and with which token: the flags, then jobhooks' variables,
 // then the ones terraform-provider-dbtcloud reads, so a CI already set up for dbt Cloud needs nothing new. The token
 // comes only from the environment, never from a flag (flags end up in shell history and process lists).
+import { CliError } from './cli-error';
 import { ApiError, InvalidRequest, UnexpectedAnswer } from './client';
 import { hostUrlProblem } from './host-url';
 
@@ -25,8 +26,15 @@ export const CONNECTION_VARIABLES = {
   token: ['JOBHOOKS_TOKEN', 'DBT_CLOUD_TOKEN'],
 } as const;
 
-/** A connection setting that is missing or wrong, as one sentence naming the setting. */
-export class ConnectionProblem extends Error {
+/** The connection part of a command's --help, in the two columns every jobhooks command-line tool uses. */
+export const CONNECTION_HELP = [
+  `  --host-url URL              or ${CONNECTION_VARIABLES.hostUrl.join(', or ')}: the API base URL, ending in /api`,
+  `  --account-id ID             or ${CONNECTION_VARIABLES.accountId.join(', or ')}`,
+  `                              the token only from ${CONNECTION_VARIABLES.token.join(', or ')}`,
+].join('\n');
+
+/** A connection setting that is missing or wrong, as one sentence naming the setting: a CliError, exit code 1. */
+export class ConnectionProblem extends CliError {
   constructor(message: string) {
     super(message);
     this.name = 'ConnectionProblem';

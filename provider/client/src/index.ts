@@ -10,8 +10,10 @@ export {
   type WebhookInput,
   type WebhooksClient,
 } from './client';
+export { CliError } from './cli-error';
 export {
   type Connection,
+  CONNECTION_HELP,
   type ConnectionFlags,
   CONNECTION_VARIABLES,
   connectionFrom,

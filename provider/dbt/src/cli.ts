@@ -1,7 +1,7 @@
 // The command line: `jobhooks-dbt run [options] -- COMMAND...` and `jobhooks-dbt emit --run-results PATH`, their
 // flags, and their exit codes.
 import { parseArgs } from 'node:util';
-import { CliError } from './cli-error';
+import { CliError, CONNECTION_HELP } from '@jobhooks/client';
 import { emitCommand } from './emit-command';
 import type { DbtToolIo } from './io';
 import { JOB_SETTINGS } from './job-settings';
@@ -13,30 +13,28 @@ Runs dbt Core and posts dbt Cloud's job-run events to jobhooks: job.run.started,
 job.run.completed, signed and delivered to the account's webhooks as dbt Cloud would send them.
 
 Commands:
-  run [options] -- COMMAND...   post job.run.started, run COMMAND (dbt build ...) with its output passed
-                                through, read target/run_results.json and manifest.json, post
-                                job.run.errored (when the run failed) and job.run.completed, and exit
-                                with COMMAND's exit code, whatever happened to the posts
-      --strict                  exit 1 when COMMAND succeeded but an event could not be posted
-      --target-path DIR         where COMMAND writes its artifacts (default: dbt's --target-path,
-                                DBT_TARGET_PATH, or target/ in the project folder)
-  emit --run-results PATH       post job.run.errored (when the run failed) and job.run.completed for a
-                                run that already ended (orchestrator callbacks, CI steps after dbt)
-      --manifest PATH           the run's manifest.json (default: the one beside run_results.json)
+  run [options] -- COMMAND... post job.run.started, run COMMAND (dbt build ...) with its output passed
+                              through, read target/run_results.json and manifest.json, post
+                              job.run.errored (when the run failed) and job.run.completed, and exit
+                              with COMMAND's exit code, whatever happened to the posts
+      --strict                exit 1 when COMMAND succeeded but an event could not be posted
+      --target-path DIR       where COMMAND writes its artifacts (default: dbt's --target-path,
+                              DBT_TARGET_PATH, or target/ in the project folder)
+  emit --run-results PATH     post job.run.errored (when the run failed) and job.run.completed for a
+                              run that already ended (orchestrator callbacks, CI steps after dbt)
+      --manifest PATH         the run's manifest.json (default: the one beside run_results.json)
 
 The run (each flag, or its variable):
-  --job-id ID                   ${JOB_SETTINGS.jobId.variable}, required: the job id webhooks filter on
-  --job-name NAME               ${JOB_SETTINGS.jobName.variable} (default: the dbt command)
-  --environment-id ID           ${JOB_SETTINGS.environmentId.variable} (default: empty)
-  --environment-name NAME       ${JOB_SETTINGS.environmentName.variable} (default: the dbt target)
-  --run-id ID                   ${JOB_SETTINGS.runId.variable} (default: the CI's run - GitHub Actions,
-                                GitLab CI, Buildkite, CircleCI, Jenkins, Airflow - else a new id, printed)
-  --reason TEXT                 ${JOB_SETTINGS.reason.variable} (default: names the CI run or the user)
+  --job-id ID                 ${JOB_SETTINGS.jobId.variable}, required: the job id webhooks filter on
+  --job-name NAME             ${JOB_SETTINGS.jobName.variable} (default: the dbt command)
+  --environment-id ID         ${JOB_SETTINGS.environmentId.variable} (default: empty)
+  --environment-name NAME     ${JOB_SETTINGS.environmentName.variable} (default: the dbt target)
+  --run-id ID                 ${JOB_SETTINGS.runId.variable} (default: the CI's run - GitHub Actions,
+                              GitLab CI, Buildkite, CircleCI, Jenkins, Airflow - else a new id, printed)
+  --reason TEXT               ${JOB_SETTINGS.reason.variable} (default: names the CI run or the user)
 
 Connection:
-  --host-url URL                or JOBHOOKS_HOST_URL, or DBT_CLOUD_HOST_URL: the API base URL, ending in /api
-  --account-id ID               or JOBHOOKS_ACCOUNT_ID, or DBT_CLOUD_ACCOUNT_ID
-                                the token only from JOBHOOKS_TOKEN, or DBT_CLOUD_TOKEN
+${CONNECTION_HELP}
 `;
 
 const SHARED_OPTIONS = {

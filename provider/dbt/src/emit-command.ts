@@ -6,7 +6,7 @@ import type { ConnectionFlags } from '@jobhooks/client';
 import { readManifest, readRunResults, type RunResults } from './artifacts';
 import type { DbtToolIo } from './io';
 import type { JobFlags } from './job-settings';
-import { reportingFrom, sayOn } from './reporting';
+import { reportingFrom, sayOn } from './report-settings';
 import { endEvents, type RunIdentity } from './run-events';
 import { outcomeOf } from './run-outcome';
 

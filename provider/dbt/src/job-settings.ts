@@ -2,7 +2,7 @@
 // environment it stands for, and the run id (given, else the CI's own run, else a new one that is printed).
 import { fromEnvironment } from '@jobhooks/client';
 import { detectCi, runIdOf } from './ci-run';
-import { CliError } from './cli-error';
+import { CliError } from '@jobhooks/client';
 import { fitsContract, maxLengthOf } from './contract-limits';
 
 export interface JobFlags {

@@ -14,11 +14,11 @@ import {
   stalenessOf,
   textOf,
 } from './artifacts';
-import { CliError } from './cli-error';
+import { CliError } from '@jobhooks/client';
 import { type DbtPaths, dbtPaths, dbtTarget, projectNameIn } from './dbt-command';
 import type { DbtToolIo, ExitStatus } from './io';
 import type { JobFlags } from './job-settings';
-import { type Reporting, reportingFrom, sayOn } from './reporting';
+import { type Reporting, reportingFrom, sayOn } from './report-settings';
 import { endEvents, type RunIdentity, startedEvent } from './run-events';
 import { outcomeOf } from './run-outcome';
 

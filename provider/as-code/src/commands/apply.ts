@@ -2,7 +2,7 @@
 // --secrets-out or, with --show-secrets, to the terminal, and nowhere else.
 import { resolve } from 'node:path';
 import { applyChanges, ChangeFailed } from '../apply';
-import { CliError } from '../cli-error';
+import { CliError } from '@jobhooks/client';
 import { type ConnectionFlags, describeApiFailure } from '../connection';
 import type { CliIo } from '../io';
 import { countByAction } from '../plan';

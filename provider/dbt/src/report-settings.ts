@@ -1,7 +1,6 @@
 // What both commands need before they post: the connection and the job settings, checked together so every
 // problem is one sentence naming its setting, and the reporter that posts through them.
-import { connectionFrom, type ConnectionFlags, ConnectionProblem } from '@jobhooks/client';
-import { CliError } from './cli-error';
+import { connectionFrom, type ConnectionFlags } from '@jobhooks/client';
 import type { DbtToolIo } from './io';
 import { type JobFlags, type JobSettings, jobSettingsFrom } from './job-settings';
 import { type Reporter, reporterFor } from './reporter';
@@ -16,13 +15,7 @@ export const sayOn = (io: DbtToolIo) => (line: string) => io.stderr(`jobhooks-db
 
 /** The job and a reporter, or a CliError naming the setting that is missing or wrong. */
 export function reportingFrom(flags: { job: JobFlags; connection: ConnectionFlags }, io: DbtToolIo): Reporting {
-  let connection;
-  try {
-    connection = connectionFrom(flags.connection, io.env);
-  } catch (error) {
-    if (error instanceof ConnectionProblem) throw new CliError(error.message);
-    throw error;
-  }
+  const connection = connectionFrom(flags.connection, io.env);
   const job = jobSettingsFrom(flags.job, io.env, io.newRunId);
   if (job.runIdGenerated)
     sayOn(io)(
