@@ -26,7 +26,6 @@ function world(options: {
   exit?: ExitStatus;
   writes?: () => Record<string, string>;
   answer?: (input: IngestInput) => Promise<IngestedEvent>;
-  terminal?: boolean;
 }): World {
   let err = '';
   let out = '';
@@ -46,7 +45,6 @@ function world(options: {
     stdout: (text) => void (out += text),
     stderr: (text) => void (err += text),
     readFile: (path) => files.get(path) ?? null,
-    terminal: options.terminal ?? false,
     spawn: (command, args) => {
       spawned.push({ command, args });
       const exited = new Promise<ExitStatus>((resolve) => {
@@ -231,40 +229,27 @@ describe('run', () => {
     });
   });
 
-  test('Ctrl-C (SIGINT) is passed on to dbt once, and the run completes as cancelled', async () => {
-    const w = world({ writes: written('cancelled'), exit: { code: 2, signal: null, startError: null } });
-    const running = runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io);
-    w.cancel('SIGINT');
-    expect(await running).toBe(2);
-    expect(w.killed).toEqual(['SIGINT']);
-    expect(w.posted.map((e) => [e.event_type, e.run.runStatusCode])).toEqual([
-      ['job.run.started', 3],
-      ['job.run.completed', 30],
-    ]);
-    expect(w.posted[1]!.run.runStatusMessage).toBe('Cancelled by SIGINT after 2 nodes had finished.');
+  test('SIGINT and SIGTERM are each passed on to dbt once, as SIGINT; the run completes as cancelled', async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const w = world({ writes: written('cancelled'), exit: { code: 2, signal: null, startError: null } });
+      const running = runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io);
+      w.cancel(signal);
+      expect(await running).toBe(2);
+      expect(w.killed).toEqual(['SIGINT']);
+      expect(w.posted.map((e) => [e.event_type, e.run.runStatusCode])).toEqual([
+        ['job.run.started', 3],
+        ['job.run.completed', 30],
+      ]);
+      expect(w.posted[1]!.run.runStatusMessage).toBe(`Cancelled by ${signal} after 2 nodes had finished.`);
+    }
   });
 
-  test('Ctrl-C on a terminal has reached dbt already: it is not sent again, and the run is still cancelled', async () => {
-    const w = world({
-      terminal: true,
-      writes: written('cancelled'),
-      exit: { code: 2, signal: null, startError: null },
-    });
+  test('a signal after which dbt still finishes with 0 is a success, not a cancelled run', async () => {
+    const w = world({ writes: written('success'), exit: { code: 0, signal: null, startError: null } });
     const running = runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io);
-    w.cancel('SIGINT');
-    expect(await running).toBe(2);
-    expect(w.killed).toEqual([]);
-    expect(w.posted.at(-1)!.run).toMatchObject({ runStatusCode: 30, runStatus: 'Cancelled' });
-    // SIGTERM comes from CI, not the terminal: it is passed on.
-    const term = world({
-      terminal: true,
-      writes: written('cancelled'),
-      exit: { code: 2, signal: null, startError: null },
-    });
-    const stopping = runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], term.io);
-    term.cancel('SIGTERM');
-    expect(await stopping).toBe(2);
-    expect(term.killed).toEqual(['SIGTERM']);
+    w.cancel('SIGTERM');
+    expect(await running).toBe(0);
+    expect(w.posted.at(-1)!.run).toMatchObject({ runStatusCode: 10, runStatus: 'Success', runStatusMessage: 'None' });
   });
 
   test('the previous run’s results are not taken for this run’s, whatever their time, when dbt leaves them as they were', async () => {

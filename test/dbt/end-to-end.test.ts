@@ -163,19 +163,47 @@ test('the same run reported again (a retried CI step, or emit after run) posts t
   expect(deliveredTo('/job-42', runId)).toHaveLength(3);
 });
 
-test('a run cancelled midway (CI sends SIGTERM) is passed on to dbt and completes as cancelled, code 30', async () => {
+test('a run cancelled midway (CI sends SIGTERM) is passed on to dbt as SIGINT and completes as cancelled, code 30', async () => {
   const env = ciEnv({ version: DBT_VERSIONS[6]!, scenario: SCENARIOS.cancelled });
   const run = runTool(['run', '--', 'dbt', 'build'], project.dir, env);
   await run.printed('waiting to be cancelled');
   run.child.kill('SIGTERM');
   const { code } = await run.done;
-  expect(code).toBe(2); // dbt's exit code after writing what finished
+  expect(code).toBe(2); // dbt's exit code after writing what finished, which it does on SIGINT only
   const payloads = (await eventsOf('/job-42', `github-${env.GITHUB_RUN_ID}-1-42`, 2)).map(payloadOf);
   expect(payloads.map((p) => [p.eventType, p.data.runStatusCode, p.data.runStatus])).toEqual([
     ['job.run.started', 3, 'Running'],
     ['job.run.completed', 30, 'Cancelled'],
   ]);
   expect(payloads[1]!.data.runStatusMessage).toBe('Cancelled by SIGTERM after 2 nodes had finished.');
+});
+
+test('Ctrl-C on a terminal (SIGINT to the whole foreground group) reaches dbt once: it writes what finished', async () => {
+  const env = ciEnv({ version: DBT_VERSIONS[5]!, scenario: SCENARIOS.cancelled });
+  const run = runTool(['run', '--', 'dbt', 'build'], project.dir, env, { foreground: true });
+  await run.printed('waiting to be cancelled');
+  process.kill(-run.child.pid!, 'SIGINT');
+  const { code } = await run.done;
+  expect(code).toBe(2); // a second SIGINT would have stopped dbt at once, with 130 and nothing written
+  const payloads = (await eventsOf('/job-42', `github-${env.GITHUB_RUN_ID}-1-42`, 2)).map(payloadOf);
+  expect(payloads[1]!.data).toMatchObject({
+    runStatusCode: 30,
+    runStatusMessage: 'Cancelled by SIGINT after 2 nodes had finished.',
+  });
+});
+
+test('dbt itself stopped by SIGTERM writes nothing, as Python does: reported as cancelled, with no results', async () => {
+  const env = ciEnv({ version: DBT_VERSIONS[2]!, scenario: SCENARIOS.cancelled });
+  const run = runTool(['run', '--', 'dbt', 'build'], project.dir, env);
+  await run.printed('waiting to be cancelled');
+  process.kill(Number(/pid (\d+)/.exec(run.output())![1]), 'SIGTERM');
+  const { code, stderr } = await run.done;
+  expect(code).toBe(143);
+  expect(stderr).toContain(
+    'jobhooks-dbt: dbt wrote no target/run_results.json, so the results of the run are unknown.',
+  );
+  const payloads = (await eventsOf('/job-42', `github-${env.GITHUB_RUN_ID}-1-42`, 2)).map(payloadOf);
+  expect(payloads[1]!.data).toMatchObject({ runStatusCode: 30, runStatusMessage: 'Cancelled by SIGTERM.' });
 });
 
 test('dbt killed (out of memory, say): exit 137, reported as errored, with no results', async () => {

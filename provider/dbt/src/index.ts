@@ -26,7 +26,7 @@ function readText(path: string): FileText {
 }
 
 function spawnInherited(command: string, args: readonly string[]): ChildRun {
-  const child = spawn(command, args, { stdio: 'inherit' });
+  const child = spawn(command, args, { stdio: 'inherit', detached: true });
   const exited = new Promise<ExitStatus>((resolve) => {
     child.once('error', (error) => resolve({ code: null, signal: null, startError: error.message }));
     child.once('exit', (code, signal) => resolve({ code, signal, startError: null }));
@@ -51,7 +51,6 @@ export function processIo(): DbtToolIo {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     readFile: readText,
-    terminal: process.stdin.isTTY === true,
     spawn: spawnInherited,
     onCancel,
     // Four attempts over about 3.5 s: a CI step does not wait long for a server that is down.

@@ -35,13 +35,11 @@ export interface DbtToolIo {
   stderr(text: string): void;
   /** The file's text, null when it does not exist, or why it could not be read (a folder, no permission). */
   readFile(path: string): FileText;
-  /** Starts a command with this process's standard input, output and error. */
-  spawn(command: string, args: readonly string[]): ChildRun;
   /**
-   * True when standard input is a terminal: Ctrl-C there reaches dbt too (the terminal signals the whole process
-   * group), so a SIGINT is not sent to it a second time.
+   * Starts a command with this process's standard input, output and error, in a process group of its own: a
+   * terminal's Ctrl-C (sent to the whole foreground group) reaches only jobhooks-dbt, which passes it on once.
    */
-  terminal: boolean;
+  spawn(command: string, args: readonly string[]): ChildRun;
   /** Calls `handler` on SIGINT and SIGTERM until the returned function is called. */
   onCancel(handler: (signal: NodeJS.Signals) => void): () => void;
   poster(connection: Connection): EventPoster;

@@ -1,7 +1,7 @@
 // `jobhooks-dbt run [options] -- dbt build ...`: posts job.run.started, runs dbt with its output passed through,
 // reads what it wrote, posts job.run.errored (for a failed run) and job.run.completed, and exits with dbt's own exit
-// code whatever happened to the posts. A signal (CI cancelling the job) is passed on to dbt and reports the run as
-// cancelled. With --strict, a success whose events could not all be posted exits 1.
+// code whatever happened to the posts. A signal (CI cancelling the job, Ctrl-C) is passed on to dbt as SIGINT and
+// reports the run as cancelled. With --strict, a success whose events could not all be posted exits 1.
 import { constants } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import type { ConnectionFlags } from '@jobhooks/client';
@@ -74,8 +74,9 @@ export async function runCommand(options: RunOptions, io: DbtToolIo): Promise<nu
   let cancelledBy: string | null = null;
   const stopListening = io.onCancel((signal) => {
     cancelledBy ??= signal;
-    // dbt on a second Ctrl-C stops without writing what finished: the terminal has already sent it this one.
-    if (!(io.terminal && signal === 'SIGINT')) child.kill(signal);
+    // dbt writes the results of what finished only on a KeyboardInterrupt: Python's default SIGTERM ends it without
+    // a word. dbt runs in a process group of its own, so each signal reaches it once, from here, as SIGINT.
+    child.kill('SIGINT');
   });
   // Posted while dbt starts, so a slow server does not hold dbt back; awaited before the run's end is posted.
   const started = reporting?.reporter.post([startedEvent(identity, startedAt)]) ?? Promise.resolve(0);
@@ -124,7 +125,7 @@ async function reportEnd(run: RunSoFar, exit: ExitStatus): Promise<number> {
   const outcome = outcomeOf({
     exitCode: exit.code,
     signal: exit.signal,
-    cancelledBy: run.cancelledBy ?? (exit.signal !== null && CANCELLING.has(exit.signal) ? exit.signal : null),
+    cancelledBy: cancellerOf(run.cancelledBy, exit),
     results: reading.ok ? reading.value.results : null,
     artifactProblem: reading.ok ? null : reading.problem,
   });
@@ -151,6 +152,15 @@ async function reportEnd(run: RunSoFar, exit: ExitStatus): Promise<number> {
     return 1;
   }
   return code;
+}
+
+/**
+ * The signal that cancelled the run: one sent to jobhooks-dbt, unless dbt went on to finish with 0 all the same,
+ * or the SIGINT or SIGTERM that ended dbt itself.
+ */
+function cancellerOf(received: string | null, exit: ExitStatus): string | null {
+  if (received !== null && exit.code !== 0) return received;
+  return exit.signal !== null && CANCELLING.has(exit.signal) ? exit.signal : null;
 }
 
 /** The run's results, unless they are the previous run's. */

@@ -76,7 +76,7 @@ export interface Scenario {
   name: string;
   nodes: Node[];
   exitCode: 0 | 1 | 2;
-  /** Cancelled midway: dbt writes the nodes that finished when it gets SIGINT or SIGTERM, then exits 2. */
+  /** Cancelled midway: dbt writes the nodes that finished when it gets SIGINT (not SIGTERM), then exits 2. */
   waitsForSignal?: boolean;
 }
 

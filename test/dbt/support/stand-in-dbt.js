@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A stand-in for dbt Core, which cannot be installed here: it writes the artifacts a test planned (real dbt
 // artifacts of one version, see dbt-artifacts.ts) into the target folder dbt would use, with this run's times and
-// invocation id, prints a few of dbt's lines, and exits 0, 1 or 2, or waits to be cancelled or killed.
+// invocation id, prints a few of dbt's lines, and exits 0, 1 or 2, or waits to be cancelled (SIGINT) or killed.
 'use strict';
 const { randomUUID } = require('node:crypto');
 const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
@@ -37,14 +37,19 @@ process.stdout.write(`Running with dbt=${plan.dbtVersion} (stand-in, pid ${proce
 for (const line of plan.lines ?? []) process.stdout.write(`${line}\n`);
 
 if (plan.waitsForSignal) {
-  // dbt on a KeyboardInterrupt (or SIGTERM): writes the results of the nodes that finished, then exits 2.
-  const cancel = () => {
-    write('manifest.json', plan.manifest);
-    write('run_results.json', plan.runResults);
-    process.exit(2);
-  };
-  process.on('SIGINT', cancel);
-  process.on('SIGTERM', cancel);
+  // dbt on a KeyboardInterrupt (SIGINT): it cancels the queries under way, writes the results of the nodes that
+  // finished, and exits 2. A second SIGINT while it does so stops it at once, with nothing written (exit 130).
+  // SIGTERM is not handled, as Python does not: the default action ends the process without a word.
+  let interrupted = false;
+  process.on('SIGINT', () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    setTimeout(() => {
+      write('manifest.json', plan.manifest);
+      write('run_results.json', plan.runResults);
+      process.exit(2);
+    }, 300);
+  });
   setInterval(() => {}, 60_000);
   process.stdout.write('waiting to be cancelled\n');
 } else if (plan.runResultsAsFolder) {

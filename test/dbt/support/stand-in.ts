@@ -76,12 +76,21 @@ export interface ToolRun {
   output(): string;
 }
 
-/** Runs `jobhooks-dbt ARGS` in `cwd` with only PATH, HOME and `env`, as a CI step would. */
-export function runTool(args: readonly string[], cwd: string, env: Record<string, string>): ToolRun {
+/**
+ * Runs `jobhooks-dbt ARGS` in `cwd` with only PATH, HOME and `env`, as a CI step would; `foreground` puts it in a
+ * process group of its own, as a shell does a command on a terminal (a Ctrl-C there signals the whole group).
+ */
+export function runTool(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  options: { foreground?: boolean } = {},
+): ToolRun {
   const child = spawn(process.execPath, [JOBHOOKS_DBT, ...args], {
     cwd,
     env: { HOME: process.env.HOME ?? '/', PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.foreground === true,
   });
   let stdout = '';
   let stderr = '';
