@@ -108,6 +108,27 @@ function answerOf<T extends z.ZodType>(schema: T, text: string, operation: strin
   }
 }
 
+/** How one request is sent: extra headers, whether only a 429 is retried, and a signal that gives it up. */
+interface SendOptions {
+  headers?: Record<string, string>;
+  onlyIfRefused?: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+/** `waiting`, or the signal's reason as soon as it aborts. */
+function untilAborted(waiting: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return waiting;
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    waiting.then(
+      () => (signal.removeEventListener('abort', abort), resolve()),
+      (error: unknown) => (signal.removeEventListener('abort', abort), reject(error)),
+    );
+  });
+}
+
 function retryAfterMs(header: string | string[] | undefined): number | null {
   const seconds = parseRetryAfterSeconds((Array.isArray(header) ? header[0] : header) ?? null, Date.now());
   return seconds === null ? null : seconds * 1000;
@@ -153,16 +174,11 @@ export function createWebhooksClient(options: ClientOptions) {
    * `onlyIfRefused`, it retries only a 429, which says the request was not processed: a request that must not
    * be made twice (a rotation) is never repeated after an answer that may hide a success.
    */
-  async function send(
-    method: string,
-    url: string,
-    operation: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-    onlyIfRefused = false,
-  ) {
+  async function send(method: string, url: string, operation: string, body?: unknown, how: SendOptions = {}) {
+    const { headers = {}, onlyIfRefused = false, signal } = how;
     for (let attempt = 1; ; attempt += 1) {
       let waitMs: number;
+      signal?.throwIfAborted();
       try {
         const response = await request(url, {
           method: method as 'GET',
@@ -174,17 +190,19 @@ export function createWebhooksClient(options: ClientOptions) {
           },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
           ...timeouts,
+          ...(signal !== undefined ? { signal } : {}),
         });
         const text = await response.body.text();
         const retry = onlyIfRefused ? response.statusCode === 429 : retryable.has(response.statusCode);
         if (!retry || attempt >= maxAttempts) return { status: response.statusCode, text };
         waitMs = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, firstDelayMs);
       } catch (error) {
+        signal?.throwIfAborted();
         if (attempt >= maxAttempts || onlyIfRefused)
           throw new Error(`${operation} failed: could not reach ${base} (${(error as Error).message})`);
         waitMs = backoffMs(attempt, firstDelayMs);
       }
-      await sleep(Math.min(waitMs, maxDelay));
+      await untilAborted(sleep(Math.min(waitMs, maxDelay)), signal);
     }
   }
 
@@ -196,9 +214,9 @@ export function createWebhooksClient(options: ClientOptions) {
     url: string,
     operation: string,
     body?: unknown,
-    headers?: Record<string, string>,
+    how?: SendOptions,
   ) {
-    const { status, text } = await send(method, url, operation, body, headers);
+    const { status, text } = await send(method, url, operation, body, how);
     if (status !== expected) throw apiErrorFrom(status, text, operation);
     return answerOf(schema, text, operation);
   }
@@ -216,9 +234,7 @@ export function createWebhooksClient(options: ClientOptions) {
         `${webhooks}/subscriptions`,
         'Create webhook',
         body,
-        {
-          'idempotency-key': randomUUID(),
-        },
+        { headers: { 'idempotency-key': randomUUID() } },
       );
       return envelope.data;
     },
@@ -250,7 +266,9 @@ export function createWebhooksClient(options: ClientOptions) {
     async rotateSecret(id: string, overlapSeconds?: number): Promise<RotatedSecret> {
       const body = RotateSecretBody.parse(overlapSeconds === undefined ? {} : { overlap_seconds: overlapSeconds });
       const operation = `Rotate the secret of webhook ${id}`;
-      const { status, text } = await send('POST', `${single(id)}/secret/rotate`, operation, body, {}, true);
+      const { status, text } = await send('POST', `${single(id)}/secret/rotate`, operation, body, {
+        onlyIfRefused: true,
+      });
       if (status !== 200) throw apiErrorFrom(status, text, operation);
       return answerOf(dataEnvelope(RotatedSecret), text, operation).data;
     },
@@ -270,14 +288,14 @@ export function createWebhooksClient(options: ClientOptions) {
     /**
      * Posts one job-run event (a token with the ingest permission). Retried like a read: the service takes an
      * event in once per (run.runId, event_type), so a repeat after a lost answer queues nothing new and answers
-     * `duplicate: true` with the first event's id.
+     * `duplicate: true` with the first event's id. `signal` gives up the post (its retries and waits too).
      */
-    async ingest(input: IngestInput): Promise<IngestedEvent> {
+    async ingest(input: IngestInput, how: { signal?: AbortSignal } = {}): Promise<IngestedEvent> {
       const operation = `Post ${input.event_type} of run ${input.run.runId}`;
       const parsed = IngestEventBody.safeParse(input);
       if (!parsed.success) throw new InvalidRequest(operation, parsed.error.issues);
       const body = parsed.data;
-      return (await call(dataEnvelope(IngestedEvent), 202, 'POST', `${webhooks}/events`, operation, body)).data;
+      return (await call(dataEnvelope(IngestedEvent), 202, 'POST', `${webhooks}/events`, operation, body, how)).data;
     },
     /** The accounts the token can see; the public Terraform provider checks its account id here first. */
     async accounts(): Promise<AccountView[]> {

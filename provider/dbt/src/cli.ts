@@ -5,6 +5,7 @@ import { CliError, CONNECTION_HELP } from '@jobhooks/client';
 import { emitCommand } from './emit-command';
 import type { DbtToolIo } from './io';
 import { JOB_SETTINGS } from './job-settings';
+import { DEFAULT_POST_TIMEOUT_SECONDS } from './reporter';
 import { runCommand } from './run-command';
 
 export const USAGE = `Usage: jobhooks-dbt <command> [options]
@@ -32,6 +33,7 @@ The run (each flag, or its variable):
   --run-id ID                 ${JOB_SETTINGS.runId.variable} (default: the CI's run - GitHub Actions,
                               GitLab CI, Buildkite, CircleCI, Jenkins, Airflow - else a new id, printed)
   --reason TEXT               ${JOB_SETTINGS.reason.variable} (default: names the CI run or the user)
+  --post-timeout SECONDS      how long the posts after the run may take in all (default: ${DEFAULT_POST_TIMEOUT_SECONDS})
 
 Connection:
 ${CONNECTION_HELP}
@@ -46,6 +48,7 @@ const SHARED_OPTIONS = {
   'environment-name': { type: 'string' },
   'run-id': { type: 'string' },
   reason: { type: 'string' },
+  'post-timeout': { type: 'string' },
 } as const;
 
 type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
@@ -61,10 +64,21 @@ function parse<T extends Options>(args: string[], options: T) {
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
+/** --post-timeout SECONDS: a number of seconds above 0. */
+function postTimeout(value: unknown): { postTimeoutSeconds?: number } {
+  const given = text(value);
+  if (given === undefined) return {};
+  const seconds = Number(given);
+  if (given.trim() === '' || !Number.isFinite(seconds) || seconds <= 0)
+    throw new CliError(`--post-timeout must be a number of seconds above 0, not "${given}".`, 2);
+  return { postTimeoutSeconds: seconds };
+}
+
 function shared(values: Record<string, unknown>) {
   const defined = <T extends object>(object: T) =>
     Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as Partial<T>;
   return {
+    ...postTimeout(values['post-timeout']),
     connection: defined({ hostUrl: text(values['host-url']), accountId: text(values['account-id']) }),
     job: defined({
       jobId: text(values['job-id']),

@@ -16,6 +16,8 @@ export interface EmitOptions {
   runResults: string;
   /** The manifest; manifest.json beside run_results.json when not given. */
   manifest?: string;
+  /** How long the posts may take, all together (--post-timeout). */
+  postTimeoutSeconds?: number;
 }
 
 /** The job name dbt's own record of the invocation gives: its command line, else `dbt <command>`. */
@@ -62,13 +64,12 @@ export async function emitCommand(options: EmitOptions, io: DbtToolIo): Promise<
     results: reading.ok ? reading.value.results : null,
     artifactProblem: reading.ok ? null : reading.problem,
   });
-  const failed = await reporter.post(
-    endEvents(
-      identity,
-      reading.ok ? reading.value.startedAt : now,
-      reading.ok ? reading.value.generatedAt : now,
-      outcome,
-    ),
+  const events = endEvents(
+    identity,
+    reading.ok ? reading.value.startedAt : now,
+    reading.ok ? reading.value.generatedAt : now,
+    outcome,
   );
+  const failed = await reporter.finish(() => reporter.post(events));
   return failed > 0 || !reading.ok ? 1 : 0;
 }

@@ -53,7 +53,10 @@ export function processIo(): DbtToolIo {
     readFile: readText,
     spawn: spawnInherited,
     onCancel,
-    // Four attempts over about 3.5 s: a CI step does not wait long for a server that is down.
+    timeout: (ms) => AbortSignal.timeout(ms),
+    // Four attempts, each waiting at most 30 s for an answer, with about 3.5 s of backoff between them: a server
+    // that refuses connections costs seconds, but one that hangs could cost minutes per event. What bounds the
+    // posts after the run is their deadline (--post-timeout, 30 s by default), for all of them together.
     poster: (connection) =>
       createWebhooksClient({
         hostUrl: connection.hostUrl,

@@ -20,9 +20,9 @@ export interface ChildRun {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Posts one event; the client's `ingest`. */
+/** Posts one event; the client's `ingest`, which `signal` gives up. */
 export interface EventPoster {
-  ingest(input: IngestInput): Promise<IngestedEvent>;
+  ingest(input: IngestInput, how?: { signal?: AbortSignal }): Promise<IngestedEvent>;
 }
 
 export interface DbtToolIo {
@@ -40,6 +40,8 @@ export interface DbtToolIo {
    * terminal's Ctrl-C (sent to the whole foreground group) reaches only jobhooks-dbt, which passes it on once.
    */
   spawn(command: string, args: readonly string[]): ChildRun;
+  /** A signal that aborts `ms` milliseconds from now (the clock of the posts' deadline). */
+  timeout(ms: number): AbortSignal;
   /** Calls `handler` on SIGINT and SIGTERM until the returned function is called. */
   onCancel(handler: (signal: NodeJS.Signals) => void): () => void;
   poster(connection: Connection): EventPoster;

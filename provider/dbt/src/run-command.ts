@@ -26,6 +26,8 @@ export interface RunOptions {
   job: JobFlags;
   connection: ConnectionFlags;
   strict: boolean;
+  /** How long the posts after the run may take, all together (--post-timeout). */
+  postTimeoutSeconds?: number;
   /** Where dbt writes its artifacts, when the dbt command does not say (or says it in a way not read here). */
   targetPath?: string;
   /** The dbt command and its arguments. */
@@ -142,11 +144,10 @@ async function reportEnd(run: RunSoFar, exit: ExitStatus): Promise<number> {
     dbtVersion: reading.ok ? reading.value.dbtVersion : '',
     environmentName: identity.environmentName || (reading.ok ? targetOf(reading.value) : ''),
   };
-  const failed =
-    (await run.started) +
-    (await reporting.reporter.post(
-      endEvents(ended, startedAt, reading.ok ? reading.value.generatedAt : finishedAt, outcome),
-    ));
+  const events = endEvents(ended, startedAt, reading.ok ? reading.value.generatedAt : finishedAt, outcome);
+  const failed = await reporting.reporter.finish(
+    async () => (await run.started) + (await reporting.reporter.post(events)),
+  );
   if (failed > 0 && options.strict && code === 0) {
     say('--strict: dbt succeeded, but not every event was posted; exiting 1.');
     return 1;

@@ -70,10 +70,33 @@ export interface ToolRun {
   child: ChildProcess;
   /** Resolves with the exit code and all output once the process has exited. */
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
-  /** Resolves once stdout has shown `text`. */
-  printed(text: string): Promise<void>;
+  /** Resolves, with the time it happened (Date.now()), once stdout has shown `text`. */
+  printed(text: string): Promise<number>;
+  /** Resolves, with the time it happened (Date.now()), once stderr has shown `text`. */
+  said(text: string): Promise<number>;
   /** What stdout has shown so far. */
   output(): string;
+}
+
+/** A stream's text so far, and waits for a text to show up in it. */
+function watched() {
+  let text = '';
+  const waiting: Array<{ text: string; resolve: (at: number) => void }> = [];
+  return {
+    text: () => text,
+    add(chunk: Buffer) {
+      text += chunk.toString();
+      const now = Date.now();
+      for (const wait of waiting.filter((w) => text.includes(w.text))) {
+        waiting.splice(waiting.indexOf(wait), 1);
+        wait.resolve(now);
+      }
+    },
+    until: (wanted: string) =>
+      text.includes(wanted)
+        ? Promise.resolve(Date.now())
+        : new Promise<number>((resolve) => waiting.push({ text: wanted, resolve })),
+  };
 }
 
 /**
@@ -92,22 +115,11 @@ export function runTool(
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.foreground === true,
   });
-  let stdout = '';
-  let stderr = '';
-  const waiting: Array<{ text: string; resolve: () => void }> = [];
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    for (const wait of waiting.filter((w) => stdout.includes(w.text))) wait.resolve();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [stdout, stderr] = [watched(), watched()];
+  child.stdout!.on('data', stdout.add);
+  child.stderr!.on('data', stderr.add);
   const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveDone) =>
-    child.on('close', (code) => resolveDone({ code, stdout, stderr })),
+    child.on('close', (code) => resolveDone({ code, stdout: stdout.text(), stderr: stderr.text() })),
   );
-  return {
-    child,
-    done,
-    printed: (text) =>
-      stdout.includes(text) ? Promise.resolve() : new Promise<void>((r) => waiting.push({ text, resolve: r })),
-    output: () => stdout,
-  };
+  return { child, done, printed: stdout.until, said: stderr.until, output: stdout.text };
 }
