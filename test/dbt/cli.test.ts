@@ -144,6 +144,20 @@ describe('run', () => {
     expect(w.stderr()).toContain('jobhooks-dbt: the end of the run could not be reported (the disk went away).\n');
   });
 
+  test('a started event that was already posted is a warning: another dbt command may have got the same run id', async () => {
+    const w = world({
+      writes: written('success'),
+      answer: async () => ({ event_id: 'wev_first', deliveries: 1, skipped: 0, duplicate: true }),
+    });
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io)).toBe(0);
+    expect(w.stderr()).toContain(
+      'jobhooks-dbt: warning: job.run.started of run r was already posted (wev_first): this run id was reported before, so no event of this run is new. That is right for a step run again; another dbt command of the same CI job needs its own --job-id or JOBHOOKS_DBT_RUN_ID.\n',
+    );
+    expect(w.stderr()).toContain(
+      'jobhooks-dbt: job.run.completed of run r was already posted (wev_first): nothing new was sent.\n',
+    );
+  });
+
   test('outside CI the run id is generated and printed, so the run can be reported again under it', async () => {
     const w = world({ writes: written('success') });
     expect(await runCli(['run', '--', 'dbt', 'build'], w.io)).toBe(0);

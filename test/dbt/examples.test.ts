@@ -78,6 +78,7 @@ async function bash(command: string, env: Record<string, string>) {
 describe('the GitHub Actions workflow', () => {
   interface Step {
     name?: string;
+    id?: string;
     run?: string;
     env?: Record<string, string>;
   }
@@ -109,18 +110,20 @@ describe('the GitHub Actions workflow', () => {
       GITHUB_RUN_ID: '7700001',
       GITHUB_RUN_ATTEMPT: '1',
       GITHUB_JOB: 'build',
+      GITHUB_ACTION: step.id!,
       GITHUB_WORKFLOW: 'dbt',
       GITHUB_EVENT_NAME: 'schedule',
     };
     const first = await bash(step.run!, env);
     expect(first.code).toBe(1); // the step fails as dbt failed
-    const runId = 'github-7700001-1-build-42';
+    const runId = 'github-7700001-1-build-dbt_build-42';
     const events = await delivered(runId, 3);
     expect(events.map((e) => e.eventType)).toEqual(['job.run.started', 'job.run.errored', 'job.run.completed']);
     expect(events[2]!.data).toMatchObject({
       jobName: 'Nightly build',
       environmentName: 'Production',
-      runReason: 'Triggered by GitHub Actions: workflow dbt (schedule), run 7700001 attempt 1, job build',
+      runReason:
+        'Triggered by GitHub Actions: workflow dbt (schedule), run 7700001 attempt 1, job build, step dbt_build',
       runStatusCode: 20,
     });
     const again = await bash(step.run!, env);

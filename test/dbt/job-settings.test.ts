@@ -15,12 +15,13 @@ describe('the CI run, from each system’s variables', () => {
         GITHUB_RUN_ID: '9876543210',
         GITHUB_RUN_ATTEMPT: '2',
         GITHUB_JOB: 'build',
+        GITHUB_ACTION: 'dbt_build',
         GITHUB_WORKFLOW: 'dbt',
         GITHUB_EVENT_NAME: 'schedule',
         GITHUB_ACTOR: 'octocat',
       },
-      'github-9876543210-2-build-42',
-      'Triggered by GitHub Actions: workflow dbt (schedule), run 9876543210 attempt 2, job build, by octocat',
+      'github-9876543210-2-build-dbt_build-42',
+      'Triggered by GitHub Actions: workflow dbt (schedule), run 9876543210 attempt 2, job build, step dbt_build, by octocat',
     ],
     [
       'GitLab CI',
@@ -90,6 +91,21 @@ describe('the CI run, from each system’s variables', () => {
     expect(jobSettingsFrom({ jobId: '42' }, { ...airflow, AIRFLOW_CTX_TRY_NUMBER: '2' }, newRunId).runId).toBe(
       'airflow-d-r-t-2-42',
     );
+  });
+
+  test('two reported steps of one CI job, parallel copies of a job or stages of a build are two runs', () => {
+    const runId = (env: NodeJS.ProcessEnv) => jobSettingsFrom({ jobId: '42' }, env, newRunId).runId;
+    const github = { GITHUB_ACTIONS: 'true', GITHUB_RUN_ID: '10', GITHUB_RUN_ATTEMPT: '1', GITHUB_JOB: 'dbt' };
+    // dbt seed in one step, dbt build in the next: GITHUB_ACTION is each step's id (__run, __run_2, ... without one).
+    expect(runId({ ...github, GITHUB_ACTION: '__run' })).toBe('github-10-1-dbt-__run-42');
+    expect(runId({ ...github, GITHUB_ACTION: '__run_2' })).toBe('github-10-1-dbt-__run_2-42');
+    const circle = { CIRCLECI: 'true', CIRCLE_WORKFLOW_ID: 'wf', CIRCLE_BUILD_NUM: '88', CIRCLE_NODE_TOTAL: '2' };
+    expect(runId({ ...circle, CIRCLE_NODE_INDEX: '0' })).toBe('circleci-wf-88-0-42');
+    expect(runId({ ...circle, CIRCLE_NODE_INDEX: '1' })).toBe('circleci-wf-88-1-42');
+    expect(runId({ ...circle, CIRCLE_NODE_TOTAL: '1', CIRCLE_NODE_INDEX: '0' })).toBe('circleci-wf-88-42');
+    const jenkins = { JENKINS_URL: 'http://127.0.0.1:8081/', JOB_NAME: 'nightly', BUILD_NUMBER: '12' };
+    expect(runId({ ...jenkins, STAGE_NAME: 'seed' })).toBe('jenkins-nightly-12-seed-42');
+    expect(runId({ ...jenkins, STAGE_NAME: 'build' })).toBe('jenkins-nightly-12-build-42');
   });
 
   test('a long run id is a hash of the same identifiers: stable, and within 64 characters', () => {

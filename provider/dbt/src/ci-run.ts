@@ -40,15 +40,18 @@ const SYSTEMS: ReadonlyArray<(env: Env) => CiRun | null> = [
     if (set(env, 'GITHUB_ACTIONS') !== 'true' || !runId) return null;
     const attempt = set(env, 'GITHUB_RUN_ATTEMPT') ?? '1';
     const job = set(env, 'GITHUB_JOB');
+    // The step: its id, or __run, __run_2, ... in order; the same when the job is run again, so two reported
+    // steps of one job are two runs and a retried step is the same run.
+    const step = set(env, 'GITHUB_ACTION');
     const workflow = set(env, 'GITHUB_WORKFLOW') ?? 'a workflow';
     const event = set(env, 'GITHUB_EVENT_NAME');
     const actor = set(env, 'GITHUB_ACTOR');
     return {
       system: 'github',
-      parts: [runId, attempt, ...(job ? [job] : [])],
+      parts: [runId, attempt, ...(job ? [job] : []), ...(step ? [step] : [])],
       reason:
         `Triggered by GitHub Actions: workflow ${workflow}${event ? ` (${event})` : ''}, run ${runId} attempt ${attempt}` +
-        `${job ? `, job ${job}` : ''}${actor ? `, by ${actor}` : ''}`,
+        `${job ? `, job ${job}` : ''}${step ? `, step ${step}` : ''}${actor ? `, by ${actor}` : ''}`,
     };
   },
   (env) => {
@@ -81,9 +84,11 @@ const SYSTEMS: ReadonlyArray<(env: Env) => CiRun | null> = [
     const buildNum = set(env, 'CIRCLE_BUILD_NUM');
     if (set(env, 'CIRCLECI') !== 'true' || !buildNum) return null;
     const workflow = set(env, 'CIRCLE_WORKFLOW_ID');
+    // Parallel copies of a job share its build number: each has its node index.
+    const node = Number(set(env, 'CIRCLE_NODE_TOTAL') ?? '1') > 1 ? set(env, 'CIRCLE_NODE_INDEX') : null;
     return {
       system: 'circleci',
-      parts: [...(workflow ? [workflow] : []), buildNum],
+      parts: [...(workflow ? [workflow] : []), buildNum, ...(node ? [node] : [])],
       reason: `Triggered by CircleCI: job ${set(env, 'CIRCLE_JOB') ?? 'unknown'}, build ${buildNum}`,
     };
   },
@@ -92,10 +97,12 @@ const SYSTEMS: ReadonlyArray<(env: Env) => CiRun | null> = [
     const job = set(env, 'JOB_NAME');
     const number = set(env, 'BUILD_NUMBER');
     if (!set(env, 'JENKINS_URL') || !((job && number) || tag)) return null;
+    // A pipeline's stages (parallel ones too) share the build: each has its name.
+    const stage = set(env, 'STAGE_NAME');
     return {
       system: 'jenkins',
-      parts: job && number ? [job, number] : [tag!],
-      reason: `Triggered by Jenkins: ${job && number ? `job ${job}, build ${number}` : tag}`,
+      parts: [...(job && number ? [job, number] : [tag!]), ...(stage ? [stage] : [])],
+      reason: `Triggered by Jenkins: ${job && number ? `job ${job}, build ${number}` : tag}${stage ? `, stage ${stage}` : ''}`,
     };
   },
 ];

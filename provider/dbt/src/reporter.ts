@@ -44,11 +44,16 @@ export function reporterFor(
     }
     try {
       const taken = await poster.ingest(event, { signal: giveUp.signal });
-      say(
-        taken.duplicate
-          ? `${what} was already posted (${taken.event_id}): nothing new was sent.`
-          : `${what} posted (${taken.event_id}, ${deliveries(taken.deliveries)}).`,
-      );
+      if (!taken.duplicate) say(`${what} posted (${taken.event_id}, ${deliveries(taken.deliveries)}).`);
+      // A started event that is not new: right for a step run again, silently wrong for another dbt command
+      // that got the same run id, whose events would all be taken for the first one's.
+      else if (event.event_type === 'job.run.started')
+        say(
+          `warning: ${what} was already posted (${taken.event_id}): this run id was reported before, so no event ` +
+            'of this run is new. That is right for a step run again; another dbt command of the same CI job ' +
+            'needs its own --job-id or JOBHOOKS_DBT_RUN_ID.',
+        );
+      else say(`${what} was already posted (${taken.event_id}): nothing new was sent.`);
       return true;
     } catch (error) {
       say(`${what} was not posted: ${giveUp.signal.aborted ? gaveUp : describeApiFailure(error, connection)}`);
