@@ -239,6 +239,32 @@ describe('run', () => {
     expect(w.posted.at(-1)!.run).toMatchObject({ runStatusCode: 10, runStatus: 'Success', runStatusMessage: 'None' });
   });
 
+  test('emit --not-before: a run_results.json written before that time is an older run’s, reported as errored', async () => {
+    const world1 = world({ writes: written('success') });
+    const files = new Map(Object.entries(written('success')()));
+    world1.io.readFile = (path) => files.get(path) ?? null;
+    const emit = (w: World, notBefore: string) =>
+      runCli(['emit', '--run-id', 'r', '--run-results', 'target/run_results.json', '--not-before', notBefore], w.io);
+    // Written at 09:00:30: a run that began at 09:00:00 is this one.
+    expect(await emit(world1, '2026-11-20T09:00:00.000000+00:00')).toBe(0);
+    expect(world1.posted.at(-1)!.run).toMatchObject({ runStatusCode: 10 });
+    const later = world({});
+    later.io.readFile = (path) => files.get(path) ?? null;
+    expect(await emit(later, '2026-11-20T09:05:00Z')).toBe(1);
+    const problem =
+      'target/run_results.json was written at 2026-11-20T09:00:30.000Z, before this run started: this run wrote no results.';
+    expect(later.stderr()).toContain(`jobhooks-dbt: ${problem}\n`);
+    expect(later.posted.map((e) => [e.event_type, e.run.runStatusCode, e.run.runStatusMessage])).toEqual([
+      ['job.run.errored', 20, problem],
+      ['job.run.completed', 20, problem],
+    ]);
+    const bad = world({});
+    expect(await emit(bad, 'yesterday')).toBe(2);
+    expect(bad.stderr()).toBe(
+      'jobhooks-dbt: --not-before must be an ISO 8601 time (2026-11-20T05:00:00Z), not "yesterday".\n',
+    );
+  });
+
   test('the previous run’s results are not taken for this run’s, whatever their time, when dbt leaves them as they were', async () => {
     // The same file before and after: dbt (a parse error) did not write.
     const w = world({ exit: { code: 2, signal: null, startError: null } });

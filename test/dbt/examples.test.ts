@@ -151,8 +151,10 @@ test('the shell line passes its arguments to dbt and exits with dbt’s code', a
 });
 
 describe('the Airflow DAG and its callback', () => {
-  const callback = (tryNumber: number) => `
+  /** The callback as Airflow calls it, for try `tryNumber` of a task instance that started at `startDate`. */
+  const callback = (tryNumber: number, startDate: Date) => `
 import sys
+from datetime import datetime
 sys.path.insert(0, ${JSON.stringify(join(EXAMPLE, 'airflow'))})
 import jobhooks_callbacks
 
@@ -160,23 +162,29 @@ class TaskInstance:
     dag_id = "dbt_nightly"
     task_id = "dbt_test"
     try_number = ${tryNumber}
+    start_date = datetime.fromisoformat("${startDate.toISOString().replace('Z', '+00:00')}")
 
 jobhooks_callbacks.report_dbt_run({"ti": TaskInstance(), "run_id": "scheduled__2026-11-20T05:00:00+00:00"})
 `;
+  /** The worker's environment: only what the callback and jobhooks-dbt need. */
+  const workerEnv = () => ({
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/',
+    ...connection,
+    JOBHOOKS_DBT_JOB_ID: '42',
+    DBT_PROJECT_DIR: project.dir,
+    // Split as a shell would (shlex): quoted words stay whole.
+    JOBHOOKS_DBT: `'${process.execPath}' '${JOBHOOKS_DBT}'`,
+    // The example's folder stays as committed: no __pycache__ beside it.
+    PYTHONDONTWRITEBYTECODE: '1',
+  });
 
   test('the callback reports the task’s run from the run_results.json dbt wrote; called twice, it reports it once', async () => {
+    const taskStarted = new Date(Date.now() - 1000);
     // dbt test has run in the project: its artifacts are there.
     const dbt = await bash('dbt test', project.env({ version: DBT_VERSIONS[6]!, scenario: SCENARIOS.testFailure }));
     expect(dbt.code).toBe(1);
-    const env = {
-      ...connection,
-      JOBHOOKS_DBT_JOB_ID: '42',
-      DBT_PROJECT_DIR: project.dir,
-      JOBHOOKS_DBT: `${process.execPath} ${JOBHOOKS_DBT}`,
-      // The example's folder stays as committed: no __pycache__ beside it.
-      PYTHONDONTWRITEBYTECODE: '1',
-    };
-    const once = await run('python3', ['-c', callback(1)], { env: { ...process.env, ...env } });
+    const once = await run('python3', ['-c', callback(1, taskStarted)], { env: workerEnv() });
     // The task instance's identifiers are longer than a run id may be: the run id is their hash.
     const runId = /job\.run\.completed of run (\S+) posted/.exec(once.stderr)?.[1];
     expect(runId).toMatch(/^airflow-[0-9a-f]{56}$/);
@@ -185,13 +193,31 @@ jobhooks_callbacks.report_dbt_run({"ti": TaskInstance(), "run_id": "scheduled__2
       ['job.run.errored', '2.0.0', 20],
       ['job.run.completed', '2.0.0', 20],
     ]);
+    expect(events[1]!.data.runStatusMessage).toMatch(/^1 of 4 nodes failed \(1 test failure\)/);
     expect(events[1]!.data.runReason).toBe(
       'Triggered by Airflow: task dbt_test of DAG dbt_nightly, run scheduled__2026-11-20T05:00:00+00:00, try 1',
     );
-    const twice = await run('python3', ['-c', callback(1)], { env: { ...process.env, ...env } });
+    const twice = await run('python3', ['-c', callback(1, taskStarted)], { env: workerEnv() });
     expect(twice.stderr).toContain('was already posted');
     expect(payloads(runId!)).toHaveLength(2);
     expect(twice.stderr).toContain(`job.run.completed of run ${runId} was already posted`);
+  });
+
+  test('a run_results.json older than the task (dbt stopped before writing one) is not reported as this try', async () => {
+    const dbt = await bash('dbt test', project.env({ version: DBT_VERSIONS[5]!, scenario: SCENARIOS.success }));
+    expect(dbt.code).toBe(0);
+    // Try 2 started after that file was written, and its dbt wrote nothing.
+    const laterTry = new Date(Date.now() + 1000);
+    const reported = await run('python3', ['-c', callback(2, laterTry)], { env: workerEnv() });
+    expect(reported.stderr).toMatch(
+      /jobhooks-dbt: \S*target\/run_results\.json was written at \S+, before this run started: this run wrote no results\.\n/,
+    );
+    const runId = /job\.run\.completed of run (\S+) posted/.exec(reported.stderr)?.[1];
+    const events = await delivered(runId!, 2);
+    expect(events.map((e) => [e.eventType, e.data.runStatusCode])).toEqual([
+      ['job.run.errored', 20],
+      ['job.run.completed', 20],
+    ]);
   });
 
   test('the DAG runs dbt inside jobhooks-dbt run in one task, and reports the other with the callback', async () => {

@@ -7,11 +7,12 @@ environment of the worker: JOBHOOKS_HOST_URL, JOBHOOKS_ACCOUNT_ID, JOBHOOKS_TOKE
 """
 
 import os
+import shlex
 import subprocess
 
 # Where the dbt project is on the workers, and the command that runs jobhooks-dbt there.
 DBT_PROJECT_DIR = os.environ.get("DBT_PROJECT_DIR", "/opt/airflow/dbt/jaffle_shop")
-JOBHOOKS_DBT = os.environ.get("JOBHOOKS_DBT", "npx jobhooks-dbt").split()
+JOBHOOKS_DBT = shlex.split(os.environ.get("JOBHOOKS_DBT", "npx jobhooks-dbt"))
 
 
 def report_dbt_run(context):
@@ -25,5 +26,8 @@ def report_dbt_run(context):
         "AIRFLOW_CTX_TRY_NUMBER": str(ti.try_number),
     }
     run_results = os.path.join(DBT_PROJECT_DIR, "target", "run_results.json")
+    # A run_results.json written before the task started is an earlier run's (dbt stopped before it wrote one):
+    # --not-before reports the run as errored with that sentence instead of reporting the earlier run.
+    not_before = ["--not-before", ti.start_date.isoformat()] if ti.start_date else []
     # A report that cannot be posted is logged by jobhooks-dbt; it must not fail the task's callback.
-    subprocess.run([*JOBHOOKS_DBT, "emit", "--run-results", run_results], env=env, check=False)
+    subprocess.run([*JOBHOOKS_DBT, "emit", "--run-results", run_results, *not_before], env=env, check=False)

@@ -24,6 +24,7 @@ Commands:
   emit --run-results PATH     post job.run.errored (when the run failed) and job.run.completed for a
                               run that already ended (orchestrator callbacks, CI steps after dbt)
       --manifest PATH         the run's manifest.json (default: the one beside run_results.json)
+      --not-before TIME       when the run began (ISO 8601): an older run_results.json is not this run's
 
 The run (each flag, or its variable):
   --job-id ID                 ${JOB_SETTINGS.jobId.variable}, required: the job id webhooks filter on
@@ -72,6 +73,16 @@ function postTimeout(value: unknown): { postTimeoutSeconds?: number } {
   if (given.trim() === '' || !Number.isFinite(seconds) || seconds <= 0)
     throw new CliError(`--post-timeout must be a number of seconds above 0, not "${given}".`, 2);
   return { postTimeoutSeconds: seconds };
+}
+
+/** --not-before TIME: an ISO 8601 time. */
+function notBefore(value: unknown): { notBefore?: Date } {
+  const given = text(value);
+  if (given === undefined) return {};
+  const time = new Date(given);
+  if (!/^\d{4}-\d\d-\d\dT/.test(given) || Number.isNaN(time.getTime()))
+    throw new CliError(`--not-before must be an ISO 8601 time (2026-11-20T05:00:00Z), not "${given}".`, 2);
+  return { notBefore: time };
 }
 
 function shared(values: Record<string, unknown>) {
@@ -133,13 +144,19 @@ export async function runCli(argv: readonly string[], io: DbtToolIo): Promise<nu
           ...SHARED_OPTIONS,
           'run-results': { type: 'string' },
           manifest: { type: 'string' },
+          'not-before': { type: 'string' },
         });
         const runResults = text(values['run-results']);
         if (runResults === undefined)
           throw new CliError('emit needs --run-results PATH: the run_results.json of the run to report.', 2);
         const manifest = text(values.manifest);
         return await emitCommand(
-          { ...shared(values), runResults, ...(manifest !== undefined ? { manifest } : {}) },
+          {
+            ...shared(values),
+            runResults,
+            ...(manifest !== undefined ? { manifest } : {}),
+            ...notBefore(values['not-before']),
+          },
           io,
         );
       }

@@ -3,7 +3,7 @@
 // run after dbt. A missing or unreadable run_results.json is said in one sentence and reported as an errored run.
 import { dirname, relative, resolve } from 'node:path';
 import type { ConnectionFlags } from '@jobhooks/client';
-import { readManifest, readRunResults, type RunResults } from './artifacts';
+import { type Reading, readManifest, readRunResults, type RunResults, stalenessOf } from './artifacts';
 import type { DbtToolIo } from './io';
 import type { JobFlags } from './job-settings';
 import { reportingFrom, sayOn } from './report-settings';
@@ -18,6 +18,15 @@ export interface EmitOptions {
   manifest?: string;
   /** How long the posts may take, all together (--post-timeout). */
   postTimeoutSeconds?: number;
+  /** When the run began (--not-before): a run_results.json written before is an older run's, not this one's. */
+  notBefore?: Date;
+}
+
+/** The run's results, unless they were written before `notBefore`: then an older run's, left where this one wrote none. */
+function recentEnough(reading: Reading<RunResults>, path: string, notBefore: Date | undefined): Reading<RunResults> {
+  if (!reading.ok || notBefore === undefined) return reading;
+  const stale = stalenessOf(reading.value, path, { startedAt: notBefore, previousInvocationId: null });
+  return stale === null ? reading : { ok: false, problem: stale };
 }
 
 /** The job name dbt's own record of the invocation gives: its command line, else `dbt <command>`. */
@@ -33,7 +42,11 @@ export async function emitCommand(options: EmitOptions, io: DbtToolIo): Promise<
   const say = sayOn(io);
   const runResultsPath = resolve(io.cwd, options.runResults);
   const shown = (path: string) => relative(io.cwd, path) || path;
-  const reading = readRunResults(io.readFile(runResultsPath), shown(runResultsPath));
+  const reading = recentEnough(
+    readRunResults(io.readFile(runResultsPath), shown(runResultsPath)),
+    shown(runResultsPath),
+    options.notBefore,
+  );
   if (!reading.ok) say(reading.problem);
 
   const manifestPath = resolve(io.cwd, options.manifest ?? resolve(dirname(runResultsPath), 'manifest.json'));
