@@ -23,6 +23,11 @@ describe('the real run_results.json files', () => {
     ['dbt-core-1.8.0a1-run-results-v5.json', 5, '1.8.0a1', 2],
     ['dbt-core-1.8.0a1-run-results-v6.json', 6, '1.8.0a1', 2],
     ['jaffle-shop-1.0.0-run-results-v4.json', 4, '1.0.0', 29],
+    ['dbt-core-1.9.0a1-run-results-v6.json', 6, '1.9.0a1', 2],
+    ['jaffle-shop-1.7.0-run-results-v5.json', 5, '1.7.0', 58],
+    ['openlineage-1.8.9-run-results-v6.json', 6, '1.8.9', 1],
+    ['jaffle-shop-1.9.0-run-results-v6.json', 6, '1.9.0', 61],
+    ['jaffle-shop-1.11.7-run-results-v6.json', 6, '1.11.7', 40],
     ['dbt-fusion-2.0.0-run-results-v6.json', 6, '2.0.0', 1],
     ['dbt-fusion-2.0.4-run-results-v6.json', 6, '2.0.4', 1],
   ])('%s: run-results v%d of dbt %s, %d results', (file, schema, dbtVersion, count) => {
@@ -43,6 +48,13 @@ describe('the real run_results.json files', () => {
       unique_id: 'model.jaffle_shop.test_insert_overwrite',
       message: expect.stringMatching(/^Database Error in model test_insert_overwrite/),
     });
+  });
+
+  test('the start is invocation_started_at where dbt recorded it (1.10 and later)', () => {
+    const reading = readRunResults(real('jaffle-shop-1.11.7-run-results-v6.json'), 'run_results.json');
+    if (!reading.ok) throw new Error(reading.problem);
+    expect(reading.value.startedAt.toISOString()).toBe('2026-03-12T05:46:43.968Z');
+    expect(reading.value.generatedAt.toISOString()).toBe('2026-03-12T05:46:46.291Z');
   });
 
   test("Fusion's statuses are read in lower case whatever their case", () => {

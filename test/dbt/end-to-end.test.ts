@@ -21,6 +21,8 @@ let job42: { id: string; hmac_secret: string };
 let job7: { id: string; hmac_secret: string };
 let project: DbtProject;
 
+const REAL = join(__dirname, 'fixtures', 'real');
+
 beforeAll(async () => {
   // One delivery at a time per webhook: each webhook gets a run's events in the order they were posted.
   h = await startHarness({ env: { JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: '1' } });
@@ -110,6 +112,54 @@ describe.each(DBT_VERSIONS.map((version) => [version.label, version] as const))(
     // The project is named before dbt has run, from dbt_project.yml, as the manifest names it after.
     expect(started.data).toMatchObject({ projectName: PROJECT, projectId: PROJECT_ID, runId, jobId: '42' });
     expect(run.stderr).toContain(`job.run.completed of run ${runId} posted`);
+  });
+});
+
+/**
+ * The real run_results.json files (fixtures/README.md), one or more of each schema version, replayed by the stand-in
+ * as the run just started: dbt's exit code for it, and the end it must be reported as.
+ */
+const REPLAYS: ReadonlyArray<readonly [file: string, exitCode: 0 | 1, statusCode: number, message: string | RegExp]> = [
+  ['dbt-core-1.6.7-run-results-v4.json', 0, 10, 'None'],
+  [
+    'jaffle-shop-1.0.0-run-results-v4.json',
+    1,
+    20,
+    /^1 of 29 nodes failed \(1 error\)\.\nmodel\.jaffle_shop\.test_insert_overwrite \(error\): Database Error in model test_insert_overwrite/,
+  ],
+  ['dbt-core-1.8.0a1-run-results-v5.json', 0, 10, 'None'],
+  ['jaffle-shop-1.7.0-run-results-v5.json', 0, 10, 'None'],
+  ['dbt-core-1.8.0a1-run-results-v6.json', 0, 10, 'None'],
+  ['openlineage-1.8.9-run-results-v6.json', 0, 10, 'None'],
+  ['dbt-core-1.9.0a1-run-results-v6.json', 0, 10, 'None'],
+  ['jaffle-shop-1.9.0-run-results-v6.json', 0, 10, 'None'],
+  ['jaffle-shop-1.11.7-run-results-v6.json', 0, 10, 'None'],
+  ['dbt-fusion-2.0.0-run-results-v6.json', 0, 10, 'None'],
+  ['dbt-fusion-2.0.4-run-results-v6.json', 0, 10, 'None'],
+];
+
+describe.each(REPLAYS)('a real run_results.json replayed: %s', (file, exitCode, statusCode, message) => {
+  test('reported with its version and outcome; it ends when its generated_at says', async () => {
+    const real = JSON.parse(readFileSync(join(REAL, file), 'utf8')) as { metadata: { dbt_version: string } };
+    const scenario = exitCode === 0 ? SCENARIOS.success : SCENARIOS.modelError;
+    const env = ciEnv({ version: DBT_VERSIONS[0]!, scenario, replay: join(REAL, file) });
+    const run = await runTool(['run', '--', 'dbt', 'build'], project.dir, env).done;
+    expect(run.code).toBe(exitCode);
+    const written = JSON.parse(readFileSync(join(project.dir, 'target', 'run_results.json'), 'utf8')) as {
+      metadata: { generated_at: string; invocation_id: string };
+    };
+    const payloads = (await eventsOf('/job-42', `github-${env.GITHUB_RUN_ID}-1-42`, statusCode === 10 ? 2 : 3)).map(
+      payloadOf,
+    );
+    const completed = payloads.at(-1)!;
+    expect(completed.eventType).toBe('job.run.completed');
+    expect(completed.data).toMatchObject({
+      dbtVersion: real.metadata.dbt_version,
+      runStatusCode: statusCode,
+      // dbt's end of the run, to the millisecond: generated_at has microseconds.
+      runFinishedAt: new Date(written.metadata.generated_at).toISOString(),
+    });
+    expect(completed.data.runStatusMessage).toMatch(typeof message === 'string' ? new RegExp(`^${message}$`) : message);
   });
 });
 

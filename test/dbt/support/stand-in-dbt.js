@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// A stand-in for dbt Core, which cannot be installed here: it writes the artifacts a test planned (real dbt
-// artifacts of one version, see dbt-artifacts.ts) into the target folder dbt would use, with this run's times and
-// invocation id, prints a few of dbt's lines, and exits 0, 1 or 2, or waits to be cancelled (SIGINT) or killed.
+// A stand-in for dbt Core, which cannot be installed here: it writes the artifacts a test planned (a real
+// run_results.json replayed, or one in the shape of a version's real files, see dbt-artifacts.ts) into the target
+// folder dbt would use, with this run's times and invocation id, prints a few of dbt's lines, and exits 0, 1 or 2, or waits to be cancelled (SIGINT) or killed.
 'use strict';
 const { randomUUID } = require('node:crypto');
 const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
@@ -21,9 +21,26 @@ const invocationId = randomUUID();
 /** dbt's timestamps: microseconds and a Z. */
 const dbtTime = (date) => date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
+/**
+ * A real run_results.json replayed as this run's: its end, invocation id and (where it has one) start rewritten to
+ * this run's, everything else as dbt wrote it.
+ */
+function replayed(text) {
+  const artifact = JSON.parse(text);
+  artifact.metadata.generated_at = dbtTime(new Date());
+  artifact.metadata.invocation_id = invocationId;
+  if ('invocation_started_at' in artifact.metadata) artifact.metadata.invocation_started_at = dbtTime(startedAt);
+  return JSON.stringify(artifact);
+}
+
 /** Writes a planned artifact with this run's times; `truncated` cuts it off, as a killed write would. */
 function write(name, template) {
   if (template === null || template === undefined) return;
+  if (plan.replay && name === 'run_results.json') {
+    mkdirSync(targetPath, { recursive: true });
+    writeFileSync(resolve(targetPath, name), replayed(template));
+    return;
+  }
   const text = template
     .replaceAll('__STARTED_AT__', dbtTime(startedAt))
     .replaceAll('__GENERATED_AT__', dbtTime(new Date()))

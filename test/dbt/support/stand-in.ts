@@ -1,7 +1,7 @@
 // A dbt project folder for a test, with the stand-in `dbt` first on PATH, and the plans that tell the stand-in what
 // to write and how to end; and jobhooks-dbt itself, run as a real process the way CI runs it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type DbtVersion, manifestOf, PLACEHOLDERS, PROJECT, runResultsOf, type Scenario } from './dbt-artifacts';
@@ -19,6 +19,8 @@ export interface Plan {
   artifacts?: 'written' | 'none' | 'truncated' | 'folder';
   /** The dbt command, for run_results.json's args. */
   command?: string[];
+  /** A real run_results.json (a path) to replay as this run's, instead of the scenario's; no manifest then. */
+  replay?: string;
 }
 
 export interface DbtProject {
@@ -44,20 +46,24 @@ export function dbtProject(): DbtProject {
     env(plan) {
       const file = join(root, `plan-${(plans += 1)}.json`);
       const written = (plan.artifacts ?? 'written') !== 'none';
+      const replay = plan.replay === undefined ? null : readFileSync(plan.replay, 'utf8');
+      const replayVersion =
+        replay === null ? null : (JSON.parse(replay) as { metadata: { dbt_version: string } }).metadata.dbt_version;
       writeFileSync(
         file,
         JSON.stringify({
-          dbtVersion: plan.version.dbtVersion,
+          dbtVersion: replayVersion ?? plan.version.dbtVersion,
+          replay: replay !== null,
           exitCode: plan.artifacts === 'none' ? 2 : plan.scenario.exitCode,
           waitsForSignal: plan.scenario.waitsForSignal === true,
           truncated: plan.artifacts === 'truncated',
           runResultsAsFolder: plan.artifacts === 'folder',
           lines:
             plan.artifacts === 'none' ? ['Parsing Error', "  Env var required but not provided: 'DBT_PASSWORD'"] : [],
-          runResults: written
-            ? JSON.stringify(runResultsOf(plan.version, plan.scenario.nodes, PLACEHOLDERS, plan.command))
-            : null,
-          manifest: written ? JSON.stringify(manifestOf(plan.version, PLACEHOLDERS)) : null,
+          runResults: !written
+            ? null
+            : (replay ?? JSON.stringify(runResultsOf(plan.version, plan.scenario.nodes, PLACEHOLDERS, plan.command))),
+          manifest: written && replay === null ? JSON.stringify(manifestOf(plan.version, PLACEHOLDERS)) : null,
         }),
       );
       return { PATH: `${bin}:${process.env.PATH}`, STAND_IN_DBT_PLAN: file };
