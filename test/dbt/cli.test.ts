@@ -6,7 +6,16 @@ import type { IngestedEvent } from '@jobhooks/client/contract';
 import { USAGE as AS_CODE_USAGE } from '../../provider/as-code/src/cli';
 import { runCli, USAGE } from '../../provider/dbt/src/cli';
 import type { DbtToolIo, ExitStatus } from '../../provider/dbt/src/io';
-import { dbtTime, DBT_VERSIONS, PLACEHOLDERS, runResultsOf, SCENARIOS } from './support/dbt-artifacts';
+import {
+  dbtTime,
+  DBT_VERSIONS,
+  manifestOf,
+  PLACEHOLDERS,
+  PROJECT,
+  PROJECT_ID,
+  runResultsOf,
+  SCENARIOS,
+} from './support/dbt-artifacts';
 
 interface World {
   io: DbtToolIo;
@@ -263,6 +272,69 @@ describe('run', () => {
     expect(bad.stderr()).toBe(
       'jobhooks-dbt: --not-before must be an ISO 8601 time (2026-11-20T05:00:00Z), not "yesterday".\n',
     );
+  });
+
+  describe("the project: dbt_project.yml's name before the run, the manifest's after it", () => {
+    /** run_results.json and a manifest of dbt `label`, as written at the end of the run. */
+    const withManifest =
+      (label: string, manifestPath = '/ci/jaffle_shop/target/manifest.json') =>
+      () => ({
+        ...written('success')(),
+        [manifestPath]: JSON.stringify(
+          manifestOf(
+            DBT_VERSIONS.find((v) => v.label === label)!,
+            PLACEHOLDERS,
+          ),
+        ),
+      });
+
+    test.each([
+      ['missing', null],
+      ['naming another project', "name: 'old_name'\nversion: '1.0.0'\n"],
+    ])(
+      'run, dbt_project.yml %s: the end is reported with the manifest’s project, a 1.5 manifest’s id too',
+      async (_name, yml) => {
+        for (const label of ['1.5', '1.9']) {
+          const w = world({ writes: withManifest(label) });
+          const files = new Map<string, string>(yml === null ? [] : [['/ci/jaffle_shop/dbt_project.yml', yml]]);
+          const read = w.io.readFile;
+          w.io.readFile = (path) => files.get(path) ?? read(path);
+          expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io)).toBe(0);
+          expect(w.posted[0]!.run.projectName).toBe(yml === null ? '' : 'old_name');
+          // dbt 1.5 writes only the project's id: the name is the package of the run's nodes with that MD5.
+          expect(w.posted.at(-1)!.run).toMatchObject({ projectName: PROJECT, projectId: PROJECT_ID });
+        }
+      },
+    );
+
+    test('emit: the manifest beside run_results.json, or the one --manifest names', async () => {
+      const beside = world({});
+      const files = new Map(Object.entries(withManifest('1.5')()));
+      beside.io.readFile = (path) => files.get(path) ?? null;
+      expect(await runCli(['emit', '--run-id', 'r', '--run-results', 'target/run_results.json'], beside.io)).toBe(0);
+      expect(beside.posted.at(-1)!.run).toMatchObject({ projectName: PROJECT, projectId: PROJECT_ID });
+
+      const named = world({});
+      const elsewhere = new Map(Object.entries(withManifest('1.7', '/ci/jaffle_shop/state/manifest.json')()));
+      named.io.readFile = (path) => elsewhere.get(path) ?? null;
+      const argv = [
+        'emit',
+        '--run-id',
+        'r',
+        '--run-results',
+        'target/run_results.json',
+        '--manifest',
+        'state/manifest.json',
+      ];
+      expect(await runCli(argv, named.io)).toBe(0);
+      expect(named.posted.at(-1)!.run).toMatchObject({ projectName: PROJECT, projectId: PROJECT_ID });
+      // Named and missing: said, and the run is still reported.
+      const missing = world({});
+      missing.io.readFile = (path) => (path.endsWith('/state/manifest.json') ? null : (files.get(path) ?? null));
+      expect(await runCli(argv, missing.io)).toBe(0);
+      expect(missing.stderr()).toContain('jobhooks-dbt: there is no state/manifest.json to name the project.\n');
+      expect(missing.posted.at(-1)!.run).toMatchObject({ projectName: '', projectId: '' });
+    });
   });
 
   test('the previous run’s results are not taken for this run’s, whatever their time, when dbt leaves them as they were', async () => {

@@ -108,7 +108,11 @@ describe.each(DBT_VERSIONS.map((version) => [version.label, version] as const))(
     expect(errored).toMatchObject(ended);
     expect(completed).toMatchObject(ended);
     expect(errored.data.runErroredAt).toBe(completed.data.runFinishedAt);
-    expect(Date.parse(completed.data.runFinishedAt!)).toBeGreaterThanOrEqual(Date.parse(started.data.runStartedAt));
+    // The end is dbt's: generated_at of the run_results.json written, to the millisecond.
+    const written = JSON.parse(readFileSync(join(project.dir, 'target', 'run_results.json'), 'utf8')) as {
+      metadata: { generated_at: string };
+    };
+    expect(completed.data.runFinishedAt).toBe(new Date(written.metadata.generated_at).toISOString());
     // The project is named before dbt has run, from dbt_project.yml, as the manifest names it after.
     expect(started.data).toMatchObject({ projectName: PROJECT, projectId: PROJECT_ID, runId, jobId: '42' });
     expect(run.stderr).toContain(`job.run.completed of run ${runId} posted`);
