@@ -90,6 +90,18 @@ describe('the outcome of each way a run ends', () => {
       'dbt exited with code 2.',
     ],
     [
+      "dbt 1.9's partial success (a microbatch model some of whose batches failed) fails the run",
+      end({
+        exitCode: 1,
+        results: [
+          { unique_id: 'model.p.events', status: 'partial success', message: '2 of 5 batches failed', failures: null },
+          { unique_id: 'model.p.daily', status: 'success', message: 'OK', failures: null },
+        ],
+      }),
+      'error',
+      '1 of 2 nodes failed (1 partial success).\nmodel.p.events (partial success): 2 of 5 batches failed',
+    ],
+    [
       'a failed node reported afterwards (no exit code)',
       end({ exitCode: null, results: resultsOf('testFailure') }),
       'error',

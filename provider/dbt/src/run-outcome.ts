@@ -16,8 +16,11 @@ export const RUN_STATUS: Record<RunStatus, { runStatus: string; runStatusCode: n
 /** What dbt Cloud writes in runStatusMessage when a run has nothing to say. */
 export const NO_MESSAGE = 'None';
 
-/** The node statuses that fail a run (a `warn` does not). */
-const FAILED = new Set(['error', 'fail', 'runtime error']);
+/**
+ * The node statuses that fail a run (a `warn` does not): `partial success` is dbt 1.9's for a microbatch model
+ * some of whose batches failed, which dbt counts as an error.
+ */
+const FAILED = new Set(['error', 'fail', 'runtime error', 'partial success']);
 
 /** Room for the message: the contract's limit for runStatusMessage. */
 export const MAX_MESSAGE_LENGTH = maxLengthOf('runStatusMessage');
@@ -62,6 +65,7 @@ export function failuresMessage(results: readonly NodeResult[]): string {
     [count('error'), 'error'],
     [count('fail'), 'test failure'],
     [count('runtime error'), 'runtime error'],
+    [count('partial success'), 'partial success'],
   ] as const;
   const skipped = results.filter((result) => result.status === 'skipped').length;
   const summary =
