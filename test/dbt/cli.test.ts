@@ -130,6 +130,13 @@ describe('usage errors: exit 2 and one sentence, nothing run', () => {
     expect(AS_CODE_USAGE).toContain(`${CONNECTION_HELP}\n`);
   });
 
+  test('no command at all is bad usage: the usage goes to stderr, exit 2', async () => {
+    const w = world({});
+    expect(await runCli([], w.io)).toBe(2);
+    expect(w.stderr()).toBe(USAGE);
+    expect(w.stdout()).toBe('');
+  });
+
   test('--help anywhere before -- prints the usage; a --help after -- is dbt’s', async () => {
     const w = world({});
     expect(await runCli(['run', '--help', '--', 'dbt', 'build'], w.io)).toBe(0);
@@ -213,6 +220,36 @@ describe('run', () => {
     );
     expect(w.spawned).toHaveLength(1);
     expect(w.posted).toEqual([]);
+  });
+
+  test('--strict with reporting not set up: dbt succeeded, but nothing was posted, so exit 1', async () => {
+    const w = world({ env: { JOBHOOKS_TOKEN: '' }, writes: written('success') });
+    expect(await runCli(['run', '--strict', '--', 'dbt', 'build'], w.io)).toBe(1);
+    expect(w.stderr()).toContain('jobhooks-dbt: --strict: dbt succeeded, but the run was not reported; exiting 1.\n');
+    expect(w.spawned).toHaveLength(1);
+    const failed = world({ env: { JOBHOOKS_TOKEN: '' }, exit: { code: 1, signal: null, startError: null } });
+    expect(await runCli(['run', '--strict', '--', 'dbt', 'build'], failed.io)).toBe(1);
+    expect(failed.stderr()).not.toContain('--strict');
+  });
+
+  test('the job is named after the dbt command, the value of --vars hidden (it may hold secrets)', async () => {
+    const w = world({ writes: written('success') });
+    const vars = ['--vars', '{"db_password": "hunter2"}', '--target', 'prod', '--vars={"a": 1}'];
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build', ...vars], w.io)).toBe(0);
+    expect(w.posted.map((e) => e.run.jobName)).toEqual([
+      'dbt build --vars … --target prod --vars=…',
+      'dbt build --vars … --target prod --vars=…',
+    ]);
+    expect(w.spawned[0]!.args).toEqual(['build', ...vars]);
+    // emit names it after dbt's own record of the command line, whose quotes the shell took away.
+    const recorded = world({});
+    const file = JSON.parse(written('success')()['/ci/jaffle_shop/target/run_results.json']!) as {
+      args: Record<string, unknown>;
+    };
+    file.args.invocation_command = 'dbt docs generate --vars {"load_source_data": true} --target prod';
+    recorded.io.readFile = () => JSON.stringify(file);
+    expect(await runCli(['emit', '--run-id', 'r', '--run-results', 'target/run_results.json'], recorded.io)).toBe(0);
+    expect(recorded.posted.at(-1)!.run.jobName).toBe('dbt docs generate --vars … --target prod');
   });
 
   test('a command that cannot be started exits 127 and is reported as errored', async () => {

@@ -108,9 +108,14 @@ export async function runCli(argv: readonly string[], io: DbtToolIo): Promise<nu
   const separator = rest.indexOf('--');
   const own = separator === -1 ? rest : rest.slice(0, separator);
   try {
-    if (command === undefined || own.includes('--help') || own.includes('-h') || command === 'help') {
+    // No command is bad usage: the usage goes to stderr, with exit code 2. Asked for, it is the output.
+    if (command === undefined) {
+      io.stderr(USAGE);
+      return 2;
+    }
+    if (own.includes('--help') || own.includes('-h') || command === 'help') {
       io.stdout(USAGE);
-      return command === undefined ? 2 : 0;
+      return 0;
     }
     switch (command) {
       case '--help':

@@ -1,5 +1,6 @@
 // What jobhooks-dbt needs to know of the dbt command it runs, read from its arguments and dbt's own variables:
-// where dbt writes its artifacts, the target, and the project's name (dbt_project.yml's `name:`).
+// where dbt writes its artifacts, the target, the project's name (dbt_project.yml's `name:`), and the command line
+// a job is named after, without the values of --vars.
 import { resolve } from 'node:path';
 
 /** The value of `--flag VALUE` or `--flag=VALUE` (the last one given), or null. */
@@ -45,3 +46,22 @@ export function projectNameIn(dbtProjectYml: string | null): string | null {
   const match = /^name:\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*(?:#.*)?$/m.exec(dbtProjectYml);
   return match?.[1] ?? null;
 }
+
+/** What stands for the value of --vars in a job name: it may hold secrets (passwords passed to a profile). */
+export const HIDDEN_VARS = '…';
+
+/** The dbt command line for a job name, the value of --vars hidden. */
+export function commandLineOf(words: readonly string[]): string {
+  return words
+    .map((word, index) =>
+      word.startsWith('--vars=') ? `--vars=${HIDDEN_VARS}` : words[index - 1] === '--vars' ? HIDDEN_VARS : word,
+    )
+    .join(' ');
+}
+
+/**
+ * dbt's record of its command line (run_results.json's invocation_command: its arguments joined by spaces, the
+ * shell's quotes gone) for a job name, the value of --vars hidden: everything up to the next option.
+ */
+export const recordedCommandLineOf = (line: string): string =>
+  line.replace(/(--vars)(=|\s+)(?:.*?)(?=\s--|$)/, `$1$2${HIDDEN_VARS}`);

@@ -4,6 +4,7 @@
 import { dirname, relative, resolve } from 'node:path';
 import type { ConnectionFlags } from '@jobhooks/client';
 import { type Reading, readManifest, readRunResults, type RunResults, stalenessOf } from './artifacts';
+import { recordedCommandLineOf } from './dbt-command';
 import type { DbtToolIo } from './io';
 import type { JobFlags } from './job-settings';
 import { reportingFrom, sayOn } from './report-settings';
@@ -29,10 +30,10 @@ function recentEnough(reading: Reading<RunResults>, path: string, notBefore: Dat
   return stale === null ? reading : { ok: false, problem: stale };
 }
 
-/** The job name dbt's own record of the invocation gives: its command line, else `dbt <command>`. */
+/** The job name dbt's own record of the invocation gives: its command line (--vars hidden), else `dbt <command>`. */
 function commandOf(runResults: RunResults): string {
   const { invocation_command: line, which } = runResults.args;
-  if (typeof line === 'string' && line !== '') return line;
+  if (typeof line === 'string' && line !== '') return recordedCommandLineOf(line);
   return typeof which === 'string' ? `dbt ${which}` : 'dbt';
 }
 

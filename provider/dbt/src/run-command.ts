@@ -15,7 +15,7 @@ import {
   textOf,
 } from './artifacts';
 import { CliError } from '@jobhooks/client';
-import { type DbtPaths, dbtPaths, dbtTarget, projectNameIn } from './dbt-command';
+import { commandLineOf, type DbtPaths, dbtPaths, dbtTarget, projectNameIn } from './dbt-command';
 import type { DbtToolIo, ExitStatus } from './io';
 import type { JobFlags } from './job-settings';
 import { type Reporting, reportingFrom, sayOn } from './report-settings';
@@ -61,7 +61,7 @@ export async function runCommand(options: RunOptions, io: DbtToolIo): Promise<nu
   const projectName = projectNameIn(textOf(io.readFile(join(paths.projectDir, 'dbt_project.yml')))) ?? '';
   const identity: RunIdentity = {
     jobId: reporting?.job.jobId ?? '',
-    jobName: reporting?.job.jobName ?? [basename(command), ...args].join(' '),
+    jobName: reporting?.job.jobName ?? commandLineOf([basename(command), ...args]),
     runId: reporting?.job.runId ?? '',
     environmentId: reporting?.job.environmentId ?? '',
     environmentName: reporting?.job.environmentName ?? dbtTarget(args, io.env) ?? '',
@@ -132,7 +132,11 @@ async function reportEnd(run: RunSoFar, exit: ExitStatus): Promise<number> {
     artifactProblem: reading.ok ? null : reading.problem,
   });
   const code = exitCodeOf(exit);
-  if (reporting === null) return code;
+  if (reporting === null) {
+    if (!options.strict || code !== 0) return code;
+    say('--strict: dbt succeeded, but the run was not reported; exiting 1.');
+    return 1;
+  }
 
   const manifestPath = join(paths.targetPath, 'manifest.json');
   const manifest = reading.ok
