@@ -121,6 +121,20 @@ describe('a server that takes connections and never answers', () => {
   });
 });
 
+test('a 404 on posting an event names the account and where it was looked for', async () => {
+  // What a server or proxy without this account's API answers.
+  const elsewhere = await startReceiver(answer(404, 'Not Found', { 'content-type': 'text/plain' }));
+  try {
+    const run = await runAgainst(`${elsewhere.url}/api`, 't', 'missing-1').done;
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      `jobhooks-dbt: job.run.started of run missing-1 was not posted: Account 1 (JOBHOOKS_ACCOUNT_ID) was not found at ${elsewhere.url}/api (HTTP 404: Not Found).\n`,
+    );
+  } finally {
+    await elsewhere.close();
+  }
+});
+
 describe('a server that answers with a web page', () => {
   let page: Receiver;
   beforeAll(async () => {

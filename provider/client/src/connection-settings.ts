@@ -106,7 +106,8 @@ export function describeApiFailure(error: unknown, connection: Connection): stri
     case 403:
       return `The token in ${connection.tokenVariable} may not do this on account ${connection.accountId} (${said}).`;
     case 404:
-      return error.operation === 'List webhooks'
+      // The account's own collections (its webhooks, its events) are not found only when the account is not.
+      return error.operation === 'List webhooks' || /^Post job\.run\.\w+ of run /.test(error.operation)
         ? `Account ${connection.accountId} (${connection.accountIdSource}) was not found at ${connection.hostUrl} (${said}).`
         : `${error.operation} failed: not found (${said}).`;
     case 429:
