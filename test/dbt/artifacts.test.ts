@@ -3,14 +3,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readManifest, readRunResults, stalenessOf } from '../../provider/dbt/src/artifacts';
+import { outcomeOf } from '../../provider/dbt/src/run-outcome';
 import {
   DBT_VERSIONS,
   dbtTime,
   manifestOf,
+  MODEL_ERROR,
   PROJECT,
   PROJECT_ID,
   runResultsOf,
   SCENARIOS,
+  TEST_FAILURE,
 } from './support/dbt-artifacts';
 
 const REAL = join(__dirname, 'fixtures', 'real');
@@ -99,6 +102,46 @@ describe("each version's artifacts, as the stand-in writes them", () => {
       expect(manifest).toEqual({ ok: true, value: { projectName: PROJECT, projectId: PROJECT_ID } });
     },
   );
+
+  /** How each scenario's run is reported, whatever the version that wrote it. */
+  const REPORTED: Record<keyof typeof SCENARIOS, { status: string; message: string }> = {
+    success: { status: 'success', message: 'None' },
+    modelError: {
+      status: 'error',
+      message: `1 of 5 nodes failed (1 error), 2 skipped.\nmodel.${PROJECT}.orders (error): ${MODEL_ERROR}`,
+    },
+    testFailure: {
+      status: 'error',
+      message: `1 of 4 nodes failed (1 test failure).\ntest.${PROJECT}.unique_orders_order_id.fed79b3a6e (fail): ${TEST_FAILURE}`,
+    },
+    warning: { status: 'success', message: 'None' },
+    cancelled: { status: 'cancelled', message: 'Cancelled by SIGINT after 2 nodes had finished.' },
+  };
+  const cases = DBT_VERSIONS.flatMap((version) =>
+    (Object.keys(SCENARIOS) as Array<keyof typeof SCENARIOS>).map(
+      (key) => [version.label, SCENARIOS[key].name, version, key] as const,
+    ),
+  );
+
+  test.each(cases)('dbt %s, %s: read, then reported as the run ended', (_label, _name, version, key) => {
+    const scenario = SCENARIOS[key];
+    const reading = readRunResults(
+      JSON.stringify(runResultsOf(version, scenario.nodes, invocation)),
+      'run_results.json',
+    );
+    if (!reading.ok) throw new Error(reading.problem);
+    expect(reading.value.results.map((r) => [r.unique_id, r.status])).toEqual(
+      scenario.nodes.map((node) => [node.uniqueId, node.status]),
+    );
+    const outcome = outcomeOf({
+      exitCode: scenario.exitCode,
+      signal: null,
+      cancelledBy: 'waitsForSignal' in scenario ? 'SIGINT' : null,
+      results: reading.value.results,
+      artifactProblem: null,
+    });
+    expect(outcome).toEqual(REPORTED[key]);
+  });
 
   test("a 1.5 manifest has only the project's id: the name is the package of the run's nodes with that MD5", () => {
     const v15 = DBT_VERSIONS.find((v) => v.label === '1.5')!;
