@@ -96,7 +96,10 @@ describe('the GitHub Actions workflow', () => {
       JOBHOOKS_DBT_JOB_ID: '${{ vars.JOBHOOKS_DBT_JOB_ID }}',
       JOBHOOKS_TOKEN: '${{ secrets.JOBHOOKS_TOKEN }}',
     });
-    expect(steps.findIndex((s) => s.run === 'npm ci')).toBeLessThan(steps.indexOf(step));
+    // Installed by name, so the step works as copied, with or without a package.json and lockfile of the project's.
+    expect(steps.findIndex((s) => s.run === 'npm install --no-save @jobhooks/dbt@^0.1.0')).toBeLessThan(
+      steps.indexOf(step),
+    );
   });
 
   test('run as GitHub runs it, it reports the build; the step run again reports the same run', async () => {
