@@ -26,7 +26,9 @@ function readText(path: string): FileText {
 }
 
 function spawnInherited(command: string, args: readonly string[]): ChildRun {
-  const child = spawn(command, args, { stdio: 'inherit', detached: true });
+  // A process group of its own (see DbtToolIo.spawn); on Windows, where detached means a console window of its own
+  // and a Ctrl-C is not a group signal, dbt stays in this console.
+  const child = spawn(command, args, { stdio: 'inherit', detached: process.platform !== 'win32' });
   const exited = new Promise<ExitStatus>((resolve) => {
     child.once('error', (error) => resolve({ code: null, signal: null, startError: error.message }));
     child.once('exit', (code, signal) => resolve({ code, signal, startError: null }));
