@@ -104,6 +104,23 @@ module.exports = {
       to: { path: ['^service/', '^(node_modules/)?jobhooks(/|$)'] },
     },
     {
+      name: 'dbt-imports-only-the-client',
+      severity: 'error',
+      comment:
+        "provider/dbt (@jobhooks/dbt, jobhooks-dbt) runs in a dbt project's CI with nothing else of jobhooks " +
+        'installed: it imports only itself and @jobhooks/client (by name), never the service, another provider ' +
+        "package, nor the service's dependencies.",
+      from: { path: '^provider/dbt/' },
+      to: {
+        path: [
+          '^service/',
+          '^provider/(?!dbt/)',
+          '^(node_modules/)?(jobhooks(/|$)|@jobhooks/(?!client(/|$)))',
+          '^(node_modules/)?(fastify|better-sqlite3|pg|undici)(/|$)',
+        ],
+      },
+    },
+    {
       name: 'service-imports-client-by-name',
       severity: 'error',
       comment:

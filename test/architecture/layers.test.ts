@@ -139,3 +139,28 @@ test('the packages keep their borders: the client imports no other package, a pr
   expect(rulesOf('provider/pulumi/src/webhook.ts')).toEqual(['provider-not-to-service']);
   expect(exitCode).not.toBe(0);
 }, 60_000);
+
+test('jobhooks-dbt imports only itself and the client: never the service, another provider or their dependencies', async () => {
+  writeTree(scratch, {
+    'service/src/core/clock.ts': 'export const now = () => 0;\n',
+    'provider/as-code/src/io.ts': 'export const io = 1;\n',
+    'provider/dbt/src/own.ts': 'export const own = 1;\n',
+    'provider/dbt/src/run.ts': [
+      "import { now } from '../../../service/src/core/clock';",
+      "import { io } from '../../as-code/src/io';",
+      "import { asCode } from '@jobhooks/as-code';",
+      "import Fastify from 'fastify';",
+      "import { createWebhooksClient } from '@jobhooks/client';",
+      "import { own } from './own';",
+      'export const r = [now, io, asCode, Fastify, createWebhooksClient, own];',
+      '',
+    ].join('\n'),
+  });
+  const { violations, exitCode } = await checkLayers(scratch, ['service/src', 'provider']);
+  const dbt = violations
+    .filter((v) => v.from === 'provider/dbt/src/run.ts' && v.rule.name === 'dbt-imports-only-the-client')
+    .map((v) => v.to)
+    .sort();
+  expect(dbt).toEqual(['@jobhooks/as-code', 'fastify', 'provider/as-code/src/io.ts', 'service/src/core/clock.ts']);
+  expect(exitCode).not.toBe(0);
+}, 60_000);

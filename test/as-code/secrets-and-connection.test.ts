@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CreatedWebhook } from '@jobhooks/client/contract';
 import { applyChanges, ChangeFailed } from '../../provider/as-code/src/apply';
-import { CliError } from '../../provider/as-code/src/cli-error';
+import { CliError } from '@jobhooks/client';
 import { connectionFrom } from '../../provider/as-code/src/connection';
 import { secretsFile, shownSecrets } from '../../provider/as-code/src/secrets';
 

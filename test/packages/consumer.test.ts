@@ -4,17 +4,35 @@
 // cdktf, cdktf-cli, cdktn and constructs, where a cdktf app is deployed with `cdktf deploy` and a cdktn app
 // synthesized; a folder holding only main.tf, where `npx @jobhooks/terraform-provider install` is all terraform
 // needs; a Pulumi project run by Pulumi's own language runtime and dynamic-provider host; and a repository
-// holding only webhooks.yml and @jobhooks/as-code, planned and applied as CI does. Nothing may point back into
-// the checkout, and no install warns about an engine, a peer or a deprecation in our packages' trees.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+// holding only webhooks.yml and @jobhooks/as-code, planned and applied as CI does; and a dbt Core project whose CI
+// runs `jobhooks-dbt run -- dbt build` (@jobhooks/dbt). Nothing may point back into the checkout, and no install
+// warns about an engine, a peer or a deprecation in our packages' trees.
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createWebhooksClient } from '@jobhooks/client';
+import type { DeliveryPayload } from '@jobhooks/client/contract';
+import { DBT_VERSIONS, SCENARIOS } from '../dbt/support/dbt-artifacts';
+import { type DbtProject, dbtProject } from '../dbt/support/stand-in';
 import { type PulumiRunResult, runPulumiProgram, type StackState } from '../support/pulumi-engine';
 import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '../support/service-process';
 import { packagesVersion, testRegistry } from '../support/registry';
-import { createUserShell, installWarnings, type UserShell, write } from '../support/user-shell';
+import { type Receiver, startReceiver } from '../support/receiver';
+import { isGenuine } from '../support/signature';
 import { terraformOnPath } from '../support/terraform';
+import { createUserShell, installWarnings, type UserShell, write } from '../support/user-shell';
+import { waitFor } from '../support/wait';
 
 jest.setTimeout(600_000);
 
@@ -519,5 +537,100 @@ webhooks:
       active: true,
     });
     expect(await api().get(created[0]!.id)).toBeNull(); // in account 2 only
+  });
+});
+
+describe('a dbt Core project', () => {
+  // A dbt project's repository: dbt_project.yml, a stand-in for dbt on PATH, and @jobhooks/dbt by name;
+  // its CI replaces `dbt build` with `npx jobhooks-dbt run -- dbt build`. Its events go to account 3, whose one
+  // webhook points at a receiver on 127.0.0.1.
+  let dbt: DbtProject;
+  let receiver: Receiver;
+  let hmacSecret: string;
+  let runnerToken: string;
+
+  let installWarningsOfDbt: string[];
+
+  beforeAll(async () => {
+    dbt = dbtProject();
+    write(join(dbt.dir, '.npmrc'), `@jobhooks:registry=${registry}\n`);
+    write(
+      join(dbt.dir, 'package.json'),
+      JSON.stringify({ name: 'jaffle-shop', private: true, devDependencies: { '@jobhooks/dbt': version } }),
+    );
+    installWarningsOfDbt = installWarnings((await npmInstall(dbt.dir)).stderr);
+    const jobhooks = (args: string[]) =>
+      sh('jobhooks', args, serviceDir, { JOBHOOKS_DB: join(root, 'data', 'jobhooks.db') });
+    await jobhooks(['account', 'create', '--id', '3', '--name', 'Analytics']);
+    runnerToken = (await jobhooks(['token', 'create', '--account', '3', '--permission', 'Job Runner'])).stdout.trim();
+    receiver = await startReceiver();
+    const created = await api(
+      3,
+      (await jobhooks(['token', 'create', '--account', '3', '--permission', 'Account Admin'])).stdout.trim(),
+    ).create({
+      name: 'dbt runs',
+      client_url: `${receiver.url}/dbt`,
+      event_types: ['job.run.started', 'job.run.errored', 'job.run.completed'],
+      job_ids: [42],
+    });
+    hmacSecret = created.hmac_secret;
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    dbt?.close();
+  });
+
+  test('@jobhooks/dbt installs by name with the client only, without a warning: none of the service or the IaC tools', () => {
+    expect(installWarningsOfDbt).toEqual([]);
+    const lock = JSON.parse(readFileSync(join(dbt.dir, 'node_modules', '.package-lock.json'), 'utf8')) as {
+      packages: Record<string, unknown>;
+    };
+    const installed = Object.keys(lock.packages).map((path) => path.slice(path.lastIndexOf('node_modules/') + 13));
+    expect(readdirSync(join(dbt.dir, 'node_modules', '@jobhooks')).sort()).toEqual(['client', 'dbt']);
+    for (const unused of [
+      'fastify',
+      'better-sqlite3',
+      'pg',
+      '@pulumi',
+      'cdktf',
+      'constructs',
+      '@grpc',
+      'jobhooks',
+      'yaml',
+    ])
+      expect(installed.filter((name) => name === unused || name.startsWith(`${unused}/`))).toEqual([]);
+  });
+
+  test('`npx jobhooks-dbt run -- dbt build` in CI: dbt’s exit code, and the signed started, errored and completed', async () => {
+    const env = {
+      ...dbt.env({ version: DBT_VERSIONS[5]!, scenario: SCENARIOS.modelError }),
+      JOBHOOKS_HOST_URL: hostUrl,
+      JOBHOOKS_ACCOUNT_ID: '3',
+      JOBHOOKS_TOKEN: runnerToken,
+      JOBHOOKS_DBT_JOB_ID: '42',
+      GITLAB_CI: 'true',
+      CI_PIPELINE_ID: '900',
+      CI_JOB_ID: '901',
+    };
+    const result = await shExit('npx', ['--no-install', 'jobhooks-dbt', 'run', '--', 'dbt', 'build'], dbt.dir, env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('Running with dbt=1.10.11');
+    await waitFor(() => receiver.requests.length >= 3, 'three deliveries');
+    const payloads = receiver.requests.map((r) => JSON.parse(r.body.toString()) as DeliveryPayload);
+    expect(new Set(payloads.map((p) => p.eventType))).toEqual(
+      new Set(['job.run.started', 'job.run.errored', 'job.run.completed']),
+    );
+    for (const request of receiver.requests)
+      expect(isGenuine(hmacSecret, request.body, request.headers.authorization)).toBe(true);
+    const completed = payloads.find((p) => p.eventType === 'job.run.completed')!;
+    expect(completed).toMatchObject({
+      accountId: 3,
+      data: { runId: 'gitlab-900-901-42', dbtVersion: '1.10.11', projectName: 'jaffle_shop', runStatusCode: 20 },
+    });
+    expect(completed.data.runStatusMessage).toContain(
+      'model.jaffle_shop.orders (error): Database Error in model orders',
+    );
+    // Installed from the registry: a folder of its own, not a link back into the checkout.
+    expect(lstatSync(join(dbt.dir, 'node_modules', '@jobhooks', 'dbt')).isSymbolicLink()).toBe(false);
   });
 });

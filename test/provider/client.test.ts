@@ -3,9 +3,17 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { ApiError, createWebhooksClient, hostUrlProblem } from '@jobhooks/client';
+import {
+  ApiError,
+  createWebhooksClient,
+  describeApiFailure,
+  hostUrlProblem,
+  InvalidRequest,
+  UnexpectedAnswer,
+} from '@jobhooks/client';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
-import { closedPortUrl } from '../support/receiver';
+import { runOf } from '../support/events';
+import { answer, closedPortUrl, startReceiver } from '../support/receiver';
 
 let h: Harness;
 let hostUrl: string;
@@ -223,6 +231,58 @@ test('an unreachable server fails with a message naming it, after the retries', 
     `Read webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ failed: could not reach ${dead}`,
   );
   expect(waits).toHaveLength(1);
+});
+
+test('ingest posts a job-run event once: a repeat of the same run and type answers duplicate with the first id', async () => {
+  const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const event = { event_type: 'job.run.started' as const, run: runOf('job.run.started', { runId: 'ci-77' }) };
+  const first = await client.ingest(event);
+  expect(first).toMatchObject({ event_id: expect.stringMatching(/^wev_/), deliveries: 0, duplicate: false });
+  expect(await client.ingest(event)).toEqual({ ...first, duplicate: true });
+  // The contract's rules are checked before anything is sent: errored needs runErroredAt and status 20.
+  const seen = h.answeredBy.reduce((a, b) => a + b, 0);
+  await expect(
+    client.ingest({ event_type: 'job.run.errored', run: runOf('job.run.started', { runErroredAt: undefined }) }),
+  ).rejects.toThrow(/runErroredAt is required for job.run.errored/);
+  expect(h.answeredBy.reduce((a, b) => a + b, 0)).toBe(seen);
+});
+
+describe('a refused request is told apart from a server that does not answer as the API does', () => {
+  const connection = {
+    accountId: 1,
+    token: 't',
+    tokenVariable: 'JOBHOOKS_TOKEN',
+    accountIdSource: 'JOBHOOKS_ACCOUNT_ID',
+  };
+
+  test('input that breaks the contract is an InvalidRequest naming the field, and nothing is sent', async () => {
+    const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+    const seen = h.answeredBy.reduce((a, b) => a + b, 0);
+    const run = runOf('job.run.started', { runId: 'ci-78', environmentId: 'e'.repeat(70) });
+    const error: unknown = await client.ingest({ event_type: 'job.run.started', run }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidRequest);
+    const sentence =
+      'Post job.run.started of run ci-78 was not sent: run.environmentId: Too big: expected string to have <=64 characters.';
+    expect((error as Error).message).toBe(sentence);
+    expect(describeApiFailure(error, { ...connection, hostUrl })).toBe(sentence);
+    expect(h.answeredBy.reduce((a, b) => a + b, 0)).toBe(seen);
+  });
+
+  test('a success answered with a web page is an UnexpectedAnswer: the host URL is what to check, asked once', async () => {
+    const page = await startReceiver(answer(202, '<html><body>Welcome</body></html>', { 'content-type': 'text/html' }));
+    try {
+      const client = createWebhooksClient({ hostUrl: `${page.url}/api`, accountId: 1, token: 't' });
+      const error: unknown = await client
+        .ingest({ event_type: 'job.run.started', run: runOf('job.run.started', { runId: 'ci-79' }) })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnexpectedAnswer);
+      expect(describeApiFailure(error, { ...connection, hostUrl: `${page.url}/api` })).toBe(
+        `The server at ${page.url}/api did not answer as the webhooks API does: is the host URL right?`,
+      );
+    } finally {
+      await page.close();
+    }
+  });
 });
 
 describe('a host URL without /api', () => {

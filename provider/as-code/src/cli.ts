@@ -1,6 +1,6 @@
 // The command line: `jobhooks-as-code validate | plan | apply | import | schema`, its flags, and its exit codes.
 import { parseArgs } from 'node:util';
-import { CliError } from './cli-error';
+import { CliError, CONNECTION_HELP } from '@jobhooks/client';
 import { applyCommand } from './commands/apply';
 import { importCommand } from './commands/import';
 import { planCommand } from './commands/plan';
@@ -32,9 +32,7 @@ Commands:
 FILES are paths or glob patterns (quote them: 'webhooks/*.yml'); each must match a file.
 
 Connection (plan, apply, import):
-  --host-url URL              or JOBHOOKS_HOST_URL, or DBT_CLOUD_HOST_URL: the API base URL, ending in /api
-  --account-id ID             or JOBHOOKS_ACCOUNT_ID, or DBT_CLOUD_ACCOUNT_ID
-                              the token only from JOBHOOKS_TOKEN, or DBT_CLOUD_TOKEN
+${CONNECTION_HELP}
 `;
 
 const CONNECTION_OPTIONS = {

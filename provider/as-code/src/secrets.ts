@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { CliError } from './cli-error';
+import { CliError } from '@jobhooks/client';
 
 export interface SecretSink {
   /** Checks, before anything changes, that secrets can be kept; throws a CliError if not. */

@@ -11,6 +11,8 @@ import {
   DeletedWebhook,
   EndedSecretOverlap,
   ErrorEnvelope,
+  IngestedEvent,
+  IngestEventBody,
   RotatedSecret,
   RotateSecretBody,
   listEnvelope,
@@ -24,6 +26,9 @@ import { parseRetryAfterSeconds } from './contract/retry-after';
 
 /** The writable fields of a webhook as a caller writes them (job ids as numbers, optional fields optional). */
 export type WebhookInput = z.input<typeof CreateWebhookBody>;
+
+/** One job-run event as a caller posts it: its type and the run. */
+export type IngestInput = z.input<typeof IngestEventBody>;
 
 export interface ClientOptions {
   /** The API base URL as the public providers take it, ending in `/api` (e.g. `http://127.0.0.1:8080/api`). */
@@ -63,6 +68,65 @@ export class ApiError extends Error {
     super(`${operation} failed with HTTP ${status}: ${userMessage}`);
     this.name = 'ApiError';
   }
+}
+
+/**
+ * The server answered with a success status but not with the API's JSON (a web page, another service's JSON):
+ * most likely a wrong host URL.
+ */
+export class UnexpectedAnswer extends Error {
+  constructor(
+    readonly operation: string,
+    cause: unknown,
+  ) {
+    super(`${operation}: the server's answer is not the webhooks API's (${(cause as Error).message.split('\n')[0]})`, {
+      cause,
+    });
+    this.name = 'UnexpectedAnswer';
+  }
+}
+
+/** A request that breaks the API's contract, refused before anything is sent, as one sentence naming the field. */
+export class InvalidRequest extends Error {
+  constructor(
+    readonly operation: string,
+    readonly issues: readonly z.core.$ZodIssue[],
+  ) {
+    const issue = issues[0];
+    const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
+    super(`${operation} was not sent: ${where}${issue?.message ?? 'the request breaks the API contract'}.`);
+    this.name = 'InvalidRequest';
+  }
+}
+
+/** The server's answer parsed with `schema`; anything else is an UnexpectedAnswer. */
+function answerOf<T extends z.ZodType>(schema: T, text: string, operation: string): z.output<T> {
+  try {
+    return schema.parse(JSON.parse(text)) as z.output<T>;
+  } catch (error) {
+    throw new UnexpectedAnswer(operation, error);
+  }
+}
+
+/** How one request is sent: extra headers, whether only a 429 is retried, and a signal that gives it up. */
+interface SendOptions {
+  headers?: Record<string, string>;
+  onlyIfRefused?: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+/** `waiting`, or the signal's reason as soon as it aborts. */
+function untilAborted(waiting: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return waiting;
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    waiting.then(
+      () => (signal.removeEventListener('abort', abort), resolve()),
+      (error: unknown) => (signal.removeEventListener('abort', abort), reject(error)),
+    );
+  });
 }
 
 function retryAfterMs(header: string | string[] | undefined): number | null {
@@ -110,16 +174,11 @@ export function createWebhooksClient(options: ClientOptions) {
    * `onlyIfRefused`, it retries only a 429, which says the request was not processed: a request that must not
    * be made twice (a rotation) is never repeated after an answer that may hide a success.
    */
-  async function send(
-    method: string,
-    url: string,
-    operation: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-    onlyIfRefused = false,
-  ) {
+  async function send(method: string, url: string, operation: string, body?: unknown, how: SendOptions = {}) {
+    const { headers = {}, onlyIfRefused = false, signal } = how;
     for (let attempt = 1; ; attempt += 1) {
       let waitMs: number;
+      signal?.throwIfAborted();
       try {
         const response = await request(url, {
           method: method as 'GET',
@@ -131,17 +190,19 @@ export function createWebhooksClient(options: ClientOptions) {
           },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
           ...timeouts,
+          ...(signal !== undefined ? { signal } : {}),
         });
         const text = await response.body.text();
         const retry = onlyIfRefused ? response.statusCode === 429 : retryable.has(response.statusCode);
         if (!retry || attempt >= maxAttempts) return { status: response.statusCode, text };
         waitMs = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, firstDelayMs);
       } catch (error) {
+        signal?.throwIfAborted();
         if (attempt >= maxAttempts || onlyIfRefused)
           throw new Error(`${operation} failed: could not reach ${base} (${(error as Error).message})`);
         waitMs = backoffMs(attempt, firstDelayMs);
       }
-      await sleep(Math.min(waitMs, maxDelay));
+      await untilAborted(sleep(Math.min(waitMs, maxDelay)), signal);
     }
   }
 
@@ -153,11 +214,11 @@ export function createWebhooksClient(options: ClientOptions) {
     url: string,
     operation: string,
     body?: unknown,
-    headers?: Record<string, string>,
+    how?: SendOptions,
   ) {
-    const { status, text } = await send(method, url, operation, body, headers);
+    const { status, text } = await send(method, url, operation, body, how);
     if (status !== expected) throw apiErrorFrom(status, text, operation);
-    return schema.parse(JSON.parse(text)) as z.output<T>;
+    return answerOf(schema, text, operation);
   }
 
   const single = (id: string) => `${webhooks}/subscription/${encodeURIComponent(id)}`;
@@ -173,9 +234,7 @@ export function createWebhooksClient(options: ClientOptions) {
         `${webhooks}/subscriptions`,
         'Create webhook',
         body,
-        {
-          'idempotency-key': randomUUID(),
-        },
+        { headers: { 'idempotency-key': randomUUID() } },
       );
       return envelope.data;
     },
@@ -184,7 +243,7 @@ export function createWebhooksClient(options: ClientOptions) {
       const { status, text } = await send('GET', single(id), `Read webhook ${id}`);
       if (status === 404) return null;
       if (status !== 200) throw apiErrorFrom(status, text, `Read webhook ${id}`);
-      return dataEnvelope(WebhookDetail).parse(JSON.parse(text)).data;
+      return answerOf(dataEnvelope(WebhookDetail), text, `Read webhook ${id}`).data;
     },
     /** Full replacement: an omitted optional field takes its default. */
     async update(id: string, input: WebhookInput): Promise<WebhookSummary> {
@@ -196,7 +255,7 @@ export function createWebhooksClient(options: ClientOptions) {
       const { status, text } = await send('DELETE', single(id), `Delete webhook ${id}`);
       if (status === 404) return false;
       if (status !== 200) throw apiErrorFrom(status, text, `Delete webhook ${id}`);
-      DeletedWebhook.parse(JSON.parse(text));
+      answerOf(DeletedWebhook, text, `Delete webhook ${id}`);
       return true;
     },
     /**
@@ -207,9 +266,11 @@ export function createWebhooksClient(options: ClientOptions) {
     async rotateSecret(id: string, overlapSeconds?: number): Promise<RotatedSecret> {
       const body = RotateSecretBody.parse(overlapSeconds === undefined ? {} : { overlap_seconds: overlapSeconds });
       const operation = `Rotate the secret of webhook ${id}`;
-      const { status, text } = await send('POST', `${single(id)}/secret/rotate`, operation, body, {}, true);
+      const { status, text } = await send('POST', `${single(id)}/secret/rotate`, operation, body, {
+        onlyIfRefused: true,
+      });
       if (status !== 200) throw apiErrorFrom(status, text, operation);
-      return dataEnvelope(RotatedSecret).parse(JSON.parse(text)).data;
+      return answerOf(dataEnvelope(RotatedSecret), text, operation).data;
     },
     /** jobhooks' own: ends a rotation's overlap now, so only the new secret signs. */
     async endSecretOverlap(id: string): Promise<EndedSecretOverlap> {
@@ -223,6 +284,18 @@ export function createWebhooksClient(options: ClientOptions) {
     async list(page: { offset?: number; limit?: number } = {}) {
       const query = new URLSearchParams({ offset: String(page.offset ?? 0), limit: String(page.limit ?? 100) });
       return call(listEnvelope(WebhookDetail), 200, 'GET', `${webhooks}/subscriptions?${query}`, 'List webhooks');
+    },
+    /**
+     * Posts one job-run event (a token with the ingest permission). Retried like a read: the service takes an
+     * event in once per (run.runId, event_type), so a repeat after a lost answer queues nothing new and answers
+     * `duplicate: true` with the first event's id. `signal` gives up the post (its retries and waits too).
+     */
+    async ingest(input: IngestInput, how: { signal?: AbortSignal } = {}): Promise<IngestedEvent> {
+      const operation = `Post ${input.event_type} of run ${input.run.runId}`;
+      const parsed = IngestEventBody.safeParse(input);
+      if (!parsed.success) throw new InvalidRequest(operation, parsed.error.issues);
+      const body = parsed.data;
+      return (await call(dataEnvelope(IngestedEvent), 202, 'POST', `${webhooks}/events`, operation, body, how)).data;
     },
     /** The accounts the token can see; the public Terraform provider checks its account id here first. */
     async accounts(): Promise<AccountView[]> {

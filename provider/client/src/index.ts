@@ -1,6 +1,26 @@
 // @jobhooks/client: the typed client of the webhooks management API, and the rules every IaC front end
 // applies to a declared webhook. The zod contract it is built on is `@jobhooks/client/contract`.
-export { ApiError, type ClientOptions, createWebhooksClient, type WebhookInput, type WebhooksClient } from './client';
+export {
+  ApiError,
+  type ClientOptions,
+  createWebhooksClient,
+  type IngestInput,
+  InvalidRequest,
+  UnexpectedAnswer,
+  type WebhookInput,
+  type WebhooksClient,
+} from './client';
+export { CliError } from './cli-error';
+export {
+  type Connection,
+  CONNECTION_HELP,
+  type ConnectionFlags,
+  CONNECTION_VARIABLES,
+  connectionFrom,
+  ConnectionProblem,
+  describeApiFailure,
+  fromEnvironment,
+} from './connection-settings';
 /** The event names a webhook may subscribe to, as a union type derived from the contract's one list. */
 export type { EventType } from './contract/vocabulary';
 export { hostUrlProblem } from './host-url';

@@ -2,7 +2,7 @@
 // --secrets-out or, with --show-secrets, to the terminal, and nowhere else.
 import { resolve } from 'node:path';
 import { applyChanges, ChangeFailed } from '../apply';
-import { CliError } from '../cli-error';
+import { CliError } from '@jobhooks/client';
 import { type ConnectionFlags, describeApiFailure } from '../connection';
 import type { CliIo } from '../io';
 import { countByAction } from '../plan';
@@ -42,7 +42,7 @@ export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo
     });
   } catch (error) {
     if (!(error instanceof ChangeFailed)) throw error;
-    const reason = describeApiFailure(error.cause, connected.connection).replace(/\.?$/, '.');
+    const reason = describeApiFailure(error.cause, connected.connection);
     throw new CliError(
       `${error.message}: ${reason} ${error.made} of ${counted(plan.changes.length, 'change')} made; run plan to see what remains.`,
     );

@@ -2,7 +2,7 @@
 // manage them from then on.
 import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CliError } from '../cli-error';
+import { CliError } from '@jobhooks/client';
 import type { ConnectionFlags } from '../connection';
 import { chooseImported, type ImportedWebhook, importedFileText } from '../import';
 import type { CliIo } from '../io';

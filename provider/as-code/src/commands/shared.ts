@@ -1,6 +1,6 @@
 // Steps more than one command takes: reading the files, connecting, planning, asking before a change.
 import type { WebhooksClient } from '@jobhooks/client';
-import { CliError } from '../cli-error';
+import { CliError } from '@jobhooks/client';
 import { clientOf, type Connection, connectionFrom, type ConnectionFlags, describeApiFailure } from '../connection';
 import type { CliIo } from '../io';
 import { type Declaration, loadDeclarations } from '../load-declarations';

@@ -1,0 +1,67 @@
+// What jobhooks-dbt needs to know of the dbt command it runs, read from its arguments and dbt's own variables:
+// where dbt writes its artifacts, the target, the project's name (dbt_project.yml's `name:`), and the command line
+// a job is named after, without the values of --vars.
+import { resolve } from 'node:path';
+
+/** The value of `--flag VALUE` or `--flag=VALUE` (the last one given), or null. */
+export function flagValue(args: readonly string[], names: readonly string[]): string | null {
+  let value: string | null = null;
+  args.forEach((arg, index) => {
+    for (const name of names) {
+      if (arg === name && index + 1 < args.length) value = args[index + 1]!;
+      else if (arg.startsWith(`${name}=`)) value = arg.slice(name.length + 1);
+    }
+  });
+  return value;
+}
+
+export interface DbtPaths {
+  projectDir: string;
+  /** The folder run_results.json and manifest.json are written to. */
+  targetPath: string;
+}
+
+/**
+ * dbt's project folder and target folder, as dbt finds them: its flags, then DBT_PROJECT_DIR and DBT_TARGET_PATH,
+ * then the working folder and its `target/`. A target path is relative to the project folder.
+ */
+export function dbtPaths(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  targetOverride?: string,
+): DbtPaths {
+  const projectDir = resolve(cwd, flagValue(args, ['--project-dir']) ?? env.DBT_PROJECT_DIR ?? '.');
+  const target = targetOverride ?? flagValue(args, ['--target-path']) ?? env.DBT_TARGET_PATH ?? 'target';
+  return { projectDir, targetPath: targetOverride !== undefined ? resolve(cwd, target) : resolve(projectDir, target) };
+}
+
+/** The dbt target (`--target`/`-t`, or DBT_TARGET), which names the environment when no environment name is set. */
+export const dbtTarget = (args: readonly string[], env: NodeJS.ProcessEnv): string | null =>
+  flagValue(args, ['--target', '-t']) ?? (env.DBT_TARGET || null);
+
+/** The `name:` of a dbt_project.yml (a dbt project name is letters, digits and underscores), or null. */
+export function projectNameIn(dbtProjectYml: string | null): string | null {
+  if (dbtProjectYml === null) return null;
+  const match = /^name:\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*(?:#.*)?$/m.exec(dbtProjectYml);
+  return match?.[1] ?? null;
+}
+
+/** What stands for the value of --vars in a job name: it may hold secrets (passwords passed to a profile). */
+export const HIDDEN_VARS = '…';
+
+/** The dbt command line for a job name, the value of --vars hidden. */
+export function commandLineOf(words: readonly string[]): string {
+  return words
+    .map((word, index) =>
+      word.startsWith('--vars=') ? `--vars=${HIDDEN_VARS}` : words[index - 1] === '--vars' ? HIDDEN_VARS : word,
+    )
+    .join(' ');
+}
+
+/**
+ * dbt's record of its command line (run_results.json's invocation_command: its arguments joined by spaces, the
+ * shell's quotes gone) for a job name, the value of --vars hidden: everything up to the next option.
+ */
+export const recordedCommandLineOf = (line: string): string =>
+  line.replace(/(--vars)(=|\s+)(?:.*?)(?=\s--|$)/, `$1$2${HIDDEN_VARS}`);

@@ -1,0 +1,85 @@
+// @jobhooks/dbt: the `jobhooks-dbt` command (run dbt Core, post dbt Cloud's job-run events) and its pure parts, for
+// programs that report runs themselves. This file wires the real process, clock, files and API client.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createWebhooksClient } from '@jobhooks/client';
+import { runCli } from './cli';
+import type { ChildRun, DbtToolIo, ExitStatus, FileText } from './io';
+
+export { readManifest, readRunResults, stalenessOf, type RunResults } from './artifacts';
+export { type CiRun, detectCi, runIdOf } from './ci-run';
+export { runCli, USAGE } from './cli';
+export type { DbtToolIo, EventPoster } from './io';
+export { endEvents, type RunIdentity, startedEvent } from './run-events';
+export { failuresMessage, outcomeOf, RUN_STATUS } from './run-outcome';
+
+/** A file's text; a file that is not there is null, and any other failure (EISDIR, EACCES) its code, to be said. */
+function readText(path: string): FileText {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    return { unreadable: code ?? (error as Error).message };
+  }
+}
+
+function spawnInherited(command: string, args: readonly string[]): ChildRun {
+  // A process group of its own (see DbtToolIo.spawn); on Windows, where detached means a console window of its own
+  // and a Ctrl-C is not a group signal, dbt stays in this console.
+  const child = spawn(command, args, { stdio: 'inherit', detached: process.platform !== 'win32' });
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, signal: null, startError: error.message }));
+    child.once('exit', (code, signal) => resolve({ code, signal, startError: null }));
+  });
+  return { exited, kill: (signal) => void child.kill(signal) };
+}
+
+function onCancel(handler: (signal: NodeJS.Signals) => void): () => void {
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+  for (const signal of signals) process.on(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+  };
+}
+
+export function processIo(): DbtToolIo {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    now: () => new Date(),
+    newRunId: () => randomUUID(),
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    readFile: readText,
+    spawn: spawnInherited,
+    onCancel,
+    timeout: (ms) => AbortSignal.timeout(ms),
+    // Four attempts, each waiting at most 30 s for an answer, with about 3.5 s of backoff between them: a server
+    // that refuses connections costs seconds, but one that hangs could cost minutes per event. What bounds the
+    // posts after the run is their deadline (--post-timeout, 30 s by default), for all of them together.
+    poster: (connection) =>
+      createWebhooksClient({
+        hostUrl: connection.hostUrl,
+        accountId: connection.accountId,
+        token: connection.token,
+        maxAttempts: 4,
+        maxRetryDelayMs: 30_000,
+        timeoutMs: 30_000,
+      }),
+  };
+}
+
+/** The `jobhooks-dbt` program: runs the command line of this process and exits with its code. */
+export function runFromProcess(): void {
+  runCli(process.argv.slice(2), processIo()).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`jobhooks-dbt: ${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 70;
+    },
+  );
+}
