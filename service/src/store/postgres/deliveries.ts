@@ -320,7 +320,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
         state: row.state,
         payload: payloadBytes(row),
         attempts: row.attempts,
-          };
+      };
     },
     countDue: async (now) => (await db.query<{ n: number }>(COUNT_DUE, [now])).rows[0]!.n,
     recoverFailed: (webhookId, window, now) =>

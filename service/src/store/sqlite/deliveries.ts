@@ -107,10 +107,9 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
   );
   const getDelivery = db.prepare<
     [string, string],
-    Pick<
-      ClaimedRow,
-      'id' | 'event_id' | 'event_type' | 'webhook_id' | 'payload' | 'payload_tail' | 'attempts'
-    > & { state: DeliveryState }
+    Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'webhook_id' | 'payload' | 'payload_tail' | 'attempts'> & {
+      state: DeliveryState;
+    }
   >(
     `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.state
        FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = ? AND d.id = ?`,
