@@ -76,6 +76,8 @@ const lockedHashes = (dir: string) =>
 describe('a folder holding only main.tf', () => {
   let config: string;
   let home: string;
+  /** The first `terraform init` there, which every test below needs. */
+  let init: Awaited<ReturnType<typeof terraform>>;
   beforeAll(async () => {
     config = folder('hcl-only', { 'main.tf': MAIN_TF });
     home = folder('hcl-only-home');
@@ -86,10 +88,10 @@ describe('a folder holding only main.tf', () => {
       `Locked the checksum of every platform in ${join(config, '.terraform.lock.hcl')}.`,
     );
     expect(installed.stdout).not.toContain('TF_CLI_CONFIG_FILE=');
+    init = await terraform(['init', '-input=false'], config, home);
   });
 
   test('init prints no warning, with no CLI configuration and no Node project, and validate starts the provider', async () => {
-    const init = await terraform(['init', '-input=false'], config, home);
     expect(init.code).toBe(0);
     expect(init.all).toContain('Installed dbt-labs/dbtcloud v1.12.0');
     expect(init.all).not.toMatch(/warning/i);
@@ -128,20 +130,39 @@ describe('a folder holding only main.tf', () => {
     );
   });
 
-  test('with a Node too old on PATH (20.18), terraform shows which one and what is needed', async () => {
-    // A real Node 20.18 from the npm registry's node-linux-<arch> package (npm caches it after the first run).
-    const oldNode = folder('node-20.18');
-    const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
-    const packed = await sh('npm', ['pack', '--silent', `node-linux-${arch}@20.18.3`], oldNode, process.env.HOME!);
-    expect(packed.code).toBe(0);
-    await sh('tar', ['xzf', packed.stdout.trim(), 'package/bin/node'], oldNode, process.env.HOME!);
-    const bin = join(oldNode, 'package', 'bin');
-    const validate = await terraform(['validate'], config, home, `${bin}:${terraformDir}`);
-    expect(validate.code).toBe(1);
-    expect(flat(validate.all)).toContain(
-      `Unrecognized remote plugin message: The jobhooks Terraform provider needs Node.js 20.19 or later, and "node" on PATH is v20.18.3 (${join(bin, 'node')}): install a newer Node.js.`,
-    );
+  // Real Nodes from the npm registry's node-linux-<arch> packages (npm caches them after the first run): 20.18,
+  // just below the floor, and 14, too old to parse the program at all.
+  test.each(['20.18.3', '14.21.3'])(
+    'with a Node too old on PATH (%s), terraform shows which one and what is needed',
+    async (version) => {
+      const oldNode = folder(`node-${version}`);
+      const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+      const packed = await sh('npm', ['pack', '--silent', `node-linux-${arch}@${version}`], oldNode, process.env.HOME!);
+      expect(packed.code).toBe(0);
+      await sh('tar', ['xzf', packed.stdout.trim(), 'package/bin/node'], oldNode, process.env.HOME!);
+      const bin = join(oldNode, 'package', 'bin');
+      const validate = await terraform(['validate'], config, home, `${bin}:${terraformDir}`);
+      expect(validate.code).toBe(1);
+      expect(flat(validate.all)).toContain(
+        `Unrecognized remote plugin message: The jobhooks Terraform provider needs Node.js 20.19 or later, and "node" on PATH is v${version} (${join(bin, 'node')}): install a newer Node.js.`,
+      );
+    },
+  );
+});
+
+test('below a package.json with "type": "module", terraform starts the provider (node loads it as CommonJS, whatever its name)', async () => {
+  // A Node project of the ESM kind around the configuration: `node FILE` would refuse a FILE named *.0 there.
+  const project = folder('esm-project', {
+    'package.json': '{ "type": "module" }\n',
+    'infrastructure/main.tf': MAIN_TF,
   });
+  const config = join(project, 'infrastructure');
+  const home = folder('esm-home');
+  expect(await install(config, home)).toMatchObject({ code: 0, stderr: '' });
+  expect(await terraform(['init', '-input=false'], config, home)).toMatchObject({ code: 0 });
+  const validate = await terraform(['validate'], config, home);
+  expect(flat(validate.all)).not.toContain('handshake');
+  expect(validate.code).toBe(0);
 });
 
 test('install before the configuration exists says how to lock the checksums once it does', async () => {
