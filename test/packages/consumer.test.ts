@@ -408,7 +408,7 @@ output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
     const elsewhere = join(root, 'terraform-global');
     write(join(elsewhere, 'main.tf'), hcl);
     await sh('jobhooks', ['terraform', 'install'], elsewhere);
-    expect(lockedHashes(dir)).toHaveLength(4);
+    expect(lockedHashes(dir)).toHaveLength(1); // the same bytes, so one checksum, on every platform
     expect(lockedHashes(inProject)).toEqual(lockedHashes(dir));
     expect(lockedHashes(elsewhere)).toEqual(lockedHashes(dir));
   });

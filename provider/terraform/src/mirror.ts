@@ -4,8 +4,9 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from '
 import { join } from 'node:path';
 
 /**
- * The platforms laid out: a team's lock file then holds every platform's checksum, and `terraform init` on a
- * Mac or an ARM runner accepts what a Linux laptop locked. Node runs the same program on each of them.
+ * The platforms laid out, each with the same bytes (Node runs the same program on each of them): their packages
+ * have one checksum, so a lock file written on any one platform, by `install` or by a plain `terraform init`,
+ * holds on every other.
  */
 export const TERRAFORM_PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64'] as const;
 export type TerraformPlatform = (typeof TERRAFORM_PLATFORMS)[number];
@@ -43,18 +44,15 @@ function loader({ major, minor }: { major: number; minor: number }): string {
 }
 
 /**
- * The executable for one platform: a line of sh that has `node` load the rest of the file (and, when
- * there is no node, prints why on stdout, which Terraform shows as "Unrecognized remote plugin message: ..."),
- * a line naming the platform, then the program. In JavaScript the sh line is a string and a comment.
+ * The executable Terraform starts, the same bytes on every platform: a line of sh that has `node` load the rest
+ * of the file (and, when there is no node, prints why on stdout, which Terraform shows as "Unrecognized remote
+ * plugin message: ..."), then the program. In JavaScript the sh line is a string and a comment.
  */
-export function executableFor(platform: TerraformPlatform, program: string, node = supportedNode()): string {
+export function executableFor(program: string, node = supportedNode()): string {
   const noNode = `The jobhooks Terraform provider needs Node.js ${node.major}.${node.minor} or later on PATH, and there is no node on PATH.`;
   return [
     '#!/bin/sh',
     `':' //; command -v node >/dev/null 2>&1 && exec node -e '${loader(node)}' "$0" "$@"; echo "${noNode}"; exit 1`,
-    // Packages with the same bytes share one checksum; this line gives each platform its own, so the lock file
-    // lists one per platform, as it does for a registry's provider, and each platform is checked against its own.
-    `// The package for ${platform}; the program below is the same on every platform.`,
     program,
   ].join('\n');
 }
@@ -66,15 +64,15 @@ export interface MirrorLayout {
   version: string;
 }
 
-/** Writes the executable of every platform under mirrorDir; returns their paths, by platform. */
+/** Writes the executable of every platform (the same file) under mirrorDir; returns their paths, by platform. */
 export function layOutMirror(mirrorDir: string, layout: MirrorLayout): Record<TerraformPlatform, string> {
-  const program = readFileSync(PROGRAM_FILE, 'utf8');
+  const program = executableFor(readFileSync(PROGRAM_FILE, 'utf8'));
   const written = {} as Record<TerraformPlatform, string>;
   for (const platform of TERRAFORM_PLATFORMS) {
     const packageDir = join(mirrorDir, layout.address, layout.version, platform);
     mkdirSync(packageDir, { recursive: true });
     const executable = join(packageDir, `terraform-provider-${layout.type}_v${layout.version}`);
-    writeFileSync(executable, executableFor(platform, program));
+    writeFileSync(executable, program);
     chmodSync(executable, 0o755);
     written[platform] = executable;
   }
