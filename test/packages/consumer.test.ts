@@ -275,7 +275,7 @@ app.synth();
 
   beforeAll(() => terraformOnPath());
 
-  test('`npx cdktf deploy --skip-provider-lock` applies a cdktf app offline, as the README says, and `cdktf destroy` removes it', async () => {
+  test('`npx cdktf synth`, `install`, then `npx cdktf deploy` applies a cdktf app offline with no warning, every stack locked, and `cdktf destroy` removes it', async () => {
     const dir = join(project, 'cdktf');
     write(join(dir, 'main.js'), app('cdktf'));
     write(
@@ -287,26 +287,31 @@ app.synth();
         sendCrashReports: 'false',
       }),
     );
-    // In a CDKTF app, into ~/.terraform.d/plugins: terraform runs in cdktf.out/stacks/webhooks, and looks there.
-    expect((await installProvider(dir)).stdout).toContain(`in ${join(home, '.terraform.d', 'plugins')}`);
     const env = connection();
-
     const cdktf = (args: string[]) => sh('npx', ['--no-install', 'cdktf', ...args], dir, env);
-    await cdktf(['deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json']);
-    const webhookId = (
-      JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }
-    ).webhooks.webhook_id;
-    expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktf)' });
-
+    // terraform runs in cdktf.out/stacks/webhooks: the provider and the lock file go there, once it exists.
+    await cdktf(['synth']);
     const stackDir = join(dir, 'cdktf.out', 'stacks', 'webhooks');
+    const installed = await installProvider(dir);
+    expect(installed.stdout).toContain(`in ${join(stackDir, 'terraform.d', 'plugins')}`);
+    expect(installed.stdout).toContain(
+      `Locked the checksum of every platform in ${join(stackDir, '.terraform.lock.hcl')}.`,
+    );
+    expect(existsSync(join(home, '.terraform.d'))).toBe(false);
     const lock = readFileSync(join(stackDir, '.terraform.lock.hcl'), 'utf8');
     expect(lock).toContain('provider "registry.terraform.io/dbt-labs/dbtcloud"');
     expect(lock).toContain('version     = "1.12.0"');
     expect(lock).toContain('constraints = "~> 1.12"');
-    expect(lockedHashes(stackDir)[0]).toMatch(/^h1:/);
+    expect(lockedHashes(stackDir)).toHaveLength(1);
 
-    // With the lock file in place, the plain command works too.
-    await cdktf(['deploy', '--auto-approve']);
+    // With the lock file in place, cdktf runs no lock step of its own (which would ask the public registry).
+    const deployed = await cdktf(['deploy', '--auto-approve', '--outputs-file', 'outputs.json']);
+    expect(`${deployed.stdout}${deployed.stderr}`).not.toMatch(/warning|Incomplete lock file/i);
+    const webhookId = (
+      JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }
+    ).webhooks.webhook_id;
+    expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktf)' });
+    expect(readFileSync(join(stackDir, '.terraform.lock.hcl'), 'utf8')).toBe(lock);
     expect(readFileSync(join(dir, 'terraform.webhooks.tfstate'), 'utf8')).not.toMatch(
       new RegExp(`${CHECKOUT}|${root}`),
     );
@@ -330,8 +335,9 @@ app.synth();
     expect(synthesized.resource.dbtcloud_webhook.errored_runs!.name).toBe('Errored runs (cdktn)');
   });
 
-  test('`npx cdktn deploy --skip-provider-lock` applies the cdktn app on Node 22 (cdktn-cli declares 22.19 or later); on Node 20 cdktn-cli stops at start, as the install guide says', async () => {
+  test('`install` then `npx cdktn deploy` applies the cdktn app on Node 22 (cdktn-cli declares 22.19 or later); on Node 20 cdktn-cli stops at start, as the install guide says', async () => {
     const dir = join(project, 'cdktn');
+    write(join(dir, 'main.js'), app('cdktn'));
     write(
       join(dir, 'cdktf.json'),
       JSON.stringify({
@@ -341,12 +347,15 @@ app.synth();
         sendCrashReports: 'false',
       }),
     );
+    // The app synthesizes itself (cdktn-cli, which `cdktn synth` needs, does not start on Node 20).
+    await sh(process.execPath, ['main.js'], dir);
     await installProvider(dir);
+    expect(lockedHashes(join(dir, 'cdktf.out', 'stacks', 'webhooks'))).toHaveLength(1);
     const env = connection();
     const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
     const deploy = sh(
       'npx',
-      ['--no-install', 'cdktn', 'deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json'],
+      ['--no-install', 'cdktn', 'deploy', '--auto-approve', '--outputs-file', 'outputs.json'],
       dir,
       env,
     );
@@ -354,12 +363,13 @@ app.synth();
       await expect(deploy).rejects.toThrow('markAsUncloneable is not a function');
       return;
     }
-    await deploy;
+    const deployed = await deploy;
+    expect(`${deployed.stdout}${deployed.stderr}`).not.toMatch(/warning|Incomplete lock file/i);
     const webhookId = (
       JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }
     ).webhooks.webhook_id;
     expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktn)' });
-    await sh('npx', ['--no-install', 'cdktn', 'destroy', '--skip-provider-lock', '--auto-approve'], dir, env);
+    await sh('npx', ['--no-install', 'cdktn', 'destroy', '--auto-approve'], dir, env);
     expect(await api().get(webhookId)).toBeNull();
   });
 

@@ -1,7 +1,7 @@
 // `jobhooks-terraform-provider install` as a user meets it, with the real terraform and no CLI configuration:
-// the provider goes where Terraform looks by itself (terraform.d/plugins of a configuration, ~/.terraform.d/plugins
-// for a CDKTF app's stacks), one self-contained program per platform, every platform's checksum locked; and when
-// the program cannot start (no node, a node too old), Terraform's own output says why.
+// the provider goes where Terraform looks by itself (terraform.d/plugins of a configuration or of each stack of a
+// CDKTF app, ~/.terraform.d/plugins with --user), the same program for every platform, locked; and when the
+// program cannot start (no node, a node too old), Terraform's own output says why.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -188,34 +188,81 @@ test('install before the configuration exists says how to lock the checksums onc
   expect(existsSync(join(empty, '.terraform.lock.hcl'))).toBe(false);
 });
 
-test("a CDKTF app: the provider goes to ~/.terraform.d/plugins, its stack inits from there, the user's CLI configuration untouched", async () => {
-  const home = folder('cdktf-home');
-  const userConfig = `plugin_cache_dir = "${join(home, 'plugin-cache')}"\ncredentials "app.terraform.io" { token = "x" }\n`;
-  writeFileSync(join(home, '.terraformrc'), userConfig);
-  mkdirSync(join(home, 'plugin-cache'));
+describe('a CDKTF app', () => {
   const stack = {
     terraform: { required_providers: { dbtcloud: { source: 'dbt-labs/dbtcloud', version: '~> 1.12' } } },
     provider: { dbtcloud: [{}] },
   };
-  const app = folder('cdktf-app', {
-    'cdktf.json': JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts' }),
-    'cdktf.out/stacks/webhooks/cdk.tf.json': JSON.stringify(stack),
+  /** An app folder with cdktf.json and the given stacks already synthesized (cdktf.out/stacks/<name>/cdk.tf.json). */
+  const cdktfApp = (name: string, stacks: string[], settings: Record<string, string> = {}) =>
+    folder(name, {
+      'cdktf.json': JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', ...settings }),
+      ...Object.fromEntries(stacks.map((each) => [`cdktf.out/stacks/${each}/cdk.tf.json`, JSON.stringify(stack)])),
+    });
+
+  test("the provider goes into each stack's terraform.d/plugins, each stack locked: init prints no warning, and the user's home is untouched", async () => {
+    const home = folder('cdktf-home');
+    const userConfig = `plugin_cache_dir = "${join(home, 'plugin-cache')}"\ncredentials "app.terraform.io" { token = "x" }\n`;
+    writeFileSync(join(home, '.terraformrc'), userConfig);
+    mkdirSync(join(home, 'plugin-cache'));
+    const app = cdktfApp('cdktf-app', ['webhooks', 'alerts']);
+
+    const installed = await install(app, home);
+    expect(installed).toMatchObject({ code: 0, stderr: '' });
+    const stackDirs = ['alerts', 'webhooks'].map((each) => join(app, 'cdktf.out', 'stacks', each));
+    expect(installed.stdout).toContain(
+      `in ${stackDirs.map((dir) => join(dir, 'terraform.d', 'plugins')).join(', ')}, where Terraform finds it for this app's stacks`,
+    );
+    for (const stackDir of stackDirs) {
+      expect(installed.stdout).toContain(
+        `Locked the checksum of every platform in ${join(stackDir, '.terraform.lock.hcl')}.`,
+      );
+      expect(readdirSync(join(stackDir, 'terraform.d', 'plugins', PACKAGES)).sort()).toEqual(PLATFORMS);
+      expect(lockedHashes(stackDir)).toHaveLength(1);
+      const init = await terraform(['init', '-input=false'], stackDir, home);
+      expect(init.code).toBe(0);
+      // The second stack takes it from the user's plugin cache, which the first one filled.
+      expect(init.all).toMatch(/(Installed|Using) dbt-labs\/dbtcloud v1\.12\.0/);
+      expect(init.all).not.toMatch(/warning/i);
+      expect(await terraform(['validate'], stackDir, home)).toMatchObject({ code: 0 });
+    }
+    expect(lockedHashes(stackDirs[1]!)).toEqual(lockedHashes(stackDirs[0]!));
+    // Nothing for the user's other configurations: no ~/.terraform.d, the CLI configuration as it was.
+    expect(readdirSync(home).sort()).toEqual(['.terraformrc', 'plugin-cache']);
+    expect(readFileSync(join(home, '.terraformrc'), 'utf8')).toBe(userConfig);
+    expect(existsSync(join(app, 'terraform.d'))).toBe(false);
   });
 
-  const installed = await install(app, home);
-  expect(installed.code).toBe(0);
-  expect(installed.stdout).toContain(
-    `in ${join(home, '.terraform.d', 'plugins')}, where Terraform finds it for this app's stacks`,
-  );
-  expect(readdirSync(join(home, '.terraform.d', 'plugins', PACKAGES)).sort()).toEqual(PLATFORMS);
-  expect(existsSync(join(app, 'terraform.d'))).toBe(false);
-  expect(readFileSync(join(home, '.terraformrc'), 'utf8')).toBe(userConfig);
+  test('with no stack synthesized yet, install refuses and says to synth first (in the output folder cdktf.json names)', async () => {
+    const home = folder('cdktf-unsynthesized-home');
+    const app = cdktfApp('cdktf-unsynthesized', [], { output: 'synthesized' });
+    const installed = await install(app, home);
+    expect(installed.code).toBe(2);
+    expect(installed.stderr).toBe(
+      'jobhooks-terraform-provider: This CDKTF app has no synthesized stack yet (no synthesized/stacks/*/cdk.tf.json), and the provider goes into each stack\'s folder: run "npx cdktf synth" (or "npx cdktn synth"), then this command again.\n',
+    );
+    expect(readdirSync(app)).toEqual(['cdktf.json']);
+    expect(readdirSync(home)).toEqual([]);
+  });
 
-  const stackDir = join(app, 'cdktf.out', 'stacks', 'webhooks');
-  const init = await terraform(['init', '-input=false'], stackDir, home);
-  expect(init.code).toBe(0);
-  expect(init.all).toContain('Installed dbt-labs/dbtcloud v1.12.0');
-  expect(await terraform(['validate'], stackDir, home)).toMatchObject({ code: 0 });
+  test('--user: into ~/.terraform.d/plugins, saying that it serves every configuration of the user and how to undo it; the stacks are locked against it', async () => {
+    const home = folder('cdktf-user-home');
+    const app = cdktfApp('cdktf-user', ['webhooks']);
+    const installed = await install(app, home, ['--user']);
+    expect(installed).toMatchObject({ code: 0, stderr: '' });
+    const userMirror = join(home, '.terraform.d', 'plugins');
+    expect(flat(installed.stdout)).toContain(
+      `This provider now serves registry.terraform.io/dbt-labs/dbtcloud to every Terraform configuration and CDKTF stack of this user, in place of the public provider: Terraform installs that address from nowhere else, so a configuration that asks for another version fails with "no available releases match". To undo it: rm -r ${join(userMirror, 'registry.terraform.io', 'dbt-labs', 'dbtcloud')}`,
+    );
+    expect(installed.stdout).toContain('--source jobhooks/dbtcloud');
+    expect(readdirSync(join(userMirror, PACKAGES)).sort()).toEqual(PLATFORMS);
+    const stackDir = join(app, 'cdktf.out', 'stacks', 'webhooks');
+    expect(existsSync(join(stackDir, 'terraform.d'))).toBe(false);
+    expect(lockedHashes(stackDir)).toHaveLength(1);
+    const init = await terraform(['init', '-input=false'], stackDir, home);
+    expect(init.code).toBe(0);
+    expect(init.all).not.toMatch(/warning/i);
+  });
 });
 
 test('a CLI configuration with a provider_installation block of its own is left as it was, and the block to merge is printed', async () => {
