@@ -88,6 +88,9 @@ describe('a folder holding only main.tf', () => {
       `Locked the checksum of every platform in ${join(config, '.terraform.lock.hcl')}.`,
     );
     expect(installed.stdout).not.toContain('TF_CLI_CONFIG_FILE=');
+    expect(installed.stdout).toContain(
+      'Run terraform in this folder, not with -chdir from another one: Terraform looks for terraform.d/plugins in the folder it starts in (install --user or --dir serve any folder).',
+    );
     init = await terraform(['init', '-input=false'], config, home);
   });
 

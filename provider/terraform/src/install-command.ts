@@ -72,6 +72,10 @@ export function describeInstallation(installation: Installation): string[] {
     lines.push(
       'Next: npx cdktf deploy (or npx cdktn deploy); no TF_CLI_CONFIG_FILE is needed. A synth keeps the stack folders; in a new clone, or for a new stack, run the synth, then this command, again.',
     );
+  } else if (installation.target === 'configuration') {
+    lines.push(
+      'Next: terraform init; no TF_CLI_CONFIG_FILE is needed. Run terraform in this folder, not with -chdir from another one: Terraform looks for terraform.d/plugins in the folder it starts in (install --user or --dir serve any folder).',
+    );
   } else {
     lines.push('Next: terraform init; no TF_CLI_CONFIG_FILE is needed.');
   }
