@@ -14,7 +14,7 @@ import { type PulumiRunResult, runPulumiProgram, type StackState } from '../supp
 import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '../support/service-process';
 import { packagesVersion, testRegistry } from '../support/registry';
 import { createUserShell, installWarnings, type UserShell, write } from '../support/user-shell';
-import { terraformOnPath } from '../support/terraform';
+import { lockedHashes, terraformOnPath, webhookConfiguration } from '../support/terraform';
 
 jest.setTimeout(600_000);
 
@@ -268,8 +268,6 @@ app.synth();
     DBT_CLOUD_TOKEN: ADMIN_TOKEN,
     CI: '1',
   });
-  const lockedHashes = (dir: string) =>
-    [...readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8').matchAll(/"(h1:[^"]+)"/g)].map((match) => match[1]);
   /** `npx jobhooks-terraform-provider install` in a folder of the project (the project's own dependency). */
   const installProvider = (dir: string) => sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install'], dir);
 
@@ -374,20 +372,7 @@ app.synth();
   });
 
   test('a folder holding only main.tf: `npx @jobhooks/terraform-provider install` from the registry, then init and apply, with no CLI configuration and no warning', async () => {
-    const hcl = `terraform {
-  required_providers {
-    dbtcloud = { source = "dbt-labs/dbtcloud", version = "~> 1.12" }
-  }
-}
-
-resource "dbtcloud_webhook" "errored_runs" {
-  name        = "Errored runs (HCL)"
-  client_url  = "${ENDPOINT}/hcl"
-  event_types = ["job.run.errored"]
-}
-
-output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
-`;
+    const hcl = webhookConfiguration({ name: 'Errored runs (HCL)', clientUrl: `${ENDPOINT}/hcl`, output: true });
     const dir = join(root, 'terraform-only');
     write(join(dir, 'main.tf'), hcl);
     // npx installs the package from the registry the user's ~/.npmrc names (into a cache of its own here, so an

@@ -2,32 +2,19 @@
 // the provider goes where Terraform looks by itself (terraform.d/plugins of a configuration or of each stack of a
 // CDKTF app, ~/.terraform.d/plugins with --user), the same program for every platform, locked; and when the
 // program cannot start (no node, a node too old), Terraform's own output says why.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { terraformOnPath } from '../support/terraform';
+import { runCommand } from '../support/run-command';
+import { lockedHashes, terraformOnPath, webhookConfiguration } from '../support/terraform';
 
 jest.setTimeout(120_000);
 
-const run = promisify(execFile);
 const CHECKOUT = resolve(__dirname, '..', '..');
 const INSTALLER = join(CHECKOUT, 'provider', 'terraform', 'bin', 'jobhooks-terraform-provider.js');
 const PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64'];
 const PACKAGES = 'registry.terraform.io/dbt-labs/dbtcloud/1.12.0';
-const MAIN_TF = `terraform {
-  required_providers {
-    dbtcloud = { source = "dbt-labs/dbtcloud", version = "~> 1.12" }
-  }
-}
-
-resource "dbtcloud_webhook" "errored_runs" {
-  name        = "Errored runs"
-  client_url  = "http://127.0.0.1:9/hooks"
-  event_types = ["job.run.errored"]
-}
-`;
+const MAIN_TF = webhookConfiguration();
 
 let root: string;
 let terraformDir: string;
@@ -50,19 +37,8 @@ function folder(name: string, files: Record<string, string> = {}): string {
 
 /** A user's shell: PATH, a HOME of its own, no TF_CLI_CONFIG_FILE, no telemetry; exit code and output, never a throw. */
 async function sh(command: string, args: string[], cwd: string, home: string, path = process.env.PATH ?? '') {
-  try {
-    const { stdout, stderr } = await run(command, args, {
-      cwd,
-      env: { PATH: path, HOME: home, CHECKPOINT_DISABLE: '1' },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr, all: `${stdout}\n${stderr}` };
-  } catch (error) {
-    const failed = error as Error & { code?: unknown; stdout?: string; stderr?: string };
-    if (typeof failed.code !== 'number') throw error;
-    const [stdout, stderr] = [failed.stdout ?? '', failed.stderr ?? ''];
-    return { code: failed.code, stdout, stderr, all: `${stdout}\n${stderr}` };
-  }
+  const result = await runCommand(command, args, cwd, { PATH: path, HOME: home, CHECKPOINT_DISABLE: '1' });
+  return { ...result, all: `${result.stdout}\n${result.stderr}` };
 }
 const install = (cwd: string, home: string, args: string[] = []) =>
   sh(process.execPath, [INSTALLER, 'install', ...args], cwd, home);
@@ -70,8 +46,6 @@ const terraform = (args: string[], cwd: string, home: string, path?: string) =>
   sh('terraform', [...args, '-no-color'], cwd, home, path);
 /** Terraform wraps its messages at 80 columns: one line, single spaces. */
 const flat = (text: string) => text.replace(/\s+/g, ' ');
-const lockedHashes = (dir: string) =>
-  [...readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8').matchAll(/"(h1:[^"]+)"/g)].map((match) => match[1]);
 
 describe('a folder holding only main.tf', () => {
   let config: string;

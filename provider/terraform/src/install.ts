@@ -84,7 +84,7 @@ export interface Installation {
 }
 
 /** The CLI configuration file Terraform reads for this user (TF_CLI_CONFIG_FILE, or ~/.terraformrc). */
-export function cliConfigFileOf(env: NodeJS.ProcessEnv, home: string): string {
+export function userCliConfigFile(env: NodeJS.ProcessEnv, home: string): string {
   return env.TF_CLI_CONFIG_FILE || env.TERRAFORM_CONFIG || join(home, '.terraformrc');
 }
 
@@ -145,7 +145,7 @@ function chooseTarget(
 
 /** The user's CLI configuration, when a provider_installation block in it decides where Terraform looks. */
 function customCliConfig(env: NodeJS.ProcessEnv, home: string): string | undefined {
-  const file = cliConfigFileOf(env, home);
+  const file = userCliConfigFile(env, home);
   return existsSync(file) && /^\s*provider_installation\s*\{/m.test(readFileSync(file, 'utf8')) ? file : undefined;
 }
 
