@@ -2,7 +2,16 @@
 // the provider goes where Terraform looks by itself (terraform.d/plugins of a configuration or of each stack of a
 // CDKTF app, ~/.terraform.d/plugins with --user), the same program for every platform, locked; and when the
 // program cannot start (no node, a node too old), Terraform's own output says why.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { runCommand } from '../support/run-command';
@@ -17,10 +26,13 @@ const PACKAGES = 'registry.terraform.io/dbt-labs/dbtcloud/1.12.0';
 const MAIN_TF = webhookConfiguration();
 
 let root: string;
-let terraformDir: string;
+/** A bin/ folder holding terraform alone (a link to it): a PATH with no node, wherever node is installed. */
+let terraformOnly: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'jobhooks-tf-install-'));
-  terraformDir = dirname(terraformOnPath());
+  terraformOnly = join(root, 'terraform-only-bin');
+  mkdirSync(terraformOnly);
+  symlinkSync(terraformOnPath(), join(terraformOnly, 'terraform'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -113,7 +125,7 @@ describe('a folder holding only main.tf', () => {
   });
 
   test('with no node on PATH, terraform shows why the provider cannot start', async () => {
-    const validate = await terraform(['validate'], config, home, terraformDir);
+    const validate = await terraform(['validate'], config, home, terraformOnly);
     expect(validate.code).toBe(1);
     expect(flat(validate.all)).toContain(
       'Unrecognized remote plugin message: The jobhooks Terraform provider needs Node.js 20.19 or later on PATH, and there is no node on PATH.',
@@ -131,7 +143,7 @@ describe('a folder holding only main.tf', () => {
       expect(packed.code).toBe(0);
       await sh('tar', ['xzf', packed.stdout.trim(), 'package/bin/node'], oldNode, process.env.HOME!);
       const bin = join(oldNode, 'package', 'bin');
-      const validate = await terraform(['validate'], config, home, `${bin}:${terraformDir}`);
+      const validate = await terraform(['validate'], config, home, `${bin}:${terraformOnly}`);
       expect(validate.code).toBe(1);
       expect(flat(validate.all)).toContain(
         `Unrecognized remote plugin message: The jobhooks Terraform provider needs Node.js 20.19 or later, and "node" on PATH is v${version} (${join(bin, 'node')}): install a newer Node.js.`,
