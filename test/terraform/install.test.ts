@@ -48,14 +48,21 @@ function folder(name: string, files: Record<string, string> = {}): string {
 }
 
 /** A user's shell: PATH, a HOME of its own, no TF_CLI_CONFIG_FILE, no telemetry; exit code and output, never a throw. */
-async function sh(command: string, args: string[], cwd: string, home: string, path = process.env.PATH ?? '') {
-  const result = await runCommand(command, args, cwd, { PATH: path, HOME: home, CHECKPOINT_DISABLE: '1' });
+async function sh(
+  command: string,
+  args: string[],
+  cwd: string,
+  home: string,
+  path = process.env.PATH ?? '',
+  env: Record<string, string> = {},
+) {
+  const result = await runCommand(command, args, cwd, { PATH: path, HOME: home, CHECKPOINT_DISABLE: '1', ...env });
   return { ...result, all: `${result.stdout}\n${result.stderr}` };
 }
 const install = (cwd: string, home: string, args: string[] = []) =>
   sh(process.execPath, [INSTALLER, 'install', ...args], cwd, home);
-const terraform = (args: string[], cwd: string, home: string, path?: string) =>
-  sh('terraform', [...args, '-no-color'], cwd, home, path);
+const terraform = (args: string[], cwd: string, home: string, path?: string, env?: Record<string, string>) =>
+  sh('terraform', [...args, '-no-color'], cwd, home, path, env);
 /** Terraform wraps its messages at 80 columns: one line, single spaces. */
 const flat = (text: string) => text.replace(/\s+/g, ' ');
 
@@ -252,6 +259,41 @@ describe('a CDKTF app', () => {
     expect(init.code).toBe(0);
     expect(init.all).not.toMatch(/warning/i);
   });
+});
+
+test('an earlier install in ./.jobhooks/terraform, whose launcher needs the removed ./plugin export, is laid out again and works while TF_CLI_CONFIG_FILE points at it', async () => {
+  // What "npx jobhooks-terraform-provider install" wrote before it used Terraform's implied folders.
+  const launcher = `#!/usr/bin/env node
+'use strict';
+const { dirname } = require('node:path');
+const { realpathSync } = require('node:fs');
+const near = [process.cwd(), dirname(realpathSync(__filename))];
+require(require.resolve('@jobhooks/terraform-provider/plugin', { paths: near })).main();
+`;
+  const config = folder('upgraded', {
+    'main.tf': MAIN_TF,
+    [`.jobhooks/terraform/mirror/${PACKAGES}/linux_amd64/terraform-provider-dbtcloud_v1.12.0`]: launcher,
+  });
+  const earlier = join(config, '.jobhooks', 'terraform');
+  const earlierMirror = join(earlier, 'mirror');
+  const cliConfig = join(earlier, 'terraform.rc');
+  writeFileSync(
+    cliConfig,
+    `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(earlierMirror)}\n    include = ["registry.terraform.io/dbt-labs/dbtcloud"]\n  }\n  direct {\n    exclude = ["registry.terraform.io/dbt-labs/dbtcloud"]\n  }\n}\n`,
+  );
+  const home = folder('upgraded-home');
+
+  const installed = await install(config, home);
+  expect(installed).toMatchObject({ code: 0, stderr: '' });
+  expect(flat(installed.stdout)).toContain(
+    `Refreshed the earlier install in ${earlier}, whose launcher needed a part of @jobhooks/terraform-provider that is gone (Terraform failed its handshake): it works again while TF_CLI_CONFIG_FILE points at ${cliConfig}, but it is needed no more: unset TF_CLI_CONFIG_FILE and remove ${earlier}.`,
+  );
+  expect(readdirSync(join(earlierMirror, PACKAGES)).sort()).toEqual(PLATFORMS);
+  const env = { TF_CLI_CONFIG_FILE: cliConfig };
+  const init = await terraform(['init', '-input=false'], config, home, undefined, env);
+  expect(init.code).toBe(0);
+  expect(init.all).not.toMatch(/warning/i);
+  expect(await terraform(['validate'], config, home, undefined, env)).toMatchObject({ code: 0 });
 });
 
 test('a CLI configuration with a provider_installation block of its own is left as it was, and the block to merge is printed', async () => {

@@ -57,6 +57,12 @@ export function describeInstallation(installation: Installation): string[] {
   for (const { lock } of installation.locked)
     lines.push(lock.locked ? `Locked the checksum of every platform in ${lock.lockFile}.` : lock.reason);
   if (installation.notLocked !== undefined) lines.push(installation.notLocked);
+  if (installation.refreshedEarlierInstall !== undefined) {
+    const dir = installation.refreshedEarlierInstall;
+    lines.push(
+      `Refreshed the earlier install in ${dir}, whose launcher needed a part of @jobhooks/terraform-provider that is gone (Terraform failed its handshake): it works again while TF_CLI_CONFIG_FILE points at ${join(dir, 'terraform.rc')}, but it is needed no more: unset TF_CLI_CONFIG_FILE and remove ${dir}.`,
+    );
+  }
   if (installation.customCliConfigFile !== undefined) {
     lines.push(
       `${installation.customCliConfigFile} has a provider_installation block of its own, so Terraform looks only where it says: merge this into it (the filesystem_mirror, and the address in the exclude of its other methods):`,

@@ -7,9 +7,14 @@ import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { DBTCLOUD_PROVIDER_ADDRESS, DBTCLOUD_PROVIDER_VERSION } from '@jobhooks/client';
 import { holdsConfiguration, lockCommand, type LockOutcome, lockEveryPlatform } from './lock';
-import { addressesIn, layOutMirror, TERRAFORM_PLATFORMS } from './mirror';
+import { addressesIn, layOutMirror, refreshMirror, TERRAFORM_PLATFORMS } from './mirror';
 
 export const PROVIDER_ADDRESS = DBTCLOUD_PROVIDER_ADDRESS;
+/**
+ * Where install put an explicit mirror and CLI configuration before it used Terraform's implied folders (its
+ * default --dir then). The launcher there loaded the package's ./plugin export, which is gone.
+ */
+export const EARLIER_INSTALL_DIR = join('.jobhooks', 'terraform');
 /** The public provider release whose interface this one serves; satisfies the usual `~> 1.0` constraints. */
 export const DEFAULT_PROVIDER_VERSION = DBTCLOUD_PROVIDER_VERSION;
 /** A source address as Terraform writes it (`[HOST/]NAMESPACE/TYPE`), in full; the registry's host when none is given. */
@@ -74,6 +79,8 @@ export interface Installation {
   cliConfigFile?: string;
   /** The folders whose lock file the install wrote: the configuration's, or every stack's of a CDKTF app. */
   locked: LockedFolder[];
+  /** The mirror of an earlier install in this folder (./.jobhooks/terraform), laid out again with this program. */
+  refreshedEarlierInstall?: string;
   /** Why nothing was locked (no configuration here yet, no stack synthesized yet), and the command for later. */
   notLocked?: string;
   /**
@@ -160,6 +167,19 @@ function writeCliConfig(dir: string, mirrorDir: string): string {
   return file;
 }
 
+/**
+ * An earlier install's ./.jobhooks/terraform, which a TF_CLI_CONFIG_FILE may still point at: its launcher fails
+ * Terraform's handshake now, so it gets this program (the same bytes as the new mirror, so the lock file holds).
+ */
+function refreshEarlierInstall(cwd: string): string | undefined {
+  const dir = join(cwd, EARLIER_INSTALL_DIR);
+  const mirrorDir = join(dir, 'mirror');
+  if (!existsSync(join(dir, 'terraform.rc')) || !existsSync(mirrorDir)) return undefined;
+  refreshMirror(mirrorDir);
+  writeCliConfig(dir, mirrorDir);
+  return dir;
+}
+
 export function installTerraformProvider(options: InstallOptions = {}): Installation {
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
@@ -185,8 +205,14 @@ export function installTerraformProvider(options: InstallOptions = {}): Installa
     platforms: TERRAFORM_PLATFORMS,
     locked: [],
   };
-  if (target === 'explicit-mirror') installation.cliConfigFile = writeCliConfig(resolve(options.dir!), mirrorDirs[0]!);
-  else installation.customCliConfigFile = customCliConfig(env, home);
+  if (target === 'explicit-mirror') {
+    // Every address and version the mirror already holds gets this program too, as the CLI configuration serves them.
+    refreshMirror(mirrorDirs[0]!);
+    installation.cliConfigFile = writeCliConfig(resolve(options.dir!), mirrorDirs[0]!);
+  } else {
+    installation.customCliConfigFile = customCliConfig(env, home);
+    installation.refreshedEarlierInstall = refreshEarlierInstall(cwd);
+  }
 
   // The mirror each folder's lock step reads: its own terraform.d/plugins for a stack, else the one mirror.
   const request = (folder: string) => ({

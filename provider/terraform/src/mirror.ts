@@ -93,3 +93,18 @@ export function addressesIn(mirrorDir: string): string[] {
     )
     .sort();
 }
+
+/**
+ * Lays the current program out again for every address and version a mirror already holds (their folders
+ * HOST/NAMESPACE/TYPE/VERSION), so that none keeps an older executable; returns them as "ADDRESS VERSION".
+ */
+export function refreshMirror(mirrorDir: string): string[] {
+  return addressesIn(mirrorDir).flatMap((address) =>
+    readdirSync(join(mirrorDir, address), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && /^\d+\.\d+\.\d+$/.test(entry.name))
+      .map((entry) => {
+        layOutMirror(mirrorDir, { address, type: address.split('/').pop()!, version: entry.name });
+        return `${address} ${entry.name}`;
+      }),
+  );
+}
