@@ -319,7 +319,7 @@ export function loadTerraformProviderPackage(
     path = require.resolve('@jobhooks/terraform-provider', { paths: [...searchFrom] });
   } catch {
     throw new ConfigurationError(
-      'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it with "npm install --save-dev @jobhooks/terraform-provider", then run this again (or "npx jobhooks-terraform-provider install").',
+      'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it beside jobhooks with "npm install --global @jobhooks/terraform-provider" (in a project: "npm install --save-dev @jobhooks/terraform-provider"), then run this again, or run "npx @jobhooks/terraform-provider install".',
     );
   }
   return require(path) as TerraformProviderPackage;
