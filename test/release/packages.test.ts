@@ -13,7 +13,10 @@ jest.setTimeout(60_000);
 
 const ROOT = resolve(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
-const rootManifest = JSON.parse(read('package.json')) as Manifest & { workspaces: string[] };
+const rootManifest = JSON.parse(read('package.json')) as Manifest & {
+  workspaces: string[];
+  repository: { url: string };
+};
 const workspaces = rootManifest.workspaces.map((dir) => ({
   dir,
   manifest: JSON.parse(read(join(dir, 'package.json'))) as Manifest & Record<string, unknown>,
@@ -31,6 +34,8 @@ describe.each(workspaces)('$manifest.name', ({ dir, manifest }) => {
       license: 'MIT',
       version: rootManifest.version,
     });
+    // The release workflow compares the root's with the repository it runs in: every package names the same.
+    expect((manifest.repository as { url: string }).url).toBe(rootManifest.repository.url);
     for (const field of ['dependencies', 'peerDependencies'] as const)
       for (const [name, range] of Object.entries(manifest[field] ?? {}))
         if (OURS.has(name)) expect(`${name}@${range}`).toBe(`${name}@${rootManifest.version}`);
@@ -123,6 +128,29 @@ test('the publish order puts every package after the packages it depends on', ()
     }
   }
   expect(order[0]).toBe('provider/client');
+});
+
+test('the release workflow first checks that the packages name the repository it runs in, and stops with one sentence when they do not', () => {
+  const workflow = parse(read('.github/workflows/release.yml')) as {
+    jobs: { release: { steps: Array<{ uses?: string; run?: string }> } };
+  };
+  const steps = workflow.jobs.release.steps;
+  expect(steps[0]!.uses).toMatch(/^actions\/checkout@/);
+  const check = steps[1]!.run!;
+  expect(check).toContain('git+$GITHUB_SERVER_URL/$GITHUB_REPOSITORY.git');
+  const [host, repository] = /^git\+(https:\/\/[^/]+)\/(.+)\.git$/.exec(rootManifest.repository.url)!.slice(1);
+  const runIn = (server: string, name: string) =>
+    spawnSync('bash', ['--noprofile', '--norc', '-e', '-c', check], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: name },
+      encoding: 'utf8',
+    });
+  expect(runIn(host!, repository!)).toMatchObject({ status: 0, stderr: '' });
+  const elsewhere = runIn('https://github.com', 'someone/fork');
+  expect(elsewhere.status).toBe(1);
+  expect(elsewhere.stderr).toBe(
+    `The packages name the repository ${rootManifest.repository.url}, but this release runs in git+https://github.com/someone/fork.git: npm refuses a provenance publish from another repository. Set repository, homepage and bugs in every package.json to this repository (docs/releasing.md).\n`,
+  );
 });
 
 test('the release workflow runs on a version tag, checks the tag, runs .ci/run, then publishes in that order with provenance', () => {
