@@ -7,7 +7,15 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { type Manifest, publishOrder, withChangelogSection, withVersion } from '../../scripts/release-packages';
+import {
+  docsWithInstallLines,
+  type Manifest,
+  pinnedVersions,
+  publishOrder,
+  withChangelogSection,
+  withPinnedVersions,
+  withVersion,
+} from '../../scripts/release-packages';
 
 jest.setTimeout(60_000);
 
@@ -79,6 +87,11 @@ test('`npm run release:version` sets every version, the ranges between the packa
       for (const file of ['package.json', 'CHANGELOG.md']) cpSync(join(ROOT, dir, file), join(copy, dir, file));
     const example = join('examples', 'as-code', 'package.json');
     cpSync(join(ROOT, example), join(copy, example));
+    const docs = docsWithInstallLines(
+      ROOT,
+      workspaces.map((workspace) => workspace.dir),
+    ).map((file) => file.slice(ROOT.length + 1));
+    for (const doc of docs) cpSync(join(ROOT, doc), join(copy, doc));
     execFileSync(
       process.execPath,
       [require.resolve('tsx/cli'), 'scripts/release-packages.ts', 'version', '9.8.7', '--root', copy, '--no-lock'],
@@ -99,9 +112,37 @@ test('`npm run release:version` sets every version, the ranges between the packa
     const exampleBumped = JSON.parse(readFileSync(join(copy, example), 'utf8')) as Manifest;
     expect(exampleBumped.devDependencies).toEqual({ '@jobhooks/as-code': '^9.8.7' });
     expect(exampleBumped.version).toBe('0.0.0');
+    const pinned = docs.flatMap((doc) => pinnedVersions(readFileSync(join(copy, doc), 'utf8'), OURS));
+    expect(pinned.length).toBeGreaterThan(0);
+    expect(new Set(pinned)).toEqual(new Set(['9.8.7']));
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
+});
+
+test("the install lines of the docs that pin a package name the packages' version, the one `release:version` moves", () => {
+  const files = docsWithInstallLines(
+    ROOT,
+    workspaces.map((workspace) => workspace.dir),
+  );
+  expect(files.map((file) => file.slice(ROOT.length + 1))).toEqual(
+    expect.arrayContaining(['docs/install.md', 'provider/terraform/README.md']),
+  );
+  const pins = files.flatMap((file) =>
+    pinnedVersions(readFileSync(file, 'utf8'), OURS).map((pinned) => `${file.slice(ROOT.length + 1)}: ${pinned}`),
+  );
+  expect(pins.filter((pin) => pin.startsWith('docs/install.md')).length).toBeGreaterThan(0);
+  expect(pins.filter((pin) => !pin.endsWith(`: ${rootManifest.version}`))).toEqual([]);
+});
+
+test('withPinnedVersions moves only our packages pinned at an exact version', () => {
+  const ours = new Set(['jobhooks', '@jobhooks/terraform-provider']);
+  const text =
+    'npx @jobhooks/terraform-provider@0.1.0 install; npm i -g jobhooks@0.1.0; cdktf@0.21.0; @jobhooks/terraform-provider install; me@jobhooks@0.1.0';
+  expect(withPinnedVersions(text, '2.0.0', ours)).toBe(
+    'npx @jobhooks/terraform-provider@2.0.0 install; npm i -g jobhooks@2.0.0; cdktf@0.21.0; @jobhooks/terraform-provider install; me@jobhooks@0.1.0',
+  );
+  expect(pinnedVersions(text, ours)).toEqual(['0.1.0', '0.1.0']);
 });
 
 test('withVersion and withChangelogSection: pure, and a CHANGELOG without an Unreleased section is refused', () => {
