@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { installTerraformProvider } from '../../provider/terraform/src/install';
 import { runCommand } from '../support/run-command';
 import { lockedHashes, terraformOnPath, webhookConfiguration } from '../support/terraform';
 
@@ -336,4 +337,20 @@ test('--dir keeps writing a mirror and a CLI configuration there, and prints the
   expect(readFileSync(join(dir, 'terraform.rc'), 'utf8')).toContain(`path    = ${JSON.stringify(join(dir, 'mirror'))}`);
   expect(readdirSync(join(dir, 'mirror', PACKAGES)).sort()).toEqual(PLATFORMS);
   expect(existsSync(join(config, 'terraform.d'))).toBe(false);
+});
+
+describe('installTerraformProvider, called as a library', () => {
+  const options = (name: string) => {
+    const home = folder(`${name}-home`);
+    return { cwd: folder(name, { 'main.tf': MAIN_TF }), home, env: { PATH: process.env.PATH, HOME: home } };
+  };
+
+  test('a relative dir is taken from the cwd option, not from the working directory of the process', () => {
+    const { cwd, home, env } = options('library-dir');
+    const installation = installTerraformProvider({ cwd, home, env, dir: 'jobhooks-library-mirror' });
+    expect(installation.mirrorDirs).toEqual([join(cwd, 'jobhooks-library-mirror', 'mirror')]);
+    expect(installation.cliConfigFile).toBe(join(cwd, 'jobhooks-library-mirror', 'terraform.rc'));
+    expect(existsSync(join(cwd, 'jobhooks-library-mirror', 'mirror', PACKAGES))).toBe(true);
+    expect(existsSync(join(process.cwd(), 'jobhooks-library-mirror'))).toBe(false);
+  });
 });

@@ -37,7 +37,10 @@ export interface InstallOptions {
   /** The user's home folder, for ~/.terraform.d/plugins and ~/.terraformrc. */
   home?: string;
   env?: NodeJS.ProcessEnv;
-  /** An explicit mirror and CLI configuration in this folder (TF_CLI_CONFIG_FILE), instead of the implied ones. */
+  /**
+   * An explicit mirror and CLI configuration in this folder (TF_CLI_CONFIG_FILE), instead of the implied ones;
+   * a relative one is taken from `cwd`.
+   */
   dir?: string;
   /**
    * Into the user's ~/.terraform.d/plugins, which serves every configuration and stack of that user, in place of
@@ -139,7 +142,7 @@ function chooseTarget(
   app: { outdir: string; stacks: string[] } | undefined,
 ): { target: InstallTarget; mirrorDirs: string[] } {
   if (options.dir !== undefined)
-    return { target: 'explicit-mirror', mirrorDirs: [join(resolve(options.dir), 'mirror')] };
+    return { target: 'explicit-mirror', mirrorDirs: [join(resolve(cwd, options.dir), 'mirror')] };
   if (options.user) return { target: 'user', mirrorDirs: [join(home, '.terraform.d', 'plugins')] };
   if (app === undefined) return { target: 'configuration', mirrorDirs: [join(cwd, 'terraform.d', 'plugins')] };
   if (app.stacks.length === 0) {
@@ -208,7 +211,7 @@ export function installTerraformProvider(options: InstallOptions = {}): Installa
   if (target === 'explicit-mirror') {
     // Every address and version the mirror already holds gets this program too, as the CLI configuration serves them.
     refreshMirror(mirrorDirs[0]!);
-    installation.cliConfigFile = writeCliConfig(resolve(options.dir!), mirrorDirs[0]!);
+    installation.cliConfigFile = writeCliConfig(resolve(cwd, options.dir!), mirrorDirs[0]!);
   } else {
     installation.customCliConfigFile = customCliConfig(env, home);
     installation.refreshedEarlierInstall = refreshEarlierInstall(cwd);
