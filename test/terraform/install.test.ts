@@ -160,6 +160,18 @@ describe('a folder holding only main.tf', () => {
   );
 });
 
+test('with modules not installed yet, install says to run terraform init, then the lock command', async () => {
+  const config = folder('with-module', {
+    'main.tf': `${MAIN_TF}\nmodule "alerts" {\n  source = "./alerts"\n}\n`,
+    'alerts/main.tf': '\n',
+  });
+  const installed = await install(config, folder('with-module-home'));
+  expect(installed).toMatchObject({ code: 0, stderr: '' });
+  expect(flat(installed.stdout)).toContain(
+    `The configuration's modules are not installed yet, so no checksum was locked: run "terraform init", then "terraform providers lock -fs-mirror=terraform.d/plugins -platform=darwin_amd64 -platform=darwin_arm64 -platform=linux_amd64 -platform=linux_arm64 registry.terraform.io/dbt-labs/dbtcloud".`,
+  );
+});
+
 test('below a package.json with "type": "module", terraform starts the provider (node loads it as CommonJS, whatever its name)', async () => {
   // A Node project of the ESM kind around the configuration: `node FILE` would refuse a FILE named *.0 there.
   const project = folder('esm-project', {
