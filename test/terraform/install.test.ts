@@ -365,4 +365,12 @@ describe('installTerraformProvider, called as a library', () => {
     expect(existsSync(join(cwd, 'jobhooks-library-mirror', 'mirror', PACKAGES))).toBe(true);
     expect(existsSync(join(process.cwd(), 'jobhooks-library-mirror'))).toBe(false);
   });
+
+  test('on Windows, install refuses with one sentence, laying nothing out', () => {
+    const { cwd, home, env } = options('library-windows');
+    expect(() => installTerraformProvider({ cwd, home, env, platform: 'win32' })).toThrow(
+      'The jobhooks Terraform provider runs on Linux and macOS; on Windows, install and run Terraform in WSL.',
+    );
+    expect(readdirSync(cwd)).toEqual(['main.tf']);
+  });
 });

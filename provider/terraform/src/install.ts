@@ -55,6 +55,8 @@ export interface InstallOptions {
   source?: string;
   /** The terraform command that locks the checksums; `terraform` from PATH by default. */
   terraform?: string;
+  /** The operating system install runs on (process.platform by default): Linux and macOS only. */
+  platform?: NodeJS.Platform;
 }
 
 /**
@@ -184,6 +186,12 @@ function refreshEarlierInstall(cwd: string): string | undefined {
 }
 
 export function installTerraformProvider(options: InstallOptions = {}): Installation {
+  // The executable starts with a line of sh, and the layout covers linux and darwin only: Terraform on Windows
+  // could not start it, and would look in %APPDATA%\\terraform.d rather than ~/.terraform.d.
+  if ((options.platform ?? process.platform) === 'win32')
+    throw new Error(
+      'The jobhooks Terraform provider runs on Linux and macOS; on Windows, install and run Terraform in WSL.',
+    );
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
   const home = options.home ?? env.HOME ?? homedir();
