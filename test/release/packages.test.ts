@@ -4,6 +4,7 @@
 // the CI script and publishes in dependency order, with provenance.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
@@ -30,6 +31,22 @@ const workspaces = rootManifest.workspaces.map((dir) => ({
   manifest: JSON.parse(read(join(dir, 'package.json'))) as Manifest & Record<string, unknown>,
 }));
 const OURS = new Set(workspaces.map((workspace) => workspace.manifest.name));
+
+/** The modules a CommonJS file requires by a literal name. */
+const requiredModules = (source: string) => [...source.matchAll(/\brequire\(["']([^"']+)["']\)/g)].map((m) => m[1]!);
+/** The package a module name belongs to: `@scope/name` or `name`. */
+const packageName = (module: string) =>
+  module
+    .split('/')
+    .slice(0, module.startsWith('@') ? 2 : 1)
+    .join('/');
+/** Whether a required module is a file shipped in the package, a declared dependency, or one of Node's. */
+function shippedOrDeclared(module: string, from: string, files: readonly string[], declared: ReadonlySet<string>) {
+  if (module.startsWith('node:') || isBuiltin(module)) return true;
+  if (!module.startsWith('.')) return declared.has(packageName(module));
+  const target = join(from, '..', module);
+  return [target, `${target}.js`, `${target}.json`, join(target, 'index.js')].some((file) => files.includes(file));
+}
 
 describe.each(workspaces)('$manifest.name', ({ dir, manifest }) => {
   test('has repository, homepage, bugs, keywords and engines, the same version as the others, and exact ranges on them', () => {
@@ -77,6 +94,38 @@ test('`npm publish --dry-run` passes for every package, with nothing for npm to 
   expect(published['@jobhooks/terraform-provider']!.files.map((file) => file.path)).toContain(
     'dist/provider-program.js',
   );
+  // Every module a published file requires is shipped beside it, or declared, or Node's own: no dead file that
+  // needs what only the build had (the provider's grpc, say, now bundled into dist/provider-program.js).
+  for (const { dir, manifest } of workspaces) {
+    const files = published[manifest.name]!.files.map((file) => file.path);
+    const declared = new Set(
+      Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies }),
+    );
+    const unmet = files
+      .filter((file) => file.endsWith('.js'))
+      .flatMap((file) =>
+        requiredModules(read(join(dir, file)))
+          .filter((name) => !shippedOrDeclared(name, file, files, declared))
+          .map((name) => `${manifest.name}/${file} requires ${name}`),
+      );
+    expect(unmet).toEqual([]);
+  }
+});
+
+test("the modules a package's own build script requires are its declared devDependencies", () => {
+  for (const { dir, manifest } of workspaces) {
+    const scripts = Object.values((manifest.scripts ?? {}) as Record<string, string>).flatMap((command) =>
+      [...command.matchAll(/\bnode ([\w./-]+\.js)\b/g)].map((match) => match[1]!),
+    );
+    const declared = new Set(Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }));
+    const unmet = scripts.flatMap((script) =>
+      // (Its comments left out: they may show a require() of their own.)
+      requiredModules(read(join(dir, script)).replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''))
+        .filter((name) => !name.startsWith('.') && !isBuiltin(name) && !declared.has(packageName(name)))
+        .map((name) => `${dir}/${script} requires ${name}`),
+    );
+    expect(unmet).toEqual([]);
+  }
 });
 
 test('`npm run release:version` sets every version, the ranges between the packages and in the examples, and a CHANGELOG section, leaving other ranges alone', () => {
