@@ -25,6 +25,7 @@ const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const rootManifest = JSON.parse(read('package.json')) as Manifest & {
   workspaces: string[];
   repository: { url: string };
+  allowScripts: Record<string, boolean>;
 };
 const workspaces = rootManifest.workspaces.map((dir) => ({
   dir,
@@ -71,6 +72,9 @@ describe.each(workspaces)('$manifest.name', ({ dir, manifest }) => {
     expect(readme[0]).toBe(`# ${manifest.name}`);
     expect(readme.slice(1, 4)).toEqual(['', '```sh', expect.stringMatching(/^(npm install|npx) /)]);
     expect(readme[3]).toContain(manifest.name);
+    // npm 11 runs no install script it was not told to allow: the line allows those the package needs.
+    for (const dependency of Object.keys(manifest.dependencies ?? {}))
+      if (rootManifest.allowScripts[dependency] === true) expect(readme[3]).toContain(`--allow-scripts=${dependency}`);
     expect(read(join(dir, 'CHANGELOG.md'))).toMatch(/^## Unreleased$/m);
     expect(manifest.files).toEqual(expect.arrayContaining(['README.md', 'CHANGELOG.md', 'LICENSE']));
   });
