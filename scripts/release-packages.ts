@@ -1,6 +1,7 @@
 // The packages move together: `npm run release:version -- 1.2.3` sets every workspace's version, the exact
-// ranges between them and the root's (and the examples' caret ranges), opens each CHANGELOG's section for it
-// and refreshes package-lock.json;
+// ranges between them and the root's (and the examples' caret ranges), the pinned install lines of the docs
+// (`npx @jobhooks/terraform-provider@1.2.3 install`), opens each CHANGELOG's section for it and refreshes
+// package-lock.json;
 // `npm run release:order` prints the workspaces in the order they publish (each after those it depends on).
 // The release workflow (.github/workflows/release.yml) uses both.
 import { spawnSync } from 'node:child_process';
@@ -39,6 +40,19 @@ export function withVersion(manifest: Manifest, version: string, ours: ReadonlyS
 export function withChangelogSection(changelog: string, version: string): string {
   if (!/^## Unreleased$/m.test(changelog)) throw new Error('the CHANGELOG has no "## Unreleased" section');
   return changelog.replace(/^## Unreleased$/m, `## Unreleased\n\nNothing yet.\n\n## ${version}`);
+}
+
+/** A package of ours named at an exact version, as a pinned install line writes it: `@jobhooks/client@1.2.3`. */
+const PINNED = /(?<![\w@/.-])(@jobhooks\/[a-z0-9-]+|jobhooks)@(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)(?![\w.-])/g;
+
+/** The versions at which the text pins packages of `ours`, in order. */
+export function pinnedVersions(text: string, ours: ReadonlySet<string>): string[] {
+  return [...text.matchAll(PINNED)].filter((match) => ours.has(match[1]!)).map((match) => match[2]!);
+}
+
+/** The text with every package of `ours` it pins at an exact version pinned at the new one instead. */
+export function withPinnedVersions(text: string, version: string, ours: ReadonlySet<string>): string {
+  return text.replace(PINNED, (whole, name: string) => (ours.has(name) ? `${name}@${version}` : whole));
 }
 
 /** The workspaces' folders, each after the workspaces it depends on (dependencies and peer dependencies). */
@@ -80,6 +94,19 @@ function exampleManifests(root: string): string[] {
     .filter((file) => existsSync(file));
 }
 
+/** The docs whose install lines may pin a version: the READMEs (the root's, each workspace's) and docs/*.md. */
+export function docsWithInstallLines(root: string, workspaceDirs: readonly string[]): string[] {
+  const docs = join(root, 'docs');
+  const guides = existsSync(docs)
+    ? readdirSync(docs)
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => join(docs, name))
+    : [];
+  return [join(root, 'README.md'), ...workspaceDirs.map((dir) => join(root, dir, 'README.md')), ...guides].filter(
+    (file) => existsSync(file),
+  );
+}
+
 export function setVersion(root: string, version: string): void {
   if (!SEMVER.test(version)) throw new Error(`the version must look like 1.2.3, not "${version}"`);
   const workspaces = workspacesOf(root);
@@ -94,6 +121,11 @@ export function setVersion(root: string, version: string): void {
     const manifest = readManifest(file);
     writeManifest(file, { ...withVersion(manifest, `^${version}`, ours), version: manifest.version });
   }
+  for (const file of docsWithInstallLines(
+    root,
+    workspaces.map((workspace) => workspace.dir),
+  ))
+    writeFileSync(file, withPinnedVersions(readFileSync(file, 'utf8'), version, ours));
 }
 
 function main(args: string[]): number {

@@ -122,7 +122,7 @@ describe('jobhooks terraform install', () => {
   test('without @jobhooks/terraform-provider installed, says which package to add', () => {
     // Searched only from a folder with no node_modules above it: the package cannot be found there.
     expect(() => loadTerraformProviderPackage([dir])).toThrow(
-      'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it with "npm install --save-dev @jobhooks/terraform-provider"',
+      'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it beside jobhooks with "npm install --global @jobhooks/terraform-provider" (in a project: "npm install --save-dev @jobhooks/terraform-provider"), then run this again, or run "npx @jobhooks/terraform-provider install".',
     );
     expect(loadTerraformProviderPackage([__dirname]).runInstallCommand).toBeInstanceOf(Function);
   });

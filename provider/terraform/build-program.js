@@ -7,22 +7,11 @@
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { buildSync } = require('esbuild');
-const { engines, version } = require('./package.json');
+const { version } = require('./package.json');
 
-const minimum = /^>=(\d+)\.(\d+)$/.exec(engines.node);
-if (!minimum) throw new Error(`build-program: engines.node must read ">=MAJOR.MINOR", not "${engines.node}"`);
-const [, major, minor] = minimum;
-
-// Runs before anything else, in syntax every Node parses: on a Node too old, say so on stdout, which Terraform
-// shows as "Unrecognized remote plugin message: ..." (what a plugin writes to stderr before its handshake is
-// seen only with TF_LOG).
-const versionCheck = `'use strict';
-// The jobhooks Terraform provider ${version} (dbt-labs/dbtcloud), bundled with everything it needs but node.
-var jobhooksNode = process.versions.node.split('.').map(Number);
-if (jobhooksNode[0] < ${major} || (jobhooksNode[0] === ${major} && jobhooksNode[1] < ${minor})) {
-  process.stdout.write('The jobhooks Terraform provider needs Node.js ${major}.${minor} or later, and "node" on PATH is ' + process.version + ' (' + process.execPath + '): install a newer Node.js.\\n');
-  process.exit(1);
-}`;
+// The sh line in front of it (src/mirror.ts) checks the Node version before node reads this file.
+const banner = `'use strict';
+// The jobhooks Terraform provider ${version} (dbt-labs/dbtcloud), bundled with everything it needs but node.`;
 
 const outfile = join(__dirname, 'dist', 'provider-program.js');
 buildSync({
@@ -32,9 +21,8 @@ buildSync({
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  // Old enough that an outdated Node still parses the file and reaches the version check above.
-  target: 'node16',
-  banner: { js: versionCheck },
+  target: 'node20',
+  banner: { js: banner },
   // Smaller (it is copied once per platform); names kept, since some libraries read constructor names.
   minify: true,
   keepNames: true,

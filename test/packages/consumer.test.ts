@@ -30,7 +30,7 @@ import { type ServiceProcess, startServiceProcess, stopServiceProcesses } from '
 import { packagesVersion, testRegistry } from '../support/registry';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
-import { terraformOnPath } from '../support/terraform';
+import { lockedHashes, terraformOnPath, webhookConfiguration } from '../support/terraform';
 import { createUserShell, installWarnings, type UserShell, write } from '../support/user-shell';
 import { waitFor } from '../support/wait';
 
@@ -286,14 +286,12 @@ app.synth();
     DBT_CLOUD_TOKEN: ADMIN_TOKEN,
     CI: '1',
   });
-  const lockedHashes = (dir: string) =>
-    [...readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8').matchAll(/"(h1:[^"]+)"/g)].map((match) => match[1]);
   /** `npx jobhooks-terraform-provider install` in a folder of the project (the project's own dependency). */
   const installProvider = (dir: string) => sh('npx', ['--no-install', 'jobhooks-terraform-provider', 'install'], dir);
 
   beforeAll(() => terraformOnPath());
 
-  test('`npx cdktf deploy --skip-provider-lock` applies a cdktf app offline, as the README says, and `cdktf destroy` removes it', async () => {
+  test('`npx cdktf synth`, `install`, then `npx cdktf deploy` applies a cdktf app offline with no warning, every stack locked, and `cdktf destroy` removes it', async () => {
     const dir = join(project, 'cdktf');
     write(join(dir, 'main.js'), app('cdktf'));
     write(
@@ -305,26 +303,31 @@ app.synth();
         sendCrashReports: 'false',
       }),
     );
-    // In a CDKTF app, into ~/.terraform.d/plugins: terraform runs in cdktf.out/stacks/webhooks, and looks there.
-    expect((await installProvider(dir)).stdout).toContain(`in ${join(home, '.terraform.d', 'plugins')}`);
     const env = connection();
-
     const cdktf = (args: string[]) => sh('npx', ['--no-install', 'cdktf', ...args], dir, env);
-    await cdktf(['deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json']);
-    const webhookId = (
-      JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }
-    ).webhooks.webhook_id;
-    expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktf)' });
-
+    // terraform runs in cdktf.out/stacks/webhooks: the provider and the lock file go there, once it exists.
+    await cdktf(['synth']);
     const stackDir = join(dir, 'cdktf.out', 'stacks', 'webhooks');
+    const installed = await installProvider(dir);
+    expect(installed.stdout).toContain(`in ${join(stackDir, 'terraform.d', 'plugins')}`);
+    expect(installed.stdout).toContain(
+      `Locked the checksum of every platform in ${join(stackDir, '.terraform.lock.hcl')}.`,
+    );
+    expect(existsSync(join(home, '.terraform.d', 'plugins'))).toBe(false); // (cdktf keeps a file of its own in ~/.terraform.d)
     const lock = readFileSync(join(stackDir, '.terraform.lock.hcl'), 'utf8');
     expect(lock).toContain('provider "registry.terraform.io/dbt-labs/dbtcloud"');
     expect(lock).toContain('version     = "1.12.0"');
     expect(lock).toContain('constraints = "~> 1.12"');
-    expect(lockedHashes(stackDir)[0]).toMatch(/^h1:/);
+    expect(lockedHashes(stackDir)).toHaveLength(1);
 
-    // With the lock file in place, the plain command works too.
-    await cdktf(['deploy', '--auto-approve']);
+    // With the lock file in place, cdktf runs no lock step of its own (which would ask the public registry).
+    const deployed = await cdktf(['deploy', '--auto-approve', '--outputs-file', 'outputs.json']);
+    expect(`${deployed.stdout}${deployed.stderr}`).not.toMatch(/warning|Incomplete lock file/i);
+    const webhookId = (
+      JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }
+    ).webhooks.webhook_id;
+    expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktf)' });
+    expect(readFileSync(join(stackDir, '.terraform.lock.hcl'), 'utf8')).toBe(lock);
     expect(readFileSync(join(dir, 'terraform.webhooks.tfstate'), 'utf8')).not.toMatch(
       new RegExp(`${CHECKOUT}|${root}`),
     );
@@ -348,8 +351,9 @@ app.synth();
     expect(synthesized.resource.dbtcloud_webhook.errored_runs!.name).toBe('Errored runs (cdktn)');
   });
 
-  test('`npx cdktn deploy --skip-provider-lock` applies the cdktn app on Node 22 (cdktn-cli declares 22.19 or later); on Node 20 cdktn-cli stops at start, as the install guide says', async () => {
+  test('`install` then `npx cdktn deploy` applies the cdktn app on Node 22 (cdktn-cli declares 22.19 or later); on Node 20 cdktn-cli stops at start, as the install guide says', async () => {
     const dir = join(project, 'cdktn');
+    write(join(dir, 'main.js'), app('cdktn'));
     write(
       join(dir, 'cdktf.json'),
       JSON.stringify({
@@ -359,12 +363,15 @@ app.synth();
         sendCrashReports: 'false',
       }),
     );
+    // The app synthesizes itself (cdktn-cli, which `cdktn synth` needs, does not start on Node 20).
+    await sh(process.execPath, ['main.js'], dir);
     await installProvider(dir);
+    expect(lockedHashes(join(dir, 'cdktf.out', 'stacks', 'webhooks'))).toHaveLength(1);
     const env = connection();
     const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
     const deploy = sh(
       'npx',
-      ['--no-install', 'cdktn', 'deploy', '--skip-provider-lock', '--auto-approve', '--outputs-file', 'outputs.json'],
+      ['--no-install', 'cdktn', 'deploy', '--auto-approve', '--outputs-file', 'outputs.json'],
       dir,
       env,
     );
@@ -372,30 +379,18 @@ app.synth();
       await expect(deploy).rejects.toThrow('markAsUncloneable is not a function');
       return;
     }
-    await deploy;
+    const deployed = await deploy;
+    expect(`${deployed.stdout}${deployed.stderr}`).not.toMatch(/warning|Incomplete lock file/i);
     const webhookId = (
       JSON.parse(readFileSync(join(dir, 'outputs.json'), 'utf8')) as { webhooks: { webhook_id: string } }
     ).webhooks.webhook_id;
     expect(await api().get(webhookId)).toMatchObject({ name: 'Errored runs (cdktn)' });
-    await sh('npx', ['--no-install', 'cdktn', 'destroy', '--skip-provider-lock', '--auto-approve'], dir, env);
+    await sh('npx', ['--no-install', 'cdktn', 'destroy', '--auto-approve'], dir, env);
     expect(await api().get(webhookId)).toBeNull();
   });
 
   test('a folder holding only main.tf: `npx @jobhooks/terraform-provider install` from the registry, then init and apply, with no CLI configuration and no warning', async () => {
-    const hcl = `terraform {
-  required_providers {
-    dbtcloud = { source = "dbt-labs/dbtcloud", version = "~> 1.12" }
-  }
-}
-
-resource "dbtcloud_webhook" "errored_runs" {
-  name        = "Errored runs (HCL)"
-  client_url  = "${ENDPOINT}/hcl"
-  event_types = ["job.run.errored"]
-}
-
-output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
-`;
+    const hcl = webhookConfiguration({ name: 'Errored runs (HCL)', clientUrl: `${ENDPOINT}/hcl`, output: true });
     const dir = join(root, 'terraform-only');
     write(join(dir, 'main.tf'), hcl);
     // npx installs the package from the registry the user's ~/.npmrc names (into a cache of its own here, so an
@@ -426,7 +421,7 @@ output "webhook_id" { value = dbtcloud_webhook.errored_runs.id }
     const elsewhere = join(root, 'terraform-global');
     write(join(elsewhere, 'main.tf'), hcl);
     await sh('jobhooks', ['terraform', 'install'], elsewhere);
-    expect(lockedHashes(dir)).toHaveLength(4);
+    expect(lockedHashes(dir)).toHaveLength(1); // the same bytes, so one checksum, on every platform
     expect(lockedHashes(inProject)).toEqual(lockedHashes(dir));
     expect(lockedHashes(elsewhere)).toEqual(lockedHashes(dir));
   });

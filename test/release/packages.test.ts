@@ -4,21 +4,50 @@
 // the CI script and publishes in dependency order, with provenance.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { type Manifest, publishOrder, withChangelogSection, withVersion } from '../../scripts/release-packages';
+import {
+  docsWithInstallLines,
+  type Manifest,
+  pinnedVersions,
+  publishOrder,
+  withChangelogSection,
+  withPinnedVersions,
+  withVersion,
+} from '../../scripts/release-packages';
 
 jest.setTimeout(60_000);
 
 const ROOT = resolve(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
-const rootManifest = JSON.parse(read('package.json')) as Manifest & { workspaces: string[] };
+const rootManifest = JSON.parse(read('package.json')) as Manifest & {
+  workspaces: string[];
+  repository: { url: string };
+  allowScripts: Record<string, boolean>;
+};
 const workspaces = rootManifest.workspaces.map((dir) => ({
   dir,
   manifest: JSON.parse(read(join(dir, 'package.json'))) as Manifest & Record<string, unknown>,
 }));
 const OURS = new Set(workspaces.map((workspace) => workspace.manifest.name));
+
+/** The modules a CommonJS file requires by a literal name. */
+const requiredModules = (source: string) => [...source.matchAll(/\brequire\(["']([^"']+)["']\)/g)].map((m) => m[1]!);
+/** The package a module name belongs to: `@scope/name` or `name`. */
+const packageName = (module: string) =>
+  module
+    .split('/')
+    .slice(0, module.startsWith('@') ? 2 : 1)
+    .join('/');
+/** Whether a required module is a file shipped in the package, a declared dependency, or one of Node's. */
+function shippedOrDeclared(module: string, from: string, files: readonly string[], declared: ReadonlySet<string>) {
+  if (module.startsWith('node:') || isBuiltin(module)) return true;
+  if (!module.startsWith('.')) return declared.has(packageName(module));
+  const target = join(from, '..', module);
+  return [target, `${target}.js`, `${target}.json`, join(target, 'index.js')].some((file) => files.includes(file));
+}
 
 describe.each(workspaces)('$manifest.name', ({ dir, manifest }) => {
   test('has repository, homepage, bugs, keywords and engines, the same version as the others, and exact ranges on them', () => {
@@ -31,6 +60,8 @@ describe.each(workspaces)('$manifest.name', ({ dir, manifest }) => {
       license: 'MIT',
       version: rootManifest.version,
     });
+    // The release workflow compares the root's with the repository it runs in: every package names the same.
+    expect((manifest.repository as { url: string }).url).toBe(rootManifest.repository.url);
     for (const field of ['dependencies', 'peerDependencies'] as const)
       for (const [name, range] of Object.entries(manifest[field] ?? {}))
         if (OURS.has(name)) expect(`${name}@${range}`).toBe(`${name}@${rootManifest.version}`);
@@ -41,6 +72,9 @@ describe.each(workspaces)('$manifest.name', ({ dir, manifest }) => {
     expect(readme[0]).toBe(`# ${manifest.name}`);
     expect(readme.slice(1, 4)).toEqual(['', '```sh', expect.stringMatching(/^(npm install|npx) /)]);
     expect(readme[3]).toContain(manifest.name);
+    // npm 11 runs no install script it was not told to allow: the line allows those the package needs.
+    for (const dependency of Object.keys(manifest.dependencies ?? {}))
+      if (rootManifest.allowScripts[dependency] === true) expect(readme[3]).toContain(`--allow-scripts=${dependency}`);
     expect(read(join(dir, 'CHANGELOG.md'))).toMatch(/^## Unreleased$/m);
     expect(manifest.files).toEqual(expect.arrayContaining(['README.md', 'CHANGELOG.md', 'LICENSE']));
   });
@@ -64,6 +98,38 @@ test('`npm publish --dry-run` passes for every package, with nothing for npm to 
   expect(published['@jobhooks/terraform-provider']!.files.map((file) => file.path)).toContain(
     'dist/provider-program.js',
   );
+  // Every module a published file requires is shipped beside it, or declared, or Node's own: no dead file that
+  // needs what only the build had (the provider's grpc, say, now bundled into dist/provider-program.js).
+  for (const { dir, manifest } of workspaces) {
+    const files = published[manifest.name]!.files.map((file) => file.path);
+    const declared = new Set(
+      Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies }),
+    );
+    const unmet = files
+      .filter((file) => file.endsWith('.js'))
+      .flatMap((file) =>
+        requiredModules(read(join(dir, file)))
+          .filter((name) => !shippedOrDeclared(name, file, files, declared))
+          .map((name) => `${manifest.name}/${file} requires ${name}`),
+      );
+    expect(unmet).toEqual([]);
+  }
+});
+
+test("the modules a package's own build script requires are its declared devDependencies", () => {
+  for (const { dir, manifest } of workspaces) {
+    const scripts = Object.values((manifest.scripts ?? {}) as Record<string, string>).flatMap((command) =>
+      [...command.matchAll(/\bnode ([\w./-]+\.js)\b/g)].map((match) => match[1]!),
+    );
+    const declared = new Set(Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }));
+    const unmet = scripts.flatMap((script) =>
+      // (Its comments left out: they may show a require() of their own.)
+      requiredModules(read(join(dir, script)).replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''))
+        .filter((name) => !name.startsWith('.') && !isBuiltin(name) && !declared.has(packageName(name)))
+        .map((name) => `${dir}/${script} requires ${name}`),
+    );
+    expect(unmet).toEqual([]);
+  }
 });
 
 test('`npm run release:version` sets every version, the ranges between the packages and in the examples, and a CHANGELOG section, leaving other ranges alone', () => {
@@ -74,6 +140,11 @@ test('`npm run release:version` sets every version, the ranges between the packa
       for (const file of ['package.json', 'CHANGELOG.md']) cpSync(join(ROOT, dir, file), join(copy, dir, file));
     const example = join('examples', 'as-code', 'package.json');
     cpSync(join(ROOT, example), join(copy, example));
+    const docs = docsWithInstallLines(
+      ROOT,
+      workspaces.map((workspace) => workspace.dir),
+    ).map((file) => file.slice(ROOT.length + 1));
+    for (const doc of docs) cpSync(join(ROOT, doc), join(copy, doc));
     execFileSync(
       process.execPath,
       [require.resolve('tsx/cli'), 'scripts/release-packages.ts', 'version', '9.8.7', '--root', copy, '--no-lock'],
@@ -94,9 +165,37 @@ test('`npm run release:version` sets every version, the ranges between the packa
     const exampleBumped = JSON.parse(readFileSync(join(copy, example), 'utf8')) as Manifest;
     expect(exampleBumped.devDependencies).toEqual({ '@jobhooks/as-code': '^9.8.7' });
     expect(exampleBumped.version).toBe('0.0.0');
+    const pinned = docs.flatMap((doc) => pinnedVersions(readFileSync(join(copy, doc), 'utf8'), OURS));
+    expect(pinned.length).toBeGreaterThan(0);
+    expect(new Set(pinned)).toEqual(new Set(['9.8.7']));
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
+});
+
+test("the install lines of the docs that pin a package name the packages' version, the one `release:version` moves", () => {
+  const files = docsWithInstallLines(
+    ROOT,
+    workspaces.map((workspace) => workspace.dir),
+  );
+  expect(files.map((file) => file.slice(ROOT.length + 1))).toEqual(
+    expect.arrayContaining(['docs/install.md', 'provider/terraform/README.md']),
+  );
+  const pins = files.flatMap((file) =>
+    pinnedVersions(readFileSync(file, 'utf8'), OURS).map((pinned) => `${file.slice(ROOT.length + 1)}: ${pinned}`),
+  );
+  expect(pins.filter((pin) => pin.startsWith('docs/install.md')).length).toBeGreaterThan(0);
+  expect(pins.filter((pin) => !pin.endsWith(`: ${rootManifest.version}`))).toEqual([]);
+});
+
+test('withPinnedVersions moves only our packages pinned at an exact version', () => {
+  const ours = new Set(['jobhooks', '@jobhooks/terraform-provider']);
+  const text =
+    'npx @jobhooks/terraform-provider@0.1.0 install; npm i -g jobhooks@0.1.0; cdktf@0.21.0; @jobhooks/terraform-provider install; me@jobhooks@0.1.0';
+  expect(withPinnedVersions(text, '2.0.0', ours)).toBe(
+    'npx @jobhooks/terraform-provider@2.0.0 install; npm i -g jobhooks@2.0.0; cdktf@0.21.0; @jobhooks/terraform-provider install; me@jobhooks@0.1.0',
+  );
+  expect(pinnedVersions(text, ours)).toEqual(['0.1.0', '0.1.0']);
 });
 
 test('withVersion and withChangelogSection: pure, and a CHANGELOG without an Unreleased section is refused', () => {
@@ -123,6 +222,29 @@ test('the publish order puts every package after the packages it depends on', ()
     }
   }
   expect(order[0]).toBe('provider/client');
+});
+
+test('the release workflow first checks that the packages name the repository it runs in, and stops with one sentence when they do not', () => {
+  const workflow = parse(read('.github/workflows/release.yml')) as {
+    jobs: { release: { steps: Array<{ uses?: string; run?: string }> } };
+  };
+  const steps = workflow.jobs.release.steps;
+  expect(steps[0]!.uses).toMatch(/^actions\/checkout@/);
+  const check = steps[1]!.run!;
+  expect(check).toContain('git+$GITHUB_SERVER_URL/$GITHUB_REPOSITORY.git');
+  const [host, repository] = /^git\+(https:\/\/[^/]+)\/(.+)\.git$/.exec(rootManifest.repository.url)!.slice(1);
+  const runIn = (server: string, name: string) =>
+    spawnSync('bash', ['--noprofile', '--norc', '-e', '-c', check], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: name },
+      encoding: 'utf8',
+    });
+  expect(runIn(host!, repository!)).toMatchObject({ status: 0, stderr: '' });
+  const elsewhere = runIn('https://github.com', 'someone/fork');
+  expect(elsewhere.status).toBe(1);
+  expect(elsewhere.stderr).toBe(
+    `The packages name the repository ${rootManifest.repository.url}, but this release runs in git+https://github.com/someone/fork.git: npm refuses a provenance publish from another repository. Set repository, homepage and bugs in every package.json to this repository (docs/releasing.md).\n`,
+  );
 });
 
 test('the release workflow runs on a version tag, checks the tag, runs .ci/run, then publishes in that order with provenance', () => {

@@ -1,7 +1,7 @@
 // Runs the real `terraform` binary against this project's provider, installed the way users install it
 // (`jobhooks terraform install`), in a temporary working directory. Never skips: no terraform, no pass.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 
@@ -70,7 +70,7 @@ function runProcess(command: string, args: string[], cwd: string, env: NodeJS.Pr
 }
 
 /** The TF_CLI_CONFIG_FILE path the provider's install command prints, or undefined when it printed none. */
-export function cliConfigFileOf(installOutput: string): string | undefined {
+export function printedCliConfigFile(installOutput: string): string | undefined {
   return /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(installOutput)?.[1];
 }
 
@@ -88,7 +88,7 @@ export async function createTerraformWorkspace(env: Record<string, string> = {})
     );
   const install = await installInto([]);
   if (install.code !== 0) throw new Error(`jobhooks terraform install failed: ${install.stderr}`);
-  const cliConfig = cliConfigFileOf(install.stdout);
+  const cliConfig = printedCliConfigFile(install.stdout);
   if (cliConfig === undefined)
     throw new Error(`jobhooks terraform install printed no TF_CLI_CONFIG_FILE line: ${install.stdout}`);
   const workspaceEnv: NodeJS.ProcessEnv = {
@@ -153,4 +153,34 @@ provider "dbtcloud" {
   host_url   = ${JSON.stringify(hostUrl)}
 }
 `;
+}
+
+/**
+ * A configuration that needs only this provider: dbt-labs/dbtcloud and one webhook pointing at a loopback URL
+ * (nothing is sent to it), with its id as an output when asked.
+ */
+export function webhookConfiguration({
+  name = 'Errored runs',
+  clientUrl = 'http://127.0.0.1:9/hooks',
+  output = false,
+}: { name?: string; clientUrl?: string; output?: boolean } = {}): string {
+  return `terraform {
+  required_providers {
+    dbtcloud = { source = "dbt-labs/dbtcloud", version = "~> 1.12" }
+  }
+}
+
+resource "dbtcloud_webhook" "errored_runs" {
+  name        = ${JSON.stringify(name)}
+  client_url  = ${JSON.stringify(clientUrl)}
+  event_types = ["job.run.errored"]
+}
+${output ? '\noutput "webhook_id" { value = dbtcloud_webhook.errored_runs.id }\n' : ''}`;
+}
+
+/** The h1: checksums the lock file of a folder holds. */
+export function lockedHashes(dir: string): string[] {
+  return [...readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8').matchAll(/"(h1:[^"]+)"/g)].map(
+    (match) => match[1]!,
+  );
 }

@@ -5,6 +5,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { type CommandOutcome, runCommand } from './run-command';
 
 const run = promisify(execFile);
 
@@ -47,12 +48,7 @@ export interface UserShell {
    * Runs a command as CI does, with only PATH, HOME and the variables given, and resolves with its exit code
    * (where `sh` throws on any but 0).
    */
-  shExit(
-    command: string,
-    args: string[],
-    cwd: string,
-    env: Record<string, string>,
-  ): Promise<{ code: number; stdout: string; stderr: string }>;
+  shExit(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CommandOutcome>;
   /** `npm install` in a project: @jobhooks/* from the test registry, the rest from npm's cache where it can. */
   npmInstall(dir: string): Promise<{ stdout: string; stderr: string }>;
 }
@@ -82,20 +78,8 @@ export function createUserShell(root: string, registry: string): UserShell {
       );
     }
   };
-  const shExit: UserShell['shExit'] = async (command, args, cwd, env) => {
-    try {
-      const { stdout, stderr } = await run(command, args, {
-        cwd,
-        env: { PATH: process.env.PATH, HOME: home, npm_config_cache: NPM_CACHE, ...env },
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as Error & { code?: unknown; stdout?: string; stderr?: string };
-      if (typeof failed.code !== 'number') throw error;
-      return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-    }
-  };
+  const shExit: UserShell['shExit'] = (command, args, cwd, env) =>
+    runCommand(command, args, cwd, { PATH: process.env.PATH, HOME: home, npm_config_cache: NPM_CACHE, ...env });
   const npmInstall = (dir: string) => sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], dir);
   return { home, globalPrefix, sh, shExit, npmInstall };
 }

@@ -228,7 +228,7 @@ test('the plugin refuses to run when not started by Terraform, and says what it 
   const run = spawnSync(process.execPath, [plugin], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
   expect(run.status).toBe(1);
   expect(run.stdout).toBe('');
-  expect(run.stderr).toMatch(/Terraform starts it.*npx jobhooks-terraform-provider install/);
+  expect(run.stderr).toContain('Terraform starts it; set it up with "npx @jobhooks/terraform-provider install".');
 });
 
 test('without terraform on PATH the Terraform tests fail and say why, rather than skip', () => {

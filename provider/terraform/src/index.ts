@@ -5,6 +5,8 @@ export {
   installTerraformProvider,
   type InstallTarget,
   type InstallOptions,
+  type LockedFolder,
   PROVIDER_ADDRESS,
 } from './install';
+export { type LockOutcome } from './lock';
 export { type CommandResult, INSTALL_USAGE, runInstallCommand } from './install-command';

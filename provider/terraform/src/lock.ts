@@ -54,6 +54,12 @@ export function lockEveryPlatform(request: LockRequest): LockOutcome {
       reason: `The configuration here does not require ${request.address} yet: once it does, run "${later}".`,
     };
   }
+  if (/Module not installed/.test(run.stderr + run.stdout)) {
+    return {
+      locked: false,
+      reason: `The configuration's modules are not installed yet, so no checksum was locked: run "terraform init", then "${later}".`,
+    };
+  }
   const said = (run.stderr || run.stdout).replace(/\s+/g, ' ').trim();
   return { locked: false, reason: `terraform providers lock failed (${said}): run "${later}" once that is fixed.` };
 }

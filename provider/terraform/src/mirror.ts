@@ -4,8 +4,9 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from '
 import { join } from 'node:path';
 
 /**
- * The platforms laid out: a team's lock file then holds every platform's checksum, and `terraform init` on a
- * Mac or an ARM runner accepts what a Linux laptop locked. Node runs the same program on each of them.
+ * The platforms laid out, each with the same bytes (Node runs the same program on each of them): their packages
+ * have one checksum, so a lock file written on any one platform, by `install` or by a plain `terraform init`,
+ * holds on every other.
  */
 export const TERRAFORM_PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64'] as const;
 export type TerraformPlatform = (typeof TERRAFORM_PLATFORMS)[number];
@@ -16,27 +17,42 @@ const PACKAGE_ROOT = join(__dirname, '..');
 /** The bundled program (build-program.js): the provider and every library it uses, in one file. */
 export const PROGRAM_FILE = join(PACKAGE_ROOT, 'dist', 'provider-program.js');
 
-/** The Node.js versions the package supports, as its package.json says (">=20.19"). */
-export function supportedNode(): string {
+/** The oldest Node.js the package supports, from its package.json ("engines": { "node": ">=20.19" }). */
+export function supportedNode(): { major: number; minor: number } {
   const { engines } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
     engines: { node: string };
   };
-  return engines.node.replace(/^>=\s*/, '');
+  const minimum = /^>=\s*(\d+)\.(\d+)$/.exec(engines.node);
+  if (!minimum) throw new Error(`engines.node must read ">=MAJOR.MINOR", not "${engines.node}"`);
+  return { major: Number(minimum[1]), minor: Number(minimum[2]) };
 }
 
 /**
- * The executable for one platform: a line of sh that starts `node` on the rest of the file (and, when there
- * is no node, prints why on stdout, which Terraform shows as "Unrecognized remote plugin message: ..."), a
- * line naming the platform, then the program. In JavaScript the sh line is a string and a comment.
+ * What `node -e` runs before the program: the version check, in syntax every Node parses (a Node too old to
+ * parse the program would otherwise fail with a SyntaxError Terraform never shows), written with writeSync so
+ * that it is out before the exit; then the program itself, through require(), which loads a file of any name as
+ * CommonJS even below a package.json with "type": "module" (`node FILE` refuses a FILE named *.0 there).
+ * No single quote: it sits between single quotes in the sh line.
  */
-export function executableFor(platform: TerraformPlatform, program: string, node = supportedNode()): string {
-  const noNode = `The jobhooks Terraform provider needs Node.js ${node} or later on PATH, and there is no node on PATH.`;
+function loader({ major, minor }: { major: number; minor: number }): string {
+  const tooOld = `"The jobhooks Terraform provider needs Node.js ${major}.${minor} or later, and \\"node\\" on PATH is "+process.version+" ("+process.execPath+"): install a newer Node.js.\\n"`;
+  return [
+    'var v=process.versions.node.split(".").map(Number);',
+    `if(v[0]<${major}||v[0]==${major}&&v[1]<${minor}){require("fs").writeSync(1,${tooOld});process.exit(1)}`,
+    'require(require("path").resolve(process.argv[1]))',
+  ].join('');
+}
+
+/**
+ * The executable Terraform starts, the same bytes on every platform: a line of sh that has `node` load the rest
+ * of the file (and, when there is no node, prints why on stdout, which Terraform shows as "Unrecognized remote
+ * plugin message: ..."), then the program. In JavaScript the sh line is a string and a comment.
+ */
+export function executableFor(program: string, node = supportedNode()): string {
+  const noNode = `The jobhooks Terraform provider needs Node.js ${node.major}.${node.minor} or later on PATH, and there is no node on PATH.`;
   return [
     '#!/bin/sh',
-    `':' //; command -v node >/dev/null 2>&1 && exec node "$0" "$@"; echo "${noNode}"; exit 1`,
-    // Packages with the same bytes share one checksum; this line gives each platform its own, so the lock file
-    // lists one per platform, as it does for a registry's provider, and each platform is checked against its own.
-    `// The package for ${platform}; the program below is the same on every platform.`,
+    `':' //; command -v node >/dev/null 2>&1 && exec node -e '${loader(node)}' "$0" "$@"; echo "${noNode}"; exit 1`,
     program,
   ].join('\n');
 }
@@ -48,15 +64,15 @@ export interface MirrorLayout {
   version: string;
 }
 
-/** Writes the executable of every platform under mirrorDir; returns their paths, by platform. */
+/** Writes the executable of every platform (the same file) under mirrorDir; returns their paths, by platform. */
 export function layOutMirror(mirrorDir: string, layout: MirrorLayout): Record<TerraformPlatform, string> {
-  const program = readFileSync(PROGRAM_FILE, 'utf8');
+  const program = executableFor(readFileSync(PROGRAM_FILE, 'utf8'));
   const written = {} as Record<TerraformPlatform, string>;
   for (const platform of TERRAFORM_PLATFORMS) {
     const packageDir = join(mirrorDir, layout.address, layout.version, platform);
     mkdirSync(packageDir, { recursive: true });
     const executable = join(packageDir, `terraform-provider-${layout.type}_v${layout.version}`);
-    writeFileSync(executable, executableFor(platform, program));
+    writeFileSync(executable, program);
     chmodSync(executable, 0o755);
     written[platform] = executable;
   }
@@ -76,4 +92,19 @@ export function addressesIn(mirrorDir: string): string[] {
       ),
     )
     .sort();
+}
+
+/**
+ * Lays the current program out again for every address and version a mirror already holds (their folders
+ * HOST/NAMESPACE/TYPE/VERSION), so that none keeps an older executable; returns them as "ADDRESS VERSION".
+ */
+export function refreshMirror(mirrorDir: string): string[] {
+  return addressesIn(mirrorDir).flatMap((address) =>
+    readdirSync(join(mirrorDir, address), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && /^\d+\.\d+\.\d+$/.test(entry.name))
+      .map((entry) => {
+        layOutMirror(mirrorDir, { address, type: address.split('/').pop()!, version: entry.name });
+        return `${address} ${entry.name}`;
+      }),
+  );
 }

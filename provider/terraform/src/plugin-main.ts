@@ -18,7 +18,7 @@ const SHUTDOWN_GRACE_MS = 1_000;
 export async function servePlugin(env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
   if (env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
     process.stderr.write(
-      'This is the jobhooks Terraform provider (dbt-labs/dbtcloud). Terraform starts it; set it up with "npx jobhooks-terraform-provider install".\n',
+      'This is the jobhooks Terraform provider (dbt-labs/dbtcloud). Terraform starts it; set it up with "npx @jobhooks/terraform-provider install".\n',
     );
     return 1;
   }

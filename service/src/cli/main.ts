@@ -53,11 +53,12 @@ Commands:
   terraform install [--user | --dir D] [--version V] [--source S]
                               Install the Terraform provider (as dbt-labs/dbtcloud, version ${DBTCLOUD_PROVIDER_VERSION} by
                               default) where Terraform finds it with no CLI configuration: ./terraform.d/plugins,
-                              with every platform's checksum locked, or ~/.terraform.d/plugins in a CDKTF app
-                              or with --user. --dir D writes a mirror and a CLI configuration into D and prints
-                              the TF_CLI_CONFIG_FILE setting instead. --source serves it under another address
-                              (say jobhooks/dbtcloud) beside the public provider. Needs the package
-                              @jobhooks/terraform-provider.
+                              with every platform's checksum locked, or each stack's terraform.d/plugins in a
+                              CDKTF app; --user: ~/.terraform.d/plugins, for every configuration of this user
+                              in place of the public provider. --dir D writes a mirror and a CLI
+                              configuration into D and prints the TF_CLI_CONFIG_FILE setting instead. --source
+                              serves it under another address (say jobhooks/dbtcloud) beside the public
+                              provider. Needs the package @jobhooks/terraform-provider.
 
 The account, token and secret-key commands work on the PostgreSQL database of JOBHOOKS_DATABASE_URL when it is
 set, and otherwise on the SQLite file of JOBHOOKS_DB (default ./data/jobhooks.db); the account and token
@@ -318,7 +319,7 @@ export function loadTerraformProviderPackage(
     path = require.resolve('@jobhooks/terraform-provider', { paths: [...searchFrom] });
   } catch {
     throw new ConfigurationError(
-      'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it with "npm install --save-dev @jobhooks/terraform-provider", then run this again (or "npx jobhooks-terraform-provider install").',
+      'jobhooks terraform install needs the package @jobhooks/terraform-provider: add it beside jobhooks with "npm install --global @jobhooks/terraform-provider" (in a project: "npm install --save-dev @jobhooks/terraform-provider"), then run this again, or run "npx @jobhooks/terraform-provider install".',
     );
   }
   return require(path) as TerraformProviderPackage;
