@@ -15,7 +15,7 @@ const ROOT_INPUTS = ['package.json', 'package-lock.json', 'tsconfig.base.json'];
 /** What a build writes into a package folder besides dist/ (as-code's JSON Schema): output, not input. */
 const GENERATED = new Set(['webhooks.schema.json']);
 /** Files a start needs besides each package's `main`. */
-const EXTRA_OUTPUTS = ['service/dist/ui/index.html'];
+const EXTRA_OUTPUTS = ['service/dist/ui/index.html', 'service/dist/ui/redoc.standalone.js'];
 
 /**
  * The newest modification time (ms) of the files under `path`, skipping dependencies, build output and dot-files.

@@ -29,7 +29,7 @@ beforeEach(() => {
     "fs.appendFileSync('builds.log', 'built\\n');",
     "for (const dir of ['lib/dist', 'service/dist/ui']) fs.mkdirSync(dir, { recursive: true });",
     "fs.writeFileSync('lib/dist/index.js', ''); fs.writeFileSync('service/dist/main.js', '');",
-    "fs.writeFileSync('service/dist/ui/index.html', '');",
+    "fs.writeFileSync('service/dist/ui/index.html', ''); fs.writeFileSync('service/dist/ui/redoc.standalone.js', '');",
   ].join('\n');
   write('build.js', build);
   write('builds.log', '');
