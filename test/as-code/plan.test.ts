@@ -1,9 +1,8 @@
 // The plan, pure: declared webhooks against the account's list, scoped to the files' namespace.
-import { listEnvelope, WebhookDetail } from '@jobhooks/client/contract';
+import { listEnvelope, markedName, readMarker, WebhookDetail } from '@jobhooks/client/contract';
 import type { DeclaredValues } from '../../provider/as-code/src/declaration';
 import { chooseImported, importedFileText } from '../../provider/as-code/src/import';
 import type { Declaration } from '../../provider/as-code/src/load-declarations';
-import { markedName, readMarker } from '../../provider/as-code/src/marker';
 import { planChanges } from '../../provider/as-code/src/plan';
 
 const values = (overrides: Partial<DeclaredValues> = {}): DeclaredValues => ({

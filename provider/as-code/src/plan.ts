@@ -1,10 +1,9 @@
 // What apply would do: the declared webhooks against the account's webhooks, as create / update / reactivate /
 // delete. Pure: it sees only the declaration and the list, and touches only webhooks marked with the files'
 // namespace.
-import type { WebhookDetail } from '@jobhooks/client/contract';
+import { markedName, type Marker, markerKey, readMarker, type WebhookDetail } from '@jobhooks/client/contract';
 import type { DeclaredValues } from './declaration';
 import type { Declaration } from './load-declarations';
-import { type Marker, markedName, markerKey, readMarker } from './marker';
 import { byAge } from './remote';
 
 export type FieldName = keyof DeclaredValues;
