@@ -69,6 +69,7 @@ test('creates, updates, reactivations and deletes, in that order, touching only 
   const archived = remote('Old [[ns/archived]]', {
     active: false,
     archived: true,
+    archived_at: '1700000000000000',
     archived_reason: 'the endpoint answered 410 Gone',
     http_status_code: '410',
   });
@@ -109,7 +110,7 @@ test('creates, updates, reactivations and deletes, in that order, touching only 
     {
       key: 'ns/archived',
       webhookId: archived.id,
-      message: 'archived (the endpoint answered 410 Gone): apply reactivates it',
+      message: 'archived since 2023-11-14T22:13:20.000000Z (the endpoint answered 410 Gone): apply reactivates it',
     },
     { key: 'ns/archived', webhookId: archived.id, message: 'its last delivery got HTTP 410' },
   ]);
