@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 import { startServiceProcess, stopServiceProcesses } from './support/service-process';
+import { waitFor } from './support/wait';
 
 const run = promisify(execFile);
 const BIN = resolve(__dirname, '..', 'service', 'bin', 'jobhooks.js');
@@ -160,5 +161,56 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     expect(second.output()).toContain(
       `  JOBHOOKS_DB=${join(dir, 'jobhooks.db')} npx jobhooks token create --account <id> --permission "Account Admin"`,
     );
+  });
+});
+
+describe('what a person reads at start', () => {
+  const readyz = async (baseUrl: string) => {
+    const response = await request(baseUrl.replace(/\/api$/, '/readyz'));
+    return response.body.json();
+  };
+
+  test('with JOBHOOKS_ALLOW_PRIVATE_URLS on, the start-up text says so once, and /readyz says so while it runs', async () => {
+    const started = await startServiceProcess({
+      JOBHOOKS_DB: join(dir, 'jobhooks.db'),
+      JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
+    });
+    const warning =
+      'Warning: JOBHOOKS_ALLOW_PRIVATE_URLS is on: webhooks may point at loopback, private and link-local addresses, which is meant for local development and tests, not production.';
+    expect(
+      started
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('JOBHOOKS_ALLOW_PRIVATE_URLS')),
+    ).toEqual([warning]);
+    expect(await readyz(started.baseUrl)).toEqual({ status: 'ready', warnings: [warning.replace(/^Warning: /, '')] });
+    expect(await started.signal('SIGTERM')).toBe(0);
+  });
+
+  test('with every protection on, neither the start-up text nor /readyz has a warning', async () => {
+    const started = await startServiceProcess({
+      JOBHOOKS_DB: join(dir, 'jobhooks.db'),
+      JOBHOOKS_ALLOW_PRIVATE_URLS: '',
+    });
+    expect(started.output()).not.toMatch(/warning|JOBHOOKS_ALLOW_PRIVATE_URLS/i);
+    expect(await readyz(started.baseUrl)).toEqual({ status: 'ready' });
+    expect(await started.signal('SIGTERM')).toBe(0);
+  });
+
+  test('the start-up text is one block before any JSON log line, and the log lines are all JSON', async () => {
+    // At info level Fastify logs its "Server listening" line as the port opens, before the text is written.
+    const started = await startServiceProcess({ JOBHOOKS_DB: join(dir, 'jobhooks.db'), LOG_LEVEL: 'info' });
+    await request(started.baseUrl.replace(/\/api$/, '/healthz')).then((response) => response.body.text());
+    await waitFor(() => /"msg":"request completed"/.test(started.stdout()), 'the request to be logged');
+    const lines = started.stdout().trimEnd().split('\n');
+    const textEnd = lines.findIndex((line) => line.startsWith('Database: '));
+    expect(lines[0]).toMatch(/^jobhooks is listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const text = lines.slice(0, textEnd + 1);
+    const logs = lines.slice(textEnd + 1);
+    expect(text.filter((line) => line.startsWith('{'))).toEqual([]);
+    expect(logs.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Server listening at /), 'request completed']),
+    );
+    expect(await started.signal('SIGTERM')).toBe(0);
   });
 });

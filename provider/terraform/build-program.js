@@ -35,4 +35,3 @@ const program = readFileSync(outfile, 'utf8');
 for (const local of [__dirname, join(__dirname, '..', '..'), require('node:os').homedir()]) {
   if (program.includes(`${local}/`)) throw new Error(`build-program: dist/provider-program.js names ${local}`);
 }
-process.stdout.write(`build-program: dist/provider-program.js, ${Math.round(program.length / 1024)} KiB\n`);

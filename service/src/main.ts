@@ -1,5 +1,7 @@
 // Starts the service: reads the configuration, opens the store, listens, and shuts down cleanly on a signal.
-import { loadConfig } from './config';
+import { type Config, loadConfig } from './config';
+import { configurationWarnings } from './config-warnings';
+import { createHeldLogStream } from './observability/held-log-stream';
 import { markServiceRunning } from './service-lock';
 import {
   databaseStartupError,
@@ -34,32 +36,47 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   // Handlers go in before anything is announced: a supervisor may signal as soon as it reads the
   // start-up message, and a signal that arrives with no handler kills the process without cleanup.
   const shutdown = installShutdownHandlers();
-  const service = await startupStep(
-    () => createService(config),
-    (error) =>
-      config.postgres === null
-        ? databaseStartupError(error, config.databasePath)
-        : postgresStartupError(error, config.postgres.url),
-  );
-  let address: string;
+  // Log lines (Fastify's "Server listening", a request that arrives early) wait until the text for a person is
+  // out, so it reads as one block at a terminal; a start that fails lets them out too.
+  const logs = createHeldLogStream((line) => process.stdout.write(line));
   try {
-    address = await startupStep(
-      () => service.app.listen({ host: config.host, port: config.port }),
-      (error) => listenStartupError(error, config.host, config.port),
+    const service = await startupStep(
+      () => createService(config, { logStream: logs }),
+      (error) =>
+        config.postgres === null
+          ? databaseStartupError(error, config.databasePath)
+          : postgresStartupError(error, config.postgres.url),
     );
-  } catch (error) {
-    await service.close();
-    throw error;
+    let address: string;
+    try {
+      address = await startupStep(
+        () => service.app.listen({ host: config.host, port: config.port }),
+        (error) => listenStartupError(error, config.host, config.port),
+      );
+    } catch (error) {
+      await service.close();
+      throw error;
+    }
+    // The SQLite file is one process's: commands that must not run beside the service look for this mark.
+    const unmark = config.postgres === null ? markServiceRunning(config.databasePath) : () => undefined;
+    // Only once the port is open: a start that cannot listen must not make the one token it would never show.
+    const firstToken = await bootstrapFirstAccount(service);
+    // One write, ending with the database line, so a reader of stdout sees the whole message at once.
+    process.stdout.write(startupText(config, address, firstToken));
+    shutdown.serviceReady({
+      ...service,
+      close: async () => {
+        await service.close();
+        unmark();
+      },
+    });
+  } finally {
+    logs.release();
   }
-  // The SQLite file is one process's: commands that must not run beside the service look for this mark.
-  const unmark = config.postgres === null ? markServiceRunning(config.databasePath) : () => undefined;
-  // Only once the port is open: a start that cannot listen must not make the one token it would never show.
-  const firstToken = await bootstrapFirstAccount(service);
-  const databaseVariable =
-    config.postgres === null
-      ? `JOBHOOKS_DB=${config.databasePath}`
-      : 'JOBHOOKS_DATABASE_URL=... JOBHOOKS_SECRET_KEY=...';
-  // One write, ending with the database line, so a reader of stdout sees the whole message at once.
+}
+
+/** What a person needs once the service listens: where, how to get a token, what is switched off, which database. */
+function startupText(config: Config, address: string, firstToken: string | null): string {
   const lines = [`jobhooks is listening on ${address}`, `API base URL (host_url for clients): ${address}/api`];
   if (firstToken !== null) {
     lines.push(
@@ -68,22 +85,20 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
       `Try: curl -H "Authorization: Token ${firstToken}" ${address}/api/v3/accounts/1/webhooks/subscriptions`,
     );
   } else {
+    const databaseVariable =
+      config.postgres === null
+        ? `JOBHOOKS_DB=${config.databasePath}`
+        : 'JOBHOOKS_DATABASE_URL=... JOBHOOKS_SECRET_KEY=...';
     lines.push(
       'API tokens are shown only when made. To make one (npx jobhooks account list shows the account ids):',
       `  ${databaseVariable} npx jobhooks token create --account <id> --permission "Account Admin"`,
     );
   }
+  for (const warning of configurationWarnings(config)) lines.push(`Warning: ${warning}`);
   lines.push(
     `Database: ${config.postgres === null ? config.databasePath : `PostgreSQL at ${describePostgresUrl(config.postgres.url)}`}`,
   );
-  process.stdout.write(`${lines.join('\n')}\n`);
-  shutdown.serviceReady({
-    ...service,
-    close: async () => {
-      await service.close();
-      unmark();
-    },
-  });
+  return `${lines.join('\n')}\n`;
 }
 
 /** SIGTERM/SIGINT close the service (attempts in flight finish) and exit 0; a signal during start-up takes effect once started. */

@@ -7,6 +7,7 @@ import { createSharedRateLimiter } from './accounts/shared-rate-limiter';
 import { createSharedSignInThrottle } from './accounts/shared-sign-in-throttle';
 import { createSignInThrottle } from './accounts/sign-in-throttle';
 import type { Config } from './config';
+import { configurationWarnings } from './config-warnings';
 import { type Clock, createSystemClock, nowMillis } from './core/clock';
 import { createIdGenerator } from './core/ids';
 import { cryptoRandomBytes, type RandomBytes, uniformFraction } from './core/random';
@@ -17,6 +18,7 @@ import { createRetentionJob, type RetentionJob } from './delivery/log-retention'
 import { ATTEMPT_TIMEOUT_MS } from './delivery/sender';
 import { createThreadedSender } from './delivery/sender-thread';
 import { createIngestionService } from './events/ingestion-service';
+import type { LogStream } from './observability/held-log-stream';
 import { createMetrics } from './observability/metrics';
 import { buildApp, REDACTED_LOG_PATHS } from './http/app';
 import { type SecretBox, secretKeyFileOf } from './security/secret-box';
@@ -31,6 +33,8 @@ export interface ServiceOverrides {
   random?: RandomBytes;
   /** Pino options or a logger destination, e.g. a stream a test reads. */
   logger?: FastifyServerOptions['logger'];
+  /** Where the configured logger writes its JSON lines instead of stdout (`logger` wins when both are given). */
+  logStream?: LogStream;
 }
 
 export interface Service {
@@ -160,7 +164,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
             ),
       trustProxy: config.trustProxy,
       storageHealth,
-      logger: overrides.logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS },
+      warnings: configurationWarnings(config),
+      logger: overrides.logger ?? {
+        level: config.logLevel,
+        redact: REDACTED_LOG_PATHS,
+        ...(overrides.logStream === undefined ? {} : { stream: overrides.logStream }),
+      },
     });
     logBackgroundError = (error, what) => app.log.error({ err: error }, `${what} failed`);
     const running: Dispatcher = createDispatcher({

@@ -198,7 +198,10 @@ test('an entry with active: true reactivates its webhook archived by a 410, afte
   const plan = await asCode(['plan', 'webhooks.yml', '--detailed-exitcode']);
   expectOk(plan, 2);
   expect(changeLines(plan)).toEqual(['^ reactivate gone']);
-  expect(plan.stdout).toMatch(/! gone \(wsu_\w+\): archived \(.*\): apply reactivates it/);
+  // When it was archived, in RFC 3339 like every jobhooks time the IaC tools show.
+  expect(plan.stdout).toMatch(
+    /! gone \(wsu_\w+\): archived since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z \(.*\): apply reactivates it/,
+  );
   expect(plan.stdout).toContain('its last delivery got HTTP 410');
 
   receiver.respondWith(answer(200, 'ok'));

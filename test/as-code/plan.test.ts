@@ -1,9 +1,8 @@
 // The plan, pure: declared webhooks against the account's list, scoped to the files' namespace.
-import { listEnvelope, WebhookDetail } from '@jobhooks/client/contract';
+import { listEnvelope, markedName, readMarker, WebhookDetail } from '@jobhooks/client/contract';
 import type { DeclaredValues } from '../../provider/as-code/src/declaration';
 import { chooseImported, importedFileText } from '../../provider/as-code/src/import';
 import type { Declaration } from '../../provider/as-code/src/load-declarations';
-import { markedName, readMarker } from '../../provider/as-code/src/marker';
 import { planChanges } from '../../provider/as-code/src/plan';
 
 const values = (overrides: Partial<DeclaredValues> = {}): DeclaredValues => ({
@@ -70,6 +69,7 @@ test('creates, updates, reactivations and deletes, in that order, touching only 
   const archived = remote('Old [[ns/archived]]', {
     active: false,
     archived: true,
+    archived_at: '1700000000000000',
     archived_reason: 'the endpoint answered 410 Gone',
     http_status_code: '410',
   });
@@ -110,7 +110,7 @@ test('creates, updates, reactivations and deletes, in that order, touching only 
     {
       key: 'ns/archived',
       webhookId: archived.id,
-      message: 'archived (the endpoint answered 410 Gone): apply reactivates it',
+      message: 'archived since 2023-11-14T22:13:20.000000Z (the endpoint answered 410 Gone): apply reactivates it',
     },
     { key: 'ns/archived', webhookId: archived.id, message: 'its last delivery got HTTP 410' },
   ]);

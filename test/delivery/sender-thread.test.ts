@@ -50,7 +50,8 @@ test('the options reach the thread: a private address is refused there, and the 
   sender = createThreadedSender({ allowPrivateUrls: false });
   await expect(sender.send({ url: receiver.url, body: Buffer.from('{}'), headers: {} })).resolves.toMatchObject({
     kind: 'no_response',
-    error: '127.0.0.1 is not a public address',
+    error:
+      '127.0.0.1 is not a public address; to allow it for local development and tests, start jobhooks with JOBHOOKS_ALLOW_PRIVATE_URLS=1.',
   });
   await sender.close();
 

@@ -64,13 +64,19 @@ describe.each<[string, MakeSender]>([
       makeSender,
     );
     expect(outcome.kind).toBe('no_response');
-    expect(outcome.kind === 'no_response' && outcome.error).toMatch(/non-public/);
+    expect(outcome.kind === 'no_response' && outcome.error).toBe(
+      'looks-public.example resolves only to private or otherwise non-public addresses; to allow it for local development and tests, start jobhooks with JOBHOOKS_ALLOW_PRIVATE_URLS=1.',
+    );
     expect(receiver.requests).toHaveLength(0);
   });
 
   test('a literal private address is refused without a connection', async () => {
     const outcome = await sendOnce({ allowPrivateUrls: false }, receiver.url, makeSender);
-    expect(outcome).toMatchObject({ kind: 'no_response', error: '127.0.0.1 is not a public address' });
+    expect(outcome).toMatchObject({
+      kind: 'no_response',
+      error:
+        '127.0.0.1 is not a public address; to allow it for local development and tests, start jobhooks with JOBHOOKS_ALLOW_PRIVATE_URLS=1.',
+    });
     expect(receiver.requests).toHaveLength(0);
   });
 

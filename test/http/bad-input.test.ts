@@ -100,6 +100,19 @@ describe.each([
   );
 });
 
+test.each([
+  ['a loopback address', 'http://127.0.0.1:9000/hooks'],
+  ['localhost', 'http://localhost:9000/hooks'],
+  ['a private address', 'http://10.1.2.3/hooks'],
+])('a client_url at %s is refused with the setting that allows it and when to use it', async (_what, clientUrl) => {
+  const response = await h.call('POST', webhooksPath(), { body: validCreateBody({ client_url: clientUrl }) });
+  expect(response.statusCode).toBe(400);
+  const [message] = response.json().extra.field_errors.client_url;
+  expect(message).toMatch(
+    /^client_url must not point at .+; to allow it for local development and tests, start jobhooks with JOBHOOKS_ALLOW_PRIVATE_URLS=1\.$/,
+  );
+});
+
 describe('malformed requests', () => {
   test.each([
     ['not JSON', '{"name": ', 'application/json', 400],

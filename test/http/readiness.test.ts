@@ -14,6 +14,9 @@ import { useTempDatabase } from '../support/temp-database';
 import { ingest } from '../support/events';
 import { waitFor } from '../support/wait';
 
+const ALLOW_PRIVATE_URLS_WARNING =
+  'JOBHOOKS_ALLOW_PRIVATE_URLS is on: webhooks may point at loopback, private and link-local addresses, which is meant for local development and tests, not production.';
+
 const sqliteError = (code: string, message: string) => new Database.SqliteError(message, code);
 
 test.each([
@@ -86,7 +89,8 @@ describe('the readiness probe on a real SQLite file', () => {
 describe('through the API', () => {
   let h: Harness;
   beforeEach(async () => {
-    h = await startHarness();
+    // Every protection on, so /readyz has no warning to add.
+    h = await startHarness({ env: { JOBHOOKS_ALLOW_PRIVATE_URLS: '0' } });
   });
   afterEach(async () => {
     await h.close();
@@ -142,6 +146,26 @@ test('a storage failure in the delivery pipeline also makes /readyz answer 503 w
     expect((await h.call('GET', '/readyz', { token: null })).json()).toEqual({
       status: 'unavailable',
       reason: 'the disk is full',
+      warnings: [ALLOW_PRIVATE_URLS_WARNING],
+    });
+  } finally {
+    await h.close();
+  }
+});
+
+test('/readyz lists the protections the configuration turns off, ready or not', async () => {
+  const h = await startHarness({ env: { JOBHOOKS_ALLOW_PRIVATE_URLS: '1' } });
+  try {
+    const ready = await h.call('GET', '/readyz', { token: null });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', warnings: [ALLOW_PRIVATE_URLS_WARNING] });
+    jest
+      .spyOn(h.service.store, 'checkReadiness')
+      .mockRejectedValue(sqliteError('SQLITE_READONLY', 'attempt to write a readonly database'));
+    expect((await h.call('GET', '/readyz', { token: null })).json()).toEqual({
+      status: 'unavailable',
+      reason: 'the database is read-only',
+      warnings: [ALLOW_PRIVATE_URLS_WARNING],
     });
   } finally {
     await h.close();

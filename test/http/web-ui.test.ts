@@ -29,13 +29,15 @@ test('/ and the assets carry the CSP; a path outside the built files is a 404 in
   expect(traversal.json().status.is_success).toBe(false);
 });
 
-test('without a build, / says how to build the UI instead of failing', async () => {
+test('without a build, / and the API reference say how to build the UI instead of failing', async () => {
   const empty = mkdtempSync(join(tmpdir(), 'jobhooks-no-ui-'));
   const app = Fastify();
   await app.register(webUiRoutes, { directory: empty });
-  const response = await app.inject({ method: 'GET', url: '/' });
-  expect(response.statusCode).toBe(503);
-  expect(response.json().status.user_message).toBe('The web UI is not built: run `npm run build`.');
+  for (const url of ['/', '/api/reference']) {
+    const response = await app.inject({ method: 'GET', url });
+    expect(response.statusCode).toBe(503);
+    expect(response.json().status.user_message).toBe('The web UI is not built: run `npm run build`.');
+  }
   await app.close();
   rmSync(empty, { recursive: true, force: true });
 });

@@ -148,7 +148,7 @@ test('check, create, read, diff, update and delete through the host, with the to
   expect(rotatedProps).toMatchObject({
     webhookId: id,
     secretRotation: '2026-11',
-    previousSecretExpiresAt: expect.stringMatching(/^\d+$/),
+    previousSecretExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
   });
   expect(rotatedProps.hmacSecret).toMatch(/^[0-9a-f]{64}$/);
   expect(rotatedProps.hmacSecret).not.toBe(outs.hmacSecret);

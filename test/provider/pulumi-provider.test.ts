@@ -126,8 +126,17 @@ test('a new secretRotation rotates hmacSecret in place: during the overlap both 
     hmacSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
   });
   expect(rotated.hmacSecret).not.toBe(outs.hmacSecret);
-  expect(Number(rotated.previousSecretExpiresAt) / 1e6 - Date.now() / 1000).toBeCloseTo(3600, -2);
+  // jobhooks' own time, readable in the stack's outputs: RFC 3339, not the API's microsecond digits.
+  expect(rotated.previousSecretExpiresAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  expect(Date.parse(rotated.previousSecretExpiresAt!) / 1000 - Date.now() / 1000).toBeCloseTo(3600, -2);
   expect((await provider.read(id, rotated)).props).toEqual(rotated);
+  // Outputs an earlier version wrote hold microsecond digits: the next update writes them in RFC 3339.
+  const earlier = { ...rotated, previousSecretExpiresAt: '1700000000000000' };
+  const carried = await update(
+    earlier,
+    declared({ secretOverlapSeconds: 3600, secretRotation: '2026-11', description: 'kept' }),
+  );
+  expect(carried.previousSecretExpiresAt).toBe('2023-11-14T22:13:20.000000Z');
 
   // A Standard Webhooks receiver verifies with the new secret, a dbt receiver still with the old one.
   expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).test(id)).toMatchObject({

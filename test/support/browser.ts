@@ -99,7 +99,10 @@ export async function openUi(
   const foreignRequests: string[] = [];
   const consoleErrors: string[] = [];
   page.on('request', (request) => {
-    if (!request.url().startsWith(origin) && !request.url().startsWith('data:')) foreignRequests.push(request.url());
+    const url = request.url();
+    // data: and this origin's blob: URLs (a worker a page's own script made) are not requests to another host.
+    if (!url.startsWith(origin) && !url.startsWith(`blob:${origin}/`) && !url.startsWith('data:'))
+      foreignRequests.push(url);
   });
   page.on('console', (message) => {
     // A 4xx the UI asked for and handled is logged by Chromium too; that is not the page's error.

@@ -8,6 +8,8 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
+  /** What it wrote to stdout alone so far. */
+  stdout(): string;
   /** The API base URL it printed, ending in /api. */
   baseUrl: string;
   /** Sends a signal and resolves with the exit code (null when killed by the signal). */
@@ -80,15 +82,18 @@ export function startServiceProcess(
   running.add(child);
   child.once('exit', () => running.delete(child));
   let output = '';
+  let stdout = '';
   const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
   return new Promise((resolveStart, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
+      stdout += chunk.toString();
       const match = /API base URL \(host_url for clients\): (\S+)/.exec(output);
       if (match && /Database: .*\n/.test(output)) {
         resolveStart({
           child,
           output: () => output,
+          stdout: () => stdout,
           baseUrl: match[1]!,
           signal: (signal) => {
             sendSignal(child, signal);

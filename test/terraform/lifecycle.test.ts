@@ -1,6 +1,8 @@
 // The public provider's own acceptance lifecycle for dbtcloud_webhook, as plain HCL steps run by the real
 // terraform binary through this project's provider against a real service on 127.0.0.1; plus archiving,
 // out-of-band deletion and import. After every apply a second plan must show no changes.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createWebhooksClient } from '@jobhooks/client';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { ingest } from '../support/events';
@@ -229,7 +231,10 @@ test('a new secret_rotation rotates hmac_secret in place: during the overlap bot
   expect(rotated).toMatchObject({ id, secret_rotation: '2026-11', secret_overlap_seconds: 3600 });
   expect(rotated.hmac_secret).toMatch(/^[0-9a-f]{64}$/);
   expect(rotated.hmac_secret).not.toBe(oldSecret);
-  expect(Number(rotated.previous_secret_expires_at) / 1e6 - Date.now() / 1000).toBeCloseTo(3600, -2);
+  // jobhooks' own time, readable in the state and in plans: RFC 3339, not the API's microsecond digits.
+  const expiresAt = rotated.previous_secret_expires_at as string;
+  expect(expiresAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  expect(Date.parse(expiresAt) / 1000 - Date.now() / 1000).toBeCloseTo(3600, -2);
 
   // A Standard Webhooks receiver verifies with the new secret, a dbt receiver still with the old one.
   expect(await api().test(id)).toMatchObject({ verification_status_code: '200' });
@@ -241,6 +246,24 @@ test('a new secret_rotation rotates hmac_secret in place: during the overlap bot
   expect(isGenuine(oldSecret, sent.body, sent.headers.authorization)).toBe(true);
   const standard = new StandardWebhook(Buffer.from(rotated.hmac_secret as string).toString('base64'));
   expect(() => standard.verify(sent.body.toString(), sent.headers as Record<string, string>)).not.toThrow();
+
+  // A state an earlier version wrote holds the time as microsecond digits: it is upgraded before the plan, so an
+  // apply that carries it over (no refresh) writes what it planned, in RFC 3339.
+  const statePath = join(workspace.dir, 'terraform.tfstate');
+  const stored = JSON.parse(readFileSync(statePath, 'utf8')) as {
+    serial: number;
+    resources: Array<{ instances: Array<{ attributes: Record<string, unknown> }> }>;
+  };
+  const micros = `${BigInt(Date.parse(expiresAt)) * 1000n + BigInt(expiresAt.slice(23, 26))}`;
+  stored.resources[0]!.instances[0]!.attributes.previous_secret_expires_at = micros;
+  stored.serial += 1;
+  writeFileSync(statePath, JSON.stringify(stored));
+  workspace.write(
+    'main.tf',
+    webhookConfig(`${declared}\n  secret_rotation        = "2026-11"\n  description = "kept"`),
+  );
+  await workspace.must(['apply', '-auto-approve', '-input=false', '-refresh=false']);
+  expect((await workspace.attributes(ADDRESS))!.previous_secret_expires_at).toBe(expiresAt);
   await workspace.must(['destroy', '-auto-approve', '-input=false']);
 });
 

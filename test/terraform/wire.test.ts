@@ -10,6 +10,7 @@ import {
   applyWebhook,
   CLIENT_URL_WHILE_INACTIVE,
   planWebhook,
+  upgradeWebhookState,
   validateWebhookConfig,
   type WebhookApi,
 } from '../../provider/terraform/src/webhook-resource';
@@ -217,6 +218,39 @@ test('apply: a rotation that fails keeps the old secret and the old secret_rotat
   });
   expect(newState).toEqual(state);
   expect(diagnostics).toEqual([expect.objectContaining({ summary: 'Unable to rotate the webhook secret' })]);
+});
+
+test("upgrading a state: an earlier version's microsecond digits become RFC 3339; RFC 3339, null and no state stay", () => {
+  expect(upgradeWebhookState({ ...state, previous_secret_expires_at: '1700000000000000' })).toEqual({
+    ...state,
+    previous_secret_expires_at: '2023-11-14T22:13:20.000000Z',
+  });
+  const current = { ...state, previous_secret_expires_at: '2023-11-14T22:13:20.000000Z' };
+  expect(upgradeWebhookState(current)).toEqual(current);
+  expect(upgradeWebhookState(state)).toEqual(state);
+  expect(upgradeWebhookState(null)).toBeNull();
+});
+
+test('apply: a rotation writes when the old secret stops signing in RFC 3339', async () => {
+  const refuse = () => Promise.reject(new Error('no such request expected'));
+  const api: WebhookApi = {
+    create: refuse,
+    get: refuse,
+    update: refuse,
+    delete: refuse,
+    rotateSecret: () =>
+      Promise.resolve({ id: 'wsu_1', hmac_secret: 'f'.repeat(64), previous_secret_expires_at: '1700000000000000' }),
+  };
+  const { newState } = await applyWebhook(api, state, {
+    ...state,
+    secret_rotation: 'b',
+    hmac_secret: UNKNOWN,
+    previous_secret_expires_at: UNKNOWN,
+  });
+  expect(newState).toMatchObject({
+    hmac_secret: 'f'.repeat(64),
+    previous_secret_expires_at: '2023-11-14T22:13:20.000000Z',
+  });
 });
 
 test('plan: destroy plans null', () => {

@@ -168,7 +168,7 @@ test('refusals only the server can decide show at the field (a private address) 
     await view.page.getByRole('button', { name: 'Create webhook' }).click();
     await view.page.locator('.field-error:not([hidden])').waitFor();
     expect(await errorOf(view, 'Endpoint URL')).toBe(
-      'client_url must not point at a private, loopback, link-local or otherwise non-public address',
+      'client_url must not point at a private, loopback, link-local or otherwise non-public address; to allow it for local development and tests, start jobhooks with JOBHOOKS_ALLOW_PRIVATE_URLS=1.',
     );
 
     await createWebhook(strict.h, {

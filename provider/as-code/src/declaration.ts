@@ -1,12 +1,11 @@
 // The file format: what a webhooks file may say, as one zod schema built on the API contract's create body, so
 // a file is checked by the same rules the service applies. The JSON Schema editors read is generated from it.
-import { CreateWebhookBody } from '@jobhooks/client/contract';
+import { CreateWebhookBody, MARKER_IDENTIFIER, MARKER_IDENTIFIER_RULE } from '@jobhooks/client/contract';
 import { z } from 'zod';
 
 /** An identifier or a namespace: it goes into the webhook's name on the server, between `[[` and `]]`. */
-export const IDENTIFIER = '[A-Za-z0-9][A-Za-z0-9_.-]{0,63}';
-export const IDENTIFIER_PATTERN = new RegExp(`^${IDENTIFIER}$`);
-const IDENTIFIER_RULE = 'letters, digits, "_", "." and "-", starting with a letter or digit, at most 64 characters';
+export const IDENTIFIER_PATTERN = new RegExp(`^${MARKER_IDENTIFIER}$`);
+const IDENTIFIER_RULE = MARKER_IDENTIFIER_RULE;
 
 export const Identifier = z.string().regex(IDENTIFIER_PATTERN, `must be ${IDENTIFIER_RULE}`);
 

@@ -1,9 +1,8 @@
 // `import`: the account's webhooks as a webhooks file that `validate` accepts. Webhooks managed in the chosen
 // namespace keep their identifiers; unmanaged ones get identifiers made from their names; another namespace's are
 // never written (applying them here would duplicate them).
-import type { WebhookDetail } from '@jobhooks/client/contract';
+import { readMarker, roomForName, type WebhookDetail } from '@jobhooks/client/contract';
 import { Document } from 'yaml';
-import { readMarker, roomForName } from './marker';
 import { byAge } from './remote';
 
 export interface ImportedWebhook {

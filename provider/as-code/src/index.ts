@@ -8,7 +8,7 @@ export { runCli, USAGE } from './cli';
 export type { CliIo } from './io';
 export { DeclaredWebhook, webhooksFileJsonSchema, WebhooksFile } from './declaration';
 export { type Declaration, type DeclaredEntry, loadDeclarations } from './load-declarations';
-export { markedName, type Marker, markerKey, readMarker } from './marker';
+export { markedName, type Marker, markerKey, readMarker } from '@jobhooks/client/contract';
 export { type FieldChange, type Plan, type PlannedChange, planChanges, type PlanWarning } from './plan';
 export { applyChanges, type ApplyProgress, ChangeFailed } from './apply';
 export { formatProblem, type Problem } from './problem';

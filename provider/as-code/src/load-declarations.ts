@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { type Document, LineCounter, parseDocument, visit } from 'yaml';
 import { type DeclaredValues, WebhooksFile, withoutExtensionKeys } from './declaration';
 import { expandFilePatterns } from './files';
-import { type Marker, markedName, roomForName } from './marker';
+import { type Marker, markedName, roomForName } from '@jobhooks/client/contract';
 import type { Problem } from './problem';
 import { messageOf, pathOf } from './problem-messages';
 import { substituteVariables } from './variables';

@@ -1,10 +1,10 @@
 // What apply would do: the declared webhooks against the account's webhooks, as create / update / reactivate /
 // delete. Pure: it sees only the declaration and the list, and touches only webhooks marked with the files'
 // namespace.
-import type { WebhookDetail } from '@jobhooks/client/contract';
+import { outputTime } from '@jobhooks/client';
+import { markedName, type Marker, markerKey, readMarker, type WebhookDetail } from '@jobhooks/client/contract';
 import type { DeclaredValues } from './declaration';
 import type { Declaration } from './load-declarations';
-import { type Marker, markedName, markerKey, readMarker } from './marker';
 import { byAge } from './remote';
 
 export type FieldName = keyof DeclaredValues;
@@ -130,11 +130,13 @@ function sameValue(a: unknown, b: unknown): boolean {
 function warningsOf(key: string, webhook: WebhookDetail, reactivating: boolean): PlanWarning[] {
   const warnings: PlanWarning[] = [];
   if (webhook.archived) {
+    // jobhooks' own time, in RFC 3339 like every time the IaC tools show.
+    const since = webhook.archived_at ? ` since ${outputTime(webhook.archived_at)}` : '';
     const reason = webhook.archived_reason ? ` (${webhook.archived_reason})` : '';
     const next = reactivating
       ? 'apply reactivates it'
       : 'it sends nothing until an entry with active: true reactivates it';
-    warnings.push({ key, webhookId: webhook.id, message: `archived${reason}: ${next}` });
+    warnings.push({ key, webhookId: webhook.id, message: `archived${since}${reason}: ${next}` });
   }
   const status = webhook.http_status_code;
   if (status !== '0' && status !== '' && !/^2\d\d$/.test(status)) {

@@ -24,6 +24,7 @@ export {
 /** The event names a webhook may subscribe to, as a union type derived from the contract's one list. */
 export type { EventType } from './contract/vocabulary';
 export { hostUrlProblem } from './host-url';
+export { outputTime, rfc3339FromMicros } from './output-times';
 export { FIELD_OF_PROPERTY, type WebhookProblem, type WebhookProperties, webhookProblems } from './webhook-problems';
 export { updateWebhook, urlChangeWhileInactive } from './webhook-updates';
 export {

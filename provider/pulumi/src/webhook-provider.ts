@@ -5,6 +5,7 @@ import type * as pulumi from '@pulumi/pulumi';
 import {
   createWebhooksClient,
   hostUrlProblem,
+  outputTime,
   updateWebhook,
   urlChangeWhileInactive,
   type WebhookInput,
@@ -50,7 +51,7 @@ export interface WebhookOutputs extends Required<Omit<WebhookInputs, OwnInputs>>
   webhookId: string;
   /** Known when this stack created the webhook or rotated its secret: the API shows a secret once. */
   hmacSecret: string;
-  /** While a rotation's overlap lasts, when the replaced secret stops signing (microseconds); null otherwise. */
+  /** While a rotation's overlap lasts, when the replaced secret stops signing (RFC 3339, UTC); null otherwise. */
   previousSecretExpiresAt: string | null;
   httpStatusCode: string;
   accountIdentifier: string;
@@ -111,7 +112,7 @@ function outputsFrom(webhook: WebhookSummary | WebhookDetail, secret: Secret, or
     ...ownInputs(origin),
     webhookId: webhook.id,
     hmacSecret: secret.hmacSecret,
-    previousSecretExpiresAt: secret.previousSecretExpiresAt,
+    previousSecretExpiresAt: outputTime(secret.previousSecretExpiresAt),
     httpStatusCode: webhook.http_status_code,
     accountIdentifier: webhook.account_identifier,
     archived: webhook.archived === true,
@@ -261,7 +262,8 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
       const client = api(news.connection);
       const secret = {
         hmacSecret: olds.hmacSecret ?? '',
-        previousSecretExpiresAt: olds.previousSecretExpiresAt ?? null,
+        // RFC 3339 (a state an earlier version wrote may hold microsecond digits).
+        previousSecretExpiresAt: outputTime(olds.previousSecretExpiresAt),
       };
       const apiChanged =
         UPDATABLE.some((key) => !same(defaulted(olds, key), defaulted(news, key))) ||
@@ -278,7 +280,7 @@ export function createWebhookProvider(env: NodeJS.ProcessEnv = process.env): pul
         outs = {
           ...outs,
           hmacSecret: rotated.hmac_secret,
-          previousSecretExpiresAt: rotated.previous_secret_expires_at,
+          previousSecretExpiresAt: outputTime(rotated.previous_secret_expires_at),
         };
       }
       return { outs };

@@ -78,7 +78,7 @@ export class Webhook extends pulumi.dynamic.Resource {
   declare readonly hmacSecret: pulumi.Output<string>;
   declare readonly secretRotation: pulumi.Output<string | undefined>;
   declare readonly secretOverlapSeconds: pulumi.Output<number | undefined>;
-  /** While a rotation's overlap lasts, when the replaced secret stops signing (microseconds); null otherwise. */
+  /** While a rotation's overlap lasts, when the replaced secret stops signing (RFC 3339, UTC); null otherwise. */
   declare readonly previousSecretExpiresAt: pulumi.Output<string | null>;
   declare readonly httpStatusCode: pulumi.Output<string>;
   declare readonly accountIdentifier: pulumi.Output<string>;

@@ -23,6 +23,7 @@ import {
   planWebhook,
   readWebhook,
   readWebhookDataSource,
+  upgradeWebhookState,
   validateWebhookConfig,
 } from './webhook-resource';
 
@@ -103,10 +104,13 @@ export function providerHandlers(options: ProviderServerOptions) {
     ValidateDataResourceConfig: unary((request) => ({
       diagnostics: request.type_name === WEBHOOK_TYPE ? [] : unknownType(String(request.type_name)),
     })),
-    /** One schema version so far: the stored JSON state only needs to be re-encoded (unknown old attributes dropped). */
+    /**
+     * One schema version so far: the stored JSON state is re-encoded (unknown old attributes dropped), with its
+     * times in the format this version writes.
+     */
     UpgradeResourceState: unary((request) => {
       const raw = (request.raw_state as { json?: Uint8Array } | null)?.json;
-      const state = conform(WEBHOOK_RESOURCE_SCHEMA, decode({ json: raw }));
+      const state = upgradeWebhookState(conform(WEBHOOK_RESOURCE_SCHEMA, decode({ json: raw })));
       return { upgraded_state: encodeDynamic(state), diagnostics: [] };
     }),
     ConfigureProvider: unary(async (request) => {

@@ -145,7 +145,7 @@ export const WEBHOOK_RESOURCE_SCHEMA: BlockSchema = {
       type: 'string',
       computed: true,
       description:
-        "jobhooks' own: while a rotation's overlap lasts, when the replaced secret stops signing (microseconds since the epoch); null otherwise.",
+        "jobhooks' own: while a rotation's overlap lasts, when the replaced secret stops signing, in RFC 3339 (UTC, e.g. 2026-11-27T09:30:00.000000Z); null otherwise.",
     },
   ],
 };

@@ -5,7 +5,7 @@
 import { RotateSecretBody, type WebhookDetail, type WebhookSummary } from '@jobhooks/client/contract';
 import type { WebhookInput, WebhooksClient } from '@jobhooks/client';
 import { FIELD_OF_PROPERTY, webhookProblems, type WebhookProperties } from '@jobhooks/client';
-import { updateWebhook, urlChangeWhileInactive } from '@jobhooks/client';
+import { outputTime, updateWebhook, urlChangeWhileInactive } from '@jobhooks/client';
 import { type Diagnostic, diagnosticsOf, errorAt, warning } from './diagnostics';
 import { conform, WEBHOOK_DATA_SOURCE_SCHEMA, WEBHOOK_RESOURCE_SCHEMA } from './schema';
 import { asNumber, isWhollyKnown, sameValue, type TfObject, type TfValue, UNKNOWN } from './values';
@@ -149,8 +149,21 @@ function stateOf(webhook: WebhookSummary | WebhookDetail, carried: Carried): TfO
     hmac_secret: carried.hmacSecret,
     account_identifier: webhook.account_identifier,
     ...carried.rotation,
-    previous_secret_expires_at: carried.previousSecretExpiresAt,
+    previous_secret_expires_at: timeOf(carried.previousSecretExpiresAt),
   };
+}
+
+/** jobhooks' own time attributes hold RFC 3339 (outputTime); an unknown or null value stays as it is. */
+const timeOf = (value: TfValue): TfValue => (typeof value === 'string' ? outputTime(value) : value);
+
+/**
+ * A stored state, as this version keeps it: earlier versions kept previous_secret_expires_at as the API's
+ * microsecond digits. Converted when Terraform upgrades the state, before any plan, so a plan that carries the
+ * value over plans what apply then writes.
+ */
+export function upgradeWebhookState(state: TfObject | null): TfObject | null {
+  if (state === null) return null;
+  return { ...state, previous_secret_expires_at: timeOf(state.previous_secret_expires_at ?? null) };
 }
 
 /**
@@ -203,7 +216,7 @@ export async function applyWebhook(
       newState: {
         ...updated,
         hmac_secret: rotated.hmac_secret,
-        previous_secret_expires_at: rotated.previous_secret_expires_at,
+        previous_secret_expires_at: outputTime(rotated.previous_secret_expires_at),
       },
       diagnostics: [],
     };

@@ -2,7 +2,7 @@
 // so a name cannot resolve to a public address for the check and a private one for the connection.
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isPublicAddress } from '../security/address-policy';
+import { ALLOW_PRIVATE_URLS_HINT, isPublicAddress } from '../security/address-policy';
 
 export type LookupAll = (hostname: string) => Promise<LookupAddress[]>;
 
@@ -41,7 +41,9 @@ export function createGuardedLookup(resolve: LookupAll, allowPrivate: boolean) {
       .then((addresses) => {
         const usable = allowPrivate ? addresses : addresses.filter((entry) => isPublicAddress(entry.address));
         if (usable.length === 0) {
-          throw new BlockedAddressError(`${hostname} resolves only to private or otherwise non-public addresses`);
+          throw new BlockedAddressError(
+            `${hostname} resolves only to private or otherwise non-public addresses; ${ALLOW_PRIVATE_URLS_HINT}.`,
+          );
         }
         const wanted =
           options.family === 4 || options.family === 6 ? usable.filter((a) => a.family === options.family) : usable;

@@ -1,6 +1,6 @@
 // Posts one signed delivery over a keep-alive pool and reports what happened as a tagged outcome.
 import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
-import { literalAddress, isPublicAddress } from '../security/address-policy';
+import { ALLOW_PRIVATE_URLS_HINT, literalAddress, isPublicAddress } from '../security/address-policy';
 import { bodyExcerpt, keptHeaders, maskedHeaderNames, RESPONSE_EXCERPT_BYTES, storableText } from './answer-excerpt';
 import { createGuardedLookup, type HostsTable, resolverWith } from './guarded-lookup';
 
@@ -175,7 +175,11 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
       // A literal address never reaches the lookup hook, so it is judged here.
       const literal = literalAddress(url.hostname);
       if (literal !== null && !options.allowPrivateUrls && !isPublicAddress(literal)) {
-        return { kind: 'no_response', error: `${literal} is not a public address`, durationMs: elapsed() };
+        return {
+          kind: 'no_response',
+          error: `${literal} is not a public address; ${ALLOW_PRIVATE_URLS_HINT}.`,
+          durationMs: elapsed(),
+        };
       }
       const answer = await post(agent, url, delivery, timeoutMs, masked);
       return { kind: 'response', ...answer, durationMs: elapsed() };

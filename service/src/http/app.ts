@@ -39,6 +39,8 @@ export interface AppDeps {
   /** Storage failures seen by requests, for the 503 answers, their log lines and /readyz. */
   storageHealth: StorageHealth;
   logger: FastifyServerOptions['logger'];
+  /** Protections the configuration turns off, for /readyz (config-warnings.ts); none when omitted. */
+  warnings?: readonly string[];
   /** The built web UI; dist/ui of this package unless a test says otherwise. */
   uiDirectory?: string;
 }
@@ -78,7 +80,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rateLimiter: deps.rateLimiter,
     signInThrottle: deps.signInThrottle,
   });
-  await app.register(operationsRoutes, { store: deps.store, metrics: deps.metrics, storageHealth: deps.storageHealth });
+  await app.register(operationsRoutes, {
+    store: deps.store,
+    metrics: deps.metrics,
+    storageHealth: deps.storageHealth,
+    warnings: deps.warnings ?? [],
+  });
   await app.register(accountRoutes);
   await app.register(webhookRoutes, { webhooks: deps.webhooks });
   await app.register(eventRoutes, { ingestion: deps.ingestion });

@@ -79,14 +79,21 @@ function isLocalhostName(hostname: string): boolean {
 }
 
 /**
+ * Ends every refusal of a non-public address, at create time and at send time: the setting that lifts the
+ * protection, and when it is meant for, so that a first webhook to a receiver on the same machine is one step away.
+ */
+export const ALLOW_PRIVATE_URLS_HINT =
+  'to allow it for local development and tests, start jobhooks with JOBHOOKS_ALLOW_PRIVATE_URLS=1';
+
+/**
  * The reason a URL's host is refused before any DNS lookup, or null when it may be stored.
  * Names other than localhost are judged again at send time, after DNS resolution.
  */
 export function refusalForHost(hostname: string): string | null {
-  if (isLocalhostName(hostname)) return 'client_url must not point at localhost';
+  if (isLocalhostName(hostname)) return `client_url must not point at localhost; ${ALLOW_PRIVATE_URLS_HINT}.`;
   const literal = literalAddress(hostname);
   if (literal !== null && !isPublicAddress(literal)) {
-    return 'client_url must not point at a private, loopback, link-local or otherwise non-public address';
+    return `client_url must not point at a private, loopback, link-local or otherwise non-public address; ${ALLOW_PRIVATE_URLS_HINT}.`;
   }
   return null;
 }

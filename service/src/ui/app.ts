@@ -9,6 +9,7 @@ import { accountOf, renderSignIn, type SignedIn } from './sign-in';
 import { renderWebhookDetails } from './webhook-details';
 import { webhookForm } from './webhook-form';
 import { renderWebhooksPage } from './webhooks-view';
+import { shownName } from './managed-as-code';
 
 const main = document.getElementById('main') as HTMLElement;
 const accountSlot = document.getElementById('account') as HTMLElement;
@@ -78,13 +79,13 @@ function renderForm(ctx: UiContext, existingId?: string): void {
         submit: async (fields: WebhookDraft) => {
           if (existing) {
             await ctx.api.update(existing.id, fields);
-            ctx.notify(`${fields.name} is saved.`);
+            ctx.notify(`${shownName(fields.name)} is saved.`);
             ctx.go(`#/webhooks/${encodeURIComponent(existing.id)}`);
             return;
           }
           const created = await ctx.api.create(fields);
-          await showSecretOnce(created.name, created.hmac_secret);
-          ctx.notify(`${created.name} is created.`);
+          await showSecretOnce(shownName(created.name), created.hmac_secret);
+          ctx.notify(`${shownName(created.name)} is created.`);
           ctx.go(`#/webhooks/${encodeURIComponent(created.id)}`);
         },
       }),

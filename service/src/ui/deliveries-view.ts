@@ -11,6 +11,7 @@ import { askToRecover } from './dialogs';
 import { busy, h, show, uniqueId } from './dom';
 import { localFieldTime, rfc3339OfLocal, statusCodeText } from './format';
 import { timeElement } from './webhook-card';
+import { shownName } from './managed-as-code';
 
 /** Attempts per page: enough that a delivery's attempts (six at most, before redeliveries) are usually together. */
 export const DELIVERIES_PER_PAGE = 100;
@@ -251,7 +252,9 @@ function recoverButton(ctx: UiContext, webhook: WebhookDetail, recovered: () => 
   button.addEventListener('click', () =>
     busy(button, async () => {
       try {
-        const answer = await askToRecover(webhook.name, (since, until) => ctx.api.recover(webhook.id, since, until));
+        const answer = await askToRecover(shownName(webhook.name), (since, until) =>
+          ctx.api.recover(webhook.id, since, until),
+        );
         if (answer === null) return;
         ctx.notify(
           answer.recovered === 1

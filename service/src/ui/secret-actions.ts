@@ -6,6 +6,7 @@ import type { UiContext } from './context';
 import { askToRotate, confirmAction, showSecretOnce } from './dialogs';
 import { busy, h } from './dom';
 import { timeElement } from './webhook-card';
+import { shownName } from './managed-as-code';
 
 /** What the new secret means for the receivers: the documented procedure that loses no verification. */
 function rotationExplanation(previousExpiresAt: string | null): Node[] {
@@ -57,16 +58,16 @@ export function rotateSecretButton(ctx: UiContext, webhook: WebhookDetail, chang
   button.addEventListener('click', () =>
     busy(button, async () => {
       try {
-        const rotated = await askToRotate(webhook.name, (overlapSeconds) =>
+        const rotated = await askToRotate(shownName(webhook.name), (overlapSeconds) =>
           ctx.api.rotateSecret(webhook.id, overlapSeconds),
         );
         if (rotated === null) return;
-        await showSecretOnce(webhook.name, rotated.hmac_secret, {
-          title: `New signing secret of ${webhook.name}`,
+        await showSecretOnce(shownName(webhook.name), rotated.hmac_secret, {
+          title: `New signing secret of ${shownName(webhook.name)}`,
           storeHint: 'Store it where your receivers can read it.',
           explanation: rotationExplanation(rotated.previous_secret_expires_at),
         });
-        ctx.notify(`The secret of ${webhook.name} is rotated.`);
+        ctx.notify(`The secret of ${shownName(webhook.name)} is rotated.`);
         changed();
       } catch (error) {
         ctx.fail(error);
@@ -81,7 +82,7 @@ export function endOverlapButton(ctx: UiContext, webhook: WebhookDetail, changed
   button.addEventListener('click', () =>
     busy(button, async () => {
       const sure = await confirmAction(
-        `End the secret overlap of ${webhook.name}?`,
+        `End the secret overlap of ${shownName(webhook.name)}?`,
         'The old secret stops signing now: from the next delivery on, the Authorization header and webhook-signature ' +
           'are signed with the new secret only. A receiver that does not have the new secret yet rejects them.',
         'End overlap now',
@@ -89,7 +90,7 @@ export function endOverlapButton(ctx: UiContext, webhook: WebhookDetail, changed
       if (!sure) return;
       try {
         await ctx.api.endSecretOverlap(webhook.id);
-        ctx.notify(`The old secret of ${webhook.name} no longer signs.`);
+        ctx.notify(`The old secret of ${shownName(webhook.name)} no longer signs.`);
         changed();
       } catch (error) {
         ctx.fail(error);

@@ -7,6 +7,7 @@ import type { UiContext } from './context';
 import { confirmAction } from './dialogs';
 import { busy, h } from './dom';
 import { endOverlapButton, rotateSecretButton } from './secret-actions';
+import { shownName } from './managed-as-code';
 
 /** A PUT of the webhook as read with `changes`, then a message and a redraw. */
 function onClickUpdate(
@@ -39,7 +40,7 @@ function activeSwitch(ctx: UiContext, webhook: WebhookDetail, changed: () => voi
       role: 'switch',
       class: 'switch',
       'aria-checked': String(webhook.active),
-      'aria-label': `Active: ${webhook.name}`,
+      'aria-label': `Active: ${shownName(webhook.name)}`,
     },
     webhook.active ? 'Active' : 'Inactive',
   );
@@ -48,7 +49,7 @@ function activeSwitch(ctx: UiContext, webhook: WebhookDetail, changed: () => voi
     button,
     webhook,
     { active: !webhook.active },
-    `${webhook.name} is now ${webhook.active ? 'inactive' : 'active'}.`,
+    `${shownName(webhook.name)} is now ${webhook.active ? 'inactive' : 'active'}.`,
     changed,
   );
 }
@@ -61,7 +62,7 @@ function reactivateButton(ctx: UiContext, webhook: WebhookDetail, changed: () =>
     button,
     webhook,
     { active: true },
-    `${webhook.name} is reactivated: new events will be sent to it again.`,
+    `${shownName(webhook.name)} is reactivated: new events will be sent to it again.`,
     changed,
   );
 }
@@ -93,14 +94,14 @@ function deleteButton(ctx: UiContext, webhook: WebhookDetail, deleted: () => voi
   button.addEventListener('click', () =>
     busy(button, async () => {
       const sure = await confirmAction(
-        `Delete ${webhook.name}?`,
+        `Delete ${shownName(webhook.name)}?`,
         `No more events will be sent to ${webhook.client_url}, and its delivery log is deleted with it. This cannot be undone.`,
         'Delete webhook',
       );
       if (!sure) return;
       try {
         await ctx.api.remove(webhook.id);
-        ctx.notify(`${webhook.name} is deleted.`);
+        ctx.notify(`${shownName(webhook.name)} is deleted.`);
         deleted();
       } catch (error) {
         ctx.fail(error);
@@ -121,7 +122,7 @@ export function webhookActions(ctx: UiContext, webhook: WebhookDetail, handlers:
   const result = h('p', { class: 'test-result', role: 'status' });
   const bar = h(
     'div',
-    { class: 'actions', role: 'group', 'aria-label': `Actions for ${webhook.name}` },
+    { class: 'actions', role: 'group', 'aria-label': `Actions for ${shownName(webhook.name)}` },
     webhook.archived ? reactivateButton(ctx, webhook, handlers.changed) : activeSwitch(ctx, webhook, handlers.changed),
     h('a', { class: 'button', href: `#/webhooks/${encodeURIComponent(webhook.id)}/edit` }, 'Edit'),
     testButton(ctx, webhook, result),

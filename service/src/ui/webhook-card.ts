@@ -6,6 +6,7 @@
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import { h } from './dom';
 import { circuitNotice, dateOf, isSuccessStatus, jobsText, latestStatusText, localTime, stateOf } from './format';
+import { managedBadge } from './managed-as-code';
 
 function statusBadge(webhook: WebhookDetail): HTMLElement {
   if (webhook.archived) return h('span', { class: 'badge archived' }, 'Archived');
@@ -37,10 +38,17 @@ function overlapBadge(webhook: WebhookDetail): HTMLElement | null {
 
 /**
  * The header's badges: the latest status (or Archived), then the circuit's state when it has one to show, then a
- * rotation's overlap while it lasts.
+ * rotation's overlap while it lasts, then the entry of jobhooks-as-code's files that manages it, if one does.
  */
 export function webhookBadges(webhook: WebhookDetail): HTMLElement {
-  return h('div', { class: 'badges' }, statusBadge(webhook), circuitBadge(webhook), overlapBadge(webhook));
+  return h(
+    'div',
+    { class: 'badges' },
+    statusBadge(webhook),
+    circuitBadge(webhook),
+    overlapBadge(webhook),
+    managedBadge(webhook.name),
+  );
 }
 
 export function timeElement(microseconds: string, withZone = false): HTMLTimeElement {

@@ -5,6 +5,7 @@ import { type DeliveryLogView, renderDeliveries } from './deliveries-view';
 import { h, show } from './dom';
 import { webhookActions } from './webhook-actions';
 import { webhookBadges, webhookFacts } from './webhook-card';
+import { shownName } from './managed-as-code';
 
 /** `deliveriesView` keeps the log's page and filters in view when a redelivery or a recovery draws the page again. */
 export async function renderWebhookDetails(
@@ -27,7 +28,7 @@ export async function renderWebhookDetails(
     h(
       'article',
       { class: `webhook detail ${webhook.archived ? 'is-archived' : ''}`, 'aria-labelledby': 'webhook-title' },
-      h('header', {}, h('h1', { id: 'webhook-title' }, webhook.name), webhookBadges(webhook)),
+      h('header', {}, h('h1', { id: 'webhook-title' }, shownName(webhook.name)), webhookBadges(webhook)),
       webhookFacts(webhook, true),
       ...webhookActions(ctx, webhook, {
         changed: () => void renderWebhookDetails(ctx, id),

@@ -6,6 +6,7 @@ import type { FieldErrors } from '@jobhooks/client/contract/envelope';
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import { ApiProblem, type WebhookDraft } from './api';
 import { h, uniqueId } from './dom';
+import { managedEditWarning, managedMarker, managedNameHint, nameToSave, shownName } from './managed-as-code';
 
 const FIELDS = ['name', 'client_url', 'event_types', 'job_ids', 'description', 'active'] as const;
 type Field = (typeof FIELDS)[number];
@@ -57,9 +58,13 @@ function eventTypesView(selected: readonly string[]): FieldView & { boxes: HTMLI
 
 export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
   const existing = options.existing;
+  // A webhook managed as code keeps its marker: the field shows the name without it, and saving puts it back.
+  const marker = existing ? managedMarker(existing.name) : null;
+  const title = existing ? shownName(existing.name) : '';
   const name = fieldView(
     'Name',
-    h('input', { type: 'text', name: 'name', value: existing?.name ?? '', autocomplete: 'off', required: true }),
+    h('input', { type: 'text', name: 'name', value: title, autocomplete: 'off', required: true }),
+    marker === null ? undefined : managedNameHint(marker),
   );
   const clientUrl = fieldView(
     'Endpoint URL',
@@ -110,9 +115,10 @@ export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
     {
       class: 'webhook-form',
       novalidate: true,
-      'aria-label': existing ? `Edit webhook ${existing.name}` : 'New webhook',
+      'aria-label': existing ? `Edit webhook ${title}` : 'New webhook',
     },
-    h('h2', {}, existing ? `Edit ${existing.name}` : 'New webhook'),
+    h('h2', {}, existing ? `Edit ${title}` : 'New webhook'),
+    marker !== null && managedEditWarning(marker),
     formError,
     ...FIELDS.map((field) => views[field].container),
     h(
@@ -144,7 +150,7 @@ export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const draft: WebhookDraft = {
-      name: (name.control as HTMLInputElement).value,
+      name: nameToSave((name.control as HTMLInputElement).value, marker),
       client_url: (clientUrl.control as HTMLInputElement).value.trim(),
       event_types: EVENT_TYPES.filter((_eventType, index) => eventTypes.boxes[index]?.checked === true),
       job_ids: parseJobIds((jobIds.control as HTMLInputElement).value),

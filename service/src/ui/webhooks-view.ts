@@ -5,9 +5,10 @@ import { h, show, uniqueId } from './dom';
 import { archivedBannerVisible, dismissBannerFor, dismissedArchivings } from './session';
 import { webhookActions } from './webhook-actions';
 import { webhookBadges, webhookFacts } from './webhook-card';
+import { shownName } from './managed-as-code';
 
 function archivedBanner(archived: WebhookDetail[], onDismiss: () => void): HTMLElement {
-  const names = archived.map((webhook) => webhook.name).join(', ');
+  const names = archived.map((webhook) => shownName(webhook.name)).join(', ');
   return h(
     'section',
     { class: 'banner warning', role: 'region', 'aria-label': 'Archived webhooks' },
@@ -39,7 +40,11 @@ function webhookCard(ctx: UiContext, webhook: WebhookDetail, reload: () => void)
     h(
       'header',
       {},
-      h('h3', { id: titleId }, h('a', { href: `#/webhooks/${encodeURIComponent(webhook.id)}` }, webhook.name)),
+      h(
+        'h3',
+        { id: titleId },
+        h('a', { href: `#/webhooks/${encodeURIComponent(webhook.id)}` }, shownName(webhook.name)),
+      ),
       webhookBadges(webhook),
     ),
     webhookFacts(webhook),

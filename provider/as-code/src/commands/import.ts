@@ -6,7 +6,7 @@ import { CliError } from '@jobhooks/client';
 import type { ConnectionFlags } from '../connection';
 import { chooseImported, type ImportedWebhook, importedFileText } from '../import';
 import type { CliIo } from '../io';
-import { markedName, markerKey } from '../marker';
+import { markedName, markerKey } from '@jobhooks/client/contract';
 import { listAllWebhooks } from '../remote';
 import { counted } from '../words';
 import { approved, type Connected, connect, talking } from './shared';

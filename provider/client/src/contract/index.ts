@@ -9,3 +9,4 @@ export * from './account';
 export * from './event';
 export * from './delivery';
 export * from './retry-after';
+export * from './managed-marker';
