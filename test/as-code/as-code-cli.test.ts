@@ -1,6 +1,7 @@
 // jobhooks-as-code against the real service (its own SQLite file, on 127.0.0.1): the binary run as CI runs it,
 // webhooks planned and applied from YAML files, drift put back, other webhooks left alone, secrets kept in a
 // file that only its owner can read and nowhere else.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ import { isGenuine } from '../support/signature';
 import { waitFor } from '../support/wait';
 import { runCli } from '../../provider/as-code/src/cli';
 import type { CliIo } from '../../provider/as-code/src/io';
-import { type AsCodeRun, runAsCode } from './run-as-code';
+import { AS_CODE_BIN, type AsCodeRun, runAsCode } from './run-as-code';
 
 let h: Harness;
 let hostUrl: string;
@@ -168,9 +169,13 @@ test('drift is put back, a removed entry is deleted, and webhooks of the UI or o
 
   // The pager's entry removed from the file: its webhook is deleted, and only it.
   write('webhooks.yml', TWO_WEBHOOKS.replace(/ {2}pager:[\s\S]*$/, ''));
-  const removal = await asCode(['apply', 'webhooks.yml', '--auto-approve'], env);
+  const removal = await asCode(['apply', 'webhooks.yml', '--auto-approve', '--secrets-out', 'secrets.json'], env);
   expectOk(removal);
   expect(changeLines(removal)).toEqual(['- delete analytics/pager']);
+  // The deleted webhook's secret verifies nothing any more: the file keeps only the declared webhooks' secrets.
+  expect(JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8'))).toEqual({
+    'analytics/receiver': secretsAfter['analytics/receiver'],
+  });
   expect(await api.get(pager.id)).toBeNull();
   for (const webhook of untouched)
     expect(await api.get(webhook.id)).toMatchObject({ name: webhook.name, updated_at: webhook.updated_at });
@@ -272,10 +277,12 @@ test('import writes files that validate; --link marks the unmanaged webhooks, af
   expect(after.stdout).toContain('No changes: 4 webhooks already match the files.');
 });
 
-test('429 from the server: waits as Retry-After says, or backs off without it, and goes on', async () => {
-  // A proxy in front of the service that refuses its first two requests with 429, one with Retry-After.
+/**
+ * A proxy in front of the service that refuses its first requests with 429, one per header set in `refusals`
+ * (a Retry-After, or none), then forwards; `seen` holds when each request came in.
+ */
+async function rateLimitingProxy(refusals: Array<Record<string, string>>) {
   const target = new URL(hostUrl);
-  const refusals = [{ 'retry-after': '1' }, {}];
   const seen: number[] = [];
   const proxy: Server = createServer((req, res) => {
     const refusal = refusals.shift();
@@ -298,23 +305,70 @@ test('429 from the server: waits as Retry-After says, or backs off without it, a
     req.pipe(forwarded);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    hostUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`,
+    seen,
+    close: async () => {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    },
+  };
+}
+
+test('429 from the server: waits as Retry-After says, or backs off without it, and goes on', async () => {
+  const proxy = await rateLimitingProxy([{ 'retry-after': '1' }, {}]);
   try {
-    const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`;
     write(
       'webhooks.yml',
       `webhooks:\n  one:\n    name: One\n    client_url: ${NOWHERE}\n    event_types: [job.run.started]\n`,
     );
     const run = await asCode(['plan', 'webhooks.yml', '--detailed-exitcode'], {
       ...connection(),
-      JOBHOOKS_HOST_URL: proxied,
+      JOBHOOKS_HOST_URL: proxy.hostUrl,
     });
     expectOk(run, 2);
     expect(changeLines(run)).toEqual(['+ create one']);
-    expect(seen).toHaveLength(3);
-    expect(seen[1]! - seen[0]!).toBeGreaterThanOrEqual(950); // Retry-After: 1
+    expect(proxy.seen).toHaveLength(3);
+    expect(proxy.seen[1]! - proxy.seen[0]!).toBeGreaterThanOrEqual(950); // Retry-After: 1
+    expect(run.stderr).toBe(
+      "Waiting 1 s before attempt 2 of 5 (List webhooks): the server is limiting this account's requests (HTTP 429, Retry-After: 1).\n" +
+        "Waiting 1 s before attempt 3 of 5 (List webhooks): the server is limiting this account's requests (HTTP 429).\n",
+    );
   } finally {
-    proxy.closeAllConnections();
-    await new Promise((resolve) => proxy.close(resolve));
+    await proxy.close();
+  }
+});
+
+test('a wait is told on stderr as it starts, and plan --json keeps stdout one JSON document', async () => {
+  const proxy = await rateLimitingProxy([{ 'retry-after': '3' }]);
+  try {
+    write(
+      'webhooks.yml',
+      `webhooks:\n  one:\n    name: One\n    client_url: ${NOWHERE}\n    event_types: [job.run.started]\n`,
+    );
+    const child = spawn(process.execPath, [AS_CODE_BIN, 'plan', 'webhooks.yml', '--json'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...connection(), JOBHOOKS_HOST_URL: proxy.hostUrl },
+    });
+    let stdout = '';
+    let stderr = '';
+    let toldAt: number | null = null;
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (toldAt === null && stderr.includes('Waiting 3 s')) toldAt = Date.now();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    // Told when the wait began, not after it: the 429 came in at seen[0], the next request 3 s later.
+    expect(toldAt! - proxy.seen[0]!).toBeLessThan(1_000);
+    expect(proxy.seen[1]! - proxy.seen[0]!).toBeGreaterThanOrEqual(2_950);
+    expect(stderr).toBe(
+      "Waiting 3 s before attempt 2 of 5 (List webhooks): the server is limiting this account's requests (HTTP 429, Retry-After: 3).\n",
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ changes: [{ action: 'create', key: 'one' }] });
+  } finally {
+    await proxy.close();
   }
 });
 
@@ -344,8 +398,19 @@ test('a wrong host URL, token or account, and an unreachable server, each get on
   for (const run of Object.values(failures)) {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    // One sentence, after one line for each wait (a server that cannot be reached is tried five times).
+    const lines = run.stderr.trim().split('\n');
+    expect(lines.filter((line) => !line.startsWith('Waiting '))).toHaveLength(1);
   }
+  expect(failures.unreachable.stderr.trim().split('\n').slice(0, -1)).toEqual(
+    [2, 3, 4, 5].map((attempt) =>
+      expect.stringMatching(
+        new RegExp(
+          `^Waiting [\\d.]+ s before attempt ${attempt} of 5 \\(List webhooks\\): http://127\\.0\\.0\\.1:\\d+/api could not be reached \\(connect ECONNREFUSED`,
+        ),
+      ),
+    ),
+  );
 });
 
 test("terraform-provider-dbtcloud's variables work, and an apply without a terminal or --auto-approve changes nothing", async () => {
@@ -499,7 +564,13 @@ test('a host that is not the API, and a rate limit that does not end, each get o
     const rateLimited = await asCode(['plan', 'webhooks.yml'], { ...connection(), JOBHOOKS_HOST_URL: limited.hostUrl });
     expect(rateLimited.code).toBe(1);
     expect(rateLimited.stderr).toBe(
-      'jobhooks-as-code: List webhooks was still rate limited after several waits (HTTP 429: Too many requests); run it again later.\n',
+      [2, 3, 4, 5]
+        .map(
+          (attempt) =>
+            `Waiting 0 s before attempt ${attempt} of 5 (List webhooks): the server is limiting this account's requests (HTTP 429, Retry-After: 0).\n`,
+        )
+        .join('') +
+        'jobhooks-as-code: List webhooks was still rate limited after several waits (HTTP 429: Too many requests); run it again later.\n',
     );
   } finally {
     await webPage.close();

@@ -30,6 +30,11 @@ test('the secrets file is merged, rewritten after each secret, and readable by i
     'ns/new': 'new-secret',
   });
   expect(statSync(path).mode & 0o777).toBe(0o600);
+  // A deleted webhook's secret leaves the file; forgetting a key the file does not hold changes nothing.
+  sink.forget('replaced');
+  sink.forget('never-kept');
+  expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ kept: 'old-secret', 'ns/new': 'new-secret' });
+  expect(statSync(path).mode & 0o777).toBe(0o600);
 });
 
 test('a secrets file that is not a JSON object of secrets, or cannot be written, stops the run before any change', () => {
@@ -144,6 +149,7 @@ test('a created webhook whose secret cannot be kept stops the run, naming the we
       throw new CliError('--secrets-out /x cannot be written (ENOSPC).');
     },
     changed: () => undefined,
+    webhookRemoved: () => undefined,
   }).catch((error: unknown) => error);
   expect(failure).toBeInstanceOf(ChangeFailed);
   const { message, made, cause } = failure as ChangeFailed;
@@ -151,4 +157,22 @@ test('a created webhook whose secret cannot be kept stops the run, naming the we
   expect((cause as Error).message).toBe(
     'one was created (wsu_1) but its secret could not be kept (--secrets-out /x cannot be written (ENOSPC)): delete that webhook and apply again, or its deliveries cannot be verified',
   );
+});
+
+test('a deleted entry drops its secret; a duplicate deleted beside the webhook kept under the same key does not', async () => {
+  const api = {
+    create: async () => ({}) as CreatedWebhook,
+    update: async () => ({}) as never,
+    delete: async () => true,
+  };
+  const removed: string[] = [];
+  await applyChanges(
+    api,
+    [
+      { action: 'delete', key: 'ns/gone', webhookId: 'wsu_1', name: 'Gone [[ns/gone]]', reason: 'removed' },
+      { action: 'delete', key: 'ns/twice', webhookId: 'wsu_2', name: 'Twice [[ns/twice]]', reason: 'duplicate' },
+    ],
+    { secretCreated: () => undefined, changed: () => undefined, webhookRemoved: (key) => removed.push(key) },
+  );
+  expect(removed).toEqual(['ns/gone']);
 });

@@ -6,6 +6,8 @@ import type { PlannedChange } from './plan';
 export interface ApplyProgress {
   /** Called with each created webhook's secret, the only time the API returns it. */
   secretCreated(key: string, secret: string): void;
+  /** Called when the webhook of a key the files no longer declare was deleted. */
+  webhookRemoved(key: string): void;
   /** Called after each change, with a line for the user (never a secret). */
   changed(line: string): void;
 }
@@ -67,6 +69,8 @@ async function applyChange(api: ApplyClient, change: PlannedChange, progress: Ap
     case 'delete':
       // False when it was deleted meanwhile: the result is the one asked for either way.
       await api.delete(change.webhookId);
+      // A duplicate's key stays declared: the webhook kept under it keeps its secret.
+      if (change.reason === 'removed') progress.webhookRemoved(change.key);
       return `deleted ${change.key} (${change.webhookId})`;
   }
 }

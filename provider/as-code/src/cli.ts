@@ -19,8 +19,10 @@ Commands:
       --detailed-exitcode     exit 0 when nothing would change, 2 when something would, 1 on error
   apply FILES...              make the plan's changes, after asking on a terminal
       --auto-approve          do not ask (CI)
-      --secrets-out FILE      merge the created webhooks' secrets into FILE (JSON, mode 0600)
-      --show-secrets          print the created webhooks' secrets at the end (with or without --secrets-out)
+      --secrets-out FILE      merge the created webhooks' secrets into FILE (JSON, mode 0600); the secrets of
+                              webhooks the apply deletes are dropped from it
+      --show-secrets          print each created webhook's secret as soon as it is created (with or without
+                              --secrets-out)
   import                      write the account's webhooks as a webhooks file
       --namespace NS          the namespace to write (and whose webhooks are managed)
       --output FILE           a new file to write (standard output otherwise)
@@ -30,6 +32,9 @@ Commands:
   schema                      print the JSON Schema of the files
 
 FILES are paths or glob patterns (quote them: 'webhooks/*.yml'); each must match a file.
+
+While a command waits to retry (a rate limit, a server error, a server it cannot reach), it says on stderr what
+it waits for and how long; standard output keeps only the command's own output.
 
 Connection (plan, apply, import):
 ${CONNECTION_HELP}

@@ -9,12 +9,14 @@ export interface SecretSink {
   /** Checks, before anything changes, that secrets can be kept; throws a CliError if not. */
   prepare(): void;
   record(key: string, secret: string): void;
+  /** The webhook of `key` was deleted: its secret verifies nothing any more, and is not kept. */
+  forget(key: string): void;
 }
 
 /**
  * `--secrets-out FILE`: a JSON object from `identifier` (or `namespace/identifier`) to secret, merged with what the
- * file holds, rewritten after each create by a rename of a file made with mode 0600 (never readable by others,
- * never half-written).
+ * file holds, rewritten after each create and each delete (which drops that webhook's secret) by a rename of a file
+ * made with mode 0600 (never readable by others, never half-written).
  */
 export function secretsFile(path: string): SecretSink {
   let secrets: Record<string, string> = {};
@@ -43,6 +45,11 @@ export function secretsFile(path: string): SecretSink {
       secrets[key] = secret;
       write();
     },
+    forget(key) {
+      if (!(key in secrets)) return;
+      delete secrets[key];
+      write();
+    },
   };
 }
 
@@ -59,6 +66,7 @@ export function shownSecrets(print: (text: string) => void): SecretSink {
       shown += 1;
       print(`  ${key}: ${secret}\n`);
     },
+    forget() {},
   };
 }
 

@@ -47,6 +47,23 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Injected so tests can see the waits without waiting. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Told as each wait before a retry begins, so a command that waits can say what for and how long (a CI log
+   * that shows nothing for minutes reads as a hung job).
+   */
+  onRetryWait?: (wait: RetryWait) => void;
+}
+
+/** A wait before the next attempt of a request: how long, why, and which attempt follows. */
+export interface RetryWait {
+  /** What the request does, e.g. "Create webhook". */
+  operation: string;
+  waitMs: number;
+  /** The attempt that follows the wait, and how many there are at most. */
+  nextAttempt: number;
+  maxAttempts: number;
+  /** The server answered `status` (with its Retry-After, when it sent one), or could not be reached. */
+  cause: { kind: 'status'; status: number; retryAfter: string | null } | { kind: 'unreachable'; error: string };
 }
 
 /** Statuses worth another try: the request may not have been processed, or the server asked to wait. */
@@ -178,6 +195,7 @@ export function createWebhooksClient(options: ClientOptions) {
     const { headers = {}, onlyIfRefused = false, signal } = how;
     for (let attempt = 1; ; attempt += 1) {
       let waitMs: number;
+      let cause: RetryWait['cause'];
       signal?.throwIfAborted();
       try {
         const response = await request(url, {
@@ -195,14 +213,20 @@ export function createWebhooksClient(options: ClientOptions) {
         const text = await response.body.text();
         const retry = onlyIfRefused ? response.statusCode === 429 : retryable.has(response.statusCode);
         if (!retry || attempt >= maxAttempts) return { status: response.statusCode, text };
-        waitMs = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, firstDelayMs);
+        const header = response.headers['retry-after'];
+        waitMs = retryAfterMs(header) ?? backoffMs(attempt, firstDelayMs);
+        const retryAfter = (Array.isArray(header) ? header[0] : header) ?? null;
+        cause = { kind: 'status', status: response.statusCode, retryAfter };
       } catch (error) {
         signal?.throwIfAborted();
         if (attempt >= maxAttempts || onlyIfRefused)
           throw new Error(`${operation} failed: could not reach ${base} (${(error as Error).message})`);
         waitMs = backoffMs(attempt, firstDelayMs);
+        cause = { kind: 'unreachable', error: (error as Error).message };
       }
-      await untilAborted(sleep(Math.min(waitMs, maxDelay)), signal);
+      waitMs = Math.min(waitMs, maxDelay);
+      options.onRetryWait?.({ operation, waitMs, nextAttempt: attempt + 1, maxAttempts, cause });
+      await untilAborted(sleep(waitMs), signal);
     }
   }
 

@@ -6,6 +6,7 @@ export {
   createWebhooksClient,
   type IngestInput,
   InvalidRequest,
+  type RetryWait,
   UnexpectedAnswer,
   type WebhookInput,
   type WebhooksClient,

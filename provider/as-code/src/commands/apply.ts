@@ -24,20 +24,21 @@ export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo
   io.stdout(planText(plan, { hostUrl: connected.connection.hostUrl, accountId: connected.connection.accountId }));
   if (plan.changes.length === 0) return 0;
 
-  const creates = countByAction(plan).create;
+  const { create: creates, delete: deletes } = countByAction(plan);
   const sinks = secretSinks(flags, io);
   if (creates > 0 && sinks.length === 0)
     throw new CliError(
       `Nothing was changed: apply would create ${counted(creates, 'webhook')}, whose secret${creates === 1 ? ' is' : 's are'} shown only once; pass --secrets-out FILE (or --show-secrets) to keep ${creates === 1 ? 'it' : 'them'}.`,
     );
   // Before asking: a secrets file that cannot be written is known before anyone says yes.
-  if (creates > 0) for (const sink of sinks) sink.prepare();
+  if (creates > 0 || deletes > 0) for (const sink of sinks) sink.prepare();
   const question = plan.changes.length === 1 ? 'Make this change?' : `Make these ${plan.changes.length} changes?`;
   if (!(await approved(flags.autoApprove, question, io))) throw new CliError('Apply cancelled; nothing was changed.');
 
   try {
     await applyChanges(connected.api, plan.changes, {
       secretCreated: (key, secret) => sinks.forEach((sink) => sink.record(key, secret)),
+      webhookRemoved: (key) => sinks.forEach((sink) => sink.forget(key)),
       changed: (line) => io.stdout(`${line}\n`),
     });
   } catch (error) {

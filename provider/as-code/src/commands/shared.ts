@@ -25,7 +25,7 @@ export interface Connected {
 
 export function connect(flags: ConnectionFlags, io: CliIo): Connected {
   const connection = connectionFrom(flags, io.env);
-  return { connection, api: clientOf(connection) };
+  return { connection, api: clientOf(connection, (line) => io.stderr(line)) };
 }
 
 /** Runs API calls, turning a refusal into the one sentence that says what to check. */
