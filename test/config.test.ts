@@ -1,7 +1,7 @@
 // Configuration from the environment: defaults, and a clear message naming the variable on a bad value.
 import { loadConfig } from '../service/src/config';
 
-test('defaults match the README', () => {
+test('defaults match docs/operating.md#settings', () => {
   const config = loadConfig({});
   expect(config).toMatchObject({
     host: '127.0.0.1',

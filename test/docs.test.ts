@@ -1,8 +1,8 @@
-// The repository's own documentation holds together: every docs/ link in the code and the docs leads to a file
-// and a heading that exist, every source file the docs name exists, and no comment cites a document the
-// repository does not have.
+// The repository's own documentation holds together: every docs/ link in the code and the docs, and every relative
+// link between the guides, leads to a file and a heading that exist, every source file the docs name exists, and no
+// comment cites a document the repository does not have.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 const ROOT = join(__dirname, '..');
 const SKIP = new Set(['node_modules', 'dist', '.git', 'test-output', 'cdktf.out', '.terraform']);
@@ -57,10 +57,40 @@ test('every docs/ link in code comments and in the docs leads to a file and a he
   expect(broken).toEqual([]);
 });
 
+/** The guides under docs/, whose links to each other are relative (`operating.md#settings`), as a Git host renders them. */
+const GUIDES = filesUnder(join(ROOT, 'docs'), /\.md$/);
+
+test('every relative link in the guides leads to a file, and to a heading of it when it names one', () => {
+  const broken: string[] = [];
+  for (const file of GUIDES) {
+    // Links outside code spans and blocks: [text](target) and ![alt](target).
+    const prose = readFileSync(file, 'utf8')
+      .replace(/^```[\s\S]*?^```/gm, '')
+      .replace(/`[^`\n]*`/g, '');
+    for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z][a-z+.-]*:/i.test(target!)) continue; // https:, mailto:
+      const [path, anchor] = target!.split('#') as [string, string | undefined];
+      const resolved = path === '' ? file : join(dirname(file), path);
+      let ok: boolean;
+      try {
+        statSync(resolved);
+        ok = anchor === undefined || !resolved.endsWith('.md') || anchorsOf(resolved).has(anchor);
+      } catch {
+        ok = false;
+      }
+      if (!ok) broken.push(`${relative(ROOT, file)}: ${target}`);
+    }
+  }
+  expect(GUIDES.length).toBeGreaterThan(0);
+  expect(broken).toEqual([]);
+});
+
 test('every source file the docs name exists', () => {
   const missing: string[] = [];
   for (const file of DOCS) {
-    for (const [path] of readFileSync(file, 'utf8').matchAll(/\b(?:service|provider)\/[\w/.-]+\.(?:ts|js)\b/g)) {
+    for (const [path] of readFileSync(file, 'utf8').matchAll(
+      /(?<![\w/.-])(?:service|provider)\/[\w/.-]+\.(?:ts|js)\b/g,
+    )) {
       try {
         statSync(join(ROOT, path));
       } catch {

@@ -203,7 +203,7 @@ async function revocableToken(): Promise<{ token: string; revoke(): Promise<void
   };
 }
 
-/** The bound the README states for a revoke to reach every instance. */
+/** The bound docs/operating.md#postgresql-and-several-instances states for a revoke to reach every instance. */
 const REVOKE_BOUND_MS = 1_000;
 
 async function expectRefusedEverywhereWithinBound(instances: ServiceProcess[], token: string): Promise<void> {

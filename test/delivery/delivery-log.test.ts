@@ -62,8 +62,8 @@ test('every attempt is logged, newest first, with what the endpoint answered', a
     response_headers: expect.objectContaining({ connection: 'keep-alive' }),
     test: false,
   });
-  // Each instance learns an endpoint's health from its own answers (README, "Running several instances"): with
-  // two, the other one may still send before this one's circuit lets its probe go.
+  // With two instances (docs/operating.md#postgresql-and-several-instances), the other one may still send before
+  // the circuit opened by this one's answers reaches it: the probe's delay is checked with one instance.
   if (servicesPerHarness() === 1) {
     const times = body.data.map((entry: { requested_at: string }) => Number(entry.requested_at));
     expect(times[0] - times[1]).toBeGreaterThanOrEqual(10_000_000);

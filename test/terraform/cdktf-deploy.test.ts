@@ -21,7 +21,7 @@ let workspace: TerraformWorkspace;
 beforeAll(async () => {
   harness = await startHarness();
   hostUrl = await harness.listen();
-  // The example takes its connection from the environment, as its README says.
+  // The example takes its connection from the environment, as docs/iac-cdktf.md says.
   workspace = await createTerraformWorkspace({
     DBT_CLOUD_ACCOUNT_ID: '1',
     DBT_CLOUD_TOKEN: ADMIN_TOKEN,

@@ -43,7 +43,7 @@ Commands:
                               not in the copy. Then start every instance with JOBHOOKS_DATABASE_URL and
                               the same secret key.
   backup --to FILE            Copy the database, consistent while the service runs, to a new FILE (SQLite's
-                              online backup). Keep the secret key with it: see the README on restoring.
+                              online backup). Keep the secret key with it: see docs/operating.md, "Backups and restore".
   secret-key rotate           Re-encrypt every webhook secret under a new random key, in one transaction.
                               Refused while the service runs (on PostgreSQL, while any instance is
                               connected). With the key file, the new key replaces secret.key (the old one
@@ -186,7 +186,7 @@ async function backupCommand(args: string[]): Promise<void> {
   refuseWithPostgres(
     config,
     'backup',
-    'back up PostgreSQL with pg_dump, and keep JOBHOOKS_SECRET_KEY apart from the dumps (see the README, "Running several instances").',
+    'back up PostgreSQL with pg_dump, and keep JOBHOOKS_SECRET_KEY apart from the dumps (see docs/operating.md#backups-and-restore).',
   );
   const { target, pages } = await backupDatabase(existingDatabase(config), values.to);
   const key = config.secretKey ? 'JOBHOOKS_SECRET_KEY' : secretKeyFileOf(config.databasePath);

@@ -44,7 +44,8 @@ const REPLY_MARGIN_MS = 2_000;
 /**
  * The thread holds little at once (the requests in flight), and V8's default young generation (tens of MB per
  * isolate) is mostly garbage waiting to be swept. Capped, the service's peak RSS with a million-delivery backlog
- * is lower at the same delivery rate (README, "Performance", gives the figures).
+ * is lower at the same delivery rate (docs/performance.md#measurements-behind-choices-in-the-code gives the
+ * figures).
  */
 const THREAD_YOUNG_GENERATION_MB = 4;
 

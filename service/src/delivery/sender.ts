@@ -59,7 +59,7 @@ interface Answer {
 /**
  * POSTs through undici's low-level `dispatch` with a handler rather than `request()`, which wraps every
  * response body in a stream and every stage in a promise: it costs the sender thread about a third less CPU per
- * delivery (README, "Performance", gives the measurements).
+ * delivery (docs/performance.md#measurements-behind-choices-in-the-code gives the measurements).
  *
  * One timer bounds the whole attempt (waiting for a connection, connecting, sending, headers, body). The
  * first 4 KiB of the body are kept; once they are in, the attempt is answered and the rest is not awaited.

@@ -182,7 +182,8 @@ export async function listenForNotifications(url: string, onError: (error: unkno
 /**
  * How long a kept row may answer without a new read, whatever was heard: the bound on staleness if a
  * notification never arrives while the LISTEN connection still looks alive (a peer gone without a word, until
- * TCP keepalive finds out). The README states it as the bound for a revoke to reach every instance.
+ * TCP keepalive finds out). docs/operating.md#postgresql-and-several-instances states it as the bound for a revoke
+ * to reach every instance.
  */
 export const CACHE_TTL_MS = 1_000;
 

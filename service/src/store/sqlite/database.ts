@@ -27,7 +27,8 @@ function restrictToOwner(path: string): void {
  * When a commit reaches the disk. In WAL mode, `full` syncs the WAL at every commit: an acknowledged write
  * survives a power loss. `normal` syncs only at checkpoints: it survives a crash of the process, but a power
  * loss (or a crash of the OS) may take back the last commits. Group commit makes `full` pay one sync per
- * batch of writes, not per request; the README gives what `npm run bench` measured for each.
+ * batch of writes, not per request; docs/performance.md#durability-full-and-normal gives what `npm run bench`
+ * measured for each.
  */
 export type Durability = 'full' | 'normal';
 

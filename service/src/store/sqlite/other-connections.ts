@@ -6,7 +6,8 @@ import type { SqliteDatabase } from './database';
 /**
  * How long one read of data_version answers for. The read takes and releases a WAL read lock (two `fcntl`
  * system calls), and every API request made two of them (its token, then its webhook), a large part of a GET's
- * cost (README, "Performance"). Shared for 1 ms, a request makes at most one, and a busy service one per millisecond.
+ * cost (docs/performance.md#measurements-behind-choices-in-the-code). Shared for 1 ms, a request makes at most one,
+ * and a busy service one per millisecond.
  * The price: another process's commit is seen by requests arriving from 1 ms after it, not at once; a
  * `jobhooks token revoke` takes longer than that just to exit.
  */
