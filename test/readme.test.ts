@@ -50,7 +50,7 @@ describe('the first signed delivery, as the README writes it', () => {
       client_url: string;
     };
     const event = shown(/-d '(\{"event_type":[^']*\})'/s, 'job-run event').replace(/\n\s*/g, '');
-    const receiverLine = shown(/^(JOBHOOKS_HMAC_SECRET=\$SECRET PORT=9000 npx tsx \S+)$/m, 'receiver command');
+    const receiverLine = shown(/^(JOBHOOKS_HMAC_SECRET=\$SECRET PORT=9000 npx tsx \S+) &$/m, 'receiver command');
     const printed = shown(/The receiver prints `([^`]+)`/, 'receiver output');
     expect(create.client_url).toBe('http://127.0.0.1:9000/hook');
 
