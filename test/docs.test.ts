@@ -114,3 +114,13 @@ test('no comment cites a specification or design document by section, or a folde
   }
   expect(citations).toEqual([]);
 });
+
+test('the guides are written for their readers, in the third person: no "I", "we" or "our"', () => {
+  const firstPerson = /\b(I|I'm|I've|we|We|our|Our)\b(?!\/O)/;
+  const offending = [...DOCS, ...filesUnder(join(ROOT, 'provider'), /^README\.md$/)].flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (firstPerson.test(line) ? [`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`] : [])),
+  );
+  expect(offending).toEqual([]);
+});
