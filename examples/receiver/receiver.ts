@@ -12,7 +12,13 @@
 // headers with a Standard Webhooks library, and refuses a request signed more than 5 minutes ago, so a captured
 // request cannot be replayed; `dbt` checks `Authorization` as a dbt Cloud receiver does (the body only).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { Webhook } from 'standardwebhooks';
 
 /** Deliveries are small; refuse anything larger instead of buffering it. */
@@ -110,7 +116,7 @@ export function createReceiver(options: {
   const scheme = options.scheme ?? 'standard';
   const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
   const seen = new Set<string>();
-  return createServer(async (request, response) => {
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method !== 'POST') return void response.writeHead(405, { allow: 'POST' }).end();
     // Verify the bytes as they arrived: parsing and re-serializing the JSON first would change them.
     const body = await readRawBody(request);
@@ -132,6 +138,14 @@ export function createReceiver(options: {
       options.onEvent(event);
     }
     response.writeHead(204).end();
+  }
+
+  return createServer((request, response) => {
+    // A request that breaks off (or a handler that throws) gets a 500, or a closed connection if one was begun.
+    handle(request, response).catch(() => {
+      if (response.headersSent) response.destroy();
+      else response.writeHead(500).end();
+    });
   });
 }
 

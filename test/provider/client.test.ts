@@ -82,7 +82,7 @@ async function startProxy(
   proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
+    const respond = async () => {
       seen.push(req);
       const fail = match(req) && failed < failures;
       if (fail) failed += 1;
@@ -96,7 +96,9 @@ async function startProxy(
         if (!fail) return void res.writeHead(upstream.statusCode, { 'content-type': 'application/json' }).end(text);
       }
       res.writeHead(failure.status, failure.headers ?? {}).end('<html>bad gateway</html>');
-    });
+    };
+    // A failure to reach the service ends this answer, so the client sees it rather than wait.
+    req.on('end', () => void respond().catch((error: Error) => res.destroy(error)));
   });
   await new Promise<void>((resolve) => proxy!.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`, seen };

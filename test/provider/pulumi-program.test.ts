@@ -39,7 +39,7 @@ test('the example program creates its three webhooks through its own serialized 
     'jobhooks:token': ADMIN_TOKEN,
   };
   const created: string[] = [];
-  pulumi.runtime.setMocks(
+  await pulumi.runtime.setMocks(
     {
       newResource: async ({ inputs }) => {
         const { __provider: serialized, ...declared } = inputs as Record<string, unknown>;
@@ -70,7 +70,6 @@ test('the example program creates its three webhooks through its own serialized 
     return register(req, callback);
   };
   // Loaded only now, after setMocks, as the Pulumi language host would run it.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const program = require('../../examples/pulumi/index') as typeof import('../../examples/pulumi/index.js');
   const ids = await outputValue(pulumi.output(program.webhookIds));
   expect(Object.values(ids).sort()).toEqual([...created].sort());

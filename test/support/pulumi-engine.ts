@@ -110,15 +110,17 @@ function call<Res>(client: GrpcT.Client, method: string, req: unknown): Promise<
   );
 }
 // Adapts an async handler to grpc-js's callback style; failures are also remembered so the run rejects with them.
+/** A gRPC handler from an async function: its answer, or its error, goes to the callback gRPC gave. */
 function unary<Req, Res>(fn: (req: Req) => Promise<Res>, onError: (e: Error) => void) {
-  return (c: GrpcT.ServerUnaryCall<Req, Res>, cb: GrpcT.sendUnaryData<Res>) =>
-    fn(c.request).then(
+  return (c: GrpcT.ServerUnaryCall<Req, Res>, cb: GrpcT.sendUnaryData<Res>): void => {
+    void fn(c.request).then(
       (r) => cb(null, r),
       (e: Error) => {
         onError(e);
         cb({ code: 2, details: e.message, message: e.message }, null);
       },
     );
+  };
 }
 
 export async function runPulumiProgram(o: PulumiRunOptions): Promise<PulumiRunResult> {

@@ -1,10 +1,15 @@
 // JSON body parsing that tolerates an empty body: real clients send Content-Type: application/json on GET and DELETE.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError } from '../core/errors';
 
 export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number): void {
-  // Fastify's own parser, which already refuses __proto__ and constructor poisoning.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // Fastify's own parser, which already refuses __proto__ and constructor poisoning. Its type is the union of a
+  // parser's two forms; the default one is the callback form.
+  const parseJson = app.getDefaultJsonParser('error', 'error') as (
+    request: FastifyRequest,
+    body: string,
+    done: (error: Error | null, parsed?: unknown) => void,
+  ) => void;
   app.removeContentTypeParser('application/json');
   // The API speaks JSON only: any other body type is a 415, not a string handed to validation.
   app.removeContentTypeParser('text/plain');

@@ -43,7 +43,8 @@ export function uniqueId(prefix: string): string {
 /** Runs an action with its button disabled, so a double click cannot send it twice. */
 export function busy(button: HTMLButtonElement, action: () => Promise<void>): void {
   button.disabled = true;
-  action().finally(() => {
+  // Every action reports its own failure to the user (ctx.fail); one that still rejects is a bug, for the console.
+  void action().finally(() => {
     button.disabled = false;
   });
 }
