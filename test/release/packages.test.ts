@@ -105,8 +105,9 @@ test('`npm publish --dry-run` passes for every package, with nothing for npm to 
     const declared = new Set(
       Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies }),
     );
+    // (The web UI's scripts, dist/ui, run in the browser, which loads nothing by require.)
     const unmet = files
-      .filter((file) => file.endsWith('.js'))
+      .filter((file) => file.endsWith('.js') && !file.startsWith('dist/ui/'))
       .flatMap((file) =>
         requiredModules(read(join(dir, file)))
           .filter((name) => !shippedOrDeclared(name, file, files, declared))
