@@ -1,0 +1,58 @@
+// Which suites run on which database (test/support/test-selection.js): every suite that starts a service or
+// opens a store runs on PostgreSQL, with one instance and with two, unless it opts out with its reason, and no
+// opt-out outlives the suite it excuses.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface Selection {
+  SUITES: string[];
+  onPostgres: string[];
+  onTwoInstances: string[];
+  ONLY_POSTGRES: Record<string, string>;
+  NOT_ON_POSTGRES: Record<string, string>;
+  NOT_ON_TWO_INSTANCES: Record<string, string>;
+}
+const selection = require('../support/test-selection') as Selection;
+const ROOT = join(__dirname, '..', '..');
+
+/** Starts a service or opens a store: found by the calls, not by the imports the selection goes by. */
+const startsAService = (suite: string) =>
+  /\b(startHarness|startUiHarness|openTestStore|useStore|startServiceProcess)\(/.test(
+    readFileSync(join(ROOT, suite), 'utf8'),
+  );
+
+const excused = (list: Record<string, string>, suite: string) =>
+  Object.keys(list).some((path) => suite === path || (path.endsWith('/') && suite.startsWith(path)));
+
+test('every suite that starts a service or opens a store runs on PostgreSQL, unless it says why not', () => {
+  const missing = selection.SUITES.filter(
+    (suite) =>
+      startsAService(suite) &&
+      !selection.onPostgres.includes(suite) &&
+      !excused(selection.NOT_ON_POSTGRES, suite) &&
+      !suite.startsWith('test/packages/'),
+  );
+  expect(missing).toEqual([]);
+});
+
+test('every suite on PostgreSQL runs on two instances too, unless it says why not', () => {
+  const missing = selection.onPostgres.filter(
+    (suite) =>
+      !selection.onTwoInstances.includes(suite) &&
+      !excused(selection.NOT_ON_TWO_INSTANCES, suite) &&
+      !excused(selection.ONLY_POSTGRES, suite),
+  );
+  expect(missing).toEqual([]);
+  // The whole pipeline is among them.
+  for (const suite of ['test/delivery/pipeline.test.ts', 'test/events/ingestion.test.ts', 'test/http/webhooks.test.ts'])
+    expect(selection.onTwoInstances).toContain(suite);
+});
+
+test('every opt-out names a suite or folder that exists, with its reason', () => {
+  for (const list of [selection.ONLY_POSTGRES, selection.NOT_ON_POSTGRES, selection.NOT_ON_TWO_INSTANCES]) {
+    for (const [path, reason] of Object.entries(list)) {
+      expect(existsSync(join(ROOT, path)) ? path : `${path} (missing)`).toBe(path);
+      expect(reason.length).toBeGreaterThan(20);
+    }
+  }
+});
