@@ -52,6 +52,30 @@ test('a batch of one refused item goes straight to `instead`; a second refusal i
   expect(written).toEqual([{ ok: false, error: expect.objectContaining({ message: 'refused' }) }]);
 });
 
+test.each([
+  ['an unreachable server', 'ECONNREFUSED'],
+  ['a statement timeout', '57014'],
+  ['a deadlock', '40P01'],
+  ['SQLite out of memory', 'SQLITE_NOMEM'],
+])('%s is the database’s state, not a row’s: the batch fails at once, nothing tried again', async (_what, code) => {
+  const db = fakeDatabase(() => Object.assign(new Error(code), { code }));
+  const written = await writeTogetherOrApart(['a', 'b', 'c'], db.write, (item) => item);
+  expect(written.every((w) => !w.ok)).toBe(true);
+  expect(db.tried).toEqual([['a', 'b', 'c']]);
+});
+
+test.each([
+  ['a PostgreSQL data exception (NUL in text)', '22021'],
+  ['a PostgreSQL constraint', '23505'],
+  ['a PostgreSQL trigger refusal', 'P0001'],
+  ['a SQLite trigger refusal', 'SQLITE_CONSTRAINT_TRIGGER'],
+  ['a SQLite value too big', 'SQLITE_TOOBIG'],
+])('%s is a row’s fault: the batch is written apart', async (_what, code) => {
+  const db = fakeDatabase((items) => (items.includes('bad') ? Object.assign(new Error(code), { code }) : null));
+  const written = await writeTogetherOrApart(['a', 'bad', 'c'], db.write);
+  expect(written.map((w) => w.ok)).toEqual([true, false, true]);
+});
+
 test('a database in trouble fails the whole batch at once, nothing tried again', async () => {
   const db = fakeDatabase(() => outage());
   const written = await writeTogetherOrApart(['a', 'b', 'c'], db.write, (item) => item);

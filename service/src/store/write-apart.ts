@@ -2,7 +2,7 @@
 // when the database refuses that transaction, again one at a time, so an item the database cannot take (a value
 // it refuses, one row a bug got wrong) fails alone instead of taking the rest of the batch with it. Items from
 // many callers share a batch (group commit), so without this one caller's bad row would fail every other one's.
-import { storageFailureReason } from './storage-failure';
+import { isRowProblem } from './storage-failure';
 
 /** How one item of a batch fared. */
 export type Written<R> = { ok: true; value: R } | { ok: false; error: unknown };
@@ -16,10 +16,11 @@ export type Instead<T> = (item: T, error: unknown) => T | null;
 const failed = <R>(error: unknown): Written<R> => ({ ok: false, error });
 
 /**
- * Writes `items` with `write` (one transaction that returns one value per item, in order), then, if that fails,
- * each item on its own, in order (a later item may build on an earlier one's row). An item refused alone is
- * written once more as `instead` gives it. A database in trouble (storage-failure.ts) is no item's fault: once
- * one is seen, the items not yet written fail with it, instead of each trying again.
+ * Writes `items` with `write` (one transaction that returns one value per item, in order), then, if the database
+ * refused what a row holds (storage-failure.ts, isRowProblem), each item on its own, in order (a later item may
+ * build on an earlier one's row). An item refused alone is written once more as `instead` gives it. Any other
+ * failure (the database in trouble, a timeout, a deadlock) is no item's fault: the items not yet written fail with
+ * it, instead of each trying again.
  */
 export async function writeTogetherOrApart<T, R>(
   items: readonly T[],
@@ -35,7 +36,7 @@ export async function writeTogetherOrApart<T, R>(
   };
   const alone = async (item: T, togetherError: unknown): Promise<Written<R>> => {
     const first = items.length === 1 ? failed<R>(togetherError) : await attempt(item);
-    if (first.ok || storageFailureReason(first.error) !== null) return first;
+    if (first.ok || !isRowProblem(first.error)) return first;
     const other = instead(item, first.error);
     return other === null ? first : attempt(other);
   };
@@ -43,12 +44,13 @@ export async function writeTogetherOrApart<T, R>(
   try {
     return (await write(items)).map((value) => ({ ok: true, value }));
   } catch (error) {
-    if (storageFailureReason(error) !== null) return items.map(() => failed(error));
+    if (!isRowProblem(error)) return items.map(() => failed(error));
     const written: Array<Written<R>> = [];
+    // Once a failure that is not a row's (isRowProblem) shows up, the rest fail with it, untried.
     let outage: unknown = null;
     for (const item of items) {
       const result = outage === null ? await alone(item, error) : failed<R>(outage);
-      if (!result.ok && storageFailureReason(result.error) !== null) outage = result.error;
+      if (!result.ok && !isRowProblem(result.error)) outage = result.error;
       written.push(result);
     }
     return written;

@@ -4,7 +4,7 @@ import { chooseClaims, type ClaimRoom } from '../../../service/src/delivery/clai
 import type { AttemptFacts } from '../../../service/src/domain/attempt';
 import type { ClaimedDelivery, DueCandidate } from '../../../service/src/domain/delivery';
 import type { DispatchState } from '../../../service/src/domain/webhook';
-import { REFUSAL, refuseLogRowsContaining } from '../../support/refused-rows';
+import { REFUSAL, refuseLogRowsContaining, refuseRows } from '../../support/refused-rows';
 import {
   accountWithWebhooks,
   attemptOf,
@@ -403,6 +403,29 @@ describe('recordAttempts', () => {
     expect(logged[0]!.responseExcerpt).toBe(backend === 'sqlite' ? 'before\u0000after' : '');
     expect(logged[1]).toMatchObject({ deliveryId: claimed[1]!.id, responseExcerpt: 'answer 200' });
     for (const c of claimed) expect(await stateOf(c.webhookId, c.id)).toBe('succeeded');
+  });
+
+  test('two callers at once: a result refused even without its answer fails only its own caller', async () => {
+    await recordEvent(store(), event(1, 'wev_2', { createdAt: T0 }));
+    const claimed = await claimAll(store(), T0);
+    const [refused, ...others] = claimed;
+    // Refused by its delivery, whatever it holds: its answer left out does not save it.
+    await refuseRows(store.where(), { table: 'delivery_attempts', when: `NEW.delivery_id = '${refused!.id}'` });
+    const succeeded = (c: (typeof claimed)[number], i: number) =>
+      attemptOf(c, { requestedAt: T0 + 1 + i, delivery: { state: 'succeeded' } });
+    const [first, second] = await Promise.allSettled([
+      store().deliveries.recordAttempts([succeeded(refused!, 0), succeeded(others[0]!, 1)], countFailures),
+      store().deliveries.recordAttempts(
+        others.slice(1).map((c, i) => succeeded(c, i + 2)),
+        countFailures,
+      ),
+    ]);
+    expect(first.status).toBe('rejected');
+    expect(String((first as PromiseRejectedResult).reason)).toContain(REFUSAL);
+    expect(second.status).toBe('fulfilled');
+    // Every other result is recorded, the first caller's neighbour included; the refused one waits for its lease.
+    for (const c of others) expect(await stateOf(c.webhookId, c.id)).toBe('succeeded');
+    expect(await stateOf(refused!.webhookId, refused!.id)).toBe('pending');
   });
 
   test('an empty batch resolves with nothing', async () => {

@@ -17,6 +17,8 @@ import {
   webhook,
 } from './fixtures';
 
+import { REFUSAL, refuseRows } from '../../support/refused-rows';
+
 const store = useStore();
 
 beforeEach(async () => {
@@ -94,6 +96,18 @@ test('a fan-out that throws rejects its own event only; the others of the same m
   expect(await store().events.record(event(1, 'wev_4', { runId: 'r2' }), fanOutToAll('wev_4'))).toMatchObject({
     kind: 'recorded',
   });
+});
+
+test('an event row the database refuses fails its own event only; the others of the same moment are recorded', async () => {
+  await refuseRows(store.where(), { table: 'events', when: "NEW.run_id = 'refused'" });
+  const settled = await Promise.allSettled([
+    store().events.record(event(1, 'wev_1', { runId: 'r1' }), fanOutToAll('wev_1')),
+    store().events.record(event(1, 'wev_2', { runId: 'refused' }), fanOutToAll('wev_2')),
+    store().events.record(event(1, 'wev_3', { runId: 'r3' }), fanOutToAll('wev_3')),
+  ]);
+  expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect(String((settled[1] as PromiseRejectedResult).reason)).toContain(REFUSAL);
+  expect(await store().deliveries.countDue(T0)).toBe(6);
 });
 
 test("a pending delivery is due at its event's time, not before, and carries the head and the event's tail", async () => {

@@ -5,6 +5,7 @@ import { afterAnswer, type Answer, DEFAULT_HEALTH_RULES } from '../../../service
 import { type EndpointHealth, UNKNOWN_ENDPOINT } from '../../../service/src/domain/endpoint-health';
 import type { EndpointHealthStore, Store } from '../../../service/src/store/store';
 import { useSuiteCluster } from '../../support/postgres';
+import { REFUSAL, refuseRows } from '../../support/refused-rows';
 import { openTestStore, type TestStore } from '../../support/stores';
 import {
   accountWithWebhooks,
@@ -52,6 +53,26 @@ test('changes from two instances at once are applied one after the other: none i
   expect(endpointHealth).toMatchObject({ heard: true, sickInARow: 5, circuit: { state: 'open', since: T0 } });
   // The sixth arrived with the circuit open: it says nothing new.
   expect(await health.change('wh_gone', answer(sick(T0)))).toBeNull();
+});
+
+test("a change the database refuses fails its own caller only; another webhook's change of the same moment is written", async () => {
+  await refuseRows(
+    { dbPath: '', databaseUrl: opened.location },
+    {
+      table: 'webhooks',
+      on: 'UPDATE',
+      when: "NEW.id = 'wh_b' AND NEW.endpoint_sick_in_a_row <> OLD.endpoint_sick_in_a_row",
+    },
+  );
+  const [a, b] = await Promise.allSettled([
+    health.change('wh_a', answer(sick(T0))),
+    health.change('wh_b', answer(sick(T0))),
+  ]);
+  expect(a).toMatchObject({ status: 'fulfilled', value: { sickInARow: 1 } });
+  expect(b.status).toBe('rejected');
+  expect(String((b as PromiseRejectedResult).reason)).toContain(REFUSAL);
+  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth).toMatchObject({ sickInARow: 1 });
+  expect((await store.webhooks.get(1, 'wh_b'))!.endpointHealth).toMatchObject({ sickInARow: 0 });
 });
 
 test('an open circuit is read back as written and counted; a new client_url or a reactivation resets it', async () => {

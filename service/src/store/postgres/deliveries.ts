@@ -210,7 +210,9 @@ async function recordInTransaction(
   const plan = planResults(results, new Map(rows.map((row) => [row.id, dispatchStateFromRow(row)])), next);
   const ids = await writePlan(client, plan);
   // The endpoint health of answers that changed nothing their instance knew: the row may say otherwise (another
-  // instance's answers), and it is held here anyway. Written only where it changes.
+  // instance's answers), and it is held here anyway. Written only where it changes. Last, after every statement
+  // that could refuse a row: a deferred change marks itself applied when it runs (endpoint-health.ts), so a
+  // batch refused after it ran and written again apart would lose it.
   const healthChanges = plan.logged.flatMap(({ index }) => {
     const result = results[index]!;
     return result.endpointHealthChange ? [[result.log.webhookId, result.endpointHealthChange] as const] : [];
