@@ -133,9 +133,10 @@ export function createReceiver(options: {
     // A retry of a message already handled: acknowledge it so the sender stops, but do not act twice.
     const messageId = messageIdOf(scheme, request.headers, event);
     if (!seen.has(messageId)) {
+      // Remembered once handled: a handler that throws answers 500, and the retry is handled then.
+      options.onEvent(event);
       seen.add(messageId);
       if (seen.size > REMEMBERED_MESSAGES) seen.delete(seen.values().next().value!);
-      options.onEvent(event);
     }
     response.writeHead(204).end();
   }

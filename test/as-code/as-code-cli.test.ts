@@ -330,9 +330,12 @@ test('429 from the server: waits as Retry-After says, or backs off without it, a
     expect(changeLines(run)).toEqual(['+ create one']);
     expect(proxy.seen).toHaveLength(3);
     expect(proxy.seen[1]! - proxy.seen[0]!).toBeGreaterThanOrEqual(950); // Retry-After: 1
-    expect(run.stderr).toBe(
-      "Waiting 1 s before attempt 2 of 5 (List webhooks): the server is limiting this account's requests (HTTP 429, Retry-After: 1).\n" +
-        "Waiting 1 s before attempt 3 of 5 (List webhooks): the server is limiting this account's requests (HTTP 429).\n",
+    // The first wait is the Retry-After; the second a backoff of 1 s plus up to a quarter of jitter.
+    expect(run.stderr).toMatch(
+      new RegExp(
+        "^Waiting 1 s before attempt 2 of 5 \\(List webhooks\\): the server is limiting this account's requests \\(HTTP 429, Retry-After: 1\\)\\.\n" +
+          "Waiting 1(\\.[0-9])? s before attempt 3 of 5 \\(List webhooks\\): the server is limiting this account's requests \\(HTTP 429\\)\\.\n$",
+      ),
     );
   } finally {
     await proxy.close();

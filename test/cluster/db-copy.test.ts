@@ -174,6 +174,30 @@ test('a second copy into the same database is refused and changes nothing', asyn
   expect(await countRows('accounts')).toBe(accounts);
 }, 30_000);
 
+test('a log row SQLite kept with a NUL (logged before answers were made storable) is copied with U+FFFD', async () => {
+  await makeSqliteInstallation();
+  const db = new Database(join(dir, 'jobhooks.db'));
+  db.prepare(
+    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
+                           created_at, updated_at) VALUES ('wsu_old', 1, 'old', '', 'http://127.0.0.1:9/', '[]', '[]', 1, 's', 1, 1)`,
+  ).run();
+  db.prepare(
+    `INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, requested_at, duration_ms,
+                                    status_code, error, success, response_excerpt)
+     VALUES (NULL, 'wsu_old', 'wev_old', 'job.run.completed', 1, 1, 5, '200', NULL, 1, ?)`,
+  ).run('before\u0000after');
+  db.close();
+  await jobhooks(sqliteEnv(), 'db', 'copy', '--to', url);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ response_excerpt: string }>('SELECT response_excerpt FROM delivery_attempts');
+    expect(rows).toEqual([{ response_excerpt: 'before\uFFFDafter' }]);
+  } finally {
+    await client.end();
+  }
+}, 30_000);
+
 test('the copy takes every table of an installation: a table added to the SQLite schema must be added to it', async () => {
   await makeSqliteInstallation();
   const db = new Database(join(dir, 'jobhooks.db'), { readonly: true });

@@ -146,6 +146,15 @@ describe('keptHeaders', () => {
   });
 });
 
+test('a header named __proto__ is kept like any other', () => {
+  // As undici gives it: an own key (JSON.parse makes one; an object literal would set the prototype instead).
+  const kept = keptHeaders(JSON.parse('{"__proto__":"x","set-cookie":"secret"}') as Record<string, string>, NONE);
+  expect(Object.keys(kept)).toEqual(['__proto__', 'set-cookie']);
+  expect(JSON.parse(JSON.stringify(maskHeaders(kept, maskedHeaderNames())))).toEqual(
+    JSON.parse('{"__proto__":"x","set-cookie":"(masked)"}'),
+  );
+});
+
 test('maskHeaders masks by name whatever the case, and leaves the others', () => {
   expect(maskHeaders({ 'Set-Cookie': 'a=1', 'x-token': 't', 'x-ok': 'ok' }, maskedHeaderNames(['x-token']))).toEqual({
     'Set-Cookie': MASKED_VALUE,

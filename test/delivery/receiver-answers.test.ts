@@ -9,6 +9,8 @@ import { REFUSAL, refuseLogRowsContaining } from '../support/refused-rows';
 import { sleep, waitFor } from '../support/wait';
 
 const SHORT_SCHEDULE = '0.05,0.05,0.05,0.05,0.05';
+/** A delivery that fails six times waits 10 to 12 s for its endpoint's circuit before the sixth attempt. */
+jest.setTimeout(60_000);
 const NUL_BODY = Buffer.from('before\u0000after');
 /** Healthy webhooks beside the one under test: their results share batches with its results. */
 const NEIGHBOURS = 4;

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { type Harness, startHarness, webhooksPath, validCreateBody } from '../support/harness';
+import { eventsPath } from '../support/events';
 
 let h: Harness;
 beforeEach(async () => {
@@ -67,6 +68,37 @@ test.each([
   });
   expect((await h.call('GET', webhooksPath())).json().data).toEqual([]);
 });
+
+test.each([
+  [
+    'a webhook name',
+    webhooksPath,
+    '{"name":"bad \\u0000 name","client_url":"https://hooks.example.com/x","event_types":["job.run.completed"]}',
+    'name',
+  ],
+  [
+    "an event's run id",
+    eventsPath,
+    `{"event_type":"job.run.started","run":{"jobId":"42","jobName":"J","runId":"1\\u00002","environmentId":"5",
+      "environmentName":"P","dbtVersion":"1.9.0","projectName":"A","projectId":"3","runStatus":"Running",
+      "runStatusCode":3,"runStatusMessage":"None","runReason":"R","runStartedAt":"2026-11-21T09:00:00Z"}}`,
+    'run.runId',
+  ],
+])(
+  'a NUL (U+0000) in %s is refused with 400 naming the field on every backend, and nothing is stored',
+  async (_c, path, rawBody, field) => {
+    const before = await h.db.snapshot();
+    const refused = await h.call('POST', path(), {
+      rawBody: rawBody.replace(/\n\s*/g, ''),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().extra.field_errors).toEqual({
+      [field]: ['must not contain U+0000 (NUL): no stored text can hold it'],
+    });
+    expect(await h.db.snapshot()).toBe(before);
+  },
+);
 
 test('a surrogate pair (an emoji written as escapes) is text, and comes back as sent', async () => {
   const created = await h.call('POST', webhooksPath(), {

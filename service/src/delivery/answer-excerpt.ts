@@ -67,10 +67,10 @@ export function maskedHeaderNames(extra: readonly string[] = []): ReadonlySet<st
 
 /** The headers with the values of the masked ones replaced: names stay, so the log shows that they came. */
 export function maskHeaders(headers: Record<string, string>, masked: ReadonlySet<string>): Record<string, string> {
-  const shown: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers))
-    shown[name] = masked.has(name.toLowerCase()) ? MASKED_VALUE : value;
-  return shown;
+  // fromEntries, not assignment: a header named __proto__ is a key like any other.
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, masked.has(name.toLowerCase()) ? MASKED_VALUE : value]),
+  );
 }
 
 /**
@@ -82,7 +82,7 @@ export function keptHeaders(
   headers: Record<string, string | string[] | undefined>,
   masked: ReadonlySet<string>,
 ): Record<string, string> {
-  const kept: Record<string, string> = {};
+  const kept: Array<[string, string]> = [];
   let left = RESPONSE_EXCERPT_BYTES;
   for (const [rawName, rawValue] of Object.entries(headers)) {
     if (rawValue === undefined) continue;
@@ -92,8 +92,9 @@ export function keptHeaders(
       : headerText(Array.isArray(rawValue) ? rawValue.join(', ') : rawValue);
     const size = Buffer.byteLength(name) + Buffer.byteLength(value) + HEADER_LINE_OVERHEAD;
     if (size > left) continue;
-    kept[name] = value;
+    kept.push([name, value]);
     left -= size;
   }
-  return kept;
+  // fromEntries, not assignment: a header named __proto__ is kept like any other.
+  return Object.fromEntries(kept);
 }

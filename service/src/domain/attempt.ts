@@ -51,7 +51,10 @@ export interface AttemptResult {
   endpointHealthChange?: EndpointHealthChange | null;
 }
 
-/** What stays of a database's refusal in a log row: its printable ASCII, at most this long. */
+/**
+ * What stays of a database's refusal, and of the error text of a row the database refused, in the row written
+ * instead: printable ASCII only, at most this long. Whatever made the row unwritable cannot be in it again.
+ */
 const REFUSAL_TEXT_CHARS = 200;
 
 function refusalText(refusal: unknown): string {

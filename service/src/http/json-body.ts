@@ -21,33 +21,48 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
     }
     parseJson(request, text, (error, parsed) => {
       if (error) return done(error, undefined);
-      const where = loneSurrogateAt(parsed);
-      if (where !== null) {
-        return done(
-          new ValidationError({
-            [where.join('.') || 'body']: [
-              'must not contain a lone surrogate (\\ud800 to \\udfff without its pair): it is not text',
-            ],
-          }),
-          undefined,
-        );
+      const found = unstorableAt(parsed);
+      if (found !== null) {
+        return done(new ValidationError({ [found.path.join('.') || 'body']: [PROBLEMS[found.kind]] }), undefined);
       }
       return done(null, parsed);
     });
   });
 }
 
-/** An unpaired UTF-16 surrogate, which a JSON \u escape can carry and no UTF-8 text can: it would be stored as U+FFFD. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/**
+ * Characters a JSON \\u escape can carry that no stored text can: an unpaired UTF-16 surrogate has no UTF-8 form
+ * (it would be stored as U+FFFD), and PostgreSQL's text refuses U+0000 (SQLite would keep it: the backends would
+ * differ). Either is refused, whatever the field.
+ */
+const UNSTORABLE = {
+  surrogate: /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/,
+  nul: /\u0000/,
+};
+type Unstorable = keyof typeof UNSTORABLE;
 
-/** The path of the first string (or key) with a lone surrogate, or null; built only once one is found. */
-function loneSurrogateAt(value: unknown): Array<string | number> | null {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? [] : null;
+const PROBLEMS: Record<Unstorable, string> = {
+  surrogate: 'must not contain a lone surrogate (\\ud800 to \\udfff without its pair): it is not text',
+  nul: 'must not contain U+0000 (NUL): no stored text can hold it',
+};
+
+function kindOf(text: string): Unstorable | null {
+  if (UNSTORABLE.surrogate.test(text)) return 'surrogate';
+  return UNSTORABLE.nul.test(text) ? 'nul' : null;
+}
+
+/** The path of the first string (or key) no stored text can hold, and why; null when there is none. */
+function unstorableAt(value: unknown): { path: Array<string | number>; kind: Unstorable } | null {
+  if (typeof value === 'string') {
+    const kind = kindOf(value);
+    return kind === null ? null : { path: [], kind };
+  }
   if (typeof value !== 'object' || value === null) return null;
   for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
-    if (typeof key === 'string' && LONE_SURROGATE.test(key)) return [key];
-    const found = loneSurrogateAt(item);
-    if (found !== null) return [key, ...found];
+    const keyKind = typeof key === 'string' ? kindOf(key) : null;
+    if (keyKind !== null) return { path: [key], kind: keyKind };
+    const found = unstorableAt(item);
+    if (found !== null) return { path: [key, ...found.path], kind: found.kind };
   }
   return null;
 }

@@ -59,9 +59,14 @@ function withoutLease(table: CopiedTable, row: SqliteRow): SqliteRow {
   return { ...row, lease_owner: null, next_attempt_at: row.created_at };
 }
 
-/** A value as JSON that json_populate_recordset reads into the target's type: bytes as bytea's hex text. */
+/**
+ * A value as JSON that json_populate_recordset reads into the target's type: bytes as bytea's hex text. A NUL in a
+ * text (a receiver's answer SQLite logged before answers were made storable) becomes U+FFFD, as it now is when
+ * logged: PostgreSQL's text cannot hold it.
+ */
 function jsonValue(value: unknown): unknown {
-  return Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : value;
+  if (Buffer.isBuffer(value)) return `\\x${value.toString('hex')}`;
+  return typeof value === 'string' ? value.replaceAll('\u0000', '\uFFFD') : value;
 }
 
 function rowSize(row: SqliteRow): number {

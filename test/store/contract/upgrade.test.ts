@@ -1,6 +1,6 @@
 // An upgrade from the previous release keeps every webhook, secret, pending delivery and log row: a database at
-// the schema of the release before (every migration but the newest) is filled with rows, then opened by this
-// build, which migrates it, on either backend.
+// the schema of the release before is filled with rows, then opened by this build, which migrates it, on either
+// backend.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,9 +16,12 @@ import { backend, claimAll, event, SECOND, T0 } from './fixtures';
 
 type Run = (sql: string, values: unknown[]) => Promise<void>;
 
+/** The schema versions of the release before this one, 0.1.0, on each backend. */
+const PREVIOUS_RELEASE = { sqlite: 12, postgres: 5 };
+
 /** A database at the previous release's schema, filled by `fill`; resolves with where it is. */
 async function previousRelease(fill: (run: Run, flag: (on: boolean) => unknown) => Promise<void>): Promise<string> {
-  const previous = (all: readonly Migration[]) => all.slice(0, -1);
+  const previous = (all: readonly Migration[]) => all.filter((m) => m.version <= PREVIOUS_RELEASE[backend]);
   if (backend === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'jobhooks-upgrade-'));
     folders.push(dir);
@@ -132,6 +135,28 @@ test('a database of the previous release keeps its webhooks, secrets, pending de
         flag(false),
       ],
     );
+    // The log kept credential headers as the receiver sent them.
+    await run(
+      `INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, requested_at,
+                                      duration_ms, status_code, error, success, response_excerpt, response_headers,
+                                      is_test)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        'wdl_failed',
+        'wsu_a',
+        'wev_1',
+        'job.run.completed',
+        6,
+        T0 + 2 * SECOND,
+        9,
+        '401',
+        'The endpoint answered HTTP 401',
+        flag(false),
+        '',
+        JSON.stringify({ 'set-cookie': 's=secret; "q"', 'x-ok': '1', authorization: 'Bearer t\\"' }),
+        flag(false),
+      ],
+    );
   });
 
   opened = await openTestStore(backend, location);
@@ -163,6 +188,14 @@ test('a database of the previous release keeps its webhooks, secrets, pending de
       responseHeaders: { 'x-a': '1' },
     }),
   ]);
+  // Credential headers are masked in the database now, the others kept, in their order.
+  const [masked] = await store.deliveryLog.attemptsOf('wsu_a', 'wdl_failed');
+  expect(Object.entries(masked!.responseHeaders)).toEqual([
+    ['set-cookie', '(masked)'],
+    ['x-ok', '1'],
+    ['authorization', '(masked)'],
+  ]);
+
   // The delivery whose lease ran out is due again, with its attempts so far; not before the lease's end.
   expect(await claimAll(store, LEASE_END - 1)).toEqual([]);
   expect(await claimAll(store, LEASE_END)).toEqual([

@@ -248,4 +248,17 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE events DROP COLUMN job_id;
     `,
   },
+  {
+    version: 7,
+    description: "credential headers of receivers' answers are masked in rows logged before masking",
+    sql: `
+      -- Rows logged before the delivery log masked credential headers hold their values: masked now, as every new
+      -- row is (delivery/answer-excerpt.ts, ALWAYS_MASKED_HEADERS; a migration keeps the list it was written with).
+      -- The text is the JSON the service wrote (JSON.stringify): each value a JSON string after its quoted name.
+      UPDATE delivery_attempts
+         SET response_headers = regexp_replace(response_headers,
+               '"(set-cookie|cookie|authorization|proxy-authorization)":"(?:[^"\\\\]|\\\\.)*"', '"\\1":"(masked)"', 'g')
+       WHERE response_headers ~ '"(set-cookie|cookie|authorization|proxy-authorization)":';
+    `,
+  },
 ];

@@ -243,4 +243,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE events DROP COLUMN job_id;
     `,
   },
+  {
+    version: 14,
+    description: "credential headers of receivers' answers are masked in rows logged before masking",
+    sql: `
+      -- Rows logged before the delivery log masked credential headers hold their values: masked now, as every new
+      -- row is (delivery/answer-excerpt.ts, ALWAYS_MASKED_HEADERS; a migration keeps the list it was written with).
+      UPDATE delivery_attempts SET response_headers = json_set(response_headers, '$."set-cookie"', '(masked)')
+       WHERE json_valid(response_headers) AND json_extract(response_headers, '$."set-cookie"') IS NOT NULL;
+      UPDATE delivery_attempts SET response_headers = json_set(response_headers, '$."cookie"', '(masked)')
+       WHERE json_valid(response_headers) AND json_extract(response_headers, '$."cookie"') IS NOT NULL;
+      UPDATE delivery_attempts SET response_headers = json_set(response_headers, '$."authorization"', '(masked)')
+       WHERE json_valid(response_headers) AND json_extract(response_headers, '$."authorization"') IS NOT NULL;
+      UPDATE delivery_attempts SET response_headers = json_set(response_headers, '$."proxy-authorization"', '(masked)')
+       WHERE json_valid(response_headers) AND json_extract(response_headers, '$."proxy-authorization"') IS NOT NULL;
+    `,
+  },
 ];
