@@ -19,6 +19,7 @@ export const COPIED_TABLES = [
   'events',
   'deliveries',
   'delivery_attempts',
+  'delivery_stats',
   'secret_key_check',
 ] as const;
 
