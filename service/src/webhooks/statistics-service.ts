@@ -1,0 +1,182 @@
+// The delivery statistics of one webhook or a whole account (docs/api-contract.md#17-delivery-statistics), read
+// from the hourly rollup of the log (domain/delivery-stats.ts), never from the log itself: an answer costs one row
+// per webhook and hour of the window, however many attempts the log holds.
+import type {
+  AccountStatistics,
+  StatisticsBucket,
+  StatisticsMarker,
+  StatisticsTotals,
+  StatisticsWindow,
+  WebhookStatistics,
+  WebhookStatisticsSummary,
+} from '@jobhooks/client/contract';
+import { type Clock, nowMicros } from '../core/clock';
+import { addInto, emptyHour, HOUR_MICROS, hourOf, quantileBound, type StatsHour } from '../domain/delivery-stats';
+import type { WebhookRecord } from '../domain/webhook';
+import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
+import { findWebhook } from '../store/find-webhook';
+import type { Store, StatsWindow, WebhookBacklog } from '../store/store';
+
+export const WINDOW_HOURS: Record<StatisticsWindow, number> = { '24h': 24, '7d': 7 * 24 };
+/** Webhooks read per page when the account's are listed: an account holds 1,000 by default. */
+const WEBHOOKS_PER_READ = 1000;
+
+export interface StatisticsServiceDeps {
+  store: Store;
+  clock: Clock;
+  /** For the moment an endpoint's circuit opened, wherever its health is kept. */
+  health: Pick<EndpointHealthRegistry, 'circuitOf'>;
+}
+
+/** The window's hours: whole hours up to and including the current one. */
+export function hoursOfWindow(window: StatisticsWindow, now: number): StatsWindow {
+  const until = hourOf(now) + HOUR_MICROS;
+  return { since: until - WINDOW_HOURS[window] * HOUR_MICROS, until };
+}
+
+/** Every hour of the window, oldest first, with zeros where the rollup has no row. */
+function everyHour(hours: readonly StatsHour[], range: StatsWindow): StatsHour[] {
+  const byHour = new Map<number, StatsHour>();
+  for (const h of hours) byHour.set(h.hour, addInto(byHour.get(h.hour) ?? emptyHour(h.webhookId, h.hour), h));
+  const all: StatsHour[] = [];
+  for (let hour = range.since; hour < range.until; hour += HOUR_MICROS)
+    all.push(byHour.get(hour) ?? emptyHour('', hour));
+  return all;
+}
+
+function countsOf(h: StatsHour) {
+  return {
+    attempts_succeeded: h.attemptsSucceeded,
+    attempts_failed: h.attemptsFailed,
+    deliveries_succeeded: h.deliveriesSucceeded,
+    deliveries_failed: h.deliveriesFailed,
+    p50_ms: quantileBound(h.durations, 0.5),
+    p95_ms: quantileBound(h.durations, 0.95),
+  };
+}
+
+export function bucketView(h: StatsHour): StatisticsBucket {
+  return { start: String(h.hour), ...countsOf(h) };
+}
+
+export function totalsOf(hours: readonly StatsHour[]): StatisticsTotals {
+  const sum = hours.reduce((all, h) => addInto(all, h), emptyHour('', 0));
+  const attempts = sum.attemptsSucceeded + sum.attemptsFailed;
+  return { ...countsOf(sum), success_rate: attempts === 0 ? null : sum.attemptsSucceeded / attempts };
+}
+
+const NO_BACKLOG = { pending: 0, due: 0 };
+
+export type StatisticsService = ReturnType<typeof createStatisticsService>;
+
+export function createStatisticsService(deps: StatisticsServiceDeps) {
+  const { store } = deps;
+
+  async function backlogOf(accountId: number, now: number): Promise<Map<string, WebhookBacklog>> {
+    return new Map((await store.deliveries.backlogOf(accountId, now)).map((b) => [b.webhookId, b]));
+  }
+
+  /** The archive, and the opening of an endpoint's circuit that is not closed yet, when inside the window. */
+  function markersOf(record: WebhookRecord, range: StatsWindow, now: number): StatisticsMarker[] {
+    const markers: StatisticsMarker[] = [];
+    const circuit = deps.health.circuitOf(record.id, now, record.endpointHealth);
+    if (circuit.state !== 'closed' && circuit.since >= range.since)
+      markers.push({
+        kind: 'circuit_opened',
+        at: String(circuit.since),
+        detail: circuit.state === 'open' ? 'The circuit opened: deliveries are held back' : 'The circuit is probing',
+      });
+    if (record.archivedAt !== null && record.archivedAt >= range.since)
+      markers.push({ kind: 'archived', at: String(record.archivedAt), detail: record.archivedReason ?? 'Archived' });
+    return markers.sort((a, b) => Number(a.at) - Number(b.at));
+  }
+
+  async function webhooksOf(accountId: number): Promise<WebhookRecord[]> {
+    const all: WebhookRecord[] = [];
+    for (;;) {
+      const { items, total } = await store.webhooks.list(accountId, { offset: all.length, limit: WEBHOOKS_PER_READ });
+      all.push(...items);
+      if (items.length === 0 || all.length >= total) return all;
+    }
+  }
+
+  function summaryOf(
+    record: WebhookRecord,
+    hours: readonly StatsHour[],
+    range: StatsWindow,
+    backlog: WebhookBacklog | undefined,
+  ): WebhookStatisticsSummary {
+    const series = everyHour(hours, range);
+    const { pending, due } = backlog ?? NO_BACKLOG;
+    return {
+      webhook_id: record.id,
+      totals: totalsOf(hours),
+      trend_succeeded: series.map((h) => h.attemptsSucceeded),
+      trend_failed: series.map((h) => h.attemptsFailed),
+      pending,
+      due,
+      failing_since: record.failingSince === null ? null : String(record.failingSince),
+    };
+  }
+
+  return {
+    async webhook(accountId: number, webhookId: string, window: StatisticsWindow): Promise<WebhookStatistics> {
+      const record = await findWebhook(store, accountId, webhookId);
+      const now = nowMicros(deps.clock);
+      const range = hoursOfWindow(window, now);
+      const [hours, backlog] = await Promise.all([
+        store.deliveryLog.hoursOfWebhook(record.id, range),
+        backlogOf(accountId, now),
+      ]);
+      const { pending, due } = backlog.get(record.id) ?? NO_BACKLOG;
+      return {
+        webhook_id: record.id,
+        window,
+        since: String(range.since),
+        until: String(range.until),
+        bucket_seconds: HOUR_MICROS / 1_000_000,
+        totals: totalsOf(hours),
+        buckets: everyHour(hours, range).map(bucketView),
+        pending,
+        due,
+        markers: markersOf(record, range, now),
+      };
+    },
+
+    async account(accountId: number, window: StatisticsWindow): Promise<AccountStatistics> {
+      const now = nowMicros(deps.clock);
+      const range = hoursOfWindow(window, now);
+      const [hours, byWebhook, backlog, webhooks] = await Promise.all([
+        store.deliveryLog.hoursOfAccount(accountId, range),
+        store.deliveryLog.hoursByWebhook(accountId, range),
+        backlogOf(accountId, now),
+        webhooksOf(accountId),
+      ]);
+      const hoursOf = new Map<string, StatsHour[]>();
+      for (const h of byWebhook) {
+        const own = hoursOf.get(h.webhookId);
+        if (own === undefined) hoursOf.set(h.webhookId, [h]);
+        else own.push(h);
+      }
+      let pending = 0;
+      let due = 0;
+      for (const b of backlog.values()) {
+        pending += b.pending;
+        due += b.due;
+      }
+      return {
+        window,
+        since: String(range.since),
+        until: String(range.until),
+        bucket_seconds: HOUR_MICROS / 1_000_000,
+        totals: totalsOf(hours),
+        buckets: everyHour(hours, range).map(bucketView),
+        pending,
+        due,
+        webhooks: webhooks.map((record) =>
+          summaryOf(record, hoursOf.get(record.id) ?? [], range, backlog.get(record.id)),
+        ),
+      };
+    },
+  };
+}
