@@ -125,9 +125,17 @@ export async function openUi(
   };
 }
 
-export async function signIn(ui: UiPage, token: string): Promise<void> {
+/** Signs in and waits for the landing page, the account overview. */
+export async function signInToOverview(ui: UiPage, token: string): Promise<void> {
   await ui.page.getByLabel('API token').fill(token);
   await ui.page.getByRole('button', { name: 'Sign in' }).click();
+  await ui.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}
+
+/** Signs in, then opens the Webhooks list from the main navigation. */
+export async function signIn(ui: UiPage, token: string): Promise<void> {
+  await signInToOverview(ui, token);
+  await ui.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
   await ui.page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
 }
 

@@ -4,6 +4,7 @@ import type { AccountView } from '@jobhooks/client/contract/account';
 import type { EventTypeName } from '@jobhooks/client/contract/closed-lists';
 import type { DeliveryAttemptView, DeliveryDetail, RecoveredDeliveries } from '@jobhooks/client/contract/delivery';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract/envelope';
+import type { AccountStatistics, StatisticsWindow, WebhookStatistics } from '@jobhooks/client/contract/statistics';
 import type {
   CreatedWebhook,
   CreateWebhookBody,
@@ -116,6 +117,18 @@ export class Api {
       all.push(...page.data);
       if (page.data.length === 0 || all.length >= page.extra.pagination.total_count) return all;
     }
+  }
+
+  /** The account's deliveries per hour over the window, and each webhook's summary (docs/api-contract.md#17-delivery-statistics). */
+  async accountStatistics(window: StatisticsWindow): Promise<AccountStatistics> {
+    return (await this.request<{ data: AccountStatistics }>('GET', `${this.webhooks}/statistics?window=${window}`))
+      .data;
+  }
+
+  /** One webhook's deliveries per hour over the window, with its circuit and archive markers. */
+  async webhookStatistics(id: string, window: StatisticsWindow): Promise<WebhookStatistics> {
+    const path = `${this.webhooks}/subscription/${encodeURIComponent(id)}/statistics?window=${window}`;
+    return (await this.request<{ data: WebhookStatistics }>('GET', path)).data;
   }
 
   async webhook(id: string): Promise<WebhookDetail> {
