@@ -126,27 +126,31 @@ test("the account's and each webhook's counts equal the delivery log's, hour by 
     deliveries_failed: expectedRefused.deliveries_failed,
     success_rate: okAttempts / (okAttempts + expectedRefused.attempts_failed),
   });
-  expect(account.webhooks).toEqual([
-    {
-      webhook_id: ok.id,
-      totals: expectedOk,
-      trend_succeeded: [...Array(23).fill(0), 3],
-      trend_failed: Array(24).fill(0),
-      pending: 0,
-      due: 0,
-      failing_since: null,
-    },
-    {
-      webhook_id: refused.id,
-      totals: expectedRefused,
-      trend_succeeded: Array(24).fill(0),
-      trend_failed: [...Array(23).fill(0), 18],
-      pending: 0,
-      due: 0,
-      // The first failed attempt: the oldest in the log.
-      failing_since: refusedLog.map((r) => r.requested_at).sort()[0],
-    },
-  ]);
+  // In the order of creation; the two were made at the same instant of the test's clock, so by id then.
+  const byId = (a: { webhook_id: string }, b: { webhook_id: string }) => a.webhook_id.localeCompare(b.webhook_id);
+  expect(account.webhooks).toEqual(
+    [
+      {
+        webhook_id: ok.id,
+        totals: expectedOk,
+        trend_succeeded: [...Array(23).fill(0), 3],
+        trend_failed: Array(24).fill(0),
+        pending: 0,
+        due: 0,
+        failing_since: null,
+      },
+      {
+        webhook_id: refused.id,
+        totals: expectedRefused,
+        trend_succeeded: Array(24).fill(0),
+        trend_failed: [...Array(23).fill(0), 18],
+        pending: 0,
+        due: 0,
+        // The first failed attempt: the oldest in the log.
+        failing_since: refusedLog.map((r) => r.requested_at).sort()[0],
+      },
+    ].sort(byId),
+  );
 
   // Seven days: 168 hours, the same totals; the hours of the next day still hold them until they leave the window.
   const week = (await webhookStats(refused.id, '?window=7d')).json().data;

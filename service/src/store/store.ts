@@ -132,6 +132,14 @@ export interface WebhookBacklog {
   due: number;
 }
 
+/** One webhook's attempts in one hour of the rollup. */
+export interface HourTrend {
+  webhookId: string;
+  hour: number;
+  succeeded: number;
+  failed: number;
+}
+
 /** Hours of the rollup whose start is in [since, until), microseconds. */
 export interface StatsWindow {
   since: number;
@@ -172,8 +180,10 @@ export interface DeliveryLogStore {
   hoursOfWebhook(webhookId: string, window: StatsWindow): Promise<StatsHour[]>;
   /** The account's hours (null: every account's), each added up over its webhooks (webhookId ''), oldest first. */
   hoursOfAccount(accountId: number | null, window: StatsWindow): Promise<StatsHour[]>;
-  /** Every hour of each of the account's webhooks, by webhook then hour. */
-  hoursByWebhook(accountId: number, window: StatsWindow): Promise<StatsHour[]>;
+  /** Each of the account's webhooks' hours in the window added up, one row per webhook that has any (hour: since). */
+  totalsByWebhook(accountId: number, window: StatsWindow): Promise<StatsHour[]>;
+  /** Each of the account's webhooks' attempts per hour in the window, succeeded and failed: the list's sparklines. */
+  trendsByWebhook(accountId: number, window: StatsWindow): Promise<HourTrend[]>;
 }
 
 /** What is sealed with the secret key, for the start-up key check and `jobhooks secret-key rotate`. */

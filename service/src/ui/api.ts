@@ -106,17 +106,19 @@ export class Api {
     return (await this.request<{ data: AccountView[] }>('GET', '/v2/accounts/')).data;
   }
 
-  /** Every webhook of the account: at most 1,000, so at most ten pages of 100. */
+  /** Every webhook of the account: at most 1,000, so at most ten pages of 100, the others asked for at once. */
   async allWebhooks(): Promise<WebhookDetail[]> {
-    const all: WebhookDetail[] = [];
-    for (;;) {
-      const page = await this.request<ListBody<WebhookDetail>>(
-        'GET',
-        `${this.webhooks}/subscriptions?limit=100&offset=${all.length}`,
-      );
-      all.push(...page.data);
-      if (page.data.length === 0 || all.length >= page.extra.pagination.total_count) return all;
-    }
+    const pageAt = (offset: number) =>
+      this.request<ListBody<WebhookDetail>>('GET', `${this.webhooks}/subscriptions?limit=100&offset=${offset}`);
+    const first = await pageAt(0);
+    const all = [...first.data];
+    const total = first.extra.pagination.total_count;
+    const offsets: number[] = [];
+    for (let offset = all.length; offset < total; offset += 100) offsets.push(offset);
+    for (const page of await Promise.all(offsets.map(pageAt))) all.push(...page.data);
+    // Webhooks made or deleted between the pages may shift them: ids seen twice are kept once.
+    const seen = new Set<string>();
+    return all.filter((webhook) => !seen.has(webhook.id) && seen.add(webhook.id) !== undefined);
   }
 
   /** The account's deliveries per hour over the window, and each webhook's summary (docs/api-contract.md#17-delivery-statistics). */

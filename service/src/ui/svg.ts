@@ -30,41 +30,32 @@ export function niceCeiling(max: number): number {
 }
 
 /**
- * A sparkline of attempts per hour: a bar per hour, failed stacked on succeeded, scaled to the busiest hour. The
- * picture is decoration for sighted readers; `label` says what it shows in words.
+ * A sparkline of attempts per hour: a bar per hour, failed stacked on succeeded, scaled to the busiest hour; each
+ * series is one path, so a table of 1,000 sparklines stays light. The picture is decoration for sighted readers;
+ * `label` says what it shows in words.
  */
 export function sparkline(succeeded: readonly number[], failed: readonly number[], label: string): SVGSVGElement {
   const width = 96;
   const height = 24;
-  const hours = succeeded.length;
-  const barWidth = width / Math.max(hours, 1);
+  const barWidth = width / Math.max(succeeded.length, 1);
+  const w = Math.max(barWidth - 0.5, 0.5).toFixed(2);
   const top = Math.max(1, ...succeeded.map((n, i) => n + (failed[i] ?? 0)));
-  const bars: SVGElement[] = [];
-  succeeded.forEach((ok, i) => {
-    const bad = failed[i] ?? 0;
-    const okHeight = (ok / top) * height;
-    const badHeight = (bad / top) * height;
+  let ok = '';
+  let bad = '';
+  succeeded.forEach((okCount, i) => {
+    const badCount = failed[i] ?? 0;
+    const okHeight = (okCount / top) * height;
+    const badHeight = (badCount / top) * height;
     const x = (i * barWidth).toFixed(2);
-    const w = Math.max(barWidth - 0.5, 0.5).toFixed(2);
-    if (ok > 0)
-      bars.push(
-        svg('rect', { class: 'ok', x, width: w, y: (height - okHeight).toFixed(2), height: okHeight.toFixed(2) }),
-      );
-    if (bad > 0)
-      bars.push(
-        svg('rect', {
-          class: 'bad',
-          x,
-          width: w,
-          y: (height - okHeight - badHeight).toFixed(2),
-          height: badHeight.toFixed(2),
-        }),
-      );
+    if (okCount > 0) ok += `M${x} ${height}v${(-okHeight).toFixed(2)}h${w}v${okHeight.toFixed(2)}z`;
+    if (badCount > 0)
+      bad += `M${x} ${(height - okHeight).toFixed(2)}v${(-badHeight).toFixed(2)}h${w}v${badHeight.toFixed(2)}z`;
   });
   return svg(
     'svg',
     { class: 'sparkline', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': label },
     svg('line', { class: 'baseline', x1: 0, x2: width, y1: height - 0.5, y2: height - 0.5 }),
-    ...bars,
+    ok !== '' && svg('path', { class: 'ok', d: ok }),
+    bad !== '' && svg('path', { class: 'bad', d: bad }),
   );
 }

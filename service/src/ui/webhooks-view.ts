@@ -6,7 +6,7 @@ import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import type { UiContext } from './context';
 import { h, show, uniqueId } from './dom';
 import { archivedBannerVisible, dismissBannerFor, dismissedArchivings } from './session';
-import { webhookActions } from './webhook-actions';
+import { rowActions } from './webhook-actions';
 import { timeElement, webhookBadges } from './webhook-card';
 import { managedBadge, shownName } from './managed-as-code';
 import { sparkline } from './svg';
@@ -114,7 +114,7 @@ function tableRow(ctx: UiContext, row: WebhookRow, reload: () => void): HTMLTabl
     cell('Last status', webhookBadges(webhook, false)),
     cell('Last 24 h', ...last24Cell(row.stats, deliveriesOf(row))),
     cell('Last dispatch', webhook.dispatched_at ? timeElement(webhook.dispatched_at) : 'Never'),
-    ...(ctx.canWrite ? [cell('Actions', ...webhookActions(ctx, webhook, { changed: reload, deleted: reload }))] : []),
+    ...(ctx.canWrite ? [cell('Actions', ...rowActions(ctx, webhook, { changed: reload, deleted: reload }))] : []),
   );
 }
 
@@ -173,7 +173,7 @@ function webhooksTable(ctx: UiContext, rows: WebhookRow[], reload: () => void): 
 
   const table = h(
     'table',
-    { class: 'webhook-table' },
+    { class: 'webhook-table all-webhooks' },
     h('caption', { class: 'visually-hidden' }, 'Webhooks; column headers sort the table'),
     h('thead', {}, h('tr', {}, ...headers.map(({ th }) => th), ctx.canWrite && h('th', { scope: 'col' }, 'Actions'))),
     body,

@@ -15,7 +15,7 @@ import { addInto, emptyHour, HOUR_MICROS, hourOf, quantileBound, type StatsHour 
 import type { WebhookRecord } from '../domain/webhook';
 import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
 import { findWebhook } from '../store/find-webhook';
-import type { Store, StatsWindow, WebhookBacklog } from '../store/store';
+import type { HourTrend, Store, StatsWindow, WebhookBacklog } from '../store/store';
 
 export const WINDOW_HOURS: Record<StatisticsWindow, number> = { '24h': 24, '7d': 7 * 24 };
 /** Webhooks read per page when the account's are listed: an account holds 1,000 by default. */
@@ -102,21 +102,38 @@ export function createStatisticsService(deps: StatisticsServiceDeps) {
 
   function summaryOf(
     record: WebhookRecord,
-    hours: readonly StatsHour[],
-    range: StatsWindow,
+    totals: StatsHour | undefined,
+    trend: { succeeded: number[]; failed: number[] } | undefined,
+    hours: number,
     backlog: WebhookBacklog | undefined,
   ): WebhookStatisticsSummary {
-    const series = everyHour(hours, range);
     const { pending, due } = backlog ?? NO_BACKLOG;
+    const zeros = () => new Array<number>(hours).fill(0);
     return {
       webhook_id: record.id,
-      totals: totalsOf(hours),
-      trend_succeeded: series.map((h) => h.attemptsSucceeded),
-      trend_failed: series.map((h) => h.attemptsFailed),
+      totals: totalsOf(totals === undefined ? [] : [totals]),
+      trend_succeeded: trend?.succeeded ?? zeros(),
+      trend_failed: trend?.failed ?? zeros(),
       pending,
       due,
       failing_since: record.failingSince === null ? null : String(record.failingSince),
     };
+  }
+
+  /** Each webhook's attempts per hour as two arrays over the window's hours, zeros where the rollup has no row. */
+  function trendsOf(rows: readonly HourTrend[], range: StatsWindow, hours: number) {
+    const trends = new Map<string, { succeeded: number[]; failed: number[] }>();
+    for (const row of rows) {
+      let trend = trends.get(row.webhookId);
+      if (trend === undefined) {
+        trend = { succeeded: new Array<number>(hours).fill(0), failed: new Array<number>(hours).fill(0) };
+        trends.set(row.webhookId, trend);
+      }
+      const at = (row.hour - range.since) / HOUR_MICROS;
+      trend.succeeded[at] = row.succeeded;
+      trend.failed[at] = row.failed;
+    }
+    return trends;
   }
 
   return {
@@ -146,18 +163,16 @@ export function createStatisticsService(deps: StatisticsServiceDeps) {
     async account(accountId: number, window: StatisticsWindow): Promise<AccountStatistics> {
       const now = nowMicros(deps.clock);
       const range = hoursOfWindow(window, now);
-      const [hours, byWebhook, backlog, webhooks] = await Promise.all([
+      const [hours, totals, trendRows, backlog, webhooks] = await Promise.all([
         store.deliveryLog.hoursOfAccount(accountId, range),
-        store.deliveryLog.hoursByWebhook(accountId, range),
+        store.deliveryLog.totalsByWebhook(accountId, range),
+        store.deliveryLog.trendsByWebhook(accountId, range),
         backlogOf(accountId, now),
         webhooksOf(accountId),
       ]);
-      const hoursOf = new Map<string, StatsHour[]>();
-      for (const h of byWebhook) {
-        const own = hoursOf.get(h.webhookId);
-        if (own === undefined) hoursOf.set(h.webhookId, [h]);
-        else own.push(h);
-      }
+      const totalsOfWebhook = new Map(totals.map((t) => [t.webhookId, t]));
+      const hourCount = WINDOW_HOURS[window];
+      const trends = trendsOf(trendRows, range, hourCount);
       let pending = 0;
       let due = 0;
       for (const b of backlog.values()) {
@@ -174,7 +189,7 @@ export function createStatisticsService(deps: StatisticsServiceDeps) {
         pending,
         due,
         webhooks: webhooks.map((record) =>
-          summaryOf(record, hoursOf.get(record.id) ?? [], range, backlog.get(record.id)),
+          summaryOf(record, totalsOfWebhook.get(record.id), trends.get(record.id), hourCount, backlog.get(record.id)),
         ),
       };
     },

@@ -112,10 +112,29 @@ describe('recordAttempts adds to the rollup', () => {
     ]);
     expect(await store().deliveryLog.hoursOfAccount(2, WEEK)).toEqual([]);
     expect((await store().deliveryLog.hoursOfAccount(null, WEEK)).map((h) => h.attemptsFailed)).toEqual([1, 1]);
-    expect((await store().deliveryLog.hoursByWebhook(1, WEEK)).map((h) => [h.webhookId, h.hour])).toEqual([
-      ['wsu_a', H0],
-      ['wsu_a', H1],
-      ['wsu_b', H0],
+    // Per webhook: its totals over the window, and its attempts per hour.
+    expect(await store().deliveryLog.totalsByWebhook(1, { since: H0, until: H1 + HOUR_MICROS })).toEqual(
+      expect.arrayContaining([
+        hour('wsu_a', H0, {
+          attemptsSucceeded: 1,
+          attemptsFailed: 2,
+          deliveriesSucceeded: 1,
+          deliveriesFailed: 1,
+          durations: [1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1],
+        }),
+        hour('wsu_b', H0, {
+          attemptsSucceeded: 1,
+          deliveriesSucceeded: 1,
+          durations: [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],
+        }),
+      ]),
+    );
+    expect(await store().deliveryLog.totalsByWebhook(1, { since: H1, until: H1 + HOUR_MICROS })).toHaveLength(1);
+    const trends = await store().deliveryLog.trendsByWebhook(1, WEEK);
+    expect(trends.sort((x, y) => x.webhookId.localeCompare(y.webhookId) || x.hour - y.hour)).toEqual([
+      { webhookId: 'wsu_a', hour: H0, succeeded: 1, failed: 1 },
+      { webhookId: 'wsu_a', hour: H1, succeeded: 0, failed: 1 },
+      { webhookId: 'wsu_b', hour: H0, succeeded: 1, failed: 0 },
     ]);
   });
 
