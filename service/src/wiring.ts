@@ -2,9 +2,8 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { hostname } from 'node:os';
 import { createAccountService, type AccountService } from './accounts/account-service';
-import { createRateLimiter, RATE_COOLDOWN_MS } from './accounts/rate-limit-policy';
-import { createSharedRateLimiter } from './accounts/shared-rate-limiter';
-import { createSharedSignInThrottle } from './accounts/shared-sign-in-throttle';
+import { RATE_COOLDOWN_MS } from './accounts/rate-limit-policy';
+import { createRateLimiter } from './accounts/rate-limiter';
 import { createSignInThrottle } from './accounts/sign-in-throttle';
 import type { Config } from './config';
 import { configurationWarnings } from './config-warnings';
@@ -150,18 +149,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         maskedResponseHeaders: config.maskedResponseHeaders,
       }),
       metrics: metrics.registry,
-      rateLimiter:
-        store.rateWindows === null
-          ? createRateLimiter(clock, rateBudgets)
-          : createSharedRateLimiter(store.rateWindows, clock, rateBudgets, (error) =>
-              logBackgroundError(error, 'Refunding a rate-limit admission'),
-            ),
-      signInThrottle:
-        store.signInWindows === null
-          ? createSignInThrottle(clock, config.failedSignInsPerMinute)
-          : createSharedSignInThrottle(store.signInWindows, clock, config.failedSignInsPerMinute, (error) =>
-              logBackgroundError(error, 'Counting a failed sign-in'),
-            ),
+      rateLimiter: createRateLimiter(store.rateWindows, clock, rateBudgets, (error) =>
+        logBackgroundError(error, 'Refunding a rate-limit admission'),
+      ),
+      signInThrottle: createSignInThrottle(store.signInWindows, clock, config.failedSignInsPerMinute, (error) =>
+        logBackgroundError(error, 'Counting a failed sign-in'),
+      ),
       trustProxy: config.trustProxy,
       storageHealth,
       warnings: configurationWarnings(config),

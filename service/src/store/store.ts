@@ -166,7 +166,7 @@ export interface SecretKeysStore {
   resealAll(resealOne: (sealed: string) => string, keyCheck: string): Promise<number>;
 }
 
-/** One account's shared rate window for one budget, as every instance sees it (PostgreSQL only). */
+/** One account's rate window for one budget, as every instance sees it. */
 export interface SharedRateWindow {
   windowStartMs: number;
   /** Requests admitted in the window, over all instances. */
@@ -178,7 +178,8 @@ export interface RateWindowsStore {
   /**
    * Reads the account's window of `budget` (undefined when it has none), and writes the one `decide` returns,
    * in one transaction that holds the row, so instances never lose each other's counts. Resolves with what
-   * `decide` answered besides.
+   * `decide` answered besides. Updates of one window asked for at the same moment are applied one after the
+   * other, each `decide` seeing the window the one before wrote (PostgreSQL shares one transaction among them).
    */
   update<T>(
     accountId: number,
@@ -187,7 +188,7 @@ export interface RateWindowsStore {
   ): Promise<T>;
 }
 
-/** Each client address's window of failed sign-ins, shared by every instance (PostgreSQL only). */
+/** Each client address's window of failed sign-ins, shared by every instance. */
 export interface SignInWindowsStore {
   /**
    * As RateWindowsStore.update, for the window of one client key; when the window written begins a block, every
@@ -249,10 +250,10 @@ export interface Store {
   deliveryLog: DeliveryLogStore;
   secretKeys: SecretKeysStore;
   cluster: ClusterStore;
-  /** Windows of the per-account rate limits shared by every instance; null when one process keeps them in memory. */
-  rateWindows: RateWindowsStore | null;
-  /** Windows of failed sign-ins shared by every instance; null when one process keeps them in memory. */
-  signInWindows: SignInWindowsStore | null;
+  /** Windows of the per-account rate limits, shared by every instance (one SQLite process keeps them in memory). */
+  rateWindows: RateWindowsStore;
+  /** Windows of failed sign-ins, shared by every instance (one SQLite process keeps them in memory). */
+  signInWindows: SignInWindowsStore;
   /** Endpoint health shared by every instance; null when one process keeps it in memory. */
   endpointHealth: EndpointHealthStore | null;
   /** Resolves when the database can be read and written; rejects with the database's own error otherwise. */

@@ -11,6 +11,7 @@ import { createReadinessProbe } from './readiness-probe';
 import { createSecretKeysStore } from './secret-keys';
 import type { Store } from '../store';
 import { createWebhooksStore } from './webhooks';
+import { createInProcessRateWindows, createInProcessSignInWindows } from './windows';
 
 /**
  * `monotonicNow` times how long a look at other connections' commits serves (tests pass their own);
@@ -37,8 +38,8 @@ export function createSqliteStore(path: string, monotonicNow?: () => number, dur
       latest: (_name, _nowMs, _maxAgeMs, task) => task(),
       onDeliveriesQueued: () => undefined,
     },
-    rateWindows: null,
-    signInWindows: null,
+    rateWindows: createInProcessRateWindows(),
+    signInWindows: createInProcessSignInWindows(),
     endpointHealth: null,
     checkReadiness: async () => {
       probeReadiness();
