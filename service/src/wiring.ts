@@ -100,17 +100,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       );
     // The dispatcher is made after the app (it logs through the app's logger); ingestion wakes it late-bound.
     let dispatcher: Dispatcher | null = null;
-    // Each endpoint's capacity and circuit, learned from its answers: in this process, or on the webhook's row
-    // for every instance (endpoint-health.ts).
+    // Each endpoint's capacity and circuit, learned from its answers, as the store keeps them: on the webhook's
+    // row for every instance, or in the one SQLite process's memory (endpoint-health.ts).
     const health = new EndpointHealthRegistry(
       { ...DEFAULT_HEALTH_RULES, maxInFlight: config.delivery.maxInFlightPerWebhook },
       () => uniformFraction(random),
-      store.endpointHealth === null
-        ? null
-        : {
-            store: store.endpointHealth,
-            onError: (error) => logBackgroundError(error, "Writing an endpoint's health"),
-          },
+      { store: store.endpointHealth, onError: (error) => logBackgroundError(error, "Writing an endpoint's health") },
     );
     const rateBudgets = {
       management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },

@@ -4,11 +4,7 @@
 // the block; what unauthenticated clients may cost the database is bounded, and a spray's overflow or a failing
 // database is counted in memory instead. The instances' clocks are one manual clock.
 import pg from 'pg';
-import {
-  createSignInThrottle,
-  MAX_COUNTING,
-  MAX_WAITING,
-} from '../../service/src/accounts/sign-in-throttle';
+import { createSignInThrottle, MAX_COUNTING, MAX_WAITING } from '../../service/src/accounts/sign-in-throttle';
 import type { SignInThrottle } from '../../service/src/accounts/sign-in-throttle';
 import { createManualClock } from '../../service/src/core/clock';
 import type { Store } from '../../service/src/store/store';

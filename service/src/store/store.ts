@@ -209,8 +209,8 @@ export interface SignInWindowsStore {
 }
 
 /**
- * Each webhook's endpoint health kept on its row, for every instance (PostgreSQL only; one process keeps it in
- * memory). A change of the webhook's URL, and its reactivation, reset it in the same transaction.
+ * Each webhook's endpoint health: on its row for every instance (PostgreSQL), in the memory of the one process on
+ * a SQLite file. A change of the webhook's URL, and its reactivation, reset it with the change.
  */
 export interface EndpointHealthStore {
   /** Applies `change` to the webhook's health, holding its row; resolves with the result, null when it is gone. */
@@ -254,8 +254,8 @@ export interface Store {
   rateWindows: RateWindowsStore;
   /** Windows of failed sign-ins, shared by every instance (one SQLite process keeps them in memory). */
   signInWindows: SignInWindowsStore;
-  /** Endpoint health shared by every instance; null when one process keeps it in memory. */
-  endpointHealth: EndpointHealthStore | null;
+  /** Each webhook's endpoint health, shared by every instance (one SQLite process keeps it in memory). */
+  endpointHealth: EndpointHealthStore;
   /** Resolves when the database can be read and written; rejects with the database's own error otherwise. */
   checkReadiness(): Promise<void>;
   close(): Promise<void>;
