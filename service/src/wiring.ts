@@ -2,9 +2,8 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { hostname } from 'node:os';
 import { createAccountService, type AccountService } from './accounts/account-service';
-import { createRateLimiter, RATE_COOLDOWN_MS } from './accounts/rate-limit-policy';
-import { createSharedRateLimiter } from './accounts/shared-rate-limiter';
-import { createSharedSignInThrottle } from './accounts/shared-sign-in-throttle';
+import { RATE_COOLDOWN_MS } from './accounts/rate-limit-policy';
+import { createRateLimiter } from './accounts/rate-limiter';
 import { createSignInThrottle } from './accounts/sign-in-throttle';
 import type { Config } from './config';
 import { configurationWarnings } from './config-warnings';
@@ -102,17 +101,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       );
     // The dispatcher is made after the app (it logs through the app's logger); ingestion wakes it late-bound.
     let dispatcher: Dispatcher | null = null;
-    // Each endpoint's capacity and circuit, learned from its answers: in this process, or on the webhook's row
-    // for every instance (endpoint-health.ts).
+    // Each endpoint's capacity and circuit, learned from its answers, as the store keeps them: on the webhook's
+    // row for every instance, or in the one SQLite process's memory (endpoint-health.ts).
     const health = new EndpointHealthRegistry(
       { ...DEFAULT_HEALTH_RULES, maxInFlight: config.delivery.maxInFlightPerWebhook },
       () => uniformFraction(random),
-      store.endpointHealth === null
-        ? null
-        : {
-            store: store.endpointHealth,
-            onError: (error) => logBackgroundError(error, "Writing an endpoint's health"),
-          },
+      { store: store.endpointHealth, onError: (error) => logBackgroundError(error, "Writing an endpoint's health") },
     );
     const rateBudgets = {
       management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },
@@ -150,20 +144,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         wake: () => dispatcher?.wake(),
         maskedResponseHeaders: config.maskedResponseHeaders,
       }),
-      statistics: createStatisticsService({ store, clock, health }),
+      statistics: createStatisticsService({ store, clock }),
       metrics: metrics.registry,
-      rateLimiter:
-        store.rateWindows === null
-          ? createRateLimiter(clock, rateBudgets)
-          : createSharedRateLimiter(store.rateWindows, clock, rateBudgets, (error) =>
-              logBackgroundError(error, 'Refunding a rate-limit admission'),
-            ),
-      signInThrottle:
-        store.signInWindows === null
-          ? createSignInThrottle(clock, config.failedSignInsPerMinute)
-          : createSharedSignInThrottle(store.signInWindows, clock, config.failedSignInsPerMinute, (error) =>
-              logBackgroundError(error, 'Counting a failed sign-in'),
-            ),
+      rateLimiter: createRateLimiter(store.rateWindows, clock, rateBudgets, (error) =>
+        logBackgroundError(error, 'Refunding a rate-limit admission'),
+      ),
+      signInThrottle: createSignInThrottle(store.signInWindows, clock, config.failedSignInsPerMinute, (error) =>
+        logBackgroundError(error, 'Counting a failed sign-in'),
+      ),
       trustProxy: config.trustProxy,
       storageHealth,
       warnings: configurationWarnings(config),

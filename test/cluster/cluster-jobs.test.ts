@@ -119,7 +119,10 @@ test('the backlog gauges of several instances are counted once per period, and r
     return createMetrics({
       store: watched,
       clock,
-      health: new EndpointHealthRegistry({ ...DEFAULT_HEALTH_RULES, maxInFlight: 16 }),
+      health: new EndpointHealthRegistry({ ...DEFAULT_HEALTH_RULES, maxInFlight: 16 }, () => 0, {
+        store: store.endpointHealth,
+        onError: () => undefined,
+      }),
       inFlight: () => 0,
       backlogMaxAgeMs: 15_000,
     }).registry;

@@ -4,11 +4,7 @@
 // the block; what unauthenticated clients may cost the database is bounded, and a spray's overflow or a failing
 // database is counted in memory instead. The instances' clocks are one manual clock.
 import pg from 'pg';
-import {
-  createSharedSignInThrottle,
-  MAX_COUNTING,
-  MAX_WAITING,
-} from '../../service/src/accounts/shared-sign-in-throttle';
+import { createSignInThrottle, MAX_COUNTING, MAX_WAITING } from '../../service/src/accounts/sign-in-throttle';
 import type { SignInThrottle } from '../../service/src/accounts/sign-in-throttle';
 import { createManualClock } from '../../service/src/core/clock';
 import type { Store } from '../../service/src/store/store';
@@ -47,7 +43,7 @@ async function adminSql<R extends pg.QueryResultRow>(text: string, values: unkno
 }
 
 const throttleOn = (store: Store, windows = store.signInWindows!) =>
-  createSharedSignInThrottle(windows, clock, LIMIT, (error) => countingErrors.push(error));
+  createSignInThrottle(windows, clock, LIMIT, (error) => countingErrors.push(error));
 
 async function failTimes(throttles: SignInThrottle[], times: number, address = GUESSER): Promise<void> {
   for (let i = 0; i < times; i += 1) await throttles[i % throttles.length]!.failed(address);

@@ -2,6 +2,7 @@
 // within a webhook, never past what a webhook's endpoint is allowed, never more than the free room.
 import { chooseClaims, type ClaimRoom, saturatedWebhooks } from '../../service/src/delivery/claim-choice';
 import type { DueCandidate } from '../../service/src/domain/delivery';
+import { UNKNOWN_ENDPOINT } from '../../service/src/domain/endpoint-health';
 
 let nextId = 0;
 /** A due delivery of `webhookId` (in account `accountId`) that came due at `dueAt`. */
@@ -11,6 +12,7 @@ const due = (webhookId: string, dueAt: number, accountId = 1, inFlightElsewhere 
   accountId,
   dueAt,
   inFlightElsewhere,
+  endpointHealth: UNKNOWN_ENDPOINT,
 });
 
 function room(overrides: Partial<ClaimRoom> = {}): ClaimRoom {
@@ -20,7 +22,6 @@ function room(overrides: Partial<ClaimRoom> = {}): ClaimRoom {
     maxPerWebhook: 16,
     allowed: () => 16,
     standing: () => 'proven',
-    blocked: [],
     inFlight: new Map(),
     inFlightByAccount: new Map(),
     ...overrides,
@@ -73,17 +74,16 @@ test("other instances' requests in flight count against the allowance and the tu
   expect(chooseClaims([elsewhere('full', 1, 4)], room({ allowed: () => 4 }))).toEqual([]);
 });
 
-test('webhooks at their allowance and those with an open circuit are left out of the claim query', () => {
+test('webhooks at their allowance are left out of the claim query', () => {
   const full = room({
     allowed: (id) => (id === 'b' ? 1 : 2),
-    blocked: ['dead'],
     inFlight: new Map([
       ['a', 2],
       ['b', 1],
       ['c', 1],
     ]),
   });
-  expect(saturatedWebhooks(full).sort()).toEqual(['a', 'b', 'dead']);
+  expect(saturatedWebhooks(full).sort()).toEqual(['a', 'b']);
 });
 
 test('endpoints that answered healthily go before those not heard from, and those before sick ones', () => {

@@ -56,7 +56,12 @@ function watchedDispatcher(
     owner: 'test',
     retryDelaysSeconds: [60],
     limits: { maxInFlight, maxInFlightPerWebhook: maxInFlight, leaseMicros: 60_000_000, pollIntervalMs: 10 },
-    health: new EndpointHealthRegistry({ ...DEFAULT_HEALTH_RULES, maxInFlight }),
+    health: new EndpointHealthRegistry({ ...DEFAULT_HEALTH_RULES, maxInFlight }, () => 0, {
+      store: (options.store ?? h.service.store).endpointHealth,
+      onError: (error) => {
+        throw error;
+      },
+    }),
     onError: (error) => {
       throw error;
     },

@@ -119,16 +119,17 @@ test('an endpoint stands unknown until it answers, proven after a healthy answer
   expect(standingOf(answered([sick(0), sick(0), sick(0), sick(0), sick(0), healthy(SECOND)]))).toBe('proven');
 });
 
-test('the registry blocks only webhooks whose circuit is open, and counts circuits that are not closed', async () => {
-  const registry = new EndpointHealthRegistry(RULES);
+test('the registry keeps what the store keeps, and counts the circuits the store holds not closed', async () => {
+  const store = sharedStore({ wh_dead: UNKNOWN_ENDPOINT, wh_fine: UNKNOWN_ENDPOINT });
+  const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
   for (let i = 0; i < 5; i += 1) await registry.record('wh_dead', sick(0));
   await registry.record('wh_fine', healthy(0));
-  expect(registry.blocked(SECOND)).toEqual(['wh_dead']);
+  expect(registry.allowedInFlight('wh_dead', SECOND)).toBe(0);
   expect(await registry.notClosed()).toBe(1);
   expect(registry.allowedInFlight('wh_fine', SECOND)).toBe(2);
   expect(registry.allowedInFlight('wh_new', SECOND)).toBe(1);
-  expect(registry.blocked(10 * SECOND)).toEqual([]);
-  expect(registry.circuitOf('wh_dead', 10 * SECOND)).toEqual({ state: 'probing', since: 0 });
+  expect(circuitAt(registry.of('wh_dead'), 10 * SECOND)).toEqual({ state: 'probing', since: 0 });
+  expect(registry.of('wh_dead')).toEqual(store.rows.get('wh_dead'));
   await registry.record('wh_dead', healthy(10 * SECOND));
   expect(await registry.notClosed()).toBe(0);
 });
@@ -151,20 +152,18 @@ test('a 429 halves the capacity but is not sick: it neither opens the circuit no
 });
 
 test('a forgotten endpoint is unknown again, and the registry keeps a bounded number by forgetting the oldest', async () => {
-  const registry = new EndpointHealthRegistry(RULES);
+  const store = sharedStore({ wh_dead: UNKNOWN_ENDPOINT });
+  const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
   for (let i = 0; i < 5; i += 1) await registry.record('wh_dead', sick(0));
-  expect(await registry.notClosed()).toBe(1);
   registry.forget('wh_dead');
-  expect(await registry.notClosed()).toBe(0);
   expect(registry.of('wh_dead')).toBe(UNKNOWN_ENDPOINT);
 
-  const crowded = new EndpointHealthRegistry(RULES);
-  for (let i = 0; i < 5; i += 1) await crowded.record('wh_first', sick(0));
-  for (let i = 1; i < 100_000; i += 1) await crowded.record(`wh_${i}`, healthy(0));
-  expect(await crowded.notClosed()).toBe(1);
-  await crowded.record('wh_one_more', healthy(0));
+  const crowded = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
+  crowded.adopt('wh_first', answered([sick(0)]));
+  for (let i = 1; i < 100_000; i += 1) crowded.adopt(`wh_${i}`, answered([healthy(0)]));
+  expect(crowded.of('wh_first').sickInARow).toBe(1);
+  crowded.adopt('wh_one_more', answered([healthy(0)]));
   expect(crowded.of('wh_first')).toBe(UNKNOWN_ENDPOINT);
-  expect(await crowded.notClosed()).toBe(0);
   expect(crowded.of('wh_1').heard).toBe(true);
 });
 
@@ -227,8 +226,7 @@ test("with a shared store, a claim's read replaces what was known, and open circ
   const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
   registry.adopt('wh_a', answered([sick(0), sick(0), sick(0), sick(0), sick(0)]));
   expect(registry.allowedInFlight('wh_a', SECOND)).toBe(0);
-  // A circuit another instance closes must not stay closed off here until this process hears of it.
-  expect(registry.blocked(SECOND)).toEqual([]);
+  // A circuit another instance closes is open here only until the next claim reads the store.
   registry.adopt('wh_a', answered([healthy(2 * SECOND)]));
   expect(registry.allowedInFlight('wh_a', 3 * SECOND)).toBe(2);
 });

@@ -3,7 +3,7 @@
 // trusted proxy, the address is the one X-Forwarded-For gives. In the "postgres, two instances" project the
 // requests alternate between two instances and the limit is still one limit: the address's failures on both
 // add up, and both refuse it once it is over.
-import { clientKeyOf, createSignInThrottle } from '../../service/src/accounts/sign-in-throttle';
+import { clientKeyOf, createInMemorySignInThrottle } from '../../service/src/accounts/sign-in-memory';
 import { createManualClock } from '../../service/src/core/clock';
 import type { Service } from '../../service/src/wiring';
 import { ADMIN_TOKEN, type Harness, startHarness, webhooksPath } from '../support/harness';
@@ -87,7 +87,7 @@ describe('the throttle itself', () => {
   });
 
   test('a spray of new addresses cannot lift the block of a client that keeps trying', async () => {
-    const throttle = createSignInThrottle(clock, 1);
+    const throttle = createInMemorySignInThrottle(clock, 1);
     for (let i = 0; i < 2; i += 1) await throttle.failed('198.51.100.99');
     expect(throttle.waitFor('198.51.100.99')).not.toBeNull();
     // More new addresses than the table holds, while the blocked client keeps knocking.

@@ -1,6 +1,7 @@
 // PUT semantics as a pure rule: replacement, reactivation of archived webhooks, and a fresh failure record for a new
 // URL.
 import type { WebhookRecord, WebhookWritable } from '../../service/src/domain/webhook';
+import { UNKNOWN_ENDPOINT } from '../../service/src/domain/endpoint-health';
 import { planUpdate } from '../../service/src/webhooks/update-rules';
 
 const URL_A = 'https://a.example.com/hook';
@@ -29,6 +30,7 @@ function record(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
     lastFailureAt: null,
     archivedAt: null,
     archivedReason: null,
+    endpointHealth: UNKNOWN_ENDPOINT,
     ...overrides,
   };
 }

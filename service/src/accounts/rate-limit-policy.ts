@@ -1,7 +1,6 @@
 // The per-account rate limits as pure functions: a per-minute window per budget, with the management API's
 // five-minute cooldown. Management requests and ingested events have separate budgets, so a flood of one
 // never locks out the other.
-import { type Clock, nowMillis } from '../core/clock';
 
 export const RATE_WINDOW_MS = 60_000;
 /** Once the management limit is exceeded, every management request of the account is refused for five minutes. */
@@ -72,21 +71,19 @@ export function admittedAs(accountId: number, budget: RateBudgetName, decision: 
   return { ...decision, admission: { accountId, budget, windowStartMs: decision.state.windowStartMs } };
 }
 
-/**
- * Keeps each account's windows in this process's memory: the limiter of one process on SQLite. Several
- * instances on PostgreSQL share theirs in the database (shared-rate-limiter.ts).
- */
-export function createRateLimiter(clock: Clock, budgets: Readonly<Record<RateBudgetName, RateBudget>>): RateLimiter {
-  const states: Record<RateBudgetName, Map<number, RateState>> = { management: new Map(), ingestion: new Map() };
-  return {
-    async admit(accountId, budget) {
-      const decision = admitRequest(states[budget].get(accountId), nowMillis(clock), budgets[budget]);
-      states[budget].set(accountId, decision.state);
-      return admittedAs(accountId, budget, decision);
-    },
-    refund({ accountId, budget, windowStartMs }) {
-      const refunded = refundRequest(states[budget].get(accountId), windowStartMs);
-      if (refunded !== undefined) states[budget].set(accountId, refunded);
-    },
-  };
+/** Admits `count` requests in arrival order against the window `current`, one after the other. */
+export function admitInOrder(
+  current: RateState | undefined,
+  count: number,
+  nowMs: number,
+  budget: RateBudget,
+): { window: RateState; answer: RateDecision[] } {
+  const decisions: RateDecision[] = [];
+  let state = current;
+  for (let i = 0; i < count; i += 1) {
+    const decision = admitRequest(state, nowMs, budget);
+    decisions.push(decision);
+    state = decision.state;
+  }
+  return { window: state ?? { windowStartMs: 0, count: 0, blockedUntilMs: null }, answer: decisions };
 }

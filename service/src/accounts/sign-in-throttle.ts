@@ -1,79 +1,127 @@
-// Failed sign-ins (a missing or wrong token) counted per client address: past the limit in a minute, that
-// address may not try again until the minute ends, so a token cannot be guessed at thousands a second. The
-// counting is the rate-limit policy's, with no cooldown beyond the window. One process counts in its memory
-// (here); several instances on one database count together (shared-sign-in-throttle.ts).
-import ipaddr from 'ipaddr.js';
+// The sign-in throttle: every failed sign-in (a missing or wrong token) is counted in the client's window where the
+// store keeps it (SignInWindowsStore: the database for several instances, so an address gets its failures a minute
+// over the whole cluster, not per instance; the memory of the one process on a SQLite file). Past the limit the
+// address may not try again until the minute ends, so a token cannot be guessed at thousands a second.
+//
+// Refusing a blocked address stays a lookup in this process's memory, so good sign-ins cost the database nothing:
+// the instance that begins a block announces it and every instance keeps it, and one that missed the announcement
+// learns the block from the database at that address's next failure there.
+//
+// Failed sign-ins come from clients nobody has authenticated, so what they may cost the database is bounded: at
+// most MAX_COUNTING transactions at once, the failures of an address that come meanwhile counted together in
+// its next one, and past MAX_WAITING addresses (a spray from many) or while the database fails, failures are
+// counted in this process's memory instead (sign-in-memory.ts).
 import { type Clock, nowMillis } from '../core/clock';
-import { admitRequest, type RateBudget, type RateState } from './rate-limit-policy';
+import type { SignInWindowsStore } from '../store/store';
+import { admitInOrder, RATE_WINDOW_MS } from './rate-limit-policy';
+import {
+  clientKeyOf,
+  createInMemorySignInThrottle,
+  RecentClients,
+  secondsBlocked,
+  signInBudget,
+  type SignInThrottle,
+} from './sign-in-memory';
 
-/**
- * Addresses remembered at once. Past it the least recently seen is forgotten, one at a time (not the whole
- * table, which a spray from many addresses could use to lift every block, its own included).
- */
-const MAX_ADDRESSES = 10_000;
+export type { SignInThrottle };
 
-/** Whom a failure is counted against: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64). */
-export function clientKeyOf(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
-  return `${parts.join(':')}::/64`;
+/** Counting transactions one instance runs at once: a few connections of its pool, never all of them. */
+export const MAX_COUNTING = 2;
+/** Addresses whose failures may wait for a counting transaction; past it they are counted in memory. */
+export const MAX_WAITING = 1_000;
+/** A database that keeps failing is reported once a minute, not once a failed sign-in. */
+const ERROR_REPORT_INTERVAL_MS = 60_000;
+
+interface Waiting {
+  failures: number;
+  counted: Array<() => void>;
 }
 
-/** The sign-in budget: `failuresPerMinute`, then blocked until the minute ends. */
-export const signInBudget = (failuresPerMinute: number): RateBudget => ({
-  limitPerMinute: failuresPerMinute,
-  cooldownMs: 0,
-});
-
-export interface SignInThrottle {
-  /** Seconds this address must wait before it may sign in again, or null when it may now. */
-  waitFor(address: string): number | null;
-  /** Counts a failed sign-in from this address; resolves once counted (never rejects). */
-  failed(address: string): Promise<void>;
-}
-
-/** Something kept per client key, for at most MAX_ADDRESSES keys: the least recently seen is forgotten first. */
-export class RecentClients<V> {
-  // A Map iterates in insertion order: deleting and setting again moves a key to the end, so the first key is
-  // the one seen longest ago.
-  private readonly entries = new Map<string, V>();
-
-  get(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-
-  /** Keeps `value` for `key` and marks it seen now. */
-  seen(key: string, value: V): void {
-    this.entries.delete(key);
-    if (this.entries.size >= MAX_ADDRESSES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, value);
-  }
-
-  /** Seconds `key` must still wait by the block its value holds, or null when it may sign in now. */
-  waitFor(key: string, nowMs: number, blockedUntilOf: (value: V) => number | null): number | null {
-    const value = this.entries.get(key);
-    const wait = value === undefined ? null : secondsBlocked(blockedUntilOf(value), nowMs);
-    // A blocked client that keeps trying stays at the young end: a spray evicts idle entries first.
-    if (wait !== null) this.seen(key, value!);
-    return wait;
-  }
-}
-
-/** Seconds until `blockedUntilMs`, or null when that is not after `nowMs`. */
-export function secondsBlocked(blockedUntilMs: number | null, nowMs: number): number | null {
-  return blockedUntilMs === null || nowMs >= blockedUntilMs ? null : Math.ceil((blockedUntilMs - nowMs) / 1000);
-}
-
-export function createSignInThrottle(clock: Clock, failuresPerMinute: number): SignInThrottle {
+export function createSignInThrottle(
+  windows: SignInWindowsStore,
+  clock: Clock,
+  failuresPerMinute: number,
+  /** Failures that could not be counted in the database (counted in memory instead), at most once a minute. */
+  onError: (error: unknown) => void,
+): SignInThrottle {
   const budget = signInBudget(failuresPerMinute);
-  const states = new RecentClients<RateState>();
+  /** When each client key known to be blocked may sign in again. */
+  const blocks = new RecentClients<number>();
+  /** What could not go to the database: a spray's overflow, or failures while it failed. */
+  const inMemory = createInMemorySignInThrottle(clock, failuresPerMinute);
+  const waiting = new Map<string, Waiting>();
+  /** Client keys with a counting transaction under way: their new failures wait for the next one. */
+  const counting = new Set<string>();
+  let forgottenAtMs = Number.NEGATIVE_INFINITY;
+  let reportedAtMs = Number.NEGATIVE_INFINITY;
+
+  function heard(clientKey: string, blockedUntilMs: number): void {
+    if (secondsBlocked(blockedUntilMs, nowMillis(clock)) !== null) blocks.seen(clientKey, blockedUntilMs);
+  }
+  windows.onBlocked(heard);
+
+  function report(error: unknown): void {
+    const nowMs = nowMillis(clock);
+    if (nowMs - reportedAtMs < ERROR_REPORT_INTERVAL_MS) return;
+    reportedAtMs = nowMs;
+    onError(error);
+  }
+
+  /** Counts `failures` of one client key in one transaction, as if they had come one after the other. */
+  async function count(clientKey: string, failures: number): Promise<void> {
+    try {
+      const window = await windows.update(clientKey, (current) => {
+        const { window: next } = admitInOrder(current, failures, nowMillis(clock), budget);
+        return { window: next, answer: next };
+      });
+      if (window.blockedUntilMs !== null) heard(clientKey, window.blockedUntilMs);
+    } catch (error) {
+      report(error);
+      for (let i = 0; i < failures; i += 1) await inMemory.failed(clientKey);
+    }
+  }
+
+  /** Each instance deletes the ended windows at most once a window, when it counts a failure; nobody waits for it. */
+  function forgetEnded(): void {
+    const nowMs = nowMillis(clock);
+    if (nowMs - forgottenAtMs < RATE_WINDOW_MS) return;
+    forgottenAtMs = nowMs;
+    windows.forgetEnded(nowMs, RATE_WINDOW_MS).catch(report);
+  }
+
+  /** Starts counting the longest-waiting addresses while there is room, one transaction per address at a time. */
+  function pump(): void {
+    for (const [clientKey, entry] of waiting) {
+      if (counting.size >= MAX_COUNTING) return;
+      if (counting.has(clientKey)) continue;
+      waiting.delete(clientKey);
+      counting.add(clientKey);
+      void count(clientKey, entry.failures).then(() => {
+        counting.delete(clientKey);
+        for (const done of entry.counted) done();
+        forgetEnded();
+        pump();
+      });
+    }
+  }
+
   return {
-    waitFor: (address) => states.waitFor(clientKeyOf(address), nowMillis(clock), (state) => state.blockedUntilMs),
-    async failed(address) {
-      const key = clientKeyOf(address);
-      states.seen(key, admitRequest(states.get(key), nowMillis(clock), budget).state);
+    waitFor(address) {
+      const clientKey = clientKeyOf(address);
+      return blocks.waitFor(clientKey, nowMillis(clock), (until) => until) ?? inMemory.waitFor(clientKey);
+    },
+    failed(address) {
+      const clientKey = clientKeyOf(address);
+      let entry = waiting.get(clientKey);
+      if (entry === undefined) {
+        if (waiting.size >= MAX_WAITING) return inMemory.failed(clientKey);
+        entry = { failures: 0, counted: [] };
+        waiting.set(clientKey, entry);
+      }
+      entry.failures += 1;
+      const counted = new Promise<void>((resolve) => entry.counted.push(resolve));
+      pump();
+      return counted;
     },
   };
 }

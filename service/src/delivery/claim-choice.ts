@@ -18,8 +18,6 @@ export interface ClaimRoom {
   allowed: (webhookId: string) => number;
   /** Where a webhook's endpoint stands: proven healthy, not heard from, or sick. */
   standing: (webhookId: string) => Standing;
-  /** Webhooks that may have nothing in flight now (their circuit is open). */
-  blocked: readonly string[];
   /** Requests in flight now, by webhook id. */
   inFlight: ReadonlyMap<string, number>;
   /** Requests in flight now, by account id. */
@@ -98,8 +96,10 @@ export function chooseClaims(candidates: readonly DueCandidate[], room: ClaimRoo
   return chosen;
 }
 
-/** Webhooks with no room left, or whose circuit is open: the claim query leaves their deliveries alone. */
+/**
+ * Webhooks with no room left: the claim leaves their deliveries alone. (One whose circuit is open the store itself
+ * passes over, by the health it keeps.)
+ */
 export function saturatedWebhooks(room: ClaimRoom): string[] {
-  const full = [...room.inFlight].filter(([id, count]) => count >= room.allowed(id)).map(([id]) => id);
-  return [...new Set([...full, ...room.blocked])];
+  return [...room.inFlight].filter(([id, count]) => count >= room.allowed(id)).map(([id]) => id);
 }

@@ -28,7 +28,7 @@ export interface StageDeps {
   /** How long a claim lasts; longer than an attempt (10 s) plus recording it. */
   leaseMicros: number;
   retryDelaysSeconds: readonly number[];
-  /** Told, before each claim chooses, the endpoint health the store read with it (where the store keeps it). */
+  /** Told, before each claim chooses, the endpoint health the store read with it. */
   health: EndpointHealthRegistry;
   onError: (error: unknown, stage: string) => void;
 }
@@ -62,9 +62,8 @@ export function createDispatchStages(deps: StageDeps) {
         excludeWebhookIds: saturatedWebhooks(room),
       },
       (candidates) => {
-        // Where the store keeps endpoint health (PostgreSQL), the room's rules go by what it read just now.
-        for (const { webhookId, endpointHealth } of candidates)
-          if (endpointHealth !== undefined) deps.health.adopt(webhookId, endpointHealth);
+        // The room's rules go by the endpoint health the store read just now (another instance's answers too).
+        for (const { webhookId, endpointHealth } of candidates) deps.health.adopt(webhookId, endpointHealth);
         return chooseClaims(candidates, room);
       },
     );

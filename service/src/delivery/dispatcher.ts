@@ -76,7 +76,6 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   const capacity = {
     allowed: (webhookId: string, now: number) => deps.health.allowedInFlight(webhookId, now),
-    blocked: (now: number) => deps.health.blocked(now),
     standing: (webhookId: string) => deps.health.standing(webhookId),
   };
   const scheduler = createScheduler(

@@ -3,8 +3,8 @@
 // multiplicative decrease), and a circuit breaker that stops sending to an endpoint whose recent attempts all
 // failed, then sends it one probe. Only a timeout, a failed connection or a 5xx is sick: a 4xx is the
 // receiver's answer, and a slow 2xx is healthy. Pure rules over an injected time, so they are tested on a fake
-// clock; the registry below keeps one state per webhook, in this process or, with several instances, on the
-// webhook's row (docs/decisions.md#19-delivery-concurrency-and-leases).
+// clock; the registry below keeps what the store keeps for each webhook (on its row for every instance on
+// PostgreSQL, in the one process's memory on SQLite) (docs/decisions.md#19-delivery-concurrency-and-leases).
 import {
   type Circuit,
   type EndpointHealth,
@@ -128,9 +128,9 @@ interface Deferred {
 /**
  * The health of every webhook's endpoint as this process knows it, keyed by webhook id.
  *
- * On SQLite this memory is the record. With several instances on PostgreSQL (`shared`), the record is the
- * webhook's row, and each claim reads the rows of the webhooks it looks at (`adopt`); the claim query itself
- * leaves webhooks with an open circuit alone. An answer that changes what this instance knows is written to the
+ * The record is the store's (EndpointHealthStore: the webhook's row on PostgreSQL, the one process's memory on
+ * SQLite), and each claim reads the health of the webhooks it looks at (`adopt`); the claim itself leaves
+ * webhooks with an open circuit alone. An answer that changes what this instance knows is written to the
  * row before the request's slot is freed, so no instance sees the slot free and the health from before the
  * answer. One that changes nothing here (a healthy endpoint at full speed, a sick one behind an open circuit)
  * costs no statement of its own: its change goes with the attempt's result and is applied to the row in the
@@ -141,19 +141,17 @@ interface Deferred {
  */
 export class EndpointHealthRegistry {
   private readonly states = new Map<string, EndpointHealth>();
-  /** Webhooks whose circuit is open or waiting for its probe: what a claim must look at, kept apart. */
-  private readonly notClosedIds = new Set<string>();
-  /** Shared store: each webhook's answers not written yet, in the order they came in (see `record`). */
+  /** Each webhook's answers not written yet, in the order they came in (see `record`). */
   private readonly deferred = new Map<string, Set<Deferred>>();
 
   /**
-   * `jitter` gives a uniform number in [0, 1) for each open period. `shared.store` is where every instance
-   * keeps the health; `shared.onError` hears a failed write (its change then goes with the attempt's result).
+   * `jitter` gives a uniform number in [0, 1) for each open period. `kept.store` is where the health is kept;
+   * `kept.onError` hears a failed write (its change then goes with the attempt's result).
    */
   constructor(
     private readonly rules: HealthRules,
-    private readonly jitter: () => number = () => 0,
-    private readonly shared: { store: EndpointHealthStore; onError: (error: unknown) => void } | null = null,
+    private readonly jitter: () => number,
+    private readonly kept: { store: EndpointHealthStore; onError: (error: unknown) => void },
   ) {}
 
   of(webhookId: string): EndpointHealth {
@@ -171,34 +169,28 @@ export class EndpointHealthRegistry {
       if (!oldest.done) this.forget(oldest.value);
     }
     this.states.set(webhookId, health);
-    if (health.circuit.state === 'closed') this.notClosedIds.delete(webhookId);
-    else this.notClosedIds.add(webhookId);
   }
 
   /**
-   * Resolves with the change still to be written with the attempt's result (shared store only): the answer
-   * changed nothing this instance knows, or its write failed; null when nothing is left to write.
+   * Resolves with the change still to be written with the attempt's result: the answer changed nothing this
+   * instance knows, or its write failed; null when nothing is left to write.
    */
   async record(webhookId: string, answer: Answer): Promise<EndpointHealthChange | null> {
     const change: EndpointHealthChange = (health) => afterAnswer(health, answer, this.rules);
     const known = this.of(webhookId);
     const next = change(known);
-    if (this.shared === null) {
-      this.adopt(webhookId, next);
-      return null;
-    }
     // A person's request is written at once, whatever this instance knew: its 2xx closes the circuit for all.
     if (!answer.manual && sameHealth(known, next)) return this.defer(webhookId, change);
     // The answers deferred before this one go first, so the row sees them in the order they came in.
     const inOrder = [...this.takeDeferred(webhookId), change];
     const all: EndpointHealthChange = (health) => inOrder.reduce((h, c) => c(h), health);
     try {
-      const written = await this.shared.store.change(webhookId, all);
+      const written = await this.kept.store.change(webhookId, all);
       if (written === null) this.forget(webhookId);
       else this.adopt(webhookId, written);
       return null;
     } catch (error) {
-      this.shared.onError(error);
+      this.kept.onError(error);
       this.adopt(webhookId, next);
       return all;
     }
@@ -252,7 +244,6 @@ export class EndpointHealthRegistry {
    */
   forget(webhookId: string): void {
     this.states.delete(webhookId);
-    this.notClosedIds.delete(webhookId);
     this.deferred.delete(webhookId);
   }
 
@@ -260,23 +251,8 @@ export class EndpointHealthRegistry {
     return standingOf(this.of(webhookId));
   }
 
-  /** `kept`: the health the store read with the webhook, where the store keeps it (PostgreSQL). */
-  circuitOf(webhookId: string, now: number, kept?: EndpointHealth): Circuit {
-    return circuitAt(kept ?? this.of(webhookId), now);
-  }
-
-  /**
-   * Webhooks that may have no request in flight now (open circuits): a claim leaves their deliveries alone.
-   * With a shared store the claim query reads that from the rows instead: a circuit another instance closed
-   * must not stay closed off here.
-   */
-  blocked(now: number): string[] {
-    if (this.shared !== null) return [];
-    return [...this.notClosedIds].filter((id) => this.allowedInFlight(id, now) === 0);
-  }
-
   /** Endpoints whose circuit is not closed (open, or waiting for or sending its probe), in the whole cluster. */
   notClosed(): Promise<number> {
-    return this.shared === null ? Promise.resolve(this.notClosedIds.size) : this.shared.store.countNotClosed();
+    return this.kept.store.countNotClosed();
   }
 }

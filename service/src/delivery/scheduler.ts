@@ -27,8 +27,6 @@ export interface SchedulerLimits {
 export interface Capacity {
   /** `now`: the time of the claim, read once for all of its webhooks. */
   allowed(webhookId: string, now: number): number;
-  /** Webhooks that may have none now. */
-  blocked(now: number): readonly string[];
   standing(webhookId: string): Standing;
 }
 
@@ -71,7 +69,7 @@ export function createScheduler(
   limits: SchedulerLimits,
   turn: () => Promise<void>,
   onError: (error: unknown) => void,
-  capacity: Capacity = { allowed: () => limits.maxInFlightPerWebhook, blocked: () => [], standing: () => 'proven' },
+  capacity: Capacity = { allowed: () => limits.maxInFlightPerWebhook, standing: () => 'proven' },
   /** A uniform number in [0, 1) for the poll's jitter. */
   fraction: () => number = () => 0.5,
 ): Scheduler {
@@ -182,7 +180,6 @@ function createSlots(limits: SchedulerLimits, capacity: Capacity) {
       maxPerWebhook: limits.maxInFlightPerWebhook,
       allowed: (webhookId) => Math.min(limits.maxInFlightPerWebhook, capacity.allowed(webhookId, now)),
       standing: (webhookId) => capacity.standing(webhookId),
-      blocked: capacity.blocked(now),
       inFlight: byWebhook,
       inFlightByAccount: byAccount,
     }),

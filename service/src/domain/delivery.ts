@@ -31,8 +31,8 @@ export interface DueCandidate {
    * database), which count against the webhook's limit like this process's own. Always 0 on SQLite.
    */
   inFlightElsewhere: number;
-  /** Its endpoint's health as the store keeps it for every instance (PostgreSQL); absent on SQLite. */
-  endpointHealth?: EndpointHealth;
+  /** Its endpoint's health as the store keeps it. */
+  endpointHealth: EndpointHealth;
 }
 
 /** A delivery leased to one dispatcher, with what its attempt needs. */

@@ -30,11 +30,8 @@ export interface WebhookRecord {
   lastFailureAt: number | null;
   archivedAt: number | null;
   archivedReason: string | null;
-  /**
-   * What its endpoint's answers taught, where the store keeps it with the webhook (PostgreSQL, for every
-   * instance); absent where the process keeps it in memory (SQLite).
-   */
-  endpointHealth?: EndpointHealth;
+  /** What its endpoint's answers taught, as the store keeps it (delivery/endpoint-health.ts). */
+  endpointHealth: EndpointHealth;
 }
 
 /** The fields a user writes through create and update. */

@@ -109,7 +109,10 @@ export interface WebhookRow extends DispatchRow {
   updated_at: number;
 }
 
-export function webhookFromRow(row: WebhookRow): WebhookRecord {
+/** A webhook as its row holds it: each backend adds its endpoint's health, which it keeps its own way. */
+export type StoredWebhook = Omit<WebhookRecord, 'endpointHealth'>;
+
+export function webhookFromRow(row: WebhookRow): StoredWebhook {
   return {
     id: row.id,
     accountId: row.account_id,

@@ -197,7 +197,7 @@ export interface SecretKeysStore {
   resealAll(resealOne: (sealed: string) => string, keyCheck: string): Promise<number>;
 }
 
-/** One account's shared rate window for one budget, as every instance sees it (PostgreSQL only). */
+/** One account's rate window for one budget, as every instance sees it. */
 export interface SharedRateWindow {
   windowStartMs: number;
   /** Requests admitted in the window, over all instances. */
@@ -209,7 +209,8 @@ export interface RateWindowsStore {
   /**
    * Reads the account's window of `budget` (undefined when it has none), and writes the one `decide` returns,
    * in one transaction that holds the row, so instances never lose each other's counts. Resolves with what
-   * `decide` answered besides.
+   * `decide` answered besides. Updates of one window asked for at the same moment are applied one after the
+   * other, each `decide` seeing the window the one before wrote (PostgreSQL shares one transaction among them).
    */
   update<T>(
     accountId: number,
@@ -218,7 +219,7 @@ export interface RateWindowsStore {
   ): Promise<T>;
 }
 
-/** Each client address's window of failed sign-ins, shared by every instance (PostgreSQL only). */
+/** Each client address's window of failed sign-ins, shared by every instance. */
 export interface SignInWindowsStore {
   /**
    * As RateWindowsStore.update, for the window of one client key; when the window written begins a block, every
@@ -239,8 +240,8 @@ export interface SignInWindowsStore {
 }
 
 /**
- * Each webhook's endpoint health kept on its row, for every instance (PostgreSQL only; one process keeps it in
- * memory). A change of the webhook's URL, and its reactivation, reset it in the same transaction.
+ * Each webhook's endpoint health: on its row for every instance (PostgreSQL), in the memory of the one process on
+ * a SQLite file. A change of the webhook's URL, and its reactivation, reset it with the change.
  */
 export interface EndpointHealthStore {
   /** Applies `change` to the webhook's health, holding its row; resolves with the result, null when it is gone. */
@@ -280,12 +281,12 @@ export interface Store {
   deliveryLog: DeliveryLogStore;
   secretKeys: SecretKeysStore;
   cluster: ClusterStore;
-  /** Windows of the per-account rate limits shared by every instance; null when one process keeps them in memory. */
-  rateWindows: RateWindowsStore | null;
-  /** Windows of failed sign-ins shared by every instance; null when one process keeps them in memory. */
-  signInWindows: SignInWindowsStore | null;
-  /** Endpoint health shared by every instance; null when one process keeps it in memory. */
-  endpointHealth: EndpointHealthStore | null;
+  /** Windows of the per-account rate limits, shared by every instance (one SQLite process keeps them in memory). */
+  rateWindows: RateWindowsStore;
+  /** Windows of failed sign-ins, shared by every instance (one SQLite process keeps them in memory). */
+  signInWindows: SignInWindowsStore;
+  /** Each webhook's endpoint health, shared by every instance (one SQLite process keeps it in memory). */
+  endpointHealth: EndpointHealthStore;
   /** Resolves when the database can be read and written; rejects with the database's own error otherwise. */
   checkReadiness(): Promise<void>;
   close(): Promise<void>;

@@ -364,6 +364,11 @@ export async function renderDeliveries(
   );
   const form = filterForm(filters, (chosen) => go({ offset: 0, filters: chosen }));
   into.setAttribute('aria-busy', 'true');
+  // A render started later (a Refresh, a reload after an action) supersedes this one: what this one read may be
+  // older, and drawing it last would show a page from before what the newer one read.
+  const generation = String(Number(into.dataset['generation'] ?? '0') + 1);
+  into.dataset['generation'] = generation;
+  const superseded = () => into.dataset['generation'] !== generation;
   let page;
   let rows: DeliveryRow[];
   try {
@@ -371,10 +376,12 @@ export async function renderDeliveries(
     rows = rowsOf(page.items);
     await lookUpFailed(ctx, webhook, rows);
   } catch (error) {
+    if (superseded()) return;
     into.removeAttribute('aria-busy');
     show(into, form, h('p', {}, 'The deliveries could not be loaded.'), toolbar);
     return ctx.fail(error);
   }
+  if (superseded()) return;
   into.removeAttribute('aria-busy');
   const restoreFocus = () => {
     if (focusKey) into.querySelector<HTMLElement>(`[data-focus-key="${focusKey}"]`)?.focus();

@@ -13,7 +13,7 @@ import type {
 import { type Clock, nowMicros } from '../core/clock';
 import { addInto, emptyHour, HOUR_MICROS, hourOf, quantileBound, type StatsHour } from '../domain/delivery-stats';
 import type { WebhookRecord } from '../domain/webhook';
-import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
+import { circuitAt } from '../delivery/endpoint-health';
 import { findWebhook } from '../store/find-webhook';
 import type { HourTrend, Store, StatsWindow, WebhookBacklog } from '../store/store';
 
@@ -24,8 +24,6 @@ const WEBHOOKS_PER_READ = 1000;
 export interface StatisticsServiceDeps {
   store: Store;
   clock: Clock;
-  /** For the moment an endpoint's circuit opened, wherever its health is kept. */
-  health: Pick<EndpointHealthRegistry, 'circuitOf'>;
 }
 
 /** The window's hours: whole hours up to and including the current one. */
@@ -79,7 +77,8 @@ export function createStatisticsService(deps: StatisticsServiceDeps) {
   /** The archive, and the opening of an endpoint's circuit that is not closed yet, when inside the window. */
   function markersOf(record: WebhookRecord, range: StatsWindow, now: number): StatisticsMarker[] {
     const markers: StatisticsMarker[] = [];
-    const circuit = deps.health.circuitOf(record.id, now, record.endpointHealth);
+    // The record carries its endpoint's health as the store keeps it, on either backend.
+    const circuit = circuitAt(record.endpointHealth, now);
     if (circuit.state !== 'closed' && circuit.since >= range.since)
       markers.push({
         kind: 'circuit_opened',

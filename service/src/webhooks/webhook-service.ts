@@ -15,7 +15,7 @@ import { ConflictError, ValidationError } from '../core/errors';
 import type { IdGenerator } from '../core/ids';
 import type { RandomBytes } from '../core/random';
 import { makeAttempt } from '../delivery/attempt';
-import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
+import { circuitAt, type EndpointHealthRegistry, UNKNOWN_ENDPOINT } from '../delivery/endpoint-health';
 import type { Send } from '../delivery/sender';
 import { signingSecrets } from '../delivery/signing-secrets';
 import { buildPayload, sampleCompletedRun } from '../events/payload';
@@ -86,7 +86,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const details = new WeakMap<WebhookRecord, { circuit: string; detail: Readonly<WebhookDetail> }>();
   function detailOf(record: WebhookRecord): Readonly<WebhookDetail> {
     const now = nowMicros(clock);
-    const circuit = deps.health.circuitOf(record.id, now, record.endpointHealth);
+    const circuit = circuitAt(record.endpointHealth, now);
     // What of the body depends on the time: the circuit, and whether a rotation's overlap still lasts.
     const key = `${circuit.state === 'open' ? `open:${circuit.until}` : circuit.state}|${secretOverlapUntil(record, now)}`;
     const known = details.get(record);
@@ -142,6 +142,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       lastFailureAt: null,
       archivedAt: null,
       archivedReason: null,
+      endpointHealth: UNKNOWN_ENDPOINT,
     };
     const requestHash = fingerprint(writable);
     const claim: IdempotencyClaim | null =
@@ -273,9 +274,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const { items, total } = await store.webhooks.list(accountId, page);
       const now = nowMicros(clock);
       return {
-        items: items.map((record) =>
-          toDetail(record, deps.health.circuitOf(record.id, now, record.endpointHealth), now),
-        ),
+        items: items.map((record) => toDetail(record, circuitAt(record.endpointHealth, now), now)),
         total,
       };
     },

@@ -107,13 +107,6 @@ describe('secret keys', () => {
 });
 
 describe('rate windows', () => {
-  if (backend === 'sqlite') {
-    test('are kept in memory by the one process: the store has none', () => {
-      expect(store().rateWindows).toBeNull();
-    });
-    return;
-  }
-
   beforeEach(async () => {
     await store().accounts.insert(account(1));
     await store().accounts.insert(account(2));
@@ -121,7 +114,7 @@ describe('rate windows', () => {
   const window = (count: number): SharedRateWindow => ({ windowStartMs: 1000, count, blockedUntilMs: null });
 
   test('an update sees the window the last one wrote, per account and budget, and answers what decide answered', async () => {
-    const windows = store().rateWindows!;
+    const windows = store().rateWindows;
     const seen: Array<SharedRateWindow | undefined> = [];
     const bump = (current: SharedRateWindow | undefined) => {
       seen.push(current);
@@ -144,7 +137,7 @@ describe('rate windows', () => {
   });
 
   test('concurrent updates of one window lose no count', async () => {
-    const windows = store().rateWindows!;
+    const windows = store().rateWindows;
     await Promise.all(
       Array.from({ length: 20 }, () =>
         windows.update(1, 'api', (current) => ({ window: window((current?.count ?? 0) + 1), answer: null })),
@@ -155,25 +148,18 @@ describe('rate windows', () => {
 });
 
 describe('sign-in windows', () => {
-  if (backend === 'sqlite') {
-    test('are kept in memory by the one process: the store has none', () => {
-      expect(store().signInWindows).toBeNull();
-    });
-    return;
-  }
-
   const V6_CLIENT = '2001:db8:1:2::/64';
   const read = (clientKey: string) =>
-    store().signInWindows!.update(clientKey, (current) => ({
+    store().signInWindows.update(clientKey, (current) => ({
       window: current ?? { windowStartMs: 0, count: 0, blockedUntilMs: null },
       answer: current,
     }));
   const write = (clientKey: string, window: SharedRateWindow) =>
-    store().signInWindows!.update(clientKey, () => ({ window, answer: null }));
+    store().signInWindows.update(clientKey, () => ({ window, answer: null }));
   /** What a listener heard, each block once: a block both on record and announced may be told twice. */
   function listen(): { heard: () => Array<[string, number]> } {
     const heard = new Map<string, [string, number]>();
-    store().signInWindows!.onBlocked((clientKey, until) => heard.set(`${clientKey} ${until}`, [clientKey, until]));
+    store().signInWindows.onBlocked((clientKey, until) => heard.set(`${clientKey} ${until}`, [clientKey, until]));
     return { heard: () => [...heard.values()] };
   }
 
@@ -205,7 +191,7 @@ describe('sign-in windows', () => {
     await write('10.0.0.2', { windowStartMs: T0 - 10_000, count: 2, blockedUntilMs: null });
     await write('10.0.0.3', { windowStartMs: T0 - 61_000, count: 9, blockedUntilMs: T0 + 5_000 });
     await write('10.0.0.4', { windowStartMs: T0 - 120_000, count: 9, blockedUntilMs: T0 - 60_000 });
-    await store().signInWindows!.forgetEnded(T0, 60_000);
+    await store().signInWindows.forgetEnded(T0, 60_000);
     expect(await read('10.0.0.1')).toBeUndefined();
     expect(await read('10.0.0.2')).toEqual({ windowStartMs: T0 - 10_000, count: 2, blockedUntilMs: null });
     expect(await read('10.0.0.3')).toEqual({ windowStartMs: T0 - 61_000, count: 9, blockedUntilMs: T0 + 5_000 });

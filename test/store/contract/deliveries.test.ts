@@ -190,7 +190,6 @@ describe('claimDue', () => {
       maxPerWebhook: 16,
       allowed: () => 16,
       standing: () => 'proven',
-      blocked: [],
       inFlight: new Map([['wsu_busy', 16]]),
       inFlightByAccount: new Map(),
     };

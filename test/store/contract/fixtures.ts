@@ -74,7 +74,7 @@ export function webhook(accountId: number, id: string, overrides: Partial<Webhoo
     archivedAt: null,
     archivedReason: null,
     // A store that keeps endpoint health with the webhook reads a new one back as not heard from.
-    ...(backend === 'postgres' ? { endpointHealth: UNKNOWN_ENDPOINT } : {}),
+    endpointHealth: UNKNOWN_ENDPOINT,
     ...overrides,
   };
 }

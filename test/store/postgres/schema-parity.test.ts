@@ -12,9 +12,9 @@ import { createTestDatabase } from '../../support/postgres';
 
 /** What PostgreSQL alone keeps: state several instances share, which one SQLite process keeps in memory. */
 const ONLY_POSTGRES: Record<string, string[] | 'table'> = {
-  // the per-account request windows every instance counts in (accounts/shared-rate-limiter.ts)
+  // the per-account request windows every instance counts in (accounts/rate-limiter.ts)
   rate_limit_windows: 'table',
-  // the failed sign-ins of each client address, counted for all instances (accounts/shared-sign-in-throttle.ts)
+  // the failed sign-ins of each client address, counted for all instances (accounts/sign-in-throttle.ts)
   sign_in_windows: 'table',
   // the results of jobs one instance runs for all (store/postgres/cluster.ts)
   cluster_results: 'table',

@@ -3,6 +3,7 @@
 import { chooseClaims, type ClaimRoom } from '../../../service/src/delivery/claim-choice';
 import type { SqliteDatabase } from '../../../service/src/store/sqlite/database';
 import { CLAIM_QUERIES, createDeliveriesStore } from '../../../service/src/store/sqlite/deliveries';
+import { createInProcessEndpointHealth } from '../../../service/src/store/sqlite/endpoint-health';
 import type { ClaimRequest } from '../../../service/src/store/store';
 import { useTempDatabase } from '../../support/temp-database';
 
@@ -51,7 +52,6 @@ const room = (total: number, inFlight: Array<[string, number]> = []): ClaimRoom 
   maxPerWebhook: 16,
   allowed: () => 16,
   standing: () => 'proven',
-  blocked: [],
   inFlight: new Map(inFlight),
   inFlightByAccount: new Map(),
 });
@@ -82,7 +82,7 @@ test("a webhook with no room left does not hold back another's newer deliveries,
   addWebhook('wsu_idle');
   addDue('wsu_busy', 5000, 1);
   addDue('wsu_idle', 3, 100_000);
-  const store = createDeliveriesStore(db);
+  const store = createDeliveriesStore(db, createInProcessEndpointHealth(db));
   const current = room(256, [['wsu_busy', 16]]);
   const claimed = await store.claimDue(request({ excludeWebhookIds: ['wsu_busy'] }), (candidates) =>
     chooseClaims(candidates, current),
@@ -96,7 +96,7 @@ test('oldest first within each webhook, webhooks in turn, at most perWebhook rea
   addDue('wsu_a', 20, 10);
   addDue('wsu_b', 2, 15);
   addDue('wsu_b', 1, NOW + 1);
-  const store = createDeliveriesStore(db);
+  const store = createDeliveriesStore(db, createInProcessEndpointHealth(db));
   const seen: string[][] = [];
   const claimed = await store.claimDue(request({ perWebhook: 4 }), (candidates) => {
     seen.push(candidates.map((candidate) => candidate.id));

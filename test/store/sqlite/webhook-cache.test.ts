@@ -4,6 +4,7 @@ import { openDatabase, type SqliteDatabase } from '../../../service/src/store/sq
 import { LOOK_REUSE_MS, observeOtherConnections } from '../../../service/src/store/sqlite/other-connections';
 import { createWebhookCache } from '../../../service/src/store/sqlite/webhook-cache';
 import { createWebhooksStore } from '../../../service/src/store/sqlite/webhooks';
+import { createInProcessEndpointHealth } from '../../../service/src/store/sqlite/endpoint-health';
 import type { WebhookRecord } from '../../../service/src/domain/webhook';
 import type { WebhooksStore } from '../../../service/src/store/store';
 import { insertAccountWithWebhook, useTempDatabase } from '../../support/temp-database';
@@ -17,7 +18,7 @@ beforeEach(() => {
   db.prepare(
     "INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (2, 'act_2', 'B', 'enterprise', 0)",
   ).run();
-  store = createWebhooksStore(db);
+  store = createWebhooksStore(db, createInProcessEndpointHealth(db));
 });
 
 const nameOf = async (accountId = 1) => (await store.get(accountId, 'wsu_a'))?.name ?? null;
@@ -57,6 +58,7 @@ test('a commit of another connection (another process on the same file) is seen 
   let nowMs = 0;
   const watched = createWebhooksStore(
     db,
+    createInProcessEndpointHealth(db),
     observeOtherConnections(db, () => nowMs),
   );
   expect((await watched.get(1, 'wsu_a'))?.name).toBe('before');
@@ -98,7 +100,7 @@ test('a kept webhook cannot be changed by the caller it was handed to', async ()
 });
 
 test('two caches on one connection are each kept up to date', async () => {
-  const second = createWebhooksStore(db);
+  const second = createWebhooksStore(db, createInProcessEndpointHealth(db));
   expect(await nameOf()).toBe('before');
   expect((await second.get(1, 'wsu_a'))?.name).toBe('before');
   db.prepare("UPDATE webhooks SET name = 'after' WHERE id = 'wsu_a'").run();

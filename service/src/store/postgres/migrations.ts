@@ -141,7 +141,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         sealed  text    NOT NULL
       );
 
-      -- Each account's rate window per budget, shared by every instance (accounts/shared-rate-limiter.ts).
+      -- Each account's rate window per budget, shared by every instance (accounts/rate-limiter.ts).
       CREATE TABLE rate_limit_windows (
         account_id        bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
         budget            text   NOT NULL,
@@ -211,7 +211,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     version: 4,
     description: "each client address's failed sign-ins, counted by every instance",
     sql: `
-      -- The window of failed sign-ins of one client address (accounts/shared-sign-in-throttle.ts); rows whose
+      -- The window of failed sign-ins of one client address (accounts/sign-in-throttle.ts); rows whose
       -- window and block have ended are deleted as failures come in.
       CREATE TABLE sign_in_windows (
         client_key        text    PRIMARY KEY,

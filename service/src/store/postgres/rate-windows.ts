@@ -2,7 +2,9 @@
 // address's window of failed sign-ins in sign-in-windows.ts. An update reads and writes one window in a
 // transaction that holds its row, so concurrent requests on any instances are counted one after the other.
 import type pg from 'pg';
+import { createTurnBatch } from '../../core/turn-batch';
 import type { RateWindowsStore, SharedRateWindow } from '../store';
+import { settleEach, type Waiting } from '../write-apart';
 import type { PgDatabase } from './database';
 
 /** How one table of windows is read and written; the window's key is the leading parameters of each statement. */
@@ -85,8 +87,59 @@ const ACCOUNT_WINDOWS: WindowTable = {
   describe: ([accountId, budget]) => `The rate window ${String(budget)} of account ${String(accountId)}`,
 };
 
+type Decide = Parameters<RateWindowsStore['update']>[2];
+
+interface WaitingUpdate extends Waiting<unknown> {
+  accountId: number;
+  budget: string;
+  decide: Decide;
+}
+
+/**
+ * The updates of one window asked for in one event-loop turn (the requests of a busy account) share one
+ * transaction: each `decide` sees the window the one before it wrote, and the row is written once. A request costs
+ * the database a share of one transaction, not one of its own waiting on the others' row lock.
+ */
 export function createPgRateWindowsStore(db: PgDatabase): RateWindowsStore {
+  async function updateTogether(group: WaitingUpdate[]): Promise<void> {
+    const { accountId, budget } = group[0]!;
+    try {
+      const answers = await updateWindow(db, ACCOUNT_WINDOWS, [accountId, budget], (current) => {
+        const each: unknown[] = [];
+        let window = current;
+        for (const waiting of group) {
+          const decided = waiting.decide(window);
+          each.push(decided.answer);
+          window = decided.window;
+        }
+        return { window: window!, answer: each };
+      });
+      settleEach(
+        group,
+        answers.map((value) => ({ ok: true as const, value })),
+      );
+    } catch (error) {
+      for (const waiting of group) waiting.reject(error);
+    }
+  }
+
+  const queued = createTurnBatch<WaitingUpdate>(async (items) => {
+    const groups = new Map<string, WaitingUpdate[]>();
+    for (const item of items) {
+      const key = `${item.accountId}/${item.budget}`;
+      groups.set(key, [...(groups.get(key) ?? []), item]);
+    }
+    await Promise.all([...groups.values()].map(updateTogether));
+  });
+
   return {
-    update: (accountId, budget, decide) => updateWindow(db, ACCOUNT_WINDOWS, [accountId, budget], decide),
+    update: <T>(
+      accountId: number,
+      budget: string,
+      decide: (current: SharedRateWindow | undefined) => { window: SharedRateWindow; answer: T },
+    ) =>
+      new Promise<T>((resolve, reject) =>
+        queued.add({ accountId, budget, decide, resolve: resolve as (value: unknown) => void, reject }),
+      ),
   };
 }

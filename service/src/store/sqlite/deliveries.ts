@@ -4,6 +4,7 @@ import type { DispatchState } from '../../domain/webhook';
 import { type AttemptResult, resultWithoutAnswer } from '../../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { SqliteDatabase } from './database';
+import type { InProcessEndpointHealth } from './endpoint-health';
 import { prepareAttemptAppend } from './delivery-log';
 import { prepareStatsWrite } from './delivery-stats';
 import { type DispatchRow, dispatchStateFromRow, payloadBytes, type WebhookRow } from '../rows';
@@ -42,7 +43,7 @@ export const CLAIM_QUERIES = {
       WHERE state = 'pending' AND webhook_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
 } as const;
 
-export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
+export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpointHealth): DeliveriesStore {
   // A claim looks at each webhook with pending deliveries through the partial index
   // deliveries_pending_by_webhook: one seek to find the next webhook, one range read of its oldest due
   // rows. Its cost grows with the number of such webhooks and log(backlog), never with the backlog itself:
@@ -134,13 +135,16 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
     const rows: DueCandidate[] = [];
     for (let after = nextPendingWebhook.get(''); after; after = nextPendingWebhook.get(after.webhookId)) {
       const { webhookId } = after;
-      if (excluded.has(webhookId)) continue;
+      // A webhook whose endpoint's circuit is open gets nothing until its probe is due.
+      if (excluded.has(webhookId) || health.isClosedOff(webhookId, request.now)) continue;
       const due = dueOfWebhook.all(webhookId, request.now, request.perWebhook);
       if (due.length === 0) continue;
       const accountId = accountOfWebhook.get(webhookId)?.accountId;
       if (accountId === undefined) continue; // deleted since: its deliveries go with it
       // One process owns a SQLite database (the file lock), so every lease in flight is this process's own.
-      for (const { id, dueAt } of due) rows.push({ id, webhookId, accountId, dueAt, inFlightElsewhere: 0 });
+      const endpointHealth = health.of(webhookId);
+      for (const { id, dueAt } of due)
+        rows.push({ id, webhookId, accountId, dueAt, inFlightElsewhere: 0, endpointHealth });
     }
     return rows;
   }
@@ -202,7 +206,16 @@ export function createDeliveriesStore(db: SqliteDatabase): DeliveriesStore {
 
   const recordInTransaction = db.transaction((results: readonly AttemptResult[], next: NextDispatchState) => {
     const plan = planResults(results, statesOf(results), next);
-    return loggedAttempts(results, plan, writePlan(plan));
+    const logged = loggedAttempts(results, plan, writePlan(plan));
+    // The endpoint health of answers that changed nothing when they came in (delivery/endpoint-health.ts), for
+    // the webhooks that still exist; last, once nothing of the transaction can refuse a row.
+    health.applyDeferred(
+      plan.logged.flatMap(({ index }) => {
+        const { log, endpointHealthChange } = results[index]!;
+        return endpointHealthChange ? [[log.webhookId, endpointHealthChange] as const] : [];
+      }),
+    );
+    return logged;
   });
 
   const skipInTransaction = db.transaction((ids: readonly string[], leaseOfClaim: string, now: number) => {

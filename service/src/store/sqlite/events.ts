@@ -1,6 +1,7 @@
 // SQLite access to job-run events: the events taken in at the same moment, and their fan-out to deliveries, in
 // one transaction (group commit), as events-plan.ts plans them.
 import type { SqliteDatabase } from './database';
+import type { InProcessEndpointHealth } from './endpoint-health';
 import { createGroupCommit } from './group-commit';
 import type { WebhookRecord } from '../../domain/webhook';
 import { type EventToRecord, planEvents, recordedOutcome, runKeyOf, storedPayloadTail } from '../events-plan';
@@ -8,7 +9,7 @@ import { webhookFromRow, type WebhookRow } from '../rows';
 import type { EventsStore, IngestOutcome } from '../store';
 import { SELECT_WEBHOOK } from './webhooks';
 
-export function createEventsStore(db: SqliteDatabase): EventsStore {
+export function createEventsStore(db: SqliteDatabase, health: InProcessEndpointHealth): EventsStore {
   const findEvent = db.prepare<[number, string, string], { id: string }>(
     'SELECT id FROM events WHERE account_id = ? AND run_id = ? AND event_type = ?',
   );
@@ -40,7 +41,9 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
     return (accountId) => {
       let webhooks = read.get(accountId);
       if (webhooks === undefined) {
-        webhooks = webhooksOf.all(accountId).map(webhookFromRow);
+        webhooks = webhooksOf
+          .all(accountId)
+          .map((row) => ({ ...webhookFromRow(row), endpointHealth: health.of(row.id) }));
         read.set(accountId, webhooks);
       }
       return webhooks;

@@ -11,6 +11,8 @@ import { createReadinessProbe } from './readiness-probe';
 import { createSecretKeysStore } from './secret-keys';
 import type { Store } from '../store';
 import { createWebhooksStore } from './webhooks';
+import { createInProcessEndpointHealth } from './endpoint-health';
+import { createInProcessRateWindows, createInProcessSignInWindows } from './windows';
 
 /**
  * `monotonicNow` times how long a look at other connections' commits serves (tests pass their own);
@@ -22,13 +24,14 @@ export function createSqliteStore(path: string, monotonicNow?: () => number, dur
   // One look at other connections' commits serves both caches, so a request that authenticates and then
   // reads its webhook pays for it once.
   const otherConnections = observeOtherConnections(db, monotonicNow);
+  const endpointHealth = createInProcessEndpointHealth(db);
   return {
     backend: 'sqlite',
     accounts: createAccountsStore(db),
     apiTokens: createApiTokensStore(db, otherConnections),
-    webhooks: createWebhooksStore(db, otherConnections),
-    events: createEventsStore(db),
-    deliveries: createDeliveriesStore(db),
+    webhooks: createWebhooksStore(db, endpointHealth, otherConnections),
+    events: createEventsStore(db, endpointHealth),
+    deliveries: createDeliveriesStore(db, endpointHealth),
     deliveryLog: createDeliveryLogStore(db),
     secretKeys: createSecretKeysStore(db),
     // One service process per file (service-lock.ts): there is no other instance to wait for or to hear from.
@@ -37,9 +40,9 @@ export function createSqliteStore(path: string, monotonicNow?: () => number, dur
       latest: (_name, _nowMs, _maxAgeMs, task) => task(),
       onDeliveriesQueued: () => undefined,
     },
-    rateWindows: null,
-    signInWindows: null,
-    endpointHealth: null,
+    rateWindows: createInProcessRateWindows(),
+    signInWindows: createInProcessSignInWindows(),
+    endpointHealth,
     checkReadiness: async () => {
       probeReadiness();
     },

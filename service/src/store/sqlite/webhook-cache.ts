@@ -12,7 +12,7 @@
 import { BoundedMap } from '../../core/bounded-map';
 import type { SqliteDatabase } from './database';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
-import type { WebhookRecord } from '../../domain/webhook';
+import type { StoredWebhook } from '../rows';
 
 /** Kept webhooks at most (one account's maximum); past that the cache starts over. */
 const RECORDS_KEPT = 1000;
@@ -21,20 +21,20 @@ const RECORDS_KEPT = 1000;
 let cachesMade = 0;
 
 /** Reads one webhook of an account from SQLite; null when there is none. */
-export type ReadWebhook = (accountId: number, id: string) => WebhookRecord | null;
+export type ReadWebhook = (accountId: number, id: string) => StoredWebhook | null;
 
 export interface WebhookCache {
   /** The webhook `id` of `accountId`, from memory if unchanged since it was last read. */
-  get(accountId: number, id: string): WebhookRecord | null;
+  get(accountId: number, id: string): StoredWebhook | null;
 }
 
 /** Frozen, because one object now answers many callers. */
-function frozen(record: WebhookRecord): WebhookRecord {
+function frozen(record: StoredWebhook): StoredWebhook {
   return Object.freeze({
     ...record,
     eventTypes: Object.freeze(record.eventTypes),
     jobIds: Object.freeze(record.jobIds),
-  }) as WebhookRecord;
+  }) as StoredWebhook;
 }
 
 export function createWebhookCache(
@@ -42,7 +42,7 @@ export function createWebhookCache(
   read: ReadWebhook,
   otherConnections: OtherConnections = observeOtherConnections(db),
 ): WebhookCache {
-  const records = new BoundedMap<string, WebhookRecord>(RECORDS_KEPT);
+  const records = new BoundedMap<string, StoredWebhook>(RECORDS_KEPT);
   const otherConnectionsCommitted = otherConnections.newCheck();
 
   const forget = `jobhooks_forget_webhook_${(cachesMade += 1)}`;

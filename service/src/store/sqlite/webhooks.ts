@@ -1,6 +1,7 @@
 // SQLite access to webhooks and the idempotency keys of their creation.
 import type { SqliteDatabase } from './database';
-import { webhookFromRow, type WebhookRow } from '../rows';
+import type { InProcessEndpointHealth } from './endpoint-health';
+import { type StoredWebhook, webhookFromRow, type WebhookRow } from '../rows';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
 import { createWebhookCache } from './webhook-cache';
 import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
@@ -31,8 +32,23 @@ export const SELECT_WEBHOOK = `
 
 export function createWebhooksStore(
   db: SqliteDatabase,
+  health: InProcessEndpointHealth,
   otherConnections: OtherConnections = observeOtherConnections(db),
 ): WebhooksStore {
+  /**
+   * A record with its endpoint's health, which this process keeps beside the row (endpoint-health.ts); frozen, as
+   * the cached record it is made from, so no caller can change what another is handed. While neither the row nor
+   * the health changes, the same record comes back, so a response written from it can be kept (http/frozen-body.ts).
+   */
+  const joined = new WeakMap<StoredWebhook, WebhookRecord>();
+  const withHealth = (record: StoredWebhook): WebhookRecord => {
+    const endpointHealth = health.of(record.id);
+    const known = joined.get(record);
+    if (known?.endpointHealth === endpointHealth) return known;
+    const fresh: WebhookRecord = Object.freeze({ ...record, endpointHealth });
+    joined.set(record, fresh);
+    return fresh;
+  };
   const insert = db.prepare(
     `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active,
                                 sealed_secret, created_at, updated_at, http_status_code, consecutive_failures,
@@ -113,10 +129,10 @@ export function createWebhooksStore(
     (accountId: number, id: string, change: (current: WebhookRecord) => WebhookChange): WebhookRecord | null => {
       const row = get.get(accountId, id);
       if (!row) return null;
-      // The endpoint's health is kept in the process on SQLite (delivery/endpoint-health.ts), not on the row.
-      const { next } = updatePlan(webhookFromRow(row), change);
+      const { next, endpointRenewed } = updatePlan(withHealth(webhookFromRow(row)), change);
       update.run({ ...changeParams(next), accountId, id });
-      return webhookFromRow(get.get(accountId, id)!);
+      if (endpointRenewed) health.reset(id);
+      return withHealth(webhookFromRow(get.get(accountId, id)!));
     },
   );
 
@@ -134,10 +150,10 @@ export function createWebhooksStore(
     (accountId: number, id: string, change: (current: WebhookRecord) => SecretChange): WebhookRecord | null => {
       const row = get.get(accountId, id);
       if (!row) return null;
-      const { next, rotated } = secretChangePlan(webhookFromRow(row), change);
+      const { next, rotated } = secretChangePlan(withHealth(webhookFromRow(row)), change);
       updateSecret.run({ ...next, accountId, id });
       if (rotated) markKeysRotated.run({ prefix: ROTATED_KEY_PREFIX, accountId, id });
-      return webhookFromRow(get.get(accountId, id)!);
+      return withHealth(webhookFromRow(get.get(accountId, id)!));
     },
   );
 
@@ -145,15 +161,22 @@ export function createWebhooksStore(
     // IMMEDIATE takes the write lock first, so the count and key checks see every committed create.
     create: async (record, options) =>
       createInTransaction.immediate(record, options.maxPerAccount, options.idempotency),
-    get: async (accountId, id) => cache.get(accountId, id),
+    get: async (accountId, id) => {
+      const record = cache.get(accountId, id);
+      return record === null ? null : withHealth(record);
+    },
     list: async (accountId, { offset, limit }) => ({
-      items: page.all(accountId, limit, offset).map(webhookFromRow),
+      items: page.all(accountId, limit, offset).map((row) => withHealth(webhookFromRow(row))),
       total: countForAccount.get(accountId)!.n,
     }),
     update: async (accountId, id, change) => updateInTransaction.immediate(accountId, id, change),
     changeSecret: async (accountId, id, change) => changeSecretInTransaction.immediate(accountId, id, change),
     dropEndedSecrets: async (now) => dropEndedSecrets.run(now).changes,
-    delete: async (accountId, id) => remove.run(accountId, id).changes === 1,
+    delete: async (accountId, id) => {
+      const deleted = remove.run(accountId, id).changes === 1;
+      if (deleted) health.reset(id);
+      return deleted;
+    },
     countArchived: async () => countArchived.get()!.n,
   };
 }

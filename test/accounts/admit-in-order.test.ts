@@ -1,7 +1,6 @@
 // The admissions of one turn share one transaction of the shared window; they must be decided exactly as if
 // they had come one by one.
-import { admitRequest, type RateState } from '../../service/src/accounts/rate-limit-policy';
-import { admitInOrder } from '../../service/src/accounts/shared-rate-limiter';
+import { admitInOrder, admitRequest, type RateState } from '../../service/src/accounts/rate-limit-policy';
 
 const budget = { limitPerMinute: 5, cooldownMs: 300_000 };
 
