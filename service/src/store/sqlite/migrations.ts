@@ -285,9 +285,11 @@ export const MIGRATIONS: readonly Migration[] = [
         ms_le_2500           INTEGER NOT NULL DEFAULT 0,
         ms_le_5000           INTEGER NOT NULL DEFAULT 0,
         ms_le_10000          INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (webhook_id, hour)
-      ) STRICT;
-      CREATE INDEX delivery_stats_by_account ON delivery_stats(account_id, hour);
+        PRIMARY KEY (account_id, hour, webhook_id)
+      ) STRICT, WITHOUT ROWID;
+      -- Stored in the order of the account's reads (all its webhooks over a window), so those read neighbouring
+      -- pages; a webhook's own hours, and the upsert of a batch, go through this index.
+      CREATE UNIQUE INDEX delivery_stats_by_webhook ON delivery_stats(webhook_id, hour);
       CREATE INDEX delivery_stats_by_age ON delivery_stats(hour);
       -- The log already kept (at most 7 days) is rolled up once, so charts start full. A delivery counts as finished
       -- in the hour of its last logged attempt.
