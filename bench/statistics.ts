@@ -34,7 +34,8 @@ const SCAN_RUNS = 3;
 const WEEK_SECONDS = 7 * 24 * 3600;
 const HOUR_MICROS = 3600 * 1_000_000;
 
-const ratio = (measured: number, ceiling: number) => Number((measured / ceiling).toFixed(3));
+/** Three significant digits: an account read is thousands of times slower than the ceiling, and 0.000 says nothing. */
+const ratio = (measured: number, ceiling: number) => Number((measured / ceiling).toPrecision(3));
 
 /** The 7-day account numbers counted from the log, as an endpoint without the rollup would; the median ms. */
 async function logScanMs(where: StatisticsOptions['where'], accountId: number, since: number): Promise<number> {
