@@ -1,10 +1,11 @@
 // The console with 1,000 webhooks and 100,000 logged attempts, in real Chromium: the overview and the webhooks table
 // are usable soon after sign-in (the bound here is generous, for a loaded CI machine; the figures measured are
-// written to test-output/ui-scale.json and quoted in docs/performance.md), and their numbers are still the log's.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// written to test-output/ui-scale.jsonl and quoted in docs/performance.md), and their numbers are still the log's.
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN_TOKEN, webhooksPath } from '../support/harness';
 import { SCREENSHOT_DIR, startUiHarness, type UiHarness } from '../support/browser';
+import { INSTANCES_ENV, testBackend } from '../support/postgres';
 import { SEED_FAIL_EVERY, seedLog } from '../support/seed-log';
 import { rateText } from '../../service/src/ui/webhook-rows';
 
@@ -62,28 +63,41 @@ test('with 1,000 webhooks and 100,000 attempts the overview and the table are us
   );
   await view.screenshot('scale-overview');
 
+  // The list, opened by its address (a shared link): from sign-in until it is usable (its first rows on screen,
+  // with their numbers, and the search there), then until its last row is there too.
+  const list = await ui.open();
+  await list.page.goto(`${ui.origin}/#/webhooks`);
+  await list.page.getByLabel('API token').fill(ADMIN_TOKEN);
   started = Date.now();
-  await view.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
-  await view.page
+  await list.page.getByRole('button', { name: 'Sign in' }).click();
+  await list.page.locator('table.webhook-table tbody tr .rate').first().waitFor();
+  const listUsableMs = Date.now() - started;
+  await list.page
     .locator('table.webhook-table tbody tr')
     .nth(WEBHOOKS - 1)
     .waitFor();
   const tableMs = Date.now() - started;
   // Usable: a search narrows the 1,000 rows at once.
   started = Date.now();
-  await view.page.getByLabel('Search', { exact: true }).fill('Webhook 0777');
-  await view.page.locator('table.webhook-table tbody tr').nth(1).waitFor({ state: 'detached' });
+  // Found by its type, not its label: Playwright's label lookup reads the labels of all 1,000 rows' controls, and
+  // would be most of what is timed here.
+  await list.page.locator('input[type="search"]').fill('Webhook 0777');
+  await list.page.locator('table.webhook-table tbody tr').nth(1).waitFor({ state: 'detached' });
   const searchMs = Date.now() - started;
-  expect(await view.page.locator('tbody th a.name').allTextContents()).toEqual(['Webhook 0777']);
-  await view.screenshot('scale-webhooks');
+  expect(await list.page.locator('tbody th a.name').allTextContents()).toEqual(['Webhook 0777']);
+  await list.screenshot('scale-webhooks');
 
+  // One line per run and backend, added to the file, so runs can be compared.
+  const backend = process.env[INSTANCES_ENV] === '2' ? 'postgres, two instances' : testBackend();
   mkdirSync(join(SCREENSHOT_DIR, '..'), { recursive: true });
-  writeFileSync(
-    join(SCREENSHOT_DIR, '..', 'ui-scale.json'),
-    `${JSON.stringify({ webhooks: WEBHOOKS, attempts: ATTEMPTS, overviewMs, tableMs, searchMs })}\n`,
+  appendFileSync(
+    join(SCREENSHOT_DIR, '..', 'ui-scale.jsonl'),
+    `${JSON.stringify({ backend, webhooks: WEBHOOKS, attempts: ATTEMPTS, overviewMs, listUsableMs, tableMs, searchMs })}\n`,
   );
   expect(overviewMs).toBeLessThan(USABLE_WITHIN_MS);
+  expect(listUsableMs).toBeLessThan(USABLE_WITHIN_MS);
   expect(tableMs).toBeLessThan(USABLE_WITHIN_MS);
   expect(searchMs).toBeLessThan(USABLE_WITHIN_MS);
   expect(view.consoleErrors).toEqual([]);
+  expect(list.consoleErrors).toEqual([]);
 });

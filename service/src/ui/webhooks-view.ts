@@ -25,6 +25,9 @@ import {
   type WebhookRow,
 } from './webhook-rows';
 
+/** Rows added to the table at a time: more than a screenful, few enough to lay out at once (see addRest). */
+const ROWS_AT_ONCE = 100;
+
 /** The list's statistics cover the last day. */
 const LIST_WINDOW: StatisticsWindow = '24h';
 
@@ -126,7 +129,18 @@ function currentQuery(): string {
 
 function webhooksTable(ctx: UiContext, rows: WebhookRow[], reload: () => void): HTMLElement {
   let view: ListView = viewOfQuery(currentQuery());
-  const trOf = new Map(rows.map((row) => [row.webhook.id, tableRow(ctx, row, reload)]));
+  // Each row's element is made the first time the view shows it, and kept for the next view.
+  const made = new Map<string, HTMLTableRowElement>();
+  const trOf = (row: WebhookRow): HTMLTableRowElement => {
+    let tr = made.get(row.webhook.id);
+    if (tr === undefined) {
+      tr = tableRow(ctx, row, reload);
+      made.set(row.webhook.id, tr);
+    }
+    return tr;
+  };
+  /** Which view's rows are being added; a newer view stops an older one's. */
+  let drawing = 0;
   const body = h('tbody', {});
   const count = h('p', { class: 'count', role: 'status', 'aria-live': 'polite' });
   const searchId = uniqueId('search');
@@ -158,7 +172,9 @@ function webhooksTable(ctx: UiContext, rows: WebhookRow[], reload: () => void): 
   function apply(next: ListView): void {
     view = next;
     const visible = visibleRows(rows, view);
-    body.replaceChildren(...visible.map((row) => trOf.get(row.webhook.id)!));
+    drawing += 1;
+    body.replaceChildren(...visible.slice(0, ROWS_AT_ONCE).map(trOf));
+    addRest(visible, ROWS_AT_ONCE, drawing);
     count.textContent =
       visible.length === rows.length
         ? `${rows.length} ${rows.length === 1 ? 'webhook' : 'webhooks'}`
@@ -167,6 +183,18 @@ function webhooksTable(ctx: UiContext, rows: WebhookRow[], reload: () => void): 
       th.setAttribute('aria-sort', key !== view.sort ? 'none' : view.dir === 'asc' ? 'ascending' : 'descending');
     // The view is in the URL for sharing; replaceState changes it without a new history entry or a redraw.
     history.replaceState(null, '', `#/webhooks${queryOfView(view)}`);
+  }
+  /**
+   * The rows past the first screenful go in a batch a task, so the page answers (search, filter, sort, scrolling)
+   * while a list of 1,000 is still being laid out, rather than after the whole table is.
+   */
+  function addRest(visible: WebhookRow[], from: number, draw: number): void {
+    if (from >= visible.length) return;
+    setTimeout(() => {
+      if (draw !== drawing) return;
+      body.append(...visible.slice(from, from + ROWS_AT_ONCE).map(trOf));
+      addRest(visible, from + ROWS_AT_ONCE, draw);
+    }, 0);
   }
   search.addEventListener('input', () => apply({ ...view, q: search.value }));
   filter.addEventListener('change', () => apply({ ...view, filter: filter.value as ListView['filter'] }));
