@@ -132,11 +132,13 @@ export async function signInToOverview(ui: UiPage, token: string): Promise<void>
   await ui.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 }
 
-/** Signs in, then opens the Webhooks list from the main navigation. */
+/** Signs in, then opens the Webhooks list from the main navigation and waits for it to be loaded. */
 export async function signIn(ui: UiPage, token: string): Promise<void> {
   await signInToOverview(ui, token);
   await ui.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
   await ui.page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+  // The heading shows at once; the list is busy until the webhooks and their statistics are in.
+  await ui.page.locator('main .webhook-list:not([aria-busy="true"])').waitFor();
 }
 
 /** A service listening on 127.0.0.1 with the UI, and a browser to look at it. */

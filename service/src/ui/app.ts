@@ -95,8 +95,13 @@ function renderForm(ctx: UiContext, existingId?: string): void {
   ctx.api.webhook(existingId).then(draw, (error: unknown) => ctx.fail(error));
 }
 
-async function renderRoute(ctx: UiContext): Promise<void> {
+async function renderRoute(base: UiContext): Promise<void> {
   show(alerts);
+  // Each route draws into a container of its own: a view still loading when the user moves on (the overview's
+  // statistics, say) finishes into a container that is no longer on the page, not over the newer view.
+  const view = h('div', { class: 'view' });
+  show(base.main, view);
+  const ctx: UiContext = { ...base, main: view };
   const route = location.hash.replace(/^#/, '') || '/';
   // The list keeps its view in a query after the path (#/webhooks?state=failing).
   const path = route.split('?')[0] ?? '/';
@@ -107,9 +112,10 @@ async function renderRoute(ctx: UiContext): Promise<void> {
   else if (detail?.[1]) await renderWebhookDetails(ctx, decodeURIComponent(detail[1]));
   else if (path === '/webhooks') await renderWebhooksPage(ctx);
   else await renderOverview(ctx);
+  if (!view.isConnected) return;
   // Moving between views moves focus to the new view's heading, as a page load would.
-  const heading = ctx.main.querySelector<HTMLElement>('h1, h2');
-  if (heading && !ctx.main.contains(document.activeElement)) {
+  const heading = view.querySelector<HTMLElement>('h1, h2');
+  if (heading && !view.contains(document.activeElement)) {
     heading.tabIndex = -1;
     heading.focus({ preventScroll: true });
   }
