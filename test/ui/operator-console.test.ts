@@ -212,7 +212,10 @@ test("a webhook's chart shows the API's hours, hour by hour on hover and from th
   await docsScreenshot(view.page.locator('.health-panel'), 'webhook-chart');
   await view.page.keyboard.press('ArrowLeft');
   expect(await readout.textContent()).toBe(bucketSentence(stats.buckets[22]));
+  await view.page.keyboard.press('Home');
+  expect(await readout.textContent()).toBe(bucketSentence(stats.buckets[0]));
   await view.page.keyboard.press('End');
+  expect(await readout.textContent()).toBe(bucketSentence(stats.buckets[23]));
   await chart.locator('g.bar').nth(5).hover();
   expect(await readout.textContent()).toBe(bucketSentence(stats.buckets[5]));
   // The same numbers as a table, for screen readers.
