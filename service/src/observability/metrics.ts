@@ -159,30 +159,30 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
   const rates = ratesOf(sources);
   const windows = `windows: ${STATISTICS_WINDOWS.map((w) => `${w} (${WINDOW_HOURS[w]} whole hours)`).join(', ')}`;
-  new Gauge({
-    name: 'jobhooks_delivery_attempts_in_window',
-    help: `Delivery attempts (test sends left out) by outcome over the window, in the whole cluster, as the statistics endpoints count them; ${windows}.`,
-    labelNames: ['window', 'outcome'],
-    registers,
-    async collect() {
-      const counts = await rates();
-      for (const window of STATISTICS_WINDOWS)
-        for (const outcome of ['succeeded', 'failed'])
-          this.set({ window, outcome }, counts[`${window}.attempts.${outcome}`] ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'jobhooks_deliveries_finished_in_window',
-    help: `Deliveries finished by outcome (succeeded; failed with no retry left) over the window, in the whole cluster; ${windows}.`,
-    labelNames: ['window', 'outcome'],
-    registers,
-    async collect() {
-      const counts = await rates();
-      for (const window of STATISTICS_WINDOWS)
-        for (const outcome of ['succeeded', 'failed'])
-          this.set({ window, outcome }, counts[`${window}.deliveries.${outcome}`] ?? 0);
-    },
-  });
+  /** A gauge of one count by window and outcome, e.g. `attempts` for `24h.attempts.failed`. */
+  const countGauge = (name: string, count: 'attempts' | 'deliveries', help: string) =>
+    new Gauge({
+      name,
+      help: `${help}; ${windows}.`,
+      labelNames: ['window', 'outcome'],
+      registers,
+      async collect() {
+        const counts = await rates();
+        for (const window of STATISTICS_WINDOWS)
+          for (const outcome of ['succeeded', 'failed'])
+            this.set({ window, outcome }, counts[`${window}.${count}.${outcome}`] ?? 0);
+      },
+    });
+  countGauge(
+    'jobhooks_delivery_attempts_in_window',
+    'attempts',
+    'Delivery attempts (test sends left out) by outcome over the window, in the whole cluster, as the statistics endpoints count them',
+  );
+  countGauge(
+    'jobhooks_deliveries_finished_in_window',
+    'deliveries',
+    'Deliveries finished by outcome (succeeded; failed with no retry left) over the window, in the whole cluster',
+  );
   new Gauge({
     name: 'jobhooks_delivery_success_ratio',
     help: `Attempts that succeeded over all attempts in the window (1 when there were none), in the whole cluster; ${windows}.`,

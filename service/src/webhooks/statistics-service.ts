@@ -65,6 +65,25 @@ export function totalsOf(hours: readonly StatsHour[]): StatisticsTotals {
 
 const NO_BACKLOG = { pending: 0, due: 0 };
 
+/** What a webhook's answer and the account's share: the window, its hours and totals, and the backlog. */
+function windowView(
+  window: StatisticsWindow,
+  range: StatsWindow,
+  hours: readonly StatsHour[],
+  backlog: { pending: number; due: number },
+) {
+  return {
+    window,
+    since: String(range.since),
+    until: String(range.until),
+    bucket_seconds: HOUR_MICROS / 1_000_000,
+    totals: totalsOf(hours),
+    buckets: everyHour(hours, range).map(bucketView),
+    pending: backlog.pending,
+    due: backlog.due,
+  };
+}
+
 export type StatisticsService = ReturnType<typeof createStatisticsService>;
 
 export function createStatisticsService(deps: StatisticsServiceDeps) {
@@ -144,17 +163,9 @@ export function createStatisticsService(deps: StatisticsServiceDeps) {
         store.deliveryLog.hoursOfWebhook(record.id, range),
         backlogOf(accountId, now),
       ]);
-      const { pending, due } = backlog.get(record.id) ?? NO_BACKLOG;
       return {
         webhook_id: record.id,
-        window,
-        since: String(range.since),
-        until: String(range.until),
-        bucket_seconds: HOUR_MICROS / 1_000_000,
-        totals: totalsOf(hours),
-        buckets: everyHour(hours, range).map(bucketView),
-        pending,
-        due,
+        ...windowView(window, range, hours, backlog.get(record.id) ?? NO_BACKLOG),
         markers: markersOf(record, range, now),
       };
     },
@@ -172,21 +183,13 @@ export function createStatisticsService(deps: StatisticsServiceDeps) {
       const totalsOfWebhook = new Map(totals.map((t) => [t.webhookId, t]));
       const hourCount = WINDOW_HOURS[window];
       const trends = trendsOf(trendRows, range, hourCount);
-      let pending = 0;
-      let due = 0;
+      const all = { pending: 0, due: 0 };
       for (const b of backlog.values()) {
-        pending += b.pending;
-        due += b.due;
+        all.pending += b.pending;
+        all.due += b.due;
       }
       return {
-        window,
-        since: String(range.since),
-        until: String(range.until),
-        bucket_seconds: HOUR_MICROS / 1_000_000,
-        totals: totalsOf(hours),
-        buckets: everyHour(hours, range).map(bucketView),
-        pending,
-        due,
+        ...windowView(window, range, hours, all),
         webhooks: webhooks.map((record) =>
           summaryOf(record, totalsOfWebhook.get(record.id), trends.get(record.id), hourCount, backlog.get(record.id)),
         ),
