@@ -1,10 +1,11 @@
 // Keeps the delivery log to its retention period (7 days: docs/decisions.md#12-delivery-log-and-retention) with a
 // periodic purge, which also forgets the secrets rotations replaced once their overlap is over
 // (docs/decisions.md#6a-secret-rotation). Several instances on one database purge once per period between them.
+import { DELIVERY_RULES } from '@jobhooks/client/contract';
 import { type Clock, nowMicros, nowMillis } from '../core/clock';
 import type { ClusterStore, DeliveryLogStore, WebhooksStore } from '../store/store';
 
-export const LOG_RETENTION_MICROS = 7 * 24 * 3600 * 1_000_000;
+export const LOG_RETENTION_MICROS = DELIVERY_RULES.logRetentionDays * 24 * 3600 * 1_000_000;
 /** The purge runs this often; a row may outlive the retention period by at most this much. */
 export const PURGE_INTERVAL_MS = 15 * 60 * 1000;
 /**

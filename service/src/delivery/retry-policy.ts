@@ -1,14 +1,14 @@
 // When a failed delivery is tried again (docs/decisions.md#8-retries): pure functions over named constants.
-import { parseRetryAfterSeconds } from '@jobhooks/client/contract';
+import { DELIVERY_RULES, parseRetryAfterSeconds } from '@jobhooks/client/contract';
 import type { AttemptVerdict } from '../domain/attempt';
 import type { SendOutcome } from './sender';
 
-/** Each event is retried five times after its first attempt. */
-export const RETRIES_PER_DELIVERY = 5;
-/** Delay before each retry, in seconds: 5 s, 5 min, 30 min, 2 h, 5 h. */
-export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000];
+/** Each event is retried this many times after its first attempt. */
+export const RETRIES_PER_DELIVERY: number = DELIVERY_RULES.retriesPerDelivery;
+/** Delay before each retry, in seconds. */
+export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = DELIVERY_RULES.retryDelaysSeconds;
 /** Each delay is stretched by a random 0 to 20 %, never shortened, so retries of a burst spread out. */
-export const MAX_JITTER_FRACTION = 0.2;
+export const MAX_JITTER_FRACTION = DELIVERY_RULES.retryJitterPercent / 100;
 /** `Retry-After` may stretch a delay up to this multiple of its step, and never adds attempts. */
 export const RETRY_AFTER_MAX_STRETCH = 2;
 /** The statuses whose `Retry-After` is honoured. */

@@ -1,11 +1,12 @@
 // Posts one signed delivery over a keep-alive pool and reports what happened as a tagged outcome.
 import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
+import { DELIVERY_RULES } from '@jobhooks/client/contract/delivery-rules';
 import { ALLOW_PRIVATE_URLS_HINT, literalAddress, isPublicAddress } from '../security/address-policy';
 import { bodyExcerpt, keptHeaders, maskedHeaderNames, RESPONSE_EXCERPT_BYTES, storableText } from './answer-excerpt';
 import { createGuardedLookup, type HostsTable, resolverWith } from './guarded-lookup';
 
-/** An attempt without a complete response within 10 s is a failure (docs/decisions.md#7-what-counts-as-success). */
-export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** An attempt without a complete response in time is a failure (docs/decisions.md#7-what-counts-as-success). */
+export const ATTEMPT_TIMEOUT_MS = DELIVERY_RULES.attemptTimeoutSeconds * 1000;
 
 export interface OutgoingDelivery {
   url: string;

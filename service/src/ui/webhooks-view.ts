@@ -1,4 +1,5 @@
 // The Webhooks page: every webhook of the account, and the warning banner while any is archived.
+import { countText, DELIVERY_RULES, durationText } from '@jobhooks/client/contract/delivery-rules';
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import type { UiContext } from './context';
 import { h, show, uniqueId } from './dom';
@@ -17,7 +18,9 @@ function archivedBanner(archived: WebhookDetail[], onDismiss: () => void): HTMLE
       {},
       h('strong', {}, archived.length === 1 ? '1 webhook is archived' : `${archived.length} webhooks are archived`),
       `: ${names}. `,
-      'Events are no longer sent to an archived webhook: its endpoint failed 1,000 deliveries in a row, failed for 7 days, or answered 410 Gone. ',
+      'Events are no longer sent to an archived webhook: its endpoint failed ' +
+        `${countText(DELIVERY_RULES.archiveAfterFailedDeliveries)} deliveries in a row, failed for ` +
+        `${durationText(DELIVERY_RULES.archiveAfterFailingDays * 86_400)}, or answered 410 Gone. `,
       'Fix the endpoint, then choose Reactivate, or edit the webhook and change its URL.',
     ),
     h(
