@@ -6,7 +6,7 @@
 import type { EventType } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import type { AttemptLogEntry, AttemptResult } from '../domain/attempt';
-import type { DeliveryChange } from '../domain/delivery';
+import { afterRedelivery, afterScheduledAttempt } from '../domain/delivery-lifecycle';
 import type { EndpointHealthChange, EndpointHealthRegistry } from './endpoint-health';
 import { signedRequest } from './outgoing-request';
 import { errorTextOf, planNextStep, statusCodeOf, verdictOf } from './retry-policy';
@@ -178,10 +178,9 @@ export function scheduledResult(deliveryId: string, made: AttemptMade, rules: Sc
     jitter: rules.jitter,
     nowMillis: rules.finishedAt / 1000,
   });
-  const delivery: DeliveryChange =
-    step.kind === 'retry'
-      ? { state: 'pending', nextAttemptAt: rules.finishedAt + step.delayMicros }
-      : { state: step.kind === 'succeeded' ? 'succeeded' : 'failed' };
+  const delivery = afterScheduledAttempt(
+    step.kind === 'retry' ? { kind: 'retry', dueAt: rules.finishedAt + step.delayMicros } : step,
+  );
   const facts = {
     requestedAt,
     statusCode: made.log.statusCode,
@@ -207,7 +206,7 @@ export function manualResult(deliveryId: string, made: AttemptMade): AttemptResu
   return {
     log: { ...made.log, deliveryId },
     facts: { requestedAt: made.requestedAt, statusCode: made.log.statusCode, verdict, exhausted: false, manual: true },
-    delivery: verdict === 'succeeded' ? { state: 'succeeded' } : { state: 'unchanged' },
+    delivery: afterRedelivery(verdict === 'succeeded'),
     lease: null,
     endpointHealthChange: made.healthChange ?? null,
   };

@@ -7,6 +7,7 @@ import { type RandomBytes, uniformFraction } from '../core/random';
 import { createTurnBatch } from '../core/turn-batch';
 import type { AttemptResult } from '../domain/attempt';
 import type { ClaimedDelivery } from '../domain/delivery';
+import { skippedAtClaim } from '../domain/delivery-lifecycle';
 import type { SecretBox } from '../security/secret-box';
 import type { Store } from '../store/store';
 import { nextDispatchState } from './archive-policy';
@@ -75,7 +76,7 @@ export function createDispatchStages(deps: StageDeps) {
    * failed attempt that says so, instead of an error that would lease the delivery again forever.
    */
   function prepare(delivery: ClaimedDelivery): Prepared {
-    if (!delivery.active || delivery.archived) return { kind: 'skip' };
+    if (skippedAtClaim(delivery)) return { kind: 'skip' };
     return {
       kind: 'attempt',
       plan: {
