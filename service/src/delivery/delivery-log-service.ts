@@ -1,4 +1,5 @@
 // The delivery log as users see it: the attempts of one webhook, newest first, and a manual redelivery.
+import type { Micros } from '../core/time';
 import type {
   DeliveryAttemptView,
   DeliveryDetail,
@@ -117,7 +118,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
   async function recover(
     accountId: number,
     webhookId: string,
-    window: { since: number; until?: number | undefined },
+    window: { since: Micros; until?: Micros | undefined },
   ): Promise<RecoveredDeliveries> {
     const webhook = await findWebhook(store, accountId, webhookId);
     if (webhook.archivedAt !== null || !webhook.active) {

@@ -1,4 +1,5 @@
 // When a failed delivery is tried again (docs/decisions.md#8-retries): pure functions over named constants.
+import { type Micros, MICROS_PER_SECOND, type Millis } from '../core/time';
 import { DELIVERY_RULES, parseRetryAfterSeconds } from '@jobhooks/client/contract';
 import type { AttemptVerdict } from '../domain/attempt';
 import type { SendOutcome } from './sender';
@@ -13,8 +14,6 @@ export const MAX_JITTER_FRACTION = DELIVERY_RULES.retryJitterPercent / 100;
 export const RETRY_AFTER_MAX_STRETCH = 2;
 /** The statuses whose `Retry-After` is honoured. */
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
-
-const MICROS_PER_SECOND = 1_000_000;
 
 export function verdictOf(outcome: SendOutcome): AttemptVerdict {
   if (outcome.kind === 'no_response') return 'failed';
@@ -35,7 +34,7 @@ export function errorTextOf(outcome: SendOutcome): string | null {
 
 export type NextStep =
   | { kind: 'succeeded' }
-  | { kind: 'retry'; delayMicros: number }
+  | { kind: 'retry'; delayMicros: Micros }
   /** No attempts left, or a 410: the delivery failed for good. */
   | { kind: 'exhausted' };
 
@@ -46,7 +45,7 @@ export interface NextStepInput {
   delaysSeconds: readonly number[];
   /** A uniform random number in [0, 1) for the jitter. */
   jitter: number;
-  nowMillis: number;
+  nowMillis: Millis;
 }
 
 export function planNextStep(input: NextStepInput): NextStep {

@@ -1,6 +1,7 @@
 // Every state a delivery can be in and every move between them, in one place. Code that moves a delivery asks
 // these functions what the move is; each store only writes it (a lease is stored as a pending row with a lease
 // owner, its next_attempt_at holding when the lease ends).
+import type { Micros } from '../core/time';
 import type { DeliveryChange, DeliveryState } from './delivery';
 
 /** What a delivery is at one moment: its stored state, where a pending row under an unexpired lease is leased. */
@@ -67,7 +68,7 @@ export type DeliveryTransitionName = keyof typeof DELIVERY_TRANSITIONS;
 /** A webhook as planning sees it. */
 export interface PlanningWebhook {
   active: boolean;
-  archivedAt: number | null;
+  archivedAt: Micros | null;
 }
 
 /** `planned`: the state a new event's delivery starts in, or null when the webhook gets none. */
@@ -82,7 +83,7 @@ export function skippedAtClaim(claimed: { active: boolean; archived: boolean }):
 }
 
 /** What the retry policy decided after a dispatcher's attempt. */
-export type NextStep = { kind: 'succeeded' } | { kind: 'retry'; dueAt: number } | { kind: 'exhausted' };
+export type NextStep = { kind: 'succeeded' } | { kind: 'retry'; dueAt: Micros } | { kind: 'exhausted' };
 
 /** `retried`, `succeeded` or `failed`: where a leased delivery goes after its attempt. */
 export function afterScheduledAttempt(step: NextStep): DeliveryChange {

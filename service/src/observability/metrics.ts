@@ -1,4 +1,5 @@
 // Prometheus metrics of the delivery pipeline (prom-client), served at GET /metrics.
+import type { Millis } from '../core/time';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { type Clock, nowMicros, nowMillis } from '../core/clock';
 import type { DispatchObserver } from '../delivery/dispatcher';
@@ -31,7 +32,7 @@ export interface MetricSources {
   health: EndpointHealthRegistry;
   inFlight: () => number;
   /** How old the backlog gauges may be when another instance counted them; one process counts on every scrape. */
-  backlogMaxAgeMs: number;
+  backlogMaxAgeMs: Millis;
 }
 
 // A type, not an interface: it must be assignable to the store's ClusterResult (named counts).

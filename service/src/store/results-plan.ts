@@ -2,12 +2,11 @@
 // webhook's dispatch state): every log row, every delivery moved on, each webhook's new dispatch state, and the
 // webhooks the batch archived, whose other pending deliveries are then skipped. Each backend only writes the plan:
 // row by row on SQLite, one statement per table on PostgreSQL.
+import { type Micros, MICROS_PER_MILLI } from '../core/time';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import type { DispatchState } from '../domain/webhook';
 
 export type NextDispatchState = (current: DispatchState, facts: AttemptFacts) => DispatchState;
-
-const MICROS_PER_MILLI = 1000;
 
 /** A dispatcher's attempt: the delivery moves on only while it still holds the lease the attempt was made under. */
 export interface LeasedMove {
@@ -16,9 +15,9 @@ export interface LeasedMove {
   state: 'pending' | 'succeeded' | 'failed';
   attempts: number;
   /** When a pending delivery is due again; null once it is finished. */
-  nextAttemptAt: number | null;
+  nextAttemptAt: Micros | null;
   /** When the attempt ended, in microseconds. */
-  now: number;
+  now: Micros;
 }
 
 /** A person's redelivery of a finished delivery: a success marks it succeeded, a failure leaves its state. */
@@ -27,7 +26,7 @@ export interface FinishedMove {
   /** Null: the state stays. */
   state: 'succeeded' | 'failed' | null;
   attempts: number;
-  now: number;
+  now: Micros;
 }
 
 export interface ResultsPlan {
@@ -42,11 +41,11 @@ export interface ResultsPlan {
 }
 
 /** When an attempt ended: its request time plus its duration. */
-export function endOf(entry: AttemptLogEntry): number {
+export function endOf(entry: AttemptLogEntry): Micros {
   return entry.requestedAt + entry.durationMs * MICROS_PER_MILLI;
 }
 
-function moveOf(result: AttemptResult, now: number): { leased: LeasedMove } | { finished: FinishedMove } {
+function moveOf(result: AttemptResult, now: Micros): { leased: LeasedMove } | { finished: FinishedMove } {
   const { delivery, log } = result;
   if (result.lease === null) {
     const state = delivery.state === 'unchanged' || delivery.state === 'pending' ? null : delivery.state;

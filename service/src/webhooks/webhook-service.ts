@@ -1,4 +1,5 @@
 // The webhook use cases behind the management API: create, read, list, update, delete, test.
+import type { Seconds } from '../core/time';
 import { createHash } from 'node:crypto';
 import {
   LIMITS,
@@ -228,7 +229,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
    * A new secret, returned this once; the replaced one keeps signing beside it for `overlapSeconds`
    * (docs/api-contract.md#15-secret-rotation). A rotation during an overlap drops the secret that was ending.
    */
-  async function rotateSecret(accountId: number, webhookId: string, overlapSeconds: number): Promise<RotatedSecret> {
+  async function rotateSecret(accountId: number, webhookId: string, overlapSeconds: Seconds): Promise<RotatedSecret> {
     await find(accountId, webhookId);
     const hmacSecret = random(HMAC_SECRET_BYTES).toString('hex');
     const now = nowMicros(clock);

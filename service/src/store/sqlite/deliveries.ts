@@ -1,4 +1,5 @@
 // SQLite access to deliveries: leasing due ones to a dispatcher and recording each attempt's result.
+import type { Micros } from '../../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 import type { DispatchState } from '../../domain/webhook';
 import { type AttemptResult, resultWithoutAnswer } from '../../domain/attempt';
@@ -47,7 +48,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
   // rows. Its cost grows with the number of such webhooks and log(backlog), never with the backlog itself:
   // a busy webhook's thousands of due rows are not read while it has no room.
   const nextPendingWebhook = db.prepare<[string], { webhookId: string }>(CLAIM_QUERIES.nextPendingWebhook);
-  const dueOfWebhook = db.prepare<[string, number, number], { id: string; dueAt: number }>(CLAIM_QUERIES.dueOfWebhook);
+  const dueOfWebhook = db.prepare<[string, number, number], { id: string; dueAt: Micros }>(CLAIM_QUERIES.dueOfWebhook);
   // The account a claim's fairness needs: read once per webhook with due deliveries, not joined into every row.
   const accountOfWebhook = db.prepare<[string], { accountId: number }>(
     'SELECT account_id AS accountId FROM webhooks WHERE id = ?',
@@ -206,7 +207,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     return logged;
   });
 
-  const skipInTransaction = db.transaction((ids: readonly string[], leaseOfClaim: string, now: number) => {
+  const skipInTransaction = db.transaction((ids: readonly string[], leaseOfClaim: string, now: Micros) => {
     for (const id of ids) skipLeased.run(now, id, leaseOfClaim);
   });
 
