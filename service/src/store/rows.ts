@@ -4,6 +4,7 @@
 import type { EventType, PermissionSet, Plan } from '@jobhooks/client/contract';
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { LoggedAttempt } from '../domain/attempt';
+import type { DeliveryRecord, DeliveryState } from '../domain/delivery';
 import type { DispatchState, WebhookRecord } from '../domain/webhook';
 
 /** A boolean column as either backend returns it. */
@@ -135,6 +136,30 @@ export function webhookFromRow(row: WebhookRow): StoredWebhook {
 /** The bytes a delivery sends: its own head, then its event's shared tail; whole in rows older than the split. */
 export function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Buffer {
   return row.payload_tail === null ? row.payload : Buffer.concat([row.payload, row.payload_tail]);
+}
+
+/** What both backends' GET of one delivery selects (d.*, e.event_type, e.payload_tail). */
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: EventType;
+  webhook_id: string;
+  state: DeliveryState;
+  payload: Buffer;
+  payload_tail: Buffer | null;
+  attempts: number;
+}
+
+export function deliveryFromRow(row: DeliveryRow): DeliveryRecord {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    webhookId: row.webhook_id,
+    state: row.state,
+    payload: payloadBytes(row),
+    attempts: row.attempts,
+  };
 }
 
 export interface AttemptRow {

@@ -10,7 +10,7 @@ import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } fro
 import type { DispatchState } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore } from '../store';
 import { asColumns, type PgDatabase } from './database';
-import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../rows';
+import { deliveryFromRow, type DeliveryRow, type DispatchRow, dispatchStateFromRow, payloadBytes } from '../rows';
 import { appendAttempts } from './delivery-log';
 import { applyHealthChanges, healthColumnsOf, healthFromRow, type HealthRow } from './endpoint-health';
 import { ADVISORY_LOCKS } from './migrate';
@@ -311,18 +311,8 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
       if (ids.length > 0) await db.query(SKIP_LEASED, [ids, lease, now]);
     },
     get: async (webhookId, deliveryId): Promise<DeliveryRecord | null> => {
-      const { rows } = await db.query<LeasedRow & { state: DeliveryState }>(GET_DELIVERY, [webhookId, deliveryId]);
-      const row = rows[0];
-      if (!row) return null;
-      return {
-        id: row.id,
-        eventId: row.event_id,
-        eventType: row.event_type,
-        webhookId: row.webhook_id,
-        state: row.state,
-        payload: payloadBytes(row),
-        attempts: row.attempts,
-      };
+      const { rows } = await db.query<DeliveryRow>(GET_DELIVERY, [webhookId, deliveryId]);
+      return rows[0] ? deliveryFromRow(rows[0]) : null;
     },
     countDue: async (now) => (await db.query<{ n: number }>(COUNT_DUE, [now])).rows[0]!.n,
     recoverFailed: (webhookId, window, now) =>

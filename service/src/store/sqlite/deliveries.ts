@@ -7,7 +7,14 @@ import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } fro
 import type { SqliteDatabase } from './database';
 import type { InProcessEndpointHealth } from './endpoint-health';
 import { prepareAttemptAppend } from './delivery-log';
-import { type DispatchRow, dispatchStateFromRow, payloadBytes, type WebhookRow } from '../rows';
+import {
+  deliveryFromRow,
+  type DeliveryRow,
+  type DispatchRow,
+  dispatchStateFromRow,
+  payloadBytes,
+  type WebhookRow,
+} from '../rows';
 import {
   type FinishedMove,
   type LeasedMove,
@@ -107,12 +114,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
                            last_attempt = 0
       WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
   );
-  const getDelivery = db.prepare<
-    [string, string],
-    Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'webhook_id' | 'payload' | 'payload_tail' | 'attempts'> & {
-      state: DeliveryState;
-    }
-  >(
+  const getDelivery = db.prepare<[string, string], DeliveryRow>(
     `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.state
        FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = ? AND d.id = ?`,
   );
@@ -226,16 +228,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     },
     get: async (webhookId, deliveryId): Promise<DeliveryRecord | null> => {
       const row = getDelivery.get(webhookId, deliveryId);
-      if (!row) return null;
-      return {
-        id: row.id,
-        eventId: row.event_id,
-        eventType: row.event_type,
-        webhookId: row.webhook_id,
-        state: row.state,
-        payload: payloadBytes(row),
-        attempts: row.attempts,
-      };
+      return row ? deliveryFromRow(row) : null;
     },
     countDue: async (now) => countDue.get(now)!.n,
     recoverFailed: async (webhookId, window, now) =>
