@@ -31,22 +31,29 @@ import {
  */
 const WEBHOOKS_PER_CLAIM = 256;
 
-const DUE_CANDIDATES = `
+// A claim is two statements. The first locks the webhooks to look at. The second, whose snapshot is taken once the
+// locks are held, counts their leases in flight elsewhere and reads their due deliveries and health: a claim of
+// another instance that held one of these locks has committed by then, so its leases are counted (read in the
+// same statement as the locks, they could be missed, and the webhook's in-flight limit overshot).
+const LOCK_DUE_WEBHOOKS = `
   WITH heads AS MATERIALIZED (
-    SELECT w.id AS webhook_id, w.account_id, h.next_attempt_at, ${healthColumnsOf('w')}
+    SELECT w.id AS webhook_id, h.next_attempt_at
       FROM webhooks w
       CROSS JOIN LATERAL (SELECT d.next_attempt_at FROM deliveries d
                            WHERE d.state = 'pending' AND d.webhook_id = w.id AND d.next_attempt_at <= $1
                            ORDER BY d.next_attempt_at LIMIT 1) h
      WHERE NOT (w.id = ANY($2::text[])) AND NOT coalesce(w.circuit_until > $1, false)
      ORDER BY h.next_attempt_at LIMIT ${WEBHOOKS_PER_CLAIM}
-  ), held AS MATERIALIZED (
-    SELECT * FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))
-  ), busy AS MATERIALIZED (
-    SELECT held.*, (SELECT count(*) FROM deliveries l
-                     WHERE l.state = 'pending' AND l.webhook_id = held.webhook_id AND l.lease_owner IS NOT NULL
-                       AND l.next_attempt_at > $1 AND left(l.lease_owner, length($4)) <> $4)::int AS elsewhere
-      FROM held
+  )
+  SELECT webhook_id FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))`;
+const DUE_CANDIDATES = `
+  WITH busy AS MATERIALIZED (
+    SELECT w.id AS webhook_id, w.account_id, ${healthColumnsOf('w')},
+           (SELECT count(*) FROM deliveries l
+             WHERE l.state = 'pending' AND l.webhook_id = w.id AND l.lease_owner IS NOT NULL
+               AND l.next_attempt_at > $1 AND left(l.lease_owner, length($4)) <> $4)::int AS elsewhere
+      FROM webhooks w
+     WHERE w.id = ANY($2::text[]) AND NOT coalesce(w.circuit_until > $1, false)
   )
   SELECT c.id, busy.webhook_id, busy.account_id, c.next_attempt_at AS due_at, busy.elsewhere,
          ${healthColumnsOf('busy')}
@@ -271,9 +278,14 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
     request: ClaimRequest,
     choose: (candidates: DueCandidate[]) => DueCandidate[],
   ): Promise<ClaimedDelivery[]> {
-    const { rows } = await client.query<CandidateRow>(DUE_CANDIDATES, [
+    const locked = await client.query<{ webhook_id: string }>(LOCK_DUE_WEBHOOKS, [
       request.now,
       request.excludeWebhookIds,
+    ]);
+    if (locked.rows.length === 0) return [];
+    const { rows } = await client.query<CandidateRow>(DUE_CANDIDATES, [
+      request.now,
+      locked.rows.map((row) => row.webhook_id),
       request.perWebhook,
       // Every lease this process makes starts so (see `lease` below); any other lease is in flight elsewhere.
       `${request.owner}/`,
