@@ -5,6 +5,7 @@
 import { type Micros, MICROS_PER_MILLI } from '../core/time';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import type { DispatchState } from '../domain/webhook';
+import type { EndpointHealthChange } from '../domain/endpoint-health';
 
 export type NextDispatchState = (current: DispatchState, facts: AttemptFacts) => DispatchState;
 
@@ -36,6 +37,11 @@ export interface ResultsPlan {
   finishedMoves: FinishedMove[];
   /** Each webhook's dispatch state after the batch, for every webhook the batch touched. */
   dispatchStates: Map<string, DispatchState>;
+  /**
+   * The endpoint-health changes that waited for their attempts' results (delivery/endpoint-health.ts), in order,
+   * of the webhooks that still exist.
+   */
+  healthChanges: Array<readonly [webhookId: string, change: EndpointHealthChange]>;
   /** The webhooks the batch archived, and when: none of their pending deliveries is attempted any more. */
   archived: Array<{ webhookId: string; at: number }>;
 }
@@ -74,13 +80,21 @@ export function planResults(
   before: ReadonlyMap<string, DispatchState>,
   next: NextDispatchState,
 ): ResultsPlan {
-  const plan: ResultsPlan = { logged: [], leasedMoves: [], finishedMoves: [], dispatchStates: new Map(), archived: [] };
+  const plan: ResultsPlan = {
+    logged: [],
+    leasedMoves: [],
+    finishedMoves: [],
+    dispatchStates: new Map(),
+    healthChanges: [],
+    archived: [],
+  };
   results.forEach((result, index) => {
     const { webhookId } = result.log;
     const current = plan.dispatchStates.get(webhookId) ?? before.get(webhookId);
     if (current === undefined) return;
     const now = endOf(result.log);
     plan.logged.push({ index, entry: result.log });
+    if (result.endpointHealthChange) plan.healthChanges.push([webhookId, result.endpointHealthChange]);
     const move = moveOf(result, now);
     if ('leased' in move) plan.leasedMoves.push(move.leased);
     else plan.finishedMoves.push(move.finished);

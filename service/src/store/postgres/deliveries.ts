@@ -220,13 +220,9 @@ async function recordInTransaction(
   // instance's answers), and it is held here anyway. Written only where it changes. Last, after every statement
   // that could refuse a row: a deferred change marks itself applied when it runs (endpoint-health.ts), so a
   // batch refused after it ran and written again apart would lose it.
-  const healthChanges = plan.logged.flatMap(({ index }) => {
-    const result = results[index]!;
-    return result.endpointHealthChange ? [[result.log.webhookId, result.endpointHealthChange] as const] : [];
-  });
-  if (healthChanges.length > 0) {
+  if (plan.healthChanges.length > 0) {
     const healthBefore = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
-    await applyHealthChanges(client, healthBefore, healthChanges);
+    await applyHealthChanges(client, healthBefore, plan.healthChanges);
   }
   return loggedAttempts(results, plan, ids);
 }

@@ -2,7 +2,7 @@
 import type { Micros } from '../../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 import type { DispatchState } from '../../domain/webhook';
-import { type AttemptResult, resultWithoutAnswer } from '../../domain/attempt';
+import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { SqliteDatabase } from './database';
 import type { InProcessEndpointHealth } from './endpoint-health';
@@ -197,17 +197,19 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
 
   const recordInTransaction = db.transaction((results: readonly AttemptResult[], next: NextDispatchState) => {
     const plan = planResults(results, statesOf(results), next);
-    const logged = loggedAttempts(results, plan, writePlan(plan));
-    // The endpoint health of answers that changed nothing when they came in (delivery/endpoint-health.ts), for
-    // the webhooks that still exist; last, once nothing of the transaction can refuse a row.
-    health.applyDeferred(
-      plan.logged.flatMap(({ index }) => {
-        const { log, endpointHealthChange } = results[index]!;
-        return endpointHealthChange ? [[log.webhookId, endpointHealthChange] as const] : [];
-      }),
-    );
-    return logged;
+    return { logged: loggedAttempts(results, plan, writePlan(plan)), healthChanges: plan.healthChanges };
   });
+
+  /**
+   * The batch's transaction, then the endpoint health of answers that changed nothing when they came in
+   * (delivery/endpoint-health.ts), for the webhooks that still exist: once committed, so a failed commit leaves the
+   * health as it was, with the results.
+   */
+  function record(batch: readonly AttemptResult[], next: NextDispatchState): Array<LoggedAttempt | null> {
+    const { logged, healthChanges } = recordInTransaction.immediate(batch, next);
+    health.applyDeferred(healthChanges);
+    return logged;
+  }
 
   const skipInTransaction = db.transaction((ids: readonly string[], leaseOfClaim: string, now: Micros) => {
     for (const id of ids) skipLeased.run(now, id, leaseOfClaim);
@@ -219,7 +221,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       valuesOrThrow(
         await writeTogetherOrApart(
           results,
-          async (batch) => (batch.length > 0 ? recordInTransaction.immediate(batch, next) : []),
+          async (batch) => (batch.length > 0 ? record(batch, next) : []),
           resultWithoutAnswer,
         ),
       ),

@@ -35,9 +35,10 @@ export function createInProcessEndpointHealth(db: SqliteDatabase): InProcessEndp
   const exists = db.prepare<[string], { found: number }>('SELECT 1 AS found FROM webhooks WHERE id = ?');
 
   const of = (webhookId: string) => healths.get(webhookId) ?? UNKNOWN_ENDPOINT;
+  // Frozen, circuit too: every caller is handed the object kept here, and none may change what another reads.
   const set = (webhookId: string, health: EndpointHealth) => {
     if (health === UNKNOWN_ENDPOINT) healths.delete(webhookId);
-    else healths.set(webhookId, health);
+    else healths.set(webhookId, Object.freeze({ ...health, circuit: Object.freeze({ ...health.circuit }) }));
   };
 
   return {
