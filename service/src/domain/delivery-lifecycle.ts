@@ -10,7 +10,7 @@ export type DeliveryStage = DeliveryState | 'leased';
 export interface DeliveryTransition {
   from: readonly DeliveryStage[];
   to: readonly DeliveryStage[];
-  /** When it happens, for people: the docs and the UI's help quote these. */
+  /** When it happens, in words: docs/life-of-a-delivery.md's table says the same. */
   when: string;
 }
 

@@ -28,8 +28,8 @@ export const UNKNOWN_ENDPOINT: EndpointHealth = {
 };
 
 /**
- * What one answer does to the endpoint's health. Where the store keeps the health (PostgreSQL), it applies the
- * change to the row as it stands, under the row's lock, so instances answering at once lose none of each other's.
+ * What one answer does to the endpoint's health. The store applies the change to the health as it stands (on
+ * PostgreSQL under the webhook row's lock), so instances answering at once lose none of each other's.
  */
 export type EndpointHealthChange = (health: EndpointHealth) => EndpointHealth;
 

@@ -184,7 +184,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       planUpdate(current, writable, nowMicros(clock)),
     );
     if (!updated) throw webhookNotFound(accountId, webhookId);
-    // The store that keeps the health with the webhook (PostgreSQL) reset it in the update's transaction.
+    // The store reset the kept health with the update; this instance forgets what it knew of the old endpoint.
     if (endpointRenewed(before, updated)) deps.health.forget(webhookId);
     return toSummary(updated);
   }

@@ -183,6 +183,9 @@ const MADE: Record<DeliveryTransitionName, () => Promise<Observed>> = {
   },
 };
 
+/** Every stage the walk saw, for the last test (jest runs a file's tests in order). */
+const seen = new Set<DeliveryStage>();
+
 test.each(Object.keys(DELIVERY_TRANSITIONS) as DeliveryTransitionName[])(
   '%s moves a delivery only as the table says',
   async (name) => {
@@ -193,15 +196,12 @@ test.each(Object.keys(DELIVERY_TRANSITIONS) as DeliveryTransitionName[])(
       if (from === null) expect(transition.from).toEqual([]);
       else expect(transition.from).toContain(from);
       expect(transition.to).toContain(to);
+      if (from !== null) seen.add(from);
+      seen.add(to);
     }
   },
 );
 
-test('the walk sees every stage a delivery can be in', async () => {
-  const seen = new Set<DeliveryStage>();
-  for (const name of Object.keys(MADE) as DeliveryTransitionName[]) {
-    const transition: DeliveryTransition = DELIVERY_TRANSITIONS[name];
-    transition.to.forEach((stage) => seen.add(stage));
-  }
+test('the walk saw a delivery in every stage', () => {
   expect([...seen].sort()).toEqual(['failed', 'leased', 'pending', 'skipped', 'succeeded']);
 });

@@ -27,7 +27,7 @@ let health: EndpointHealthStore;
 beforeEach(async () => {
   opened = await openTestStore('postgres');
   store = opened.store;
-  health = store.endpointHealth!;
+  health = store.endpointHealth;
   await accountWithWebhooks(store, 1, ['wh_a', 'wh_b']);
 });
 afterEach(async () => {
@@ -42,7 +42,7 @@ const answer = (a: Answer) => (h: EndpointHealth) => afterAnswer(h, a, RULES);
 test('changes from two instances at once are applied one after the other: none is lost', async () => {
   const other = await openTestStore('postgres', opened.location);
   try {
-    const fromBoth = [health, other.store.endpointHealth!].flatMap((instance) =>
+    const fromBoth = [health, other.store.endpointHealth].flatMap((instance) =>
       Array.from({ length: 3 }, () => instance.change('wh_a', answer(sick(T0)))),
     );
     await Promise.all(fromBoth);
