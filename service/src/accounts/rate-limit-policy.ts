@@ -3,9 +3,9 @@
 // never locks out the other.
 import type { Millis, Seconds } from '../core/time';
 
-export const RATE_WINDOW_MS = 60_000;
+export const RATE_WINDOW_MS: Millis = 60_000;
 /** Once the management limit is exceeded, every management request of the account is refused for five minutes. */
-export const RATE_COOLDOWN_MS = 5 * 60_000;
+export const RATE_COOLDOWN_MS: Millis = 5 * 60_000;
 
 /** Which budget a request spends: the job scheduler's events, or everything else of the API. */
 export type RateBudgetName = 'management' | 'ingestion';

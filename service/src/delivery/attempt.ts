@@ -3,7 +3,7 @@
 // build the request, send it, and turn what happened
 // into its delivery-log row and, for a delivery, the result the store records
 // (docs/life-of-a-delivery.md#5-sign).
-import { type Micros, MICROS_PER_MILLI, type Seconds, secondsFromMicros } from '../core/time';
+import { type Micros, millisFromMicros, type Seconds, secondsFromMicros } from '../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import type { AttemptLogEntry, AttemptResult } from '../domain/attempt';
@@ -177,7 +177,7 @@ export function scheduledResult(deliveryId: string, made: AttemptMade, rules: Sc
     attempt: made.log.attempt,
     delaysSeconds: rules.lastAttempt ? [] : rules.retryDelaysSeconds,
     jitter: rules.jitter,
-    nowMillis: rules.finishedAt / MICROS_PER_MILLI,
+    nowMillis: millisFromMicros(rules.finishedAt),
   });
   const delivery = afterScheduledAttempt(
     step.kind === 'retry' ? { kind: 'retry', dueAt: rules.finishedAt + step.delayMicros } : step,

@@ -7,7 +7,7 @@ import { bodyExcerpt, keptHeaders, maskedHeaderNames, RESPONSE_EXCERPT_BYTES, st
 import { createGuardedLookup, type HostsTable, resolverWith } from './guarded-lookup';
 
 /** An attempt without a complete response in time is a failure (docs/decisions.md#7-what-counts-as-success). */
-export const ATTEMPT_TIMEOUT_MS = DELIVERY_RULES.attemptTimeoutSeconds * 1000;
+export const ATTEMPT_TIMEOUT_MS: Millis = DELIVERY_RULES.attemptTimeoutSeconds * 1000;
 
 export interface OutgoingDelivery {
   url: string;

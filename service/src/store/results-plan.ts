@@ -43,7 +43,7 @@ export interface ResultsPlan {
    */
   healthChanges: Array<readonly [webhookId: string, change: EndpointHealthChange]>;
   /** The webhooks the batch archived, and when: none of their pending deliveries is attempted any more. */
-  archived: Array<{ webhookId: string; at: number }>;
+  archived: Array<{ webhookId: string; at: Micros }>;
 }
 
 /** When an attempt ended: its request time plus its duration. */

@@ -14,7 +14,7 @@ export interface IdempotencyClaim {
   key: string;
   requestHash: string;
   /** Keys older than this (microseconds) are expired and may be reused. */
-  notBefore: number;
+  notBefore: Micros;
 }
 
 export type CreateWebhookOutcome =
@@ -153,7 +153,7 @@ export interface DeliveryLogStore {
    * Deletes log rows older than `cutoff`, finished deliveries last touched before it, and events with
    * no delivery left that were taken in before it.
    */
-  purgeOlderThan(cutoff: number): Promise<{ attempts: number; deliveries: number; events: number }>;
+  purgeOlderThan(cutoff: Micros): Promise<{ attempts: number; deliveries: number; events: number }>;
 }
 
 /** What is sealed with the secret key, for the start-up key check and `jobhooks secret-key rotate`. */

@@ -1,5 +1,5 @@
 // The webhook use cases behind the management API: create, read, list, update, delete, test.
-import type { Seconds } from '../core/time';
+import { microsFromSeconds, type Seconds } from '../core/time';
 import { createHash } from 'node:crypto';
 import {
   LIMITS,
@@ -233,7 +233,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     await find(accountId, webhookId);
     const hmacSecret = random(HMAC_SECRET_BYTES).toString('hex');
     const now = nowMicros(clock);
-    const until = overlapSeconds > 0 ? now + overlapSeconds * 1_000_000 : null;
+    const until = overlapSeconds > 0 ? now + microsFromSeconds(overlapSeconds) : null;
     const rotated = await store.webhooks.changeSecret(accountId, webhookId, (current) => ({
       sealedSecret: secretBox.seal(hmacSecret),
       previousSealedSecret: until === null ? null : current.sealedSecret,

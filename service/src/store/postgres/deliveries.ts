@@ -10,7 +10,14 @@ import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } fro
 import type { DispatchState } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore } from '../store';
 import { asColumns, type PgDatabase } from './database';
-import { deliveryFromRow, type DeliveryRow, type DispatchRow, dispatchStateFromRow, payloadBytes } from '../rows';
+import {
+  claimedFromRow,
+  type ClaimedRow,
+  deliveryFromRow,
+  type DeliveryRow,
+  type DispatchRow,
+  dispatchStateFromRow,
+} from '../rows';
 import { appendAttempts } from './delivery-log';
 import { applyHealthChanges, healthColumnsOf, healthFromRow, type HealthRow } from './endpoint-health';
 import { ADVISORY_LOCKS } from './migrate';
@@ -131,46 +138,8 @@ interface CandidateRow extends HealthRow {
   elsewhere: number;
 }
 
-interface LeasedRow {
-  id: string;
-  event_id: string;
-  event_type: EventType;
-  webhook_id: string;
-  payload: Buffer;
-  payload_tail: Buffer | null;
-  attempts: number;
-  last_attempt: number;
-  client_url: string;
-  sealed_secret: string;
-  previous_sealed_secret: string | null;
-  previous_secret_until: number | null;
-  active: boolean;
-  archived_at: number | null;
-}
-
 /** The dispatch and health columns of a webhook row and its id, as LOCK_DISPATCH_STATES selects them. */
 type PgDispatchRow = DispatchRow & HealthRow & { id: string };
-
-function claimedFrom(row: LeasedRow, candidate: DueCandidate, lease: string): ClaimedDelivery {
-  return {
-    id: row.id,
-    lease,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    webhookId: row.webhook_id,
-    accountId: candidate.accountId,
-    dueAt: candidate.dueAt,
-    payload: payloadBytes(row),
-    attempts: row.attempts,
-    clientUrl: row.client_url,
-    sealedSecret: row.sealed_secret,
-    previousSealedSecret: row.previous_sealed_secret,
-    previousSecretUntil: row.previous_secret_until,
-    lastAttempt: row.last_attempt === 1,
-    active: row.active,
-    archived: row.archived_at !== null,
-  };
-}
 
 /** The columns of MOVE_LEASED. */
 function leasedMoveColumns(moves: readonly LeasedMove[]): unknown[][] {
@@ -298,7 +267,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
     );
     if (chosen.length === 0) return [];
     const lease = `${request.owner}/${(claimsMade += 1)}`;
-    const leased = await client.query<LeasedRow>(LEASE, [
+    const leased = await client.query<ClaimedRow>(LEASE, [
       lease,
       request.leaseUntil,
       chosen.map((c) => c.id),
@@ -308,7 +277,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
     // In the order the fairness rule chose them.
     return chosen.flatMap((c) => {
       const row = byId.get(c.id);
-      return row === undefined ? [] : [claimedFrom(row, c, lease)];
+      return row === undefined ? [] : [claimedFromRow(row, { accountId: c.accountId, dueAt: c.dueAt, lease })];
     });
   }
 

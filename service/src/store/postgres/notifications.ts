@@ -186,7 +186,7 @@ export async function listenForNotifications(url: string, onError: (error: unkno
  * TCP keepalive finds out). docs/operating.md#postgresql-and-several-instances states it as the bound for a revoke
  * to reach every instance.
  */
-export const CACHE_TTL_MS = 1_000;
+export const CACHE_TTL_MS: Millis = 1_000;
 
 /**
  * An in-memory cache of rows other instances may change, by the rules of Notifications: nothing is served or

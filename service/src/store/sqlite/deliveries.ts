@@ -8,6 +8,8 @@ import type { SqliteDatabase } from './database';
 import type { InProcessEndpointHealth } from './endpoint-health';
 import { prepareAttemptAppend } from './delivery-log';
 import {
+  claimedFromRow,
+  type ClaimedRow,
   deliveryFromRow,
   type DeliveryRow,
   type DispatchRow,
@@ -25,21 +27,6 @@ import {
 } from '../results-plan';
 import type { ClaimRequest, DeliveriesStore } from '../store';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
-
-/** A delivery joined with its event's type and the webhook columns a send needs. */
-type ClaimedRow = {
-  id: string;
-  event_id: string;
-  event_type: EventType;
-  webhook_id: string;
-  payload: Buffer;
-  payload_tail: Buffer | null;
-  attempts: number;
-  last_attempt: number;
-} & Pick<
-  WebhookRow,
-  'client_url' | 'sealed_secret' | 'previous_sealed_secret' | 'previous_secret_until' | 'active' | 'archived_at'
->;
 
 /** The claim's statements, named so a test can check SQLite answers them from an index, not a scan. */
 export const CLAIM_QUERIES = {
@@ -151,24 +138,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       for (const { id, accountId, dueAt } of choose(candidates)) {
         if (lease.run({ id, lease: leaseOfClaim, leaseUntil: request.leaseUntil }).changes !== 1) continue;
         const row = claimed.get(id)!;
-        result.push({
-          id: row.id,
-          lease: leaseOfClaim,
-          eventId: row.event_id,
-          eventType: row.event_type,
-          webhookId: row.webhook_id,
-          accountId,
-          dueAt,
-          payload: payloadBytes(row),
-          attempts: row.attempts,
-          clientUrl: row.client_url,
-          sealedSecret: row.sealed_secret,
-          previousSealedSecret: row.previous_sealed_secret,
-          previousSecretUntil: row.previous_secret_until,
-          lastAttempt: row.last_attempt === 1,
-          active: row.active === 1,
-          archived: row.archived_at !== null,
-        });
+        result.push(claimedFromRow(row, { accountId, dueAt, lease: leaseOfClaim }));
       }
       return result;
     },
