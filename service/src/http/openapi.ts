@@ -159,7 +159,7 @@ const JOB_RUN_EVENT = {
       default: {
         description:
           'Anything else is a failure and is retried: a 3xx (redirects are not followed), another 4xx or 5xx, a 2xx ' +
-          `later than ${durationText(DELIVERY_RULES.attemptTimeoutSeconds)}, or no answer. Retries come ` +
+          `later than ${durationText(DELIVERY_RULES.attemptTimeoutSeconds)}, or no answer. By default, retries come ` +
           `${retryDelaysText()} after a failure, each wait lengthened by a random 0 to ` +
           `${DELIVERY_RULES.retryJitterPercent} %: ${countText(DELIVERY_RULES.retriesPerDelivery + 1)} attempts at ` +
           `most, over about ${(RETRY_SPAN_SECONDS / 3600).toFixed(1)} hours. After ` +
