@@ -8,7 +8,11 @@ export interface DatabaseWork {
   statements: number;
   walBytes: number;
   cpuSeconds: number;
+  /** The statements executed most often, with their counts: where the statements per delivery come from. */
+  mostCalled: Array<{ calls: number; query: string }>;
 }
+
+const MOST_CALLED = 16;
 
 /** This file's own statements, left out of the count. */
 const OWN = `query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_current_wal_lsn%'`;
@@ -34,7 +38,17 @@ export async function countDatabaseWork(url: string, cpuSeconds: () => number): 
         `SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ${OWN}`,
       );
-      return { statements: Number(calls.rows[0]!.n), walBytes: Number(wal.rows[0]!.bytes), cpuSeconds: cpu };
+      const most = await client.query<{ calls: string; query: string }>(
+        `SELECT calls, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements
+          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ${OWN}
+          ORDER BY calls DESC LIMIT ${MOST_CALLED}`,
+      );
+      return {
+        statements: Number(calls.rows[0]!.n),
+        walBytes: Number(wal.rows[0]!.bytes),
+        cpuSeconds: cpu,
+        mostCalled: most.rows.map((row) => ({ calls: Number(row.calls), query: row.query })),
+      };
     } finally {
       await client.end();
     }

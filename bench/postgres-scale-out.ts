@@ -22,6 +22,8 @@ export interface ScaleOutOptions {
   ingestConcurrency: number;
   /** The same-run ceiling for a set of signed requests. */
   ceiling: (requests: SignedRequest[]) => Promise<number>;
+  /** Told the statements each run executed most often (`--statements`). */
+  onStatements?: (run: string, mostCalled: DatabaseWork['mostCalled']) => void;
 }
 
 export interface ScaleOutFigures {
@@ -81,7 +83,7 @@ interface Run {
   perSecond: number;
   ceiling: number;
   /** The database's work divided by the run's deliveries. */
-  perDelivery: DatabaseWork;
+  perDelivery: Omit<DatabaseWork, 'mostCalled'>;
 }
 
 /** `count` instances on a new database: events posted to them in turn, until the receiver holds every delivery. */
@@ -117,6 +119,7 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     await waitUntil(() => receiver.delivered() - before >= expected, `${expected} deliveries`, 600_000);
     const seconds = (performance.now() - started) / 1000;
     const work = await stopCounting();
+    options.onStatements?.(`${count} instance(s), ${options.webhooks} webhook(s)`, work.mostCalled);
     receiver.capture = false;
     await Promise.all(pools.map((pool) => pool.close()));
     const ceiling = await options.ceiling(receiver.captured);
