@@ -6,7 +6,7 @@
 const LAYERS = [
   'core', //          clock, errors, ids, random: imports nothing of the service
   'domain', //        plain record types and the vocabulary: account, webhook, event, delivery, attempt
-  'store', //         persistence (SQLite)
+  'store', //         persistence: store/sqlite and store/postgres behind one interface, and the plans they share
   'security',
   'events',
   'delivery',

@@ -1,6 +1,7 @@
 // `npm run bench -- --postgres`: delivery throughput with one and with two instances on one PostgreSQL database,
-// each against the ceiling measured in the same run (the same signed requests from a plain undici loop), and the
-// CPU PostgreSQL spends per delivery. The cluster is Debian's PostgreSQL, started in a temporary folder with its
+// each against the ceiling measured in the same run (the same signed requests from a plain undici loop), and what
+// each delivery costs the database: statements, WAL bytes and CPU (bench/database-work.ts), in the fan-out run and
+// in a run of as many deliveries to one webhook. The cluster is Debian's PostgreSQL, started in a temporary folder with its
 // durable defaults (fsync and synchronous_commit on), on the same machine as the instances and the receiver.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { createTestDatabase, startTestCluster, TEST_SECRET_KEY, type TestCluster
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
 import { createWebhooks, ingest, TOKEN, waitUntil } from './load';
 import type { BenchReceiver, SignedRequest } from './receiver';
+import { countDatabaseWork, type DatabaseWork } from './database-work';
 
 export interface ScaleOutOptions {
   receiver: BenchReceiver;
@@ -20,6 +22,8 @@ export interface ScaleOutOptions {
   ingestConcurrency: number;
   /** The same-run ceiling for a set of signed requests. */
   ceiling: (requests: SignedRequest[]) => Promise<number>;
+  /** Told the statements each run executed most often (`--statements`). */
+  onStatements?: (run: string, mostCalled: DatabaseWork['mostCalled']) => void;
 }
 
 export interface ScaleOutFigures {
@@ -78,7 +82,8 @@ export function startInstance(url: string): Promise<ServiceProcess> {
 interface Run {
   perSecond: number;
   ceiling: number;
-  pgCpuMicrosPerDelivery: number;
+  /** The database's work divided by the run's deliveries. */
+  perDelivery: Omit<DatabaseWork, 'mostCalled'>;
 }
 
 /** `count` instances on a new database: events posted to them in turn, until the receiver holds every delivery. */
@@ -98,7 +103,7 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     const before = receiver.delivered();
     receiver.captured.length = 0;
     receiver.capture = true;
-    const cpuBefore = clusterCpuSeconds(cluster);
+    const stopCounting = await countDatabaseWork(url, () => clusterCpuSeconds(cluster));
     const started = performance.now();
     const runIds = Array.from({ length: options.events }, (_, i) => i + 1);
     await Promise.all(
@@ -113,7 +118,8 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     );
     await waitUntil(() => receiver.delivered() - before >= expected, `${expected} deliveries`, 600_000);
     const seconds = (performance.now() - started) / 1000;
-    const cpuSeconds = clusterCpuSeconds(cluster) - cpuBefore;
+    const work = await stopCounting();
+    options.onStatements?.(`${count} instance(s), ${options.webhooks} webhook(s)`, work.mostCalled);
     receiver.capture = false;
     await Promise.all(pools.map((pool) => pool.close()));
     const ceiling = await options.ceiling(receiver.captured);
@@ -121,7 +127,11 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     return {
       perSecond: expected / seconds,
       ceiling,
-      pgCpuMicrosPerDelivery: (cpuSeconds * 1_000_000) / expected,
+      perDelivery: {
+        statements: work.statements / expected,
+        walBytes: work.walBytes / expected,
+        cpuSeconds: work.cpuSeconds / expected,
+      },
     };
   } finally {
     await Promise.all(instances.map((instance) => instance.signal('SIGTERM')));
@@ -130,21 +140,37 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
 
 const ratio = (measured: number, ceiling: number) => Number((measured / ceiling).toFixed(3));
 
+function workFigures(prefix: string, run: Run): ScaleOutFigures {
+  return {
+    [`${prefix}_cpu_us_per_delivery`]: Math.round(run.perDelivery.cpuSeconds * 1_000_000),
+    [`${prefix}_statements_per_delivery`]: Number(run.perDelivery.statements.toFixed(2)),
+    [`${prefix}_wal_bytes_per_delivery`]: Math.round(run.perDelivery.walBytes),
+  };
+}
+
 export async function postgresScaleOut(options: ScaleOutOptions): Promise<ScaleOutFigures> {
-  const cluster = startTestCluster({ durable: true });
+  const cluster = startTestCluster({ durable: true, countStatements: true });
   try {
     const one = await runWith(cluster, 1, options);
     const two = await runWith(cluster, 2, options);
+    const oneWebhook = await runWith(cluster, 1, {
+      ...options,
+      webhooks: 1,
+      events: options.events * options.webhooks,
+    });
     return {
       pg1_delivery_per_s: Math.round(one.perSecond),
       pg1_ceiling_per_s: Math.round(one.ceiling),
       pg1_ratio: ratio(one.perSecond, one.ceiling),
-      pg1_cpu_us_per_delivery: Math.round(one.pgCpuMicrosPerDelivery),
+      ...workFigures('pg1', one),
       pg2_delivery_per_s: Math.round(two.perSecond),
       pg2_ceiling_per_s: Math.round(two.ceiling),
       pg2_ratio: ratio(two.perSecond, two.ceiling),
-      pg2_cpu_us_per_delivery: Math.round(two.pgCpuMicrosPerDelivery),
+      ...workFigures('pg2', two),
       pg2_over_pg1: ratio(two.perSecond, one.perSecond),
+      pg1_one_webhook_delivery_per_s: Math.round(oneWebhook.perSecond),
+      pg1_one_webhook_ratio: ratio(oneWebhook.perSecond, oneWebhook.ceiling),
+      ...workFigures('pg1_one_webhook', oneWebhook),
     };
   } finally {
     cluster.stop();
@@ -155,6 +181,12 @@ export function scaleOutLines(figures: ScaleOutFigures): string[] {
   return [
     `  PostgreSQL, 1 instance (durable)     ${figures.pg1_delivery_per_s} deliveries/s, ceiling ${figures.pg1_ceiling_per_s}   pg1_ratio ${figures.pg1_ratio}`,
     `  PostgreSQL, 2 instances              ${figures.pg2_delivery_per_s} deliveries/s, ceiling ${figures.pg2_ceiling_per_s}   pg2_ratio ${figures.pg2_ratio}   pg2_over_pg1 ${figures.pg2_over_pg1}`,
-    `  PostgreSQL CPU per delivery          ${figures.pg1_cpu_us_per_delivery} µs (1 instance), ${figures.pg2_cpu_us_per_delivery} µs (2 instances)`,
+    `  PostgreSQL, 1 instance, 1 webhook    ${figures.pg1_one_webhook_delivery_per_s} deliveries/s   pg1_one_webhook_ratio ${figures.pg1_one_webhook_ratio}`,
+    '  PostgreSQL per delivery              CPU µs   statements   WAL bytes',
+    ...['pg1', 'pg2', 'pg1_one_webhook'].map(
+      (run) =>
+        `    ${run.padEnd(34)} ${String(figures[`${run}_cpu_us_per_delivery`]).padStart(6)}   ` +
+        `${String(figures[`${run}_statements_per_delivery`]).padStart(10)}   ${String(figures[`${run}_wal_bytes_per_delivery`]).padStart(9)}`,
+    ),
   ];
 }

@@ -10,7 +10,8 @@
 // `--only=noisy` runs just the noisy-neighbour scenario (with or without --quick), for iterating on it;
 // `--only=statistics` just the statistics scenario (on PostgreSQL too, with --postgres).
 // `--postgres` runs the scale-out scenario instead: one and two instances on one PostgreSQL database
-// (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL.
+// (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL;
+// with `--statements`, each scale-out run's most executed statements go to stderr.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,8 @@ const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--onl
 if (ONLY !== undefined && ONLY !== 'noisy' && ONLY !== 'statistics')
   throw new Error(`--only=${ONLY}: the scenarios that run alone are noisy and statistics`);
 const POSTGRES = process.argv.includes('--postgres');
+/** `--statements` (with --postgres): each run's most executed statements, on stderr. */
+const STATEMENTS = process.argv.includes('--statements');
 /** `--profile=DIR`: each service process writes a V8 CPU profile there (summarise with bench/profile-summary.ts). */
 const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
 /**
@@ -379,6 +382,7 @@ async function postgresOnly(): Promise<void> {
       events: EVENTS,
       ingestConcurrency: INGEST_CONCURRENCY,
       ceiling: (requests) => deliveryCeiling(receiver, requests),
+      ...(STATEMENTS ? { onStatements: printStatements } : {}),
     });
     if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
     const statistics = await postgresStatistics();
@@ -394,6 +398,12 @@ async function postgresOnly(): Promise<void> {
   } finally {
     await receiver.close();
   }
+}
+
+function printStatements(run: string, mostCalled: Array<{ calls: number; query: string }>): void {
+  process.stderr.write(`Most executed statements, ${run}:\n`);
+  for (const { calls, query } of mostCalled)
+    process.stderr.write(`  ${String(calls).padStart(7)}  ${query.slice(0, 140)}\n`);
 }
 
 function ratio(measured: number, ceiling: number): number {

@@ -1,4 +1,5 @@
 // The one place that wires the service's parts together from the configuration.
+import { microsFromSeconds, type Millis } from './core/time';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { hostname } from 'node:os';
 import { createAccountService, type AccountService } from './accounts/account-service';
@@ -48,13 +49,13 @@ export interface Service {
 }
 
 /** How often the dispatcher looks for due retries when no ingestion wakes it. */
-const DISPATCH_POLL_INTERVAL_MS = 200;
+const DISPATCH_POLL_INTERVAL_MS: Millis = 200;
 /** With PostgreSQL, each poll comes up to this fraction of the interval early or late. */
 const DISPATCH_POLL_JITTER = 0.2;
 /** The most a dispatcher waits after hearing that another instance queued deliveries. */
-const NOTIFIED_WAKE_JITTER_MS = 20;
+const NOTIFIED_WAKE_JITTER_MS: Millis = 20;
 /** SIGTERM lets attempts in flight run to their own 10 s limit before the process exits. */
-const SHUTDOWN_GRACE_MS = ATTEMPT_TIMEOUT_MS;
+const SHUTDOWN_GRACE_MS: Millis = ATTEMPT_TIMEOUT_MS;
 
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const clock = overrides.clock ?? createSystemClock();
@@ -173,7 +174,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       limits: {
         maxInFlight: config.delivery.maxInFlight,
         maxInFlightPerWebhook: config.delivery.maxInFlightPerWebhook,
-        leaseMicros: config.delivery.leaseSeconds * 1_000_000,
+        leaseMicros: microsFromSeconds(config.delivery.leaseSeconds),
         pollIntervalMs: DISPATCH_POLL_INTERVAL_MS,
         // Several instances on one database poll it at scattered moments; one process polls on the beat.
         pollJitter: store.backend === 'postgres' ? DISPATCH_POLL_JITTER : 0,

@@ -17,7 +17,7 @@ const ROOT = join(__dirname, '..', '..');
 
 /** Starts a service or opens a store: found by the calls, not by the imports the selection goes by. */
 const startsAService = (suite: string) =>
-  /\b(startHarness|startUiHarness|openTestStore|useStore|startServiceProcess)\(/.test(
+  /\b(startHarness|startUiHarness|openTestStore|useStore|startServiceProcess|createService)\(/.test(
     readFileSync(join(ROOT, suite), 'utf8'),
   );
 

@@ -42,7 +42,7 @@ async function adminSql<R extends pg.QueryResultRow>(text: string, values: unkno
   }
 }
 
-const throttleOn = (store: Store, windows = store.signInWindows!) =>
+const throttleOn = (store: Store, windows = store.signInWindows) =>
   createSignInThrottle(windows, clock, LIMIT, (error) => countingErrors.push(error));
 
 async function failTimes(throttles: SignInThrottle[], times: number, address = GUESSER): Promise<void> {
@@ -69,7 +69,7 @@ test('failures on two instances add up to one limit, and both refuse the address
 
 test('an instance that heard nothing learns the block at the first failure it sees from that address', async () => {
   const onA = throttleOn(a);
-  const deaf = throttleOn(b, { ...b.signInWindows!, onBlocked: () => undefined });
+  const deaf = throttleOn(b, { ...b.signInWindows, onBlocked: () => undefined });
   await failTimes([onA], LIMIT + 1);
   expect(onA.waitFor(GUESSER)).not.toBeNull();
   expect(deaf.waitFor(GUESSER)).toBeNull();

@@ -188,7 +188,7 @@ function sharedStore(initial: Record<string, EndpointHealth> = {}) {
   return store;
 }
 
-test('with a shared store, an answer is applied to what it holds, and one that changes nothing goes with the result', async () => {
+test('through the store, an answer is applied to what it holds, and one that changes nothing goes with the result', async () => {
   const store = sharedStore({ wh_a: UNKNOWN_ENDPOINT });
   const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
   expect(await registry.record('wh_a', healthy(0))).toBeNull();
@@ -221,7 +221,7 @@ test('with a shared store, an answer is applied to what it holds, and one that c
   expect(store.rows.get('wh_a')!.circuit).toEqual({ state: 'closed' });
 });
 
-test("with a shared store, a claim's read replaces what was known, and open circuits are left to the claim query", async () => {
+test("through the store, a claim's read replaces what was known, and open circuits are left to the claim query", async () => {
   const store = sharedStore();
   const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
   registry.adopt('wh_a', answered([sick(0), sick(0), sick(0), sick(0), sick(0)]));
@@ -231,7 +231,7 @@ test("with a shared store, a claim's read replaces what was known, and open circ
   expect(registry.allowedInFlight('wh_a', 3 * SECOND)).toBe(2);
 });
 
-test('with a shared store, a failed write is reported and handed back with the result; a deleted webhook is forgotten', async () => {
+test('through the store, a failed write is reported and handed back with the result; a deleted webhook is forgotten', async () => {
   const store = sharedStore({ wh_a: UNKNOWN_ENDPOINT });
   const errors: unknown[] = [];
   const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: (error) => errors.push(error) });
@@ -255,7 +255,7 @@ test("a healthy answer that came in before the circuit opened, applied late, doe
   expect(afterAnswer(opened, healthy(3), RULES).circuit).toEqual({ state: 'closed' });
 });
 
-test("with a shared store, this instance's answers reach the row in the order they came in", async () => {
+test("through the store, this instance's answers reach the row in the order they came in", async () => {
   const full = answered(Array.from({ length: 20 }, (_, i) => healthy(i)));
   const store = sharedStore({ wh_a: full });
   const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });

@@ -1,5 +1,6 @@
 // The plan of a batch of attempt results, as plain data: what both backends write (store/results-plan.ts).
 import type { AttemptFacts, AttemptResult } from '../../service/src/domain/attempt';
+import type { EndpointHealth } from '../../service/src/domain/endpoint-health';
 import type { DispatchState } from '../../service/src/domain/webhook';
 import { endOf, loggedAttempts, planResults } from '../../service/src/store/results-plan';
 
@@ -111,4 +112,27 @@ test('a leased result must move its delivery on', () => {
   expect(() =>
     planResults([result('a', 1, { delivery: { state: 'unchanged' } })], new Map([['a', STATE]]), next),
   ).toThrow('a leased delivery always moves on');
+});
+
+test("the health changes that waited for their results come in the batch's order, none of a deleted webhook", () => {
+  const first = (h: EndpointHealth) => ({ ...h, limit: 3 });
+  const second = (h: EndpointHealth) => ({ ...h, limit: 4 });
+  const gone = (h: EndpointHealth) => ({ ...h, limit: 5 });
+  const plan = planResults(
+    [
+      result('wsu_a', 1, { endpointHealthChange: first }),
+      result('wsu_b', 2),
+      result('wsu_gone', 3, { endpointHealthChange: gone }),
+      result('wsu_a', 4, { endpointHealthChange: second }),
+    ],
+    new Map([
+      ['wsu_a', STATE],
+      ['wsu_b', STATE],
+    ]),
+    next,
+  );
+  expect(plan.healthChanges).toEqual([
+    ['wsu_a', first],
+    ['wsu_a', second],
+  ]);
 });

@@ -6,7 +6,8 @@ const { readdirSync, readFileSync, statSync } = require('node:fs');
 const { join, relative } = require('node:path');
 
 /** What a suite that runs a whole service or a store imports. */
-const RUNS_A_SERVICE = /from '(\.\.\/)+support\/(harness|browser|stores)'|from '\.\/fixtures'/;
+const RUNS_A_SERVICE =
+  /from '(\.\.\/)+support\/(harness|browser|stores)'|from '\.\/fixtures'|from '(\.\.\/)+service\/src\/wiring'/;
 
 /** Suites that need PostgreSQL: they run only in the PostgreSQL projects. */
 const ONLY_POSTGRES = {
@@ -33,6 +34,8 @@ const NOT_ON_POSTGRES = {
   'test/start.test.ts':
     '`jobhooks start` as a process on its SQLite default; instances starting on PostgreSQL are in test/cluster',
   'test/readme.test.ts': "the README's text and its one delivery, which test/delivery runs on every backend",
+  'test/cli.test.ts':
+    'the `jobhooks` commands on the SQLite file a service shares; the same commands on PostgreSQL are tested in test/cluster/db-copy.test.ts',
 };
 
 /** Suites that run on PostgreSQL with one instance but not with two, and why. */

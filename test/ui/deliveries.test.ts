@@ -262,7 +262,9 @@ test('Recover failed deliveries sends the failed ones again; bad times and an in
   await waitFor(async () => (await attempts(id))[0]?.success === true, 'the recovered attempt logged');
   await view.page.getByRole('button', { name: 'Refresh' }).click();
   await rows(view).first().locator('.badge.result').getByText('Succeeded').waitFor();
-  await rows(view).first().locator('summary').getByText('7 attempts', { exact: true }).waitFor();
+  // Once the last render is drawn (an earlier one still under way would be dropped), the count is exact.
+  await view.page.locator('[data-generation]:not([aria-busy])').waitFor();
+  expect(await rows(view).first().locator('summary').textContent()).toBe('7 attempts');
 
   // An inactive webhook sends nothing: the API's 409 is shown in the dialog.
   const paused = await hookAt('Paused endpoint', '/paused', { active: false });
@@ -339,4 +341,40 @@ test('the log pages by 100 attempts, newest first', async () => {
   expect(await view.page.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
   await view.page.getByRole('button', { name: 'Newer' }).click();
   await view.page.getByText('Attempts 1–100 of 101').waitFor();
+});
+
+test('a page read before a later Refresh is never drawn over it', async () => {
+  const id = await hookAt('Refreshed twice', '/refreshed');
+  await ingest(ui.h, 'job.run.completed', { jobId: String('/refreshed'.length), runId: '1801' });
+  await waitFor(async () => (await attempts(id)).length === 1, 'the first delivery logged');
+  const view = await ui.open();
+  await signIn(view, ADMIN_TOKEN);
+  await openWebhook(view, id, 'Refreshed twice');
+  expect(await rows(view).count()).toBe(1);
+
+  // The next read of the log is answered as it stands now, but handed to the page only when released.
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  await view.page.route(`**${webhookPath(id)}/deliveries?**`, async (route) => {
+    if ((held += 1) > 1) return route.continue();
+    const stale = await route.fetch();
+    await released;
+    await route.fulfill({ response: stale });
+  });
+  await view.page.getByRole('button', { name: 'Refresh' }).click();
+  await waitFor(async () => held === 1, 'the first Refresh reading the log');
+
+  await ingest(ui.h, 'job.run.completed', { jobId: String('/refreshed'.length), runId: '1802' });
+  await waitFor(async () => (await attempts(id)).length === 2, 'the second delivery logged');
+  await view.page.getByRole('button', { name: 'Refresh' }).click();
+  await rows(view).nth(1).waitFor();
+
+  release();
+  await waitFor(async () => held === 2, 'both reads answered');
+  // The stale answer, drawn last, would show one delivery again.
+  await view.page.waitForTimeout(200);
+  expect(await rows(view).count()).toBe(2);
+  expect(await view.page.locator('[data-generation]').getAttribute('aria-busy')).toBeNull();
+  expect(view.consoleErrors).toEqual([]);
 });

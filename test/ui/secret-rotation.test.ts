@@ -175,8 +175,9 @@ test('rotate in the UI: the new secret is shown once, the webhook shows the over
   // The table's rows hold the switch, Edit and Delete; the secret's actions are on the webhook's page.
   await expect(card.getByRole('button', { name: 'End overlap now' }).count()).resolves.toBe(0);
   await card.getByRole('link', { name: 'Warehouse' }).click();
-  await expect(view.page.getByRole('button', { name: 'End overlap now' }).count()).resolves.toBe(1);
+  // The webhook's page, once loaded (its overlap badge shows), holds the secret's actions.
   await badge.waitFor();
+  await expect(view.page.getByRole('button', { name: 'End overlap now' }).count()).resolves.toBe(1);
 
   // During the overlap: Standard Webhooks verifies with either secret, dbt's Authorization with the old one.
   const during = await sendTest(view);

@@ -72,7 +72,8 @@ export interface RetryWait {
 /** Statuses worth another try: the request may not have been processed, or the server asked to wait. */
 const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 const DEFAULT_MAX_ATTEMPTS = 4;
-const FIRST_RETRY_DELAY_MS = 500;
+/** The first wait before a retry of a request, doubling after each. */
+export const FIRST_RETRY_DELAY_MS = 500;
 /** The API's rate-limit cooldown is 300 s; waiting it out beats failing a long `pulumi up`. */
 const DEFAULT_MAX_RETRY_DELAY_MS = 300_000;
 

@@ -4,6 +4,7 @@ export {
   ApiError,
   type ClientOptions,
   createWebhooksClient,
+  FIRST_RETRY_DELAY_MS,
   type IngestInput,
   InvalidRequest,
   type RetryWait,

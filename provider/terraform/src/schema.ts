@@ -2,6 +2,8 @@
 // provider (v1.x) for its configuration, `dbtcloud_webhook` resource and data source, so one configuration
 // works against either; plus the secret rotation attributes, jobhooks' own, which a configuration for dbt Cloud
 // leaves out. Types are Terraform type constraints in their JSON form.
+import { FIRST_RETRY_DELAY_MS } from '@jobhooks/client';
+import { durationText, LIMITS } from '@jobhooks/client/contract';
 import type { TfObject, TfValue } from './values';
 import { isObject } from './values';
 
@@ -60,7 +62,7 @@ export const PROVIDER_SCHEMA: BlockSchema = {
       name: 'retry_interval_seconds',
       type: 'number',
       optional: true,
-      description: 'The first wait before a retry, doubling after each (default 0.5 s); Retry-After wins.',
+      description: `The first wait before a retry, doubling after each (default ${FIRST_RETRY_DELAY_MS / 1000} s); Retry-After wins.`,
     },
     {
       name: 'retriable_status_codes',
@@ -138,7 +140,10 @@ export const WEBHOOK_RESOURCE_SCHEMA: BlockSchema = {
       type: 'number',
       optional: true,
       description:
-        "jobhooks' own: how long a rotation's replaced secret keeps signing, 0 to 604800 (7 days); 86400 (a day) when omitted. Changing it alone does nothing.",
+        "jobhooks' own: how long a rotation's replaced secret keeps signing, 0 to " +
+        `${LIMITS.secretOverlapMaxSeconds} (${durationText(LIMITS.secretOverlapMaxSeconds)}); ` +
+        `${LIMITS.secretOverlapDefaultSeconds} (${durationText(LIMITS.secretOverlapDefaultSeconds)}) when omitted. ` +
+        'Changing it alone does nothing.',
     },
     {
       name: 'previous_secret_expires_at',

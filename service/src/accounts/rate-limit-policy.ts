@@ -1,10 +1,11 @@
 // The per-account rate limits as pure functions: a per-minute window per budget, with the management API's
 // five-minute cooldown. Management requests and ingested events have separate budgets, so a flood of one
 // never locks out the other.
+import type { Millis, Seconds } from '../core/time';
 
-export const RATE_WINDOW_MS = 60_000;
+export const RATE_WINDOW_MS: Millis = 60_000;
 /** Once the management limit is exceeded, every management request of the account is refused for five minutes. */
-export const RATE_COOLDOWN_MS = 5 * 60_000;
+export const RATE_COOLDOWN_MS: Millis = 5 * 60_000;
 
 /** Which budget a request spends: the job scheduler's events, or everything else of the API. */
 export type RateBudgetName = 'management' | 'ingestion';
@@ -12,20 +13,20 @@ export type RateBudgetName = 'management' | 'ingestion';
 export interface RateBudget {
   limitPerMinute: number;
   /** How long the account is refused after going over; 0 means until its window ends. */
-  cooldownMs: number;
+  cooldownMs: Millis;
 }
 
 export interface RateState {
-  windowStartMs: number;
+  windowStartMs: Millis;
   count: number;
-  blockedUntilMs: number | null;
+  blockedUntilMs: Millis | null;
 }
 
 export type RateDecision =
   | { allowed: true; remaining: number; state: RateState }
-  | { allowed: false; retryAfterSeconds: number; state: RateState };
+  | { allowed: false; retryAfterSeconds: Seconds; state: RateState };
 
-export function admitRequest(previous: RateState | undefined, nowMs: number, budget: RateBudget): RateDecision {
+export function admitRequest(previous: RateState | undefined, nowMs: Millis, budget: RateBudget): RateDecision {
   if (previous?.blockedUntilMs != null && nowMs < previous.blockedUntilMs) {
     return { allowed: false, retryAfterSeconds: Math.ceil((previous.blockedUntilMs - nowMs) / 1000), state: previous };
   }
@@ -46,7 +47,7 @@ export function admitRequest(previous: RateState | undefined, nowMs: number, bud
 }
 
 /** Takes back one admitted request (the server failed it), if its window is still the current one. */
-export function refundRequest(state: RateState | undefined, admittedInWindowStartMs: number): RateState | undefined {
+export function refundRequest(state: RateState | undefined, admittedInWindowStartMs: Millis): RateState | undefined {
   if (state === undefined || state.windowStartMs !== admittedInWindowStartMs || state.blockedUntilMs !== null)
     return state;
   return { ...state, count: Math.max(0, state.count - 1) };
@@ -56,7 +57,7 @@ export function refundRequest(state: RateState | undefined, admittedInWindowStar
 export interface Admission {
   accountId: number;
   budget: RateBudgetName;
-  windowStartMs: number;
+  windowStartMs: Millis;
 }
 
 export type Admitted = RateDecision & { admission: Admission };
@@ -75,7 +76,7 @@ export function admittedAs(accountId: number, budget: RateBudgetName, decision: 
 export function admitInOrder(
   current: RateState | undefined,
   count: number,
-  nowMs: number,
+  nowMs: Millis,
   budget: RateBudget,
 ): { window: RateState; answer: RateDecision[] } {
   const decisions: RateDecision[] = [];

@@ -2,6 +2,7 @@
 // sign-in throttle (sign-in-throttle.ts) falls back on when its store cannot take the count (a spray from many
 // addresses, a database that fails), and the parts both count with: whom a failure is counted against, the budget,
 // and a bounded table of recent clients.
+import type { Millis, Seconds } from '../core/time';
 import ipaddr from 'ipaddr.js';
 import { type Clock, nowMillis } from '../core/clock';
 import { admitRequest, type RateBudget, type RateState } from './rate-limit-policy';
@@ -52,7 +53,7 @@ export class RecentClients<V> {
   }
 
   /** Seconds `key` must still wait by the block its value holds, or null when it may sign in now. */
-  waitFor(key: string, nowMs: number, blockedUntilOf: (value: V) => number | null): number | null {
+  waitFor(key: string, nowMs: Millis, blockedUntilOf: (value: V) => number | null): number | null {
     const value = this.entries.get(key);
     const wait = value === undefined ? null : secondsBlocked(blockedUntilOf(value), nowMs);
     // A blocked client that keeps trying stays at the young end: a spray evicts idle entries first.
@@ -62,7 +63,7 @@ export class RecentClients<V> {
 }
 
 /** Seconds until `blockedUntilMs`, or null when that is not after `nowMs`. */
-export function secondsBlocked(blockedUntilMs: number | null, nowMs: number): number | null {
+export function secondsBlocked(blockedUntilMs: Millis | null, nowMs: Millis): number | null {
   return blockedUntilMs === null || nowMs >= blockedUntilMs ? null : Math.ceil((blockedUntilMs - nowMs) / 1000);
 }
 

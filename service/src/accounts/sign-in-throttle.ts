@@ -11,6 +11,7 @@
 // most MAX_COUNTING transactions at once, the failures of an address that come meanwhile counted together in
 // its next one, and past MAX_WAITING addresses (a spray from many) or while the database fails, failures are
 // counted in this process's memory instead (sign-in-memory.ts).
+import type { Millis } from '../core/time';
 import { type Clock, nowMillis } from '../core/clock';
 import type { SignInWindowsStore } from '../store/store';
 import { admitInOrder, RATE_WINDOW_MS } from './rate-limit-policy';
@@ -55,7 +56,7 @@ export function createSignInThrottle(
   let forgottenAtMs = Number.NEGATIVE_INFINITY;
   let reportedAtMs = Number.NEGATIVE_INFINITY;
 
-  function heard(clientKey: string, blockedUntilMs: number): void {
+  function heard(clientKey: string, blockedUntilMs: Millis): void {
     if (secondsBlocked(blockedUntilMs, nowMillis(clock)) !== null) blocks.seen(clientKey, blockedUntilMs);
   }
   windows.onBlocked(heard);

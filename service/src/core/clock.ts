@@ -1,4 +1,6 @@
 // Time as a dependency: core logic asks a Clock, so tests can move time instead of waiting for it.
+import type { Micros, Millis } from './time';
+
 export interface Clock {
   /** Nanoseconds since the Unix epoch. */
   nowNanos(): bigint;
@@ -6,16 +8,16 @@ export interface Clock {
 
 export const NANOS_PER_MICRO = 1000n;
 
-export function nanosToMicros(nanos: bigint): number {
+export function nanosToMicros(nanos: bigint): Micros {
   return Number(nanos / NANOS_PER_MICRO);
 }
 
-export function nowMicros(clock: Clock): number {
+export function nowMicros(clock: Clock): Micros {
   return nanosToMicros(clock.nowNanos());
 }
 
 /** Whole milliseconds since the epoch: the unit of rate windows, cooldowns and cluster-wide results. */
-export function nowMillis(clock: Clock): number {
+export function nowMillis(clock: Clock): Millis {
   return Number(clock.nowNanos() / 1_000_000n);
 }
 

@@ -1,6 +1,6 @@
 // Prefixed, time-ordered identifiers (docs/decisions.md#1-identifiers): unique across instances without coordination.
 import { ulid } from 'ulid';
-import { type Clock, nowMicros } from './clock';
+import { type Clock, nowMillis } from './clock';
 import type { RandomBytes } from './random';
 
 export const ID_PREFIXES = {
@@ -26,7 +26,7 @@ export function createIdGenerator(clock: Clock, random: RandomBytes): IdGenerato
       const bytes = random(RANDOM_CHARACTERS);
       let used = 0;
       const prng = () => bytes[used++ % RANDOM_CHARACTERS]! / 256;
-      return ID_PREFIXES[kind] + ulid(Math.floor(nowMicros(clock) / 1000), prng);
+      return ID_PREFIXES[kind] + ulid(nowMillis(clock), prng);
     },
   };
 }

@@ -1,19 +1,21 @@
 // What each delivery attempt does to its webhook's dispatch state: status, failure counters and automatic
 // archiving (docs/decisions.md#9-failed-deliveries-and-archiving). Pure, so the rules are tested on a fake clock.
+import type { Micros } from '../core/time';
+import { DELIVERY_RULES, durationText } from '@jobhooks/client/contract';
 import type { AttemptFacts } from '../domain/attempt';
 import type { DispatchState } from '../domain/webhook';
 
 /** Archive after this many consecutive failed (exhausted) deliveries. */
-export const ARCHIVE_AFTER_EXHAUSTED_DELIVERIES = 1000;
+export const ARCHIVE_AFTER_EXHAUSTED_DELIVERIES: number = DELIVERY_RULES.archiveAfterFailedDeliveries;
 const MICROS_PER_HOUR = 3600 * 1_000_000;
-/** Or after 7 consecutive days of failed deliveries... */
-export const ARCHIVE_AFTER_FAILING_MICROS = 7 * 24 * MICROS_PER_HOUR;
+/** Or after some consecutive days of failed deliveries... */
+export const ARCHIVE_AFTER_FAILING_MICROS: Micros = DELIVERY_RULES.archiveAfterFailingDays * 24 * MICROS_PER_HOUR;
 /** ...provided an attempt failed within the last 24 hours (an idle webhook is not "failing"). */
-export const RECENT_FAILURE_WINDOW_MICROS = 24 * MICROS_PER_HOUR;
+export const RECENT_FAILURE_WINDOW_MICROS: Micros = 24 * MICROS_PER_HOUR;
 
 export const ARCHIVE_REASONS = {
   exhausted: `${ARCHIVE_AFTER_EXHAUSTED_DELIVERIES} consecutive deliveries failed`,
-  failingForDays: 'Deliveries have failed for 7 days',
+  failingForDays: `Deliveries have failed for ${durationText(DELIVERY_RULES.archiveAfterFailingDays * 86_400)}`,
   gone: 'The endpoint answered 410 Gone',
 } as const;
 

@@ -3,10 +3,11 @@
 // build the request, send it, and turn what happened
 // into its delivery-log row and, for a delivery, the result the store records
 // (docs/life-of-a-delivery.md#5-sign).
+import { type Micros, millisFromMicros, type Seconds, secondsFromMicros } from '../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import type { AttemptLogEntry, AttemptResult } from '../domain/attempt';
-import type { DeliveryChange } from '../domain/delivery';
+import { afterRedelivery, afterScheduledAttempt } from '../domain/delivery-lifecycle';
 import type { EndpointHealthChange, EndpointHealthRegistry } from './endpoint-health';
 import { signedRequest } from './outgoing-request';
 import { errorTextOf, planNextStep, statusCodeOf, verdictOf } from './retry-policy';
@@ -49,7 +50,7 @@ export interface AttemptPlan {
    * The secrets that sign this attempt (signing-secrets.ts), opened for each attempt: taken at the attempt's time,
    * `requestedAt` in microseconds. It throws when this service's key cannot open them.
    */
-  secrets: (requestedAt: number) => SigningSecrets;
+  secrets: (requestedAt: Micros) => SigningSecrets;
   /** A test endpoint send: logged, but it changes no delivery and no webhook state. */
   isTest?: boolean;
   /** Asked for by a person (a redelivery or a test): it goes out whatever the circuit, and can only close it. */
@@ -59,7 +60,7 @@ export interface AttemptPlan {
 export interface AttemptMade {
   outcome: SendOutcome;
   /** When the request started, in microseconds since the epoch. */
-  requestedAt: number;
+  requestedAt: Micros;
   /** False when the secret could not be opened: nothing was sent. */
   signed: boolean;
   log: AttemptLogEntry;
@@ -79,21 +80,21 @@ interface Signatures {
   authorization: string;
   /** Standard Webhooks': over this attempt's timestamp too; during an overlap, one per secret, new first. */
   standard: string;
-  timestampSeconds: number;
+  timestampSeconds: Seconds;
 }
 
 /**
  * Null when the secret cannot be opened: the attempt is then recorded as failed, with no request made (a request
  * with only one of the two signatures would fail the receivers that check the other).
  */
-function signaturesFor(plan: AttemptPlan, requestedAt: number): Signatures | null {
+function signaturesFor(plan: AttemptPlan, requestedAt: Micros): Signatures | null {
   let secrets: SigningSecrets;
   try {
     secrets = plan.secrets(requestedAt);
   } catch {
     return null;
   }
-  const timestampSeconds = Math.floor(requestedAt / 1_000_000);
+  const timestampSeconds = secondsFromMicros(requestedAt);
   const signWith = (secret: string) =>
     standardWebhooksSignature(secret, messageIdOf(plan.target), timestampSeconds, plan.body);
   const all = secrets.previous === null ? [secrets.current] : [secrets.current, secrets.previous];
@@ -107,7 +108,7 @@ function signaturesFor(plan: AttemptPlan, requestedAt: number): Signatures | nul
 export function logEntryOf(
   target: AttemptTarget,
   outcome: SendOutcome,
-  requestedAt: number,
+  requestedAt: Micros,
   isTest: boolean,
 ): AttemptLogEntry {
   return {
@@ -160,7 +161,7 @@ export interface ScheduledAttemptRules {
   /** The lease the delivery was claimed under: a result from a lease that ran out is not applied. */
   lease: string;
   /** When the outcome arrived, in microseconds. */
-  finishedAt: number;
+  finishedAt: Micros;
   /** A recovered delivery's one attempt more: a failure ends it rather than scheduling a retry. */
   lastAttempt?: boolean;
 }
@@ -176,12 +177,11 @@ export function scheduledResult(deliveryId: string, made: AttemptMade, rules: Sc
     attempt: made.log.attempt,
     delaysSeconds: rules.lastAttempt ? [] : rules.retryDelaysSeconds,
     jitter: rules.jitter,
-    nowMillis: rules.finishedAt / 1000,
+    nowMillis: millisFromMicros(rules.finishedAt),
   });
-  const delivery: DeliveryChange =
-    step.kind === 'retry'
-      ? { state: 'pending', nextAttemptAt: rules.finishedAt + step.delayMicros }
-      : { state: step.kind === 'succeeded' ? 'succeeded' : 'failed' };
+  const delivery = afterScheduledAttempt(
+    step.kind === 'retry' ? { kind: 'retry', dueAt: rules.finishedAt + step.delayMicros } : step,
+  );
   const facts = {
     requestedAt,
     statusCode: made.log.statusCode,
@@ -207,7 +207,7 @@ export function manualResult(deliveryId: string, made: AttemptMade): AttemptResu
   return {
     log: { ...made.log, deliveryId },
     facts: { requestedAt: made.requestedAt, statusCode: made.log.statusCode, verdict, exhausted: false, manual: true },
-    delivery: verdict === 'succeeded' ? { state: 'succeeded' } : { state: 'unchanged' },
+    delivery: afterRedelivery(verdict === 'succeeded'),
     lease: null,
     endpointHealthChange: made.healthChange ?? null,
   };

@@ -1,4 +1,5 @@
 // The delivery log as users see it: the attempts of one webhook, newest first, and a manual redelivery.
+import type { Micros } from '../core/time';
 import type {
   DeliveryAttemptView,
   DeliveryDetail,
@@ -10,6 +11,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isIdOf } from '../core/ids';
 import type { SecretBox } from '../security/secret-box';
 import type { LoggedAttempt } from '../domain/attempt';
+import { canRedeliver } from '../domain/delivery-lifecycle';
 import type { Store } from '../store/store';
 import { findWebhook, webhookNotFound } from '../store/find-webhook';
 import { maskedHeaderNames, maskHeaders } from './answer-excerpt';
@@ -82,7 +84,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
     const webhook = await findWebhook(store, accountId, webhookId);
     const delivery = isIdOf('delivery', deliveryId) ? await store.deliveries.get(webhook.id, deliveryId) : null;
     if (!delivery) throw new NotFoundError(`No delivery with id "${deliveryId}" for webhook ${webhookId}.`);
-    if (delivery.state === 'pending') {
+    if (!canRedeliver(delivery.state)) {
       throw new ConflictError(
         'This delivery is still scheduled for automatic retries; redeliver it once it has finished.',
       );
@@ -116,7 +118,7 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
   async function recover(
     accountId: number,
     webhookId: string,
-    window: { since: number; until?: number | undefined },
+    window: { since: Micros; until?: Micros | undefined },
   ): Promise<RecoveredDeliveries> {
     const webhook = await findWebhook(store, accountId, webhookId);
     if (webhook.archivedAt !== null || !webhook.active) {

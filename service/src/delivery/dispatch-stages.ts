@@ -1,12 +1,14 @@
 // The stages of the dispatcher, each a function with a typed result (docs/life-of-a-delivery.md):
 // claim (lease due deliveries), prepare (skip, or plan the attempt), attempt (sign, send: attempt.ts), and
 // record (the result, written with the others of the same turn in one transaction).
+import type { Micros } from '../core/time';
 import { BoundedMap } from '../core/bounded-map';
 import { type Clock, nowMicros } from '../core/clock';
 import { type RandomBytes, uniformFraction } from '../core/random';
 import { createTurnBatch } from '../core/turn-batch';
 import type { AttemptResult } from '../domain/attempt';
 import type { ClaimedDelivery } from '../domain/delivery';
+import { skippedAtClaim } from '../domain/delivery-lifecycle';
 import type { SecretBox } from '../security/secret-box';
 import type { Store } from '../store/store';
 import { nextDispatchState } from './archive-policy';
@@ -26,7 +28,7 @@ export interface StageDeps {
   /** This dispatcher's name on its leases; unique per process. */
   owner: string;
   /** How long a claim lasts; longer than an attempt (10 s) plus recording it. */
-  leaseMicros: number;
+  leaseMicros: Micros;
   retryDelaysSeconds: readonly number[];
   /** Told, before each claim chooses, the endpoint health the store read with it. */
   health: EndpointHealthRegistry;
@@ -75,7 +77,7 @@ export function createDispatchStages(deps: StageDeps) {
    * failed attempt that says so, instead of an error that would lease the delivery again forever.
    */
   function prepare(delivery: ClaimedDelivery): Prepared {
-    if (!delivery.active || delivery.archived) return { kind: 'skip' };
+    if (skippedAtClaim(delivery)) return { kind: 'skip' };
     return {
       kind: 'attempt',
       plan: {

@@ -1,6 +1,7 @@
 // The delivery worker: the scheduler (scheduler.ts) decides when to look for work and how much may run; each
 // claimed delivery then goes through the stages of dispatch-stages.ts: prepare, attempt (attempt.ts: sign and
 // send), record. The life of a delivery, step by step: docs/life-of-a-delivery.md.
+import type { Micros, Millis } from '../core/time';
 import { type Clock, nowMicros } from '../core/clock';
 import { type RandomBytes, uniformFraction } from '../core/random';
 import type { ClaimedDelivery } from '../domain/delivery';
@@ -14,12 +15,12 @@ import type { Send, SendOutcome } from './sender';
 
 export interface DispatcherLimits extends SchedulerLimits {
   /** How long a claim lasts; longer than an attempt (10 s) plus recording it. */
-  leaseMicros: number;
+  leaseMicros: Micros;
 }
 
 export interface DispatchObserver {
   /** `waitedMicros`: from the time the attempt came due to the time its request started. */
-  attemptFinished(outcome: SendOutcome, waitedMicros: number): void;
+  attemptFinished(outcome: SendOutcome, waitedMicros: Micros): void;
 }
 
 export interface DispatcherDeps {
@@ -43,7 +44,7 @@ export interface Dispatcher {
   /** Looks for due deliveries now (after ingestion, or after a test moved the clock). */
   wake(): void;
   /** Stops claiming, waits up to `graceMs` for requests in flight, and records their results. */
-  stop(graceMs: number): Promise<void>;
+  stop(graceMs: Millis): Promise<void>;
   /** Requests in flight now. */
   inFlight(): number;
 }
@@ -75,7 +76,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   const capacity = {
-    allowed: (webhookId: string, now: number) => deps.health.allowedInFlight(webhookId, now),
+    allowed: (webhookId: string, now: Micros) => deps.health.allowedInFlight(webhookId, now),
     standing: (webhookId: string) => deps.health.standing(webhookId),
   };
   const scheduler = createScheduler(

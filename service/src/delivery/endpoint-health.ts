@@ -5,6 +5,7 @@
 // receiver's answer, and a slow 2xx is healthy. Pure rules over an injected time, so they are tested on a fake
 // clock; the registry below keeps what the store keeps for each webhook (on its row for every instance on
 // PostgreSQL, in the one process's memory on SQLite) (docs/decisions.md#19-delivery-concurrency-and-leases).
+import type { Micros } from '../core/time';
 import {
   type Circuit,
   type EndpointHealth,
@@ -23,9 +24,9 @@ export interface HealthRules {
   /** Sick answers in a row that open the circuit. */
   openAfterSickInARow: number;
   /** How long the circuit stays open the first time, in microseconds; each failed probe doubles it... */
-  firstOpenMicros: number;
+  firstOpenMicros: Micros;
   /** ...up to this. Well under a day, so a probe keeps the archiving rule's "failed within 24 hours" true. */
-  maxOpenMicros: number;
+  maxOpenMicros: Micros;
 }
 
 export const DEFAULT_HEALTH_RULES: Omit<HealthRules, 'maxInFlight'> = {
@@ -60,13 +61,13 @@ export function healthSignalOf(outcome: SendOutcome): HealthSignal {
 }
 
 /** The circuit as it stands at `now`: an open circuit whose time is up is waiting for its probe. */
-export function circuitAt(health: EndpointHealth, now: number): Circuit {
+export function circuitAt(health: EndpointHealth, now: Micros): Circuit {
   const { circuit } = health;
   return circuit.state === 'open' && now >= circuit.until ? { state: 'probing', since: circuit.since } : circuit;
 }
 
 /** Requests the endpoint may have in flight at `now`: none while open, one probe, else its limit. */
-export function allowedInFlight(health: EndpointHealth, now: number): number {
+export function allowedInFlight(health: EndpointHealth, now: Micros): number {
   const circuit = circuitAt(health, now);
   if (circuit.state === 'open') return 0;
   return circuit.state === 'probing' ? 1 : health.limit;
@@ -79,9 +80,9 @@ function openPeriod(opens: number, rules: HealthRules, jitter: number): number {
 
 export interface Answer {
   signal: HealthSignal;
-  now: number;
+  now: Micros;
   /** When the request that got this answer was sent. */
-  sentAt: number;
+  sentAt: Micros;
   /** A uniform number in [0, 1) that stretches an open period. */
   jitter: number;
   /** A request a person asked for (redelivery, test): it can close the circuit, never open it. */
@@ -131,11 +132,11 @@ interface Deferred {
  * The record is the store's (EndpointHealthStore: the webhook's row on PostgreSQL, the one process's memory on
  * SQLite), and each claim reads the health of the webhooks it looks at (`adopt`); the claim itself leaves
  * webhooks with an open circuit alone. An answer that changes what this instance knows is written to the
- * row before the request's slot is freed, so no instance sees the slot free and the health from before the
+ * store before the request's slot is freed, so no instance sees the slot free and the health from before the
  * answer. One that changes nothing here (a healthy endpoint at full speed, a sick one behind an open circuit)
- * costs no statement of its own: its change goes with the attempt's result and is applied to the row in the
- * transaction that writes the result, which holds the row anyway. So a healthy answer still resets the sick
- * count that another instance wrote meanwhile. This instance's answers still reach the row in the order they
+ * costs no statement of its own: its change goes with the attempt's result and is applied with the result (on
+ * PostgreSQL in the transaction that writes it, which holds the row anyway). So a healthy answer still resets the
+ * sick count that another instance wrote meanwhile. This instance's answers still reach the store in the order they
  * came in: a change written at once takes along the deferred ones that came before it, and whichever of the two
  * paths applies a deferred change first is the only one that does.
  */
@@ -158,7 +159,7 @@ export class EndpointHealthRegistry {
     return this.states.get(webhookId) ?? UNKNOWN_ENDPOINT;
   }
 
-  allowedInFlight(webhookId: string, now: number): number {
+  allowedInFlight(webhookId: string, now: Micros): number {
     return allowedInFlight(this.of(webhookId), now);
   }
 
@@ -231,7 +232,7 @@ export class EndpointHealthRegistry {
   answered(
     webhookId: string,
     outcome: SendOutcome,
-    at: { sentAt: number; now: number },
+    at: { sentAt: Micros; now: Micros },
     manual = false,
   ): Promise<EndpointHealthChange | null> {
     const signal = healthSignalOf(outcome);

@@ -1,17 +1,19 @@
 // Keeps the delivery log to its retention period (7 days: docs/decisions.md#12-delivery-log-and-retention) with a
 // periodic purge, which also forgets the secrets rotations replaced once their overlap is over
 // (docs/decisions.md#6a-secret-rotation). Several instances on one database purge once per period between them.
+import { type Micros, microsFromSeconds, type Millis } from '../core/time';
+import { DELIVERY_RULES } from '@jobhooks/client/contract';
 import { type Clock, nowMicros, nowMillis } from '../core/clock';
 import type { ClusterStore, DeliveryLogStore, WebhooksStore } from '../store/store';
 
-export const LOG_RETENTION_MICROS = 7 * 24 * 3600 * 1_000_000;
+export const LOG_RETENTION_MICROS: Micros = microsFromSeconds(DELIVERY_RULES.logRetentionDays * 86_400);
 /** The purge runs this often; a row may outlive the retention period by at most this much. */
-export const PURGE_INTERVAL_MS = 15 * 60 * 1000;
+export const PURGE_INTERVAL_MS: Millis = 15 * 60 * 1000;
 /**
  * Another instance's purge younger than this makes this instance's turn a no-op. A minute shorter than the
  * interval, so that clocks a little apart do not make every instance skip a period.
  */
-export const PURGE_SHARED_MAX_AGE_MS = PURGE_INTERVAL_MS - 60_000;
+export const PURGE_SHARED_MAX_AGE_MS: Millis = PURGE_INTERVAL_MS - 60_000;
 
 export interface RetentionJob {
   start(): void;

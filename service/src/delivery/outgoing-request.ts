@@ -1,5 +1,6 @@
 // Turns payload bytes and their two signatures into the HTTP request every delivery attempt sends
 // (docs/decisions.md#6-delivery-request-and-headers).
+import type { Seconds } from '../core/time';
 import { VERSION } from '../core/version';
 import type { OutgoingDelivery } from './sender';
 
@@ -12,7 +13,7 @@ export function signedRequest(input: {
   body: Buffer;
   authorization: string;
   standard: string;
-  timestampSeconds: number;
+  timestampSeconds: Seconds;
   /**
    * The Standard Webhooks message id: one per delivery (an event for one webhook), the same on every attempt and
    * redelivery of it, so a receiver deduplicates on it even when it serves several webhooks.

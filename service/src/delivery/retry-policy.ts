@@ -1,20 +1,19 @@
 // When a failed delivery is tried again (docs/decisions.md#8-retries): pure functions over named constants.
-import { parseRetryAfterSeconds } from '@jobhooks/client/contract';
+import { type Micros, MICROS_PER_SECOND, type Millis } from '../core/time';
+import { DELIVERY_RULES, parseRetryAfterSeconds } from '@jobhooks/client/contract';
 import type { AttemptVerdict } from '../domain/attempt';
 import type { SendOutcome } from './sender';
 
-/** Each event is retried five times after its first attempt. */
-export const RETRIES_PER_DELIVERY = 5;
-/** Delay before each retry, in seconds: 5 s, 5 min, 30 min, 2 h, 5 h. */
-export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000];
+/** Each event is retried this many times after its first attempt. */
+export const RETRIES_PER_DELIVERY: number = DELIVERY_RULES.retriesPerDelivery;
+/** Delay before each retry, in seconds. */
+export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = DELIVERY_RULES.retryDelaysSeconds;
 /** Each delay is stretched by a random 0 to 20 %, never shortened, so retries of a burst spread out. */
-export const MAX_JITTER_FRACTION = 0.2;
+export const MAX_JITTER_FRACTION = DELIVERY_RULES.retryJitterPercent / 100;
 /** `Retry-After` may stretch a delay up to this multiple of its step, and never adds attempts. */
 export const RETRY_AFTER_MAX_STRETCH = 2;
 /** The statuses whose `Retry-After` is honoured. */
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
-
-const MICROS_PER_SECOND = 1_000_000;
 
 export function verdictOf(outcome: SendOutcome): AttemptVerdict {
   if (outcome.kind === 'no_response') return 'failed';
@@ -35,7 +34,7 @@ export function errorTextOf(outcome: SendOutcome): string | null {
 
 export type NextStep =
   | { kind: 'succeeded' }
-  | { kind: 'retry'; delayMicros: number }
+  | { kind: 'retry'; delayMicros: Micros }
   /** No attempts left, or a 410: the delivery failed for good. */
   | { kind: 'exhausted' };
 
@@ -46,7 +45,7 @@ export interface NextStepInput {
   delaysSeconds: readonly number[];
   /** A uniform random number in [0, 1) for the jitter. */
   jitter: number;
-  nowMillis: number;
+  nowMillis: Millis;
 }
 
 export function planNextStep(input: NextStepInput): NextStep {

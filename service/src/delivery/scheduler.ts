@@ -2,6 +2,7 @@
 // when nothing wakes it, request slots (in all and per webhook), and a graceful stop. It knows nothing of
 // deliveries: each turn asks `turn` to claim and launch work, and every launched task holds a slot until its
 // request is over.
+import type { Micros, Millis } from '../core/time';
 import { createTurnBatch } from '../core/turn-batch';
 import type { ClaimRoom } from './claim-choice';
 import type { Standing } from './endpoint-health';
@@ -12,7 +13,7 @@ export interface SchedulerLimits {
   /** Requests in flight at once to one webhook. */
   maxInFlightPerWebhook: number;
   /** How often to look for work when nothing wakes the scheduler. */
-  pollIntervalMs: number;
+  pollIntervalMs: Millis;
   /**
    * Each poll waits pollIntervalMs, give or take this fraction of it, chosen at random: instances that share a
    * database then do not all poll at the same moments. 0 (the default) for exact polls.
@@ -26,7 +27,7 @@ export interface SchedulerLimits {
  */
 export interface Capacity {
   /** `now`: the time of the claim, read once for all of its webhooks. */
-  allowed(webhookId: string, now: number): number;
+  allowed(webhookId: string, now: Micros): number;
   standing(webhookId: string): Standing;
 }
 
@@ -53,7 +54,7 @@ export interface Scheduler {
   wake(): void;
   /** The room the next claim may fill. */
   /** The room the next claim may fill, at `now` (the claim's time; an open circuit's end depends on it). */
-  room(now: number): ClaimRoom;
+  room(now: Micros): ClaimRoom;
   /**
    * Runs `task` in a slot of `owner`'s. The task calls `endRequest` once its request is over (its result may
    * still be on its way to the database); the slot is freed when the task settles at the latest.
@@ -62,7 +63,7 @@ export interface Scheduler {
   /** Requests in flight now. */
   inFlight(): number;
   /** Stops turns and polls, then waits up to `graceMs` for the launched tasks. */
-  stop(graceMs: number): Promise<void>;
+  stop(graceMs: Millis): Promise<void>;
 }
 
 export function createScheduler(
@@ -132,7 +133,7 @@ export function createScheduler(
     tasks.add(launched);
   }
 
-  async function stop(graceMs: number): Promise<void> {
+  async function stop(graceMs: Millis): Promise<void> {
     stopping = true;
     if (pollTimer !== null) clearTimeout(pollTimer);
     pollTimer = null;
@@ -174,7 +175,7 @@ function createSlots(limits: SchedulerLimits, capacity: Capacity) {
   }
 
   return {
-    room: (now: number): ClaimRoom => ({
+    room: (now: Micros): ClaimRoom => ({
       total: limits.maxInFlight - taken,
       unprovenTotal: unprovenMax - unprovenTaken,
       maxPerWebhook: limits.maxInFlightPerWebhook,

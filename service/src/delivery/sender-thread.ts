@@ -1,6 +1,7 @@
 // An HttpSender whose HTTP work (undici, sockets, response parsing, time limits) runs in a worker thread, so
 // delivery uses a second core: the main thread keeps SQLite, signing and the API. Requests made in one turn of
 // the event loop cross to the thread in one message, and outcomes come back the same way (sender-worker.ts).
+import type { Millis } from '../core/time';
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../core/package-files';
 import { createTurnBatch } from '../core/turn-batch';
@@ -18,9 +19,9 @@ export interface SenderThreadOptions extends HttpSenderOptions {
    * Tests only: how long a send waits for the thread's answer, instead of the attempt limit plus
    * REPLY_MARGIN_MS. Shorter than the attempt limit, it lets a test stand for an answer that is lost.
    */
-  replyDeadlineMs?: number;
+  replyDeadlineMs?: Millis;
   /** Tests only: the thread waits this long before it says it is ready, as a slow start would. */
-  startupDelayMs?: number;
+  startupDelayMs?: Millis;
 }
 
 /** What the thread is started with (sender-worker.ts). */
@@ -77,7 +78,7 @@ function ownBytes(body: Buffer): Uint8Array {
 }
 
 /** The sends waiting for the thread's answer, each with its own deadline, which runs once the thread is ready. */
-function createWaitingList(deadlineMs: number) {
+function createWaitingList(deadlineMs: Millis) {
   const waiting = new Map<number, Waiting>();
   let threadReady = false;
 

@@ -1,11 +1,13 @@
 // Posts one signed delivery over a keep-alive pool and reports what happened as a tagged outcome.
+import type { Millis } from '../core/time';
 import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
+import { DELIVERY_RULES } from '@jobhooks/client/contract/delivery-rules';
 import { ALLOW_PRIVATE_URLS_HINT, literalAddress, isPublicAddress } from '../security/address-policy';
 import { bodyExcerpt, keptHeaders, maskedHeaderNames, RESPONSE_EXCERPT_BYTES, storableText } from './answer-excerpt';
 import { createGuardedLookup, type HostsTable, resolverWith } from './guarded-lookup';
 
-/** An attempt without a complete response within 10 s is a failure (docs/decisions.md#7-what-counts-as-success). */
-export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** An attempt without a complete response in time is a failure (docs/decisions.md#7-what-counts-as-success). */
+export const ATTEMPT_TIMEOUT_MS: Millis = DELIVERY_RULES.attemptTimeoutSeconds * 1000;
 
 export interface OutgoingDelivery {
   url: string;
@@ -17,14 +19,14 @@ export type SendOutcome =
   | {
       kind: 'response';
       status: number;
-      durationMs: number;
+      durationMs: Millis;
       /** The body's first 4 KiB as storable text (answer-excerpt.ts). */
       bodyExcerpt: string;
       retryAfter: string | null;
       /** The response's headers as the delivery log keeps them (answer-excerpt.ts): masked, within 4 KiB. */
       headers?: Record<string, string>;
     }
-  | { kind: 'no_response'; error: string; durationMs: number };
+  | { kind: 'no_response'; error: string; durationMs: Millis };
 
 export type Send = (delivery: OutgoingDelivery) => Promise<SendOutcome>;
 
@@ -35,7 +37,7 @@ export interface HttpSender {
 
 export interface HttpSenderOptions {
   allowPrivateUrls: boolean;
-  timeoutMs?: number;
+  timeoutMs?: Millis;
   /** Tests only: names that resolve to the addresses given, without DNS (plain data, so it reaches the thread). */
   hosts?: HostsTable;
   /** Most connections to one origin (scheme, host and port). */
@@ -68,7 +70,7 @@ function post(
   agent: Agent,
   url: URL,
   delivery: OutgoingDelivery,
-  timeoutMs: number,
+  timeoutMs: Millis,
   masked: ReadonlySet<string>,
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
@@ -141,11 +143,11 @@ function post(
 }
 
 /** The error text of an attempt with no response; storable whatever a library put in its message. */
-function describeFailure(error: unknown, timeoutMs: number): string {
+function describeFailure(error: unknown, timeoutMs: Millis): string {
   return storableText(failureText(error, timeoutMs));
 }
 
-function failureText(error: unknown, timeoutMs: number): string {
+function failureText(error: unknown, timeoutMs: Millis): string {
   const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const inner = err.cause ?? err;
   if (err.name === 'TimeoutError' || err.name === 'AbortError' || inner.name === 'TimeoutError') {

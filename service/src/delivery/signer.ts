@@ -3,6 +3,7 @@
 //   attempt (docs/api-contract.md#13-delivery-headers-and-signature);
 // - the Standard Webhooks scheme: `webhook-signature` is `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`,
 //   with the attempt's own timestamp, so a receiver can refuse a replayed request.
+import type { Seconds } from '../core/time';
 import { createHmac } from 'node:crypto';
 
 export function signPayload(secret: string, body: Uint8Array): string {
@@ -13,7 +14,7 @@ export function signPayload(secret: string, body: Uint8Array): string {
 export function standardWebhooksSignature(
   secret: string,
   messageId: string,
-  timestampSeconds: number,
+  timestampSeconds: Seconds,
   body: Uint8Array,
 ): string {
   const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'));

@@ -1,4 +1,5 @@
 // An account and its API tokens, as the store keeps them. Times are microseconds since the epoch.
+import type { Micros } from '../core/time';
 import type { PermissionSet, Plan } from '@jobhooks/client/contract';
 
 export interface AccountRecord {
@@ -6,7 +7,7 @@ export interface AccountRecord {
   identifier: string;
   name: string;
   plan: Plan;
-  createdAt: number;
+  createdAt: Micros;
 }
 
 export interface ApiTokenRecord {
@@ -14,6 +15,6 @@ export interface ApiTokenRecord {
   accountId: number;
   name: string;
   permissionSet: PermissionSet;
-  createdAt: number;
-  revokedAt: number | null;
+  createdAt: Micros;
+  revokedAt: Micros | null;
 }

@@ -1,4 +1,5 @@
 // One attempt of a delivery: how it went, its row in the delivery log, and what it changes.
+import type { Micros, Millis } from '../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 import type { DeliveryChange } from './delivery';
 import type { EndpointHealthChange } from './endpoint-health';
@@ -7,7 +8,7 @@ import type { EndpointHealthChange } from './endpoint-health';
 export type AttemptVerdict = 'succeeded' | 'failed' | 'gone';
 
 export interface AttemptFacts {
-  requestedAt: number;
+  requestedAt: Micros;
   statusCode: string;
   verdict: AttemptVerdict;
   /** True when this attempt was the delivery's last: it failed with no retries left, or got a 410. */
@@ -23,8 +24,8 @@ export interface AttemptLogEntry {
   eventId: string;
   eventType: EventType;
   attempt: number;
-  requestedAt: number;
-  durationMs: number;
+  requestedAt: Micros;
+  durationMs: Millis;
   statusCode: string;
   error: string | null;
   success: boolean;

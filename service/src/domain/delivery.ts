@@ -1,4 +1,5 @@
 // A delivery: one event for one webhook, from its planning at ingestion to its lease and its last state.
+import type { Micros } from '../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 import type { EndpointHealth } from './endpoint-health';
 
@@ -25,7 +26,7 @@ export interface DueCandidate {
   webhookId: string;
   accountId: number;
   /** When its next attempt came due, in microseconds since the epoch. */
-  dueAt: number;
+  dueAt: Micros;
   /**
    * Requests to its webhook in flight under the leases of other processes (other instances on one PostgreSQL
    * database), which count against the webhook's limit like this process's own. Always 0 on SQLite.
@@ -49,7 +50,7 @@ export interface ClaimedDelivery {
   webhookId: string;
   accountId: number;
   /** When this attempt came due (before the lease moved next_attempt_at), in microseconds since the epoch. */
-  dueAt: number;
+  dueAt: Micros;
   payload: Buffer;
   /** Attempts made so far. */
   attempts: number;
@@ -57,7 +58,7 @@ export interface ClaimedDelivery {
   sealedSecret: string;
   /** The secret a rotation replaced, while its overlap lasts (see WebhookRecord). */
   previousSealedSecret: string | null;
-  previousSecretUntil: number | null;
+  previousSecretUntil: Micros | null;
   /** True for a delivery a recovery put back: this attempt is its last, whatever it gets. */
   lastAttempt: boolean;
   active: boolean;
@@ -76,7 +77,7 @@ export interface DeliveryRecord {
 
 /** What an attempt does to its delivery row. */
 export type DeliveryChange =
-  | { state: 'pending'; nextAttemptAt: number }
+  | { state: 'pending'; nextAttemptAt: Micros }
   | { state: 'succeeded' | 'failed' }
   /** A manual redelivery that failed leaves the delivery as it was. */
   | { state: 'unchanged' };

@@ -1,10 +1,11 @@
 // What has been learnt of a webhook's endpoint from its answers: how many requests it may have in flight and
 // the state of its circuit breaker. The rules that move it are in delivery/endpoint-health.ts; SQLite keeps it
 // in the process's memory, PostgreSQL on the webhook's row, shared by every instance.
+import type { Micros } from '../core/time';
 
 /** `since`: when the circuit opened; an answer to a request sent before that says nothing new. */
 export type Circuit =
-  { state: 'closed' } | { state: 'open'; since: number; until: number } | { state: 'probing'; since: number };
+  { state: 'closed' } | { state: 'open'; since: Micros; until: Micros } | { state: 'probing'; since: Micros };
 
 export interface EndpointHealth {
   /** Whether the endpoint has answered since the webhook got its URL (healthily or not). */
@@ -27,8 +28,8 @@ export const UNKNOWN_ENDPOINT: EndpointHealth = {
 };
 
 /**
- * What one answer does to the endpoint's health. Where the store keeps the health (PostgreSQL), it applies the
- * change to the row as it stands, under the row's lock, so instances answering at once lose none of each other's.
+ * What one answer does to the endpoint's health. The store applies the change to the health as it stands (on
+ * PostgreSQL under the webhook row's lock), so instances answering at once lose none of each other's.
  */
 export type EndpointHealthChange = (health: EndpointHealth) => EndpointHealth;
 

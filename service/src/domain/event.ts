@@ -1,4 +1,5 @@
 // A job-run event taken in.
+import type { Micros } from '../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 
 /** A job-run event taken in. Times are microseconds since the epoch. */
@@ -8,5 +9,5 @@ export interface EventRecord {
   eventType: EventType;
   runId: string;
   jobId: string;
-  createdAt: number;
+  createdAt: Micros;
 }

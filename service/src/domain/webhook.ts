@@ -1,5 +1,6 @@
 // A webhook as the store keeps it, the parts a user writes, and the dispatch state its deliveries change.
 // Times are microseconds since the epoch.
+import type { Micros } from '../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 import type { EndpointHealth } from './endpoint-health';
 
@@ -20,15 +21,15 @@ export interface WebhookRecord {
    * are signed with both, so receivers can move to the new secret without missing a delivery.
    */
   previousSealedSecret: string | null;
-  previousSecretUntil: number | null;
-  createdAt: number;
-  updatedAt: number;
-  dispatchedAt: number | null;
+  previousSecretUntil: Micros | null;
+  createdAt: Micros;
+  updatedAt: Micros;
+  dispatchedAt: Micros | null;
   httpStatusCode: string;
   consecutiveFailures: number;
-  failingSince: number | null;
-  lastFailureAt: number | null;
-  archivedAt: number | null;
+  failingSince: Micros | null;
+  lastFailureAt: Micros | null;
+  archivedAt: Micros | null;
   archivedReason: string | null;
   /** What its endpoint's answers taught, as the store keeps it (delivery/endpoint-health.ts). */
   endpointHealth: EndpointHealth;
@@ -74,12 +75,12 @@ export type SecretChange = Pick<
 /** The columns of a webhook that its deliveries change (delivery/archive-policy.ts computes them). Times are microseconds since the epoch. */
 export interface DispatchState {
   httpStatusCode: string;
-  dispatchedAt: number | null;
+  dispatchedAt: Micros | null;
   /** Consecutive deliveries whose every attempt failed. */
   consecutiveFailures: number;
   /** The first failed attempt after the last success. */
-  failingSince: number | null;
-  lastFailureAt: number | null;
-  archivedAt: number | null;
+  failingSince: Micros | null;
+  lastFailureAt: Micros | null;
+  archivedAt: Micros | null;
   archivedReason: string | null;
 }

@@ -2,6 +2,7 @@
 import type { EventType, RunDetails } from '@jobhooks/client/contract';
 import type { IdGenerator } from '../core/ids';
 import type { PlannedDeliveries } from '../domain/delivery';
+import { plannedState } from '../domain/delivery-lifecycle';
 import type { WebhookRecord } from '../domain/webhook';
 import { payloadPartsFor } from './payload';
 
@@ -32,14 +33,17 @@ export function planDeliveries(webhooks: readonly WebhookRecord[], input: FanOut
     occurredAtNanos: input.occurredAtNanos,
     run: input.run,
   });
-  const deliveries = webhooks
-    .filter((webhook) => wantsEvent(webhook, input.eventType, input.run.jobId))
-    .filter((webhook) => webhook.active || webhook.archivedAt !== null)
-    .map((webhook) => ({
-      id: input.ids.next('delivery'),
-      webhookId: webhook.id,
-      state: webhook.archivedAt === null ? ('pending' as const) : ('skipped' as const),
-      payloadHead: payload.headFor({ id: webhook.id, name: webhook.name }),
-    }));
+  const deliveries = webhooks.flatMap((webhook) => {
+    const state = wantsEvent(webhook, input.eventType, input.run.jobId) ? plannedState(webhook) : null;
+    if (state === null) return [];
+    return [
+      {
+        id: input.ids.next('delivery'),
+        webhookId: webhook.id,
+        state,
+        payloadHead: payload.headFor({ id: webhook.id, name: webhook.name }),
+      },
+    ];
+  });
   return { payloadTail: payload.tail, deliveries };
 }

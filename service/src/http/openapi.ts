@@ -5,7 +5,7 @@
 // docs/api-contract.md#13-delivery-headers-and-signature, docs/api-contract.md#14-retries-and-archiving-for-receivers).
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { createJsonSchemaTransformObject, jsonSchemaTransform } from 'fastify-type-provider-zod';
-import { LIMITS } from '@jobhooks/client/contract';
+import { countText, DELIVERY_RULES, durationText, LIMITS, retryDelaysText } from '@jobhooks/client/contract';
 import { VERSION } from '../core/version';
 
 type Json = Record<string, unknown>;
@@ -13,6 +13,8 @@ type OpenApiDocument = Json & { paths?: Record<string, Record<string, Json>>; co
 
 const SCHEMAS = '#/components/schemas/';
 const IDEMPOTENCY_WINDOW_HOURS = LIMITS.idempotencyWindowMicros / 3_600_000_000;
+const RETENTION_SECONDS = DELIVERY_RULES.logRetentionDays * 86_400;
+const RETRY_SPAN_SECONDS = DELIVERY_RULES.retryDelaysSeconds.reduce((sum, wait) => sum + wait, 0);
 
 const DESCRIPTION = [
   "A management API compatible with dbt Cloud's webhooks API (its paths, fields and envelopes), with jobhooks' own",
@@ -27,7 +29,10 @@ const DESCRIPTION = [
 
 const TAGS = [
   { name: 'webhooks', description: 'Webhook subscriptions: create, read, update, delete, test, and secret rotation.' },
-  { name: 'deliveries', description: "A webhook's delivery log of the last 7 days, redelivery and recovery." },
+  {
+    name: 'deliveries',
+    description: `A webhook's delivery log of the last ${durationText(RETENTION_SECONDS)}, redelivery and recovery.`,
+  },
   {
     name: 'statistics',
     description: 'Attempts and deliveries per hour, success rates and response times, of a webhook or the account.',
@@ -138,7 +143,8 @@ const JOB_RUN_EVENT = {
     responses: {
       '2XX': {
         description:
-          "Success: a 2xx whose response (all of it, or its first 4 KiB) arrives within 10 s of the attempt's start. " +
+          'Success: a 2xx whose response (all of it, or its first 4 KiB) arrives within ' +
+          `${durationText(DELIVERY_RULES.attemptTimeoutSeconds)} of the attempt's start. ` +
           "The delivery log keeps the response's status, headers and first 4 KiB of body.",
       },
       '410': {
@@ -157,9 +163,13 @@ const JOB_RUN_EVENT = {
       default: {
         description:
           'Anything else is a failure and is retried: a 3xx (redirects are not followed), another 4xx or 5xx, a 2xx ' +
-          'later than 10 s, or no answer. Retries come 5 s, 5 min, 30 min, 2 h and 5 h after a failure, each wait ' +
-          'lengthened by a random 0 to 20 %: six attempts at most, over about 7.6 hours. After 1,000 consecutive ' +
-          'deliveries whose every attempt failed, or 7 days of failing deliveries, the webhook is archived.',
+          `later than ${durationText(DELIVERY_RULES.attemptTimeoutSeconds)}, or no answer. By default, retries come ` +
+          `${retryDelaysText()} after a failure, each wait lengthened by a random 0 to ` +
+          `${DELIVERY_RULES.retryJitterPercent} %: ${countText(DELIVERY_RULES.retriesPerDelivery + 1)} attempts at ` +
+          `most, over about ${(RETRY_SPAN_SECONDS / 3600).toFixed(1)} hours. After ` +
+          `${countText(DELIVERY_RULES.archiveAfterFailedDeliveries)} consecutive deliveries whose every attempt ` +
+          `failed, or ${durationText(DELIVERY_RULES.archiveAfterFailingDays * 86_400)} of failing deliveries, the ` +
+          'webhook is archived.',
       },
     },
   },

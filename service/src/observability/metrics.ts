@@ -1,4 +1,5 @@
 // Prometheus metrics of the delivery pipeline (prom-client), served at GET /metrics.
+import type { Millis } from '../core/time';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { type Clock, nowMicros, nowMillis } from '../core/clock';
 import type { DispatchObserver } from '../delivery/dispatcher';
@@ -6,8 +7,8 @@ import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
 import { verdictOf } from '../delivery/retry-policy';
 import type { SendOutcome } from '../delivery/sender';
 import type { Store } from '../store/store';
-import { hoursOfWindow, totalsOf, WINDOW_HOURS } from '../webhooks/statistics-service';
-import { STATISTICS_WINDOWS, type StatisticsWindow } from '@jobhooks/client/contract';
+import { hoursOfWindow, totalsOf } from '../webhooks/statistics-service';
+import { STATISTICS_WINDOW_HOURS, STATISTICS_WINDOWS, type StatisticsWindow } from '@jobhooks/client/contract';
 
 /** Attempt latency buckets in seconds, up to the 10 s attempt limit. */
 const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -33,7 +34,7 @@ export interface MetricSources {
   health: EndpointHealthRegistry;
   inFlight: () => number;
   /** How old the backlog gauges may be when another instance counted them; one process counts on every scrape. */
-  backlogMaxAgeMs: number;
+  backlogMaxAgeMs: Millis;
 }
 
 // A type, not an interface: it must be assignable to the store's ClusterResult (named counts).
@@ -158,7 +159,7 @@ export function createMetrics(sources: MetricSources): Metrics {
     },
   });
   const rates = ratesOf(sources);
-  const windows = `windows: ${STATISTICS_WINDOWS.map((w) => `${w} (${WINDOW_HOURS[w]} whole hours)`).join(', ')}`;
+  const windows = `windows: ${STATISTICS_WINDOWS.map((w) => `${w} (${STATISTICS_WINDOW_HOURS[w]} whole hours)`).join(', ')}`;
   /** A gauge of one count by window and outcome, e.g. `attempts` for `24h.attempts.failed`. */
   const countGauge = (name: string, count: 'attempts' | 'deliveries', help: string) =>
     new Gauge({

@@ -2,19 +2,20 @@
 // an I/O error, a PostgreSQL server out of reach. The HTTP layer answers them 503 with Retry-After (the request
 // may succeed later, and changed nothing), /readyz reports the latest one, and the log gets one line per interval
 // with a count, not one per request.
+import type { Millis, Seconds } from '../core/time';
 import { storageFailureReason } from '../store/storage-failure';
 
 /** How long a storage failure keeps /readyz at 503 after the last time a request hit it. */
-export const STORAGE_FAILURE_MEMORY_MS = 30_000;
+export const STORAGE_FAILURE_MEMORY_MS: Millis = 30_000;
 /** One log line per kind of failure per interval, however many requests hit it. */
-export const STORAGE_FAILURE_LOG_INTERVAL_MS = 60_000;
+export const STORAGE_FAILURE_LOG_INTERVAL_MS: Millis = 60_000;
 /** What a refused caller is told to wait. */
-export const STORAGE_RETRY_AFTER_SECONDS = 30;
+export const STORAGE_RETRY_AFTER_SECONDS: Seconds = 30;
 
 export interface StorageFailure {
   reason: string;
   detail: string;
-  atMs: number;
+  atMs: Millis;
 }
 
 export interface StorageHealth {
@@ -31,7 +32,7 @@ export interface StorageHealth {
 
 export function createStorageHealth(nowMs: () => number): StorageHealth {
   let latest: StorageFailure | null = null;
-  const logged = new Map<string, { atMs: number; unlogged: number }>();
+  const logged = new Map<string, { atMs: Millis; unlogged: number }>();
   const health: StorageHealth = {
     noteError(error, log, otherwise) {
       const reason = storageFailureReason(error) ?? otherwise ?? null;

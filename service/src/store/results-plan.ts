@@ -2,13 +2,13 @@
 // webhook's dispatch state): every log row, every delivery moved on, each webhook's new dispatch state, and the
 // webhooks the batch archived, whose other pending deliveries are then skipped, and what the batch adds to the hourly
 // rollup of the log. Each backend only writes the plan: row by row on SQLite, one statement per table on PostgreSQL.
+import { type Micros, MICROS_PER_MILLI } from '../core/time';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import { addInto, durationBucketOf, emptyHour, hourOf, type StatsHour } from '../domain/delivery-stats';
 import type { DispatchState } from '../domain/webhook';
+import type { EndpointHealthChange } from '../domain/endpoint-health';
 
 export type NextDispatchState = (current: DispatchState, facts: AttemptFacts) => DispatchState;
-
-const MICROS_PER_MILLI = 1000;
 
 /** A dispatcher's attempt: the delivery moves on only while it still holds the lease the attempt was made under. */
 export interface LeasedMove {
@@ -17,9 +17,9 @@ export interface LeasedMove {
   state: 'pending' | 'succeeded' | 'failed';
   attempts: number;
   /** When a pending delivery is due again; null once it is finished. */
-  nextAttemptAt: number | null;
+  nextAttemptAt: Micros | null;
   /** When the attempt ended, in microseconds. */
-  now: number;
+  now: Micros;
 }
 
 /** A person's redelivery of a finished delivery: a success marks it succeeded, a failure leaves its state. */
@@ -28,7 +28,7 @@ export interface FinishedMove {
   /** Null: the state stays. */
   state: 'succeeded' | 'failed' | null;
   attempts: number;
-  now: number;
+  now: Micros;
 }
 
 export interface ResultsPlan {
@@ -38,8 +38,13 @@ export interface ResultsPlan {
   finishedMoves: FinishedMove[];
   /** Each webhook's dispatch state after the batch, for every webhook the batch touched. */
   dispatchStates: Map<string, DispatchState>;
+  /**
+   * The endpoint-health changes that waited for their attempts' results (delivery/endpoint-health.ts), in order,
+   * of the webhooks that still exist.
+   */
+  healthChanges: Array<readonly [webhookId: string, change: EndpointHealthChange]>;
   /** The webhooks the batch archived, and when: none of their pending deliveries is attempted any more. */
-  archived: Array<{ webhookId: string; at: number }>;
+  archived: Array<{ webhookId: string; at: Micros }>;
   /** Each logged attempt as the hourly rollup counts it, in order (rollupOf sums them). */
   rollup: RollupEntry[];
 }
@@ -47,7 +52,7 @@ export interface ResultsPlan {
 /** One logged attempt for the rollup: counted in the hour it was requested. */
 export interface RollupEntry {
   webhookId: string;
-  hour: number;
+  hour: Micros;
   success: boolean;
   durationMs: number;
   /** The delivery this attempt finished, if it did (a dispatcher's last attempt; a redelivery finishes none). */
@@ -78,11 +83,11 @@ export function rollupOf(entries: readonly RollupEntry[], moved: (deliveryId: st
 }
 
 /** When an attempt ended: its request time plus its duration. */
-export function endOf(entry: AttemptLogEntry): number {
+export function endOf(entry: AttemptLogEntry): Micros {
   return entry.requestedAt + entry.durationMs * MICROS_PER_MILLI;
 }
 
-function moveOf(result: AttemptResult, now: number): { leased: LeasedMove } | { finished: FinishedMove } {
+function moveOf(result: AttemptResult, now: Micros): { leased: LeasedMove } | { finished: FinishedMove } {
   const { delivery, log } = result;
   if (result.lease === null) {
     const state = delivery.state === 'unchanged' || delivery.state === 'pending' ? null : delivery.state;
@@ -128,6 +133,7 @@ export function planResults(
     leasedMoves: [],
     finishedMoves: [],
     dispatchStates: new Map(),
+    healthChanges: [],
     archived: [],
     rollup: [],
   };
@@ -137,6 +143,7 @@ export function planResults(
     if (current === undefined) return;
     const now = endOf(result.log);
     plan.logged.push({ index, entry: result.log });
+    if (result.endpointHealthChange) plan.healthChanges.push([webhookId, result.endpointHealthChange]);
     const move = moveOf(result, now);
     if ('leased' in move) plan.leasedMoves.push(move.leased);
     else plan.finishedMoves.push(move.finished);

@@ -4,6 +4,7 @@
 import type { EventType, PermissionSet, Plan } from '@jobhooks/client/contract';
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { LoggedAttempt } from '../domain/attempt';
+import type { ClaimedDelivery, DeliveryRecord, DeliveryState } from '../domain/delivery';
 import type { DispatchState, WebhookRecord } from '../domain/webhook';
 
 /** A boolean column as either backend returns it. */
@@ -135,6 +136,73 @@ export function webhookFromRow(row: WebhookRow): StoredWebhook {
 /** The bytes a delivery sends: its own head, then its event's shared tail; whole in rows older than the split. */
 export function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Buffer {
   return row.payload_tail === null ? row.payload : Buffer.concat([row.payload, row.payload_tail]);
+}
+
+/** What both backends' GET of one delivery selects (d.*, e.event_type, e.payload_tail). */
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: EventType;
+  webhook_id: string;
+  state: DeliveryState;
+  payload: Buffer;
+  payload_tail: Buffer | null;
+  attempts: number;
+}
+
+export function deliveryFromRow(row: DeliveryRow): DeliveryRecord {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    webhookId: row.webhook_id,
+    state: row.state,
+    payload: payloadBytes(row),
+    attempts: row.attempts,
+  };
+}
+
+/** A leased delivery joined with its event's type and the webhook columns a send needs, on both backends. */
+export interface ClaimedRow {
+  id: string;
+  event_id: string;
+  event_type: EventType;
+  webhook_id: string;
+  payload: Buffer;
+  payload_tail: Buffer | null;
+  attempts: number;
+  last_attempt: number;
+  client_url: string;
+  sealed_secret: string;
+  previous_sealed_secret: string | null;
+  previous_secret_until: number | null;
+  active: Flag;
+  archived_at: number | null;
+}
+
+/** A claimed delivery from its row, with what the claim decided: its account, when it came due, its lease. */
+export function claimedFromRow(
+  row: ClaimedRow,
+  claim: { accountId: number; dueAt: number; lease: string },
+): ClaimedDelivery {
+  return {
+    id: row.id,
+    lease: claim.lease,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    webhookId: row.webhook_id,
+    accountId: claim.accountId,
+    dueAt: claim.dueAt,
+    payload: payloadBytes(row),
+    attempts: row.attempts,
+    clientUrl: row.client_url,
+    sealedSecret: row.sealed_secret,
+    previousSealedSecret: row.previous_sealed_secret,
+    previousSecretUntil: row.previous_secret_until,
+    lastAttempt: row.last_attempt === 1,
+    active: isSet(row.active),
+    archived: row.archived_at !== null,
+  };
 }
 
 export interface AttemptRow {

@@ -1,6 +1,7 @@
 // The storage interface the rest of the service programs against, with two implementations: the embedded
 // SQLite file (sqlite-store.ts, one process) and PostgreSQL (postgres/postgres-store.ts, several instances on
 // one database). SQL stays behind it, in this folder.
+import type { Micros, Millis } from '../core/time';
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DueCandidate, PlannedDeliveries } from '../domain/delivery';
@@ -14,7 +15,7 @@ export interface IdempotencyClaim {
   key: string;
   requestHash: string;
   /** Keys older than this (microseconds) are expired and may be reused. */
-  notBefore: number;
+  notBefore: Micros;
 }
 
 export type CreateWebhookOutcome =
@@ -35,7 +36,7 @@ export interface ApiTokensStore {
   findActiveByHash(tokenHash: string): Promise<{ token: ApiTokenRecord; account: AccountRecord } | null>;
   listForAccount(accountId: number): Promise<ApiTokenRecord[]>;
   /** False when no unrevoked token has that id. */
-  revoke(id: string, revokedAt: number): Promise<boolean>;
+  revoke(id: string, revokedAt: Micros): Promise<boolean>;
 }
 
 export interface WebhooksStore {
@@ -65,7 +66,7 @@ export interface WebhooksStore {
     change: (current: WebhookRecord) => SecretChange,
   ): Promise<WebhookRecord | null>;
   /** Forgets the replaced secrets whose overlap ended by `now`; resolves with how many webhooks. */
-  dropEndedSecrets(now: number): Promise<number>;
+  dropEndedSecrets(now: Micros): Promise<number>;
   delete(accountId: number, id: string): Promise<boolean>;
   countArchived(): Promise<number>;
 }
@@ -85,9 +86,9 @@ export interface EventsStore {
 export interface ClaimRequest {
   /** The dispatcher's name, unique per process; each claim's lease (ClaimedDelivery.lease) starts with it. */
   owner: string;
-  now: number;
+  now: Micros;
   /** The lease ends here: if no result is recorded by then, the delivery is due again. */
-  leaseUntil: number;
+  leaseUntil: Micros;
   /** How many due deliveries to consider per webhook, oldest first. */
   perWebhook: number;
   /** Webhooks that have no room for another attempt now. */
@@ -113,17 +114,17 @@ export interface DeliveriesStore {
    * Marks deliveries of one claim skipped (their webhook is archived or inactive): no request is made. Only rows
    * that still hold `lease` (ClaimedDelivery.lease) move.
    */
-  skip(deliveryIds: readonly string[], lease: string, now: number): Promise<void>;
+  skip(deliveryIds: readonly string[], lease: string, now: Micros): Promise<void>;
   get(webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
   /** Pending deliveries whose attempt is due and not leased. */
-  countDue(now: number): Promise<number>;
+  countDue(now: Micros): Promise<number>;
   /** Each of the account's webhooks that has pending deliveries: how many, and how many of them are due at `now`. */
-  backlogOf(accountId: number, now: number): Promise<WebhookBacklog[]>;
+  backlogOf(accountId: number, now: Micros): Promise<WebhookBacklog[]>;
   /**
    * Makes the webhook's failed deliveries created in [since, until) due again at `now`, in their order, each
    * for one attempt more; resolves with how many.
    */
-  recoverFailed(webhookId: string, window: { since: number; until: number }, now: number): Promise<number>;
+  recoverFailed(webhookId: string, window: { since: Micros; until: Micros }, now: Micros): Promise<number>;
 }
 
 export interface WebhookBacklog {
@@ -135,15 +136,15 @@ export interface WebhookBacklog {
 /** One webhook's attempts in one hour of the rollup. */
 export interface HourTrend {
   webhookId: string;
-  hour: number;
+  hour: Micros;
   succeeded: number;
   failed: number;
 }
 
 /** Hours of the rollup whose start is in [since, until), microseconds. */
 export interface StatsWindow {
-  since: number;
-  until: number;
+  since: Micros;
+  until: Micros;
 }
 
 /** Which attempts a log page shows; each field left out matches every attempt. Times are microseconds. */
@@ -152,9 +153,9 @@ export interface DeliveryLogFilter {
   succeeded?: boolean | undefined;
   eventType?: string | undefined;
   /** requested_at >= since */
-  since?: number | undefined;
+  since?: Micros | undefined;
   /** requested_at < until */
-  until?: number | undefined;
+  until?: Micros | undefined;
 }
 
 export interface DeliveryLogStore {
@@ -175,7 +176,7 @@ export interface DeliveryLogStore {
    * Deletes log rows older than `cutoff`, finished deliveries last touched before it, events with
    * no delivery left that were taken in before it, and the rollup's hours that ended by then.
    */
-  purgeOlderThan(cutoff: number): Promise<{ attempts: number; deliveries: number; events: number; hours: number }>;
+  purgeOlderThan(cutoff: Micros): Promise<{ attempts: number; deliveries: number; events: number; hours: number }>;
   /** The hourly rollup of one webhook's attempts (test sends left out), oldest first; hours with none are absent. */
   hoursOfWebhook(webhookId: string, window: StatsWindow): Promise<StatsHour[]>;
   /** The account's hours (null: every account's), each added up over its webhooks (webhookId ''), oldest first. */
@@ -199,10 +200,10 @@ export interface SecretKeysStore {
 
 /** One account's rate window for one budget, as every instance sees it. */
 export interface SharedRateWindow {
-  windowStartMs: number;
+  windowStartMs: Millis;
   /** Requests admitted in the window, over all instances. */
   count: number;
-  blockedUntilMs: number | null;
+  blockedUntilMs: Millis | null;
 }
 
 export interface RateWindowsStore {
@@ -234,9 +235,9 @@ export interface SignInWindowsStore {
    * with every block on record when a lost connection is back (what was announced meanwhile was missed).
    * A block may be told more than once, and ended ones may be among them: the listener compares with its clock.
    */
-  onBlocked(listener: (clientKey: string, blockedUntilMs: number) => void): void;
+  onBlocked(listener: (clientKey: string, blockedUntilMs: Millis) => void): void;
   /** Deletes the windows that started `windowMs` or more before `nowMs` and hold no block still in force. */
-  forgetEnded(nowMs: number, windowMs: number): Promise<void>;
+  forgetEnded(nowMs: Millis, windowMs: Millis): Promise<void>;
 }
 
 /**
@@ -262,7 +263,7 @@ export interface ClusterStore {
    * when there is none that fresh, one instance computes it while the others wait for it, so a periodic job or a
    * cluster-wide gauge costs the database once per period, not once per instance. One process: runs `task`.
    */
-  latest<T extends ClusterResult>(name: string, nowMs: number, maxAgeMs: number, task: () => Promise<T>): Promise<T>;
+  latest<T extends ClusterResult>(name: string, nowMs: Millis, maxAgeMs: Millis, task: () => Promise<T>): Promise<T>;
   /**
    * Calls `listener` when another instance queued deliveries or made some due, and when that news may have been
    * missed (a lost connection came back). One process: never, since its own ingestion wakes it directly.

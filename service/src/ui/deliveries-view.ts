@@ -9,7 +9,7 @@ import type { UiContext } from './context';
 import { showDeliveryDetail } from './delivery-detail';
 import { askToRecover } from './dialogs';
 import { busy, h, show, uniqueId } from './dom';
-import { localFieldTime, rfc3339OfLocal, statusCodeText } from './format';
+import { LOG_RETENTION_TEXT, localFieldTime, rfc3339OfLocal, statusCodeText } from './format';
 import { timeElement } from './webhook-card';
 import { shownName } from './managed-as-code';
 
@@ -389,7 +389,7 @@ export async function renderDeliveries(
   if (page.items.length === 0 && offset === 0) {
     const empty = filtering(filters)
       ? h('p', { class: 'empty' }, 'No attempts match these filters.')
-      : h('p', { class: 'empty' }, 'No deliveries in the last 7 days.');
+      : h('p', { class: 'empty' }, `No deliveries in the last ${LOG_RETENTION_TEXT}.`);
     show(into, form, filterSummary(filters), empty, toolbar);
     return restoreFocus();
   }

@@ -1,7 +1,8 @@
 // Modal dialogs on the native <dialog> element: focus is trapped and Escape closes them, for free.
 import { ApiProblem } from './api';
 import { h, uniqueId } from './dom';
-import { overlapSecondsOf, rfc3339OfLocal, SECRET_OVERLAP_HOURS } from './format';
+import { durationText } from '@jobhooks/client/contract/delivery-rules';
+import { LOG_RETENTION_TEXT, overlapSecondsOf, rfc3339OfLocal, SECRET_OVERLAP_HOURS } from './format';
 
 /** Opens a modal dialog titled `label`; it is removed from the page when it closes. */
 export function modal(label: string, ...content: Node[]): HTMLDialogElement {
@@ -93,7 +94,8 @@ export function askToRotate<T>(
     const hint = h(
       'p',
       { class: 'hint', id: uniqueId('hint') },
-      `How long the old secret keeps signing: 0 to ${SECRET_OVERLAP_HOURS.max} hours (7 days). With 0 it stops at once, and ` +
+      `How long the old secret keeps signing: 0 to ${SECRET_OVERLAP_HOURS.max} hours ` +
+        `(${durationText(SECRET_OVERLAP_HOURS.max * 3600)}). With 0 it stops at once, and ` +
         'receivers that do not have the new secret yet reject every delivery.',
     );
     const error = h('p', { class: 'field-error', id: uniqueId('error'), hidden: true });
@@ -209,7 +211,7 @@ export function askToRecover<T>(
         'p',
         {},
         'Every failed delivery created in this window is sent once more, oldest first, within the usual sending ' +
-          'limits. One that fails again stays failed. Deliveries older than 7 days are gone.',
+          `limits. One that fails again stays failed. Deliveries older than ${LOG_RETENTION_TEXT} are gone.`,
       ),
       form,
     );

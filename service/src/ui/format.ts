@@ -1,5 +1,6 @@
 // How the UI words times and statuses: pure functions of the API's values.
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
+import { DELIVERY_RULES, durationText } from '@jobhooks/client/contract/delivery-rules';
 import { LIMITS } from '@jobhooks/client/contract/limits';
 
 /** API timestamps are microseconds since the Unix epoch, as digit strings. */
@@ -77,6 +78,9 @@ export function circuitNotice(
   }
   return null;
 }
+
+/** How long the delivery log keeps an attempt, for sentences: "7 days". */
+export const LOG_RETENTION_TEXT = durationText(DELIVERY_RULES.logRetentionDays * 86_400);
 
 /**
  * The contract's overlap default and maximum, in hours, for the rotation dialog's field (from limits.ts, which has

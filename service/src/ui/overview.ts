@@ -1,7 +1,7 @@
 // The account overview, the UI's landing page: how deliveries are going (success rate, deliveries per hour), which
 // webhooks need attention (failing and paused first, then archived), and the deliveries waiting; each number links
 // to the webhook or to the list filtered to it, so any webhook is two clicks away.
-import type { AccountStatistics, StatisticsWindow } from '@jobhooks/client/contract/statistics';
+import { type AccountStatistics, type StatisticsWindow, windowText } from '@jobhooks/client/contract/statistics';
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import type { UiContext } from './context';
 import { h, show } from './dom';
@@ -175,7 +175,7 @@ export async function renderOverview(ctx: UiContext, window: StatisticsWindow = 
       'overview-chart',
       windowSwitch(window, (next) => void renderOverview(ctx, next)),
       healthChart({
-        title: `Attempts per hour, all webhooks, last ${window === '24h' ? '24 hours' : '7 days'}`,
+        title: `Attempts per hour, all webhooks, last ${windowText(window)}`,
         buckets: chartStats.buckets,
       }),
     ),

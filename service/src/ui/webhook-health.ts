@@ -1,6 +1,6 @@
 // A webhook's health above its deliveries: attempts per hour, succeeded and failed, over the last 24 hours or 7
 // days, with response times and the moments its circuit opened or it was archived, and the window's totals.
-import type { StatisticsWindow, WebhookStatistics } from '@jobhooks/client/contract/statistics';
+import { type StatisticsWindow, type WebhookStatistics, windowText } from '@jobhooks/client/contract/statistics';
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import type { UiContext } from './context';
 import { h, show } from './dom';
@@ -8,8 +8,6 @@ import { healthChart } from './health-chart';
 import { shownName } from './managed-as-code';
 import { rateText } from './webhook-rows';
 import { windowSwitch } from './window-switch';
-
-const WINDOW_WORDS: Record<StatisticsWindow, string> = { '24h': 'last 24 hours', '7d': 'last 7 days' };
 
 function totalsLine(stats: WebhookStatistics): HTMLElement {
   const t = stats.totals;
@@ -60,7 +58,7 @@ export async function renderWebhookHealth(
     windowSwitch(window, (next) => void renderWebhookHealth(ctx, webhook, panel, next)),
     totalsLine(stats),
     healthChart({
-      title: `Attempts per hour to ${shownName(webhook.name)}, ${WINDOW_WORDS[window]}`,
+      title: `Attempts per hour to ${shownName(webhook.name)}, last ${windowText(window)}`,
       buckets: stats.buckets,
       markers: stats.markers,
     }),

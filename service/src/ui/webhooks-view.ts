@@ -1,7 +1,8 @@
 // The Webhooks page: every webhook of the account as a table (name, endpoint, events, state, last status, the last
 // 24 hours, last dispatch), with search, a state filter and a sort on every column, all kept in the URL
 // (#/webhooks?q=...&state=...&sort=...&dir=...) so a view can be shared; and the banner while any is archived.
-import type { StatisticsWindow, WebhookStatisticsSummary } from '@jobhooks/client/contract/statistics';
+import { type StatisticsWindow, type WebhookStatisticsSummary, windowText } from '@jobhooks/client/contract/statistics';
+import { countText, DELIVERY_RULES, durationText } from '@jobhooks/client/contract/delivery-rules';
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import type { UiContext } from './context';
 import { h, show, uniqueId } from './dom';
@@ -41,7 +42,9 @@ function archivedBanner(archived: WebhookDetail[], onDismiss: () => void): HTMLE
       {},
       h('strong', {}, archived.length === 1 ? '1 webhook is archived' : `${archived.length} webhooks are archived`),
       `: ${names}. `,
-      'Events are no longer sent to an archived webhook: its endpoint failed 1,000 deliveries in a row, failed for 7 days, or answered 410 Gone. ',
+      'Events are no longer sent to an archived webhook: its endpoint failed ' +
+        `${countText(DELIVERY_RULES.archiveAfterFailedDeliveries)} deliveries in a row, failed for ` +
+        `${durationText(DELIVERY_RULES.archiveAfterFailingDays * 86_400)}, or answered 410 Gone. `,
       'Fix the endpoint, then choose Reactivate, or edit the webhook and change its URL.',
     ),
     h(
@@ -78,7 +81,7 @@ export function last24Cell(stats: WebhookStatisticsSummary | null, deliveries: n
     sparkline(
       stats.trend_succeeded,
       stats.trend_failed,
-      `Attempts per hour over the last 24 hours: ${attempts} in all, ${totals.attempts_failed} failed`,
+      `Attempts per hour over the last ${windowText(LIST_WINDOW)}: ${attempts} in all, ${totals.attempts_failed} failed`,
     ),
   ];
 }

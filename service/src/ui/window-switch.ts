@@ -1,8 +1,6 @@
-// The two windows the charts cover, as a pair of toggle buttons: the last 24 hours or the last 7 days.
-import type { StatisticsWindow } from '@jobhooks/client/contract/statistics';
+// The two windows the charts cover (the last day or week, contract/statistics.ts), as a pair of toggle buttons.
+import { type StatisticsWindow, windowText } from '@jobhooks/client/contract/statistics';
 import { h } from './dom';
-
-const WORDS: Record<StatisticsWindow, string> = { '24h': 'Last 24 hours', '7d': 'Last 7 days' };
 
 export function windowSwitch(current: StatisticsWindow, choose: (window: StatisticsWindow) => void): HTMLElement {
   return h(
@@ -18,7 +16,7 @@ export function windowSwitch(current: StatisticsWindow, choose: (window: Statist
             if (window !== current) choose(window);
           },
         },
-        WORDS[window],
+        `Last ${windowText(window)}`,
       ),
     ),
   );

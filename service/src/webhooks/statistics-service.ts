@@ -10,6 +10,7 @@ import type {
   WebhookStatistics,
   WebhookStatisticsSummary,
 } from '@jobhooks/client/contract';
+import { STATISTICS_WINDOW_HOURS } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import { addInto, emptyHour, HOUR_MICROS, hourOf, quantileBound, type StatsHour } from '../domain/delivery-stats';
 import type { WebhookRecord } from '../domain/webhook';
@@ -17,7 +18,6 @@ import { circuitAt } from '../delivery/endpoint-health';
 import { findWebhook } from '../store/find-webhook';
 import type { HourTrend, Store, StatsWindow, WebhookBacklog } from '../store/store';
 
-export const WINDOW_HOURS: Record<StatisticsWindow, number> = { '24h': 24, '7d': 7 * 24 };
 /** Webhooks read per page when the account's are listed: an account holds 1,000 by default. */
 const WEBHOOKS_PER_READ = 1000;
 
@@ -29,7 +29,7 @@ export interface StatisticsServiceDeps {
 /** The window's hours: whole hours up to and including the current one. */
 export function hoursOfWindow(window: StatisticsWindow, now: number): StatsWindow {
   const until = hourOf(now) + HOUR_MICROS;
-  return { since: until - WINDOW_HOURS[window] * HOUR_MICROS, until };
+  return { since: until - STATISTICS_WINDOW_HOURS[window] * HOUR_MICROS, until };
 }
 
 /** Every hour of the window, oldest first, with zeros where the rollup has no row. */
@@ -181,7 +181,7 @@ export function createStatisticsService(deps: StatisticsServiceDeps) {
         webhooksOf(accountId),
       ]);
       const totalsOfWebhook = new Map(totals.map((t) => [t.webhookId, t]));
-      const hourCount = WINDOW_HOURS[window];
+      const hourCount = STATISTICS_WINDOW_HOURS[window];
       const trends = trendsOf(trendRows, range, hourCount);
       const all = { pending: 0, due: 0 };
       for (const b of backlog.values()) {

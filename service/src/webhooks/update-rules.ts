@@ -1,4 +1,5 @@
 // What a PUT does to a webhook's state: full replacement of the written fields, plus reactivation.
+import type { Micros } from '../core/time';
 import type { WebhookChange, WebhookRecord, WebhookWritable } from '../domain/webhook';
 
 /**
@@ -6,7 +7,7 @@ import type { WebhookChange, WebhookRecord, WebhookWritable } from '../domain/we
  * makes the webhook active and un-archived whatever `active` says. A new URL also starts its failure
  * record afresh: the failures counted so far were another endpoint's.
  */
-export function planUpdate(current: WebhookRecord, input: WebhookWritable, now: number): WebhookChange {
+export function planUpdate(current: WebhookRecord, input: WebhookWritable, now: Micros): WebhookChange {
   const urlChanged = input.clientUrl !== current.clientUrl;
   const active = urlChanged || input.active;
   const wasArchived = current.archivedAt !== null;

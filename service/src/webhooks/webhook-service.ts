@@ -1,4 +1,5 @@
 // The webhook use cases behind the management API: create, read, list, update, delete, test.
+import { microsFromSeconds, type Seconds } from '../core/time';
 import { createHash } from 'node:crypto';
 import {
   LIMITS,
@@ -183,7 +184,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       planUpdate(current, writable, nowMicros(clock)),
     );
     if (!updated) throw webhookNotFound(accountId, webhookId);
-    // The store that keeps the health with the webhook (PostgreSQL) reset it in the update's transaction.
+    // The store reset the kept health with the update; this instance forgets what it knew of the old endpoint.
     if (endpointRenewed(before, updated)) deps.health.forget(webhookId);
     return toSummary(updated);
   }
@@ -228,11 +229,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
    * A new secret, returned this once; the replaced one keeps signing beside it for `overlapSeconds`
    * (docs/api-contract.md#15-secret-rotation). A rotation during an overlap drops the secret that was ending.
    */
-  async function rotateSecret(accountId: number, webhookId: string, overlapSeconds: number): Promise<RotatedSecret> {
+  async function rotateSecret(accountId: number, webhookId: string, overlapSeconds: Seconds): Promise<RotatedSecret> {
     await find(accountId, webhookId);
     const hmacSecret = random(HMAC_SECRET_BYTES).toString('hex');
     const now = nowMicros(clock);
-    const until = overlapSeconds > 0 ? now + overlapSeconds * 1_000_000 : null;
+    const until = overlapSeconds > 0 ? now + microsFromSeconds(overlapSeconds) : null;
     const rotated = await store.webhooks.changeSecret(accountId, webhookId, (current) => ({
       sealedSecret: secretBox.seal(hmacSecret),
       previousSealedSecret: until === null ? null : current.sealedSecret,

@@ -1,4 +1,5 @@
 // Maps a stored webhook to the response shapes of docs/api-contract.md#6-responses-of-each-operation.
+import type { Micros } from '../core/time';
 import type { CreatedWebhook, WebhookDetail, WebhookSummary } from '@jobhooks/client/contract';
 import type { Circuit } from '../delivery/endpoint-health';
 import type { WebhookRecord } from '../domain/webhook';
@@ -25,13 +26,13 @@ export function toSummary(record: WebhookRecord): WebhookSummary {
 }
 
 /** When the secret a rotation replaced stops signing, while that is still ahead of `now`; null otherwise. */
-export function secretOverlapUntil(record: WebhookRecord, now: number): number | null {
+export function secretOverlapUntil(record: WebhookRecord, now: Micros): number | null {
   return record.previousSealedSecret !== null && record.previousSecretUntil !== null && now < record.previousSecretUntil
     ? record.previousSecretUntil
     : null;
 }
 
-export function toDetail(record: WebhookRecord, circuit: Circuit, now: number): WebhookDetail {
+export function toDetail(record: WebhookRecord, circuit: Circuit, now: Micros): WebhookDetail {
   const overlapUntil = secretOverlapUntil(record, now);
   return {
     ...toSummary(record),

@@ -136,13 +136,17 @@ describe('rate windows', () => {
     });
   });
 
-  test('concurrent updates of one window lose no count', async () => {
+  test('concurrent updates of one window lose no count, and each is answered in the order it was asked', async () => {
     const windows = store().rateWindows;
-    await Promise.all(
+    const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
-        windows.update(1, 'api', (current) => ({ window: window((current?.count ?? 0) + 1), answer: null })),
+        windows.update(1, 'api', (current) => {
+          const count = (current?.count ?? 0) + 1;
+          return { window: window(count), answer: count };
+        }),
       ),
     );
+    expect(answers).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(await windows.update(1, 'api', (current) => ({ window: current!, answer: current!.count }))).toBe(20);
   });
 });

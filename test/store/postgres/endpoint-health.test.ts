@@ -27,7 +27,7 @@ let health: EndpointHealthStore;
 beforeEach(async () => {
   opened = await openTestStore('postgres');
   store = opened.store;
-  health = store.endpointHealth!;
+  health = store.endpointHealth;
   await accountWithWebhooks(store, 1, ['wh_a', 'wh_b']);
 });
 afterEach(async () => {
@@ -42,7 +42,7 @@ const answer = (a: Answer) => (h: EndpointHealth) => afterAnswer(h, a, RULES);
 test('changes from two instances at once are applied one after the other: none is lost', async () => {
   const other = await openTestStore('postgres', opened.location);
   try {
-    const fromBoth = [health, other.store.endpointHealth!].flatMap((instance) =>
+    const fromBoth = [health, other.store.endpointHealth].flatMap((instance) =>
       Array.from({ length: 3 }, () => instance.change('wh_a', answer(sick(T0)))),
     );
     await Promise.all(fromBoth);
@@ -73,56 +73,4 @@ test("a change the database refuses fails its own caller only; another webhook's
   expect(String((b as PromiseRejectedResult).reason)).toContain(REFUSAL);
   expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth).toMatchObject({ sickInARow: 1 });
   expect((await store.webhooks.get(1, 'wh_b'))!.endpointHealth).toMatchObject({ sickInARow: 0 });
-});
-
-test('an open circuit is read back as written and counted; a new client_url or a reactivation resets it', async () => {
-  for (let i = 0; i < 5; i += 1) await health.change('wh_a', answer(sick(T0)));
-  const until = T0 + 10 * SECOND;
-  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth!.circuit).toEqual({ state: 'open', since: T0, until });
-  expect(await health.countNotClosed()).toBe(1);
-
-  // A change that keeps the endpoint keeps what was learnt of it.
-  await store.webhooks.update(1, 'wh_a', (current) => ({ ...current, name: 'renamed' }));
-  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth!.circuit.state).toBe('open');
-  await store.webhooks.update(1, 'wh_a', (current) => ({ ...current, clientUrl: 'http://127.0.0.1:9/moved' }));
-  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
-  expect(await health.countNotClosed()).toBe(0);
-
-  for (let i = 0; i < 5; i += 1) await health.change('wh_a', answer(sick(T0)));
-  await store.webhooks.update(1, 'wh_a', (current) => ({ ...current, active: false }));
-  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth!.circuit.state).toBe('open');
-  await store.webhooks.update(1, 'wh_a', (current) => ({ ...current, active: true }));
-  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
-});
-
-test('a claim passes over a webhook whose circuit is open, and offers it with its health once the probe is due', async () => {
-  await recordEvent(store, event(1, 'ev_1'));
-  for (let i = 0; i < 5; i += 1) await health.change('wh_a', answer(sick(T0)));
-  await health.change('wh_b', answer({ signal: 'healthy', now: T0, sentAt: T0 - 1, jitter: 0, manual: false }));
-
-  const whileOpen = await candidatesAt(store, T0 + SECOND);
-  expect(whileOpen.map((c) => c.webhookId)).toEqual(['wh_b']);
-  expect(whileOpen[0]!.endpointHealth).toMatchObject({ heard: true, limit: 2, circuit: { state: 'closed' } });
-
-  const probeDue = await candidatesAt(store, T0 + 10 * SECOND);
-  const forA = probeDue.find((c) => c.webhookId === 'wh_a');
-  expect(forA?.endpointHealth?.circuit).toEqual({ state: 'open', since: T0, until: T0 + 10 * SECOND });
-});
-
-test("an answer that changed nothing its instance knew is applied to the row with the attempt's result", async () => {
-  await recordEvent(store, event(1, 'ev_1'));
-  const claimed = await claimAll(store, T0);
-  const forA = claimed.find((c) => c.webhookId === 'wh_a')!;
-  const forB = claimed.find((c) => c.webhookId === 'wh_b')!;
-  // Another instance's answers meanwhile: two sick ones.
-  await health.change('wh_a', answer(sick(T0)));
-  await health.change('wh_a', answer(sick(T0)));
-  const healthy = answer({ signal: 'healthy', now: T0 + 2, sentAt: T0 + 1, jitter: 0, manual: false });
-  const resultA = attemptOf(forA, { requestedAt: T0 + 1, delivery: { state: 'succeeded' } });
-  const resultB = attemptOf(forB, { requestedAt: T0 + 1, delivery: { state: 'succeeded' } });
-  await store.deliveries.recordAttempts([{ ...resultA, endpointHealthChange: healthy }, resultB], countFailures);
-  // The 2xx ends the sick answers in a row, as it would have in one process.
-  expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth).toMatchObject({ sickInARow: 0, limit: 2 });
-  // A result in the same batch that carries no change leaves its webhook's health alone.
-  expect((await store.webhooks.get(1, 'wh_b'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
 });

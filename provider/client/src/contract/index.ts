@@ -1,6 +1,7 @@
 // The contract: every request and response shape of the API, shared by the service, the client and the IaC tools.
 export * from './vocabulary';
 export * from './limits';
+export * from './delivery-rules';
 export * from './client-url';
 export * from './envelope';
 export * from './paging';

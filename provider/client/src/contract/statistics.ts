@@ -12,6 +12,15 @@ export const STATISTICS_WINDOWS = ['24h', '7d'] as const;
 export const StatisticsWindow = z.enum(STATISTICS_WINDOWS, { error: 'window must be 24h or 7d' });
 export type StatisticsWindow = z.infer<typeof StatisticsWindow>;
 
+/** Each window's length, in whole hours. */
+export const STATISTICS_WINDOW_HOURS: Record<StatisticsWindow, number> = { '24h': 24, '7d': 7 * 24 };
+
+/** A window's length for sentences: "24 hours", "7 days". */
+export function windowText(window: StatisticsWindow): string {
+  const hours = STATISTICS_WINDOW_HOURS[window];
+  return hours > 24 && hours % 24 === 0 ? `${hours / 24} days` : `${hours} hours`;
+}
+
 /** The statistics' query: `window`, 24h by default. (A query schema stays unnamed: its fields are parameters.) */
 export const StatisticsQuery = z.object({ window: StatisticsWindow.default('24h') });
 

@@ -2,6 +2,7 @@
 // docs/api-contract.md#6-responses-of-each-operation.
 import { z } from 'zod';
 import { ClientUrl } from './client-url';
+import { durationText } from './delivery-rules';
 import { LIMITS } from './limits';
 import { EventType } from './vocabulary';
 
@@ -204,7 +205,10 @@ export const RotateSecretBody = z
         .number({ error: 'overlap_seconds must be a number of seconds' })
         .int('overlap_seconds must be a whole number of seconds')
         .min(0, 'overlap_seconds must not be negative')
-        .max(MAX_SECRET_OVERLAP_SECONDS, `overlap_seconds must be at most ${MAX_SECRET_OVERLAP_SECONDS} (7 days)`)
+        .max(
+          MAX_SECRET_OVERLAP_SECONDS,
+          `overlap_seconds must be at most ${MAX_SECRET_OVERLAP_SECONDS} (${durationText(MAX_SECRET_OVERLAP_SECONDS)})`,
+        )
         .nullish()
         .transform((value) => value ?? DEFAULT_SECRET_OVERLAP_SECONDS),
     },

@@ -5,6 +5,8 @@ import {
   COMMON_ERROR_RESPONSES,
   dataEnvelope,
   DeliveryAttemptView,
+  DELIVERY_RULES,
+  durationText,
   DeliveryDetail,
   DeliveryPathParams,
   ErrorEnvelope,
@@ -30,7 +32,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deliveryLog: DeliveryLogSer
     schema: {
       tags: TAGS,
       operationId: 'listDeliveries',
-      summary: 'List the delivery attempts of the last 7 days, newest first',
+      summary: `List the delivery attempts of the last ${durationText(DELIVERY_RULES.logRetentionDays * 86_400)}, newest first`,
       params: WebhookPathParams,
       querystring: DeliveryLogQuery,
       response: { 200: listEnvelope(DeliveryAttemptView), ...COMMON_ERROR_RESPONSES },

@@ -8,6 +8,8 @@ import {
   CreateWebhookBody,
   dataEnvelope,
   DeletedWebhook,
+  durationText,
+  LIMITS,
   EndedSecretOverlap,
   RotateSecretBody,
   RotatedSecret,
@@ -52,7 +54,9 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
       tags: TAGS,
       operationId: 'createWebhook',
       summary: 'Create a subscription',
-      description: 'Send an Idempotency-Key header to make a retried create return the same webhook for 24 hours.',
+      description:
+        'Send an Idempotency-Key header to make a retried create return the same webhook for ' +
+        `${durationText(LIMITS.idempotencyWindowMicros / 1_000_000)}.`,
       params: AccountPathParams,
       body: CreateWebhookBody,
       response: { 201: dataEnvelope(CreatedWebhook), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },

@@ -1,6 +1,7 @@
 // Work several instances on one PostgreSQL database must do once, and news they must hear from each other.
 // Named locks are session advisory locks held by a pooled connection for the task's length (the task itself
 // uses other connections); the news is the due channel of the LISTEN connection (notifications.ts).
+import type { Millis } from '../../core/time';
 import type pg from 'pg';
 import type { ClusterResult, ClusterStore } from '../store';
 import type { PgDatabase } from './database';
@@ -63,8 +64,8 @@ async function lockedConnection(db: PgDatabase, name: string): Promise<pg.PoolCl
 async function freshResult<T extends ClusterResult>(
   db: PgDatabase,
   name: string,
-  nowMs: number,
-  maxAgeMs: number,
+  nowMs: Millis,
+  maxAgeMs: Millis,
 ): Promise<T | null> {
   const { rows } = await db.pool.query<{ computed_at: number; result: T }>(READ_RESULT, [name]);
   const row = rows[0];
@@ -98,7 +99,7 @@ export function createPgClusterStore(db: PgDatabase, notifications: Notification
   return {
     whileLocked,
     onDeliveriesQueued: (listener) => notifications.onDue(listener),
-    async latest<T extends ClusterResult>(name: string, nowMs: number, maxAgeMs: number, task: () => Promise<T>) {
+    async latest<T extends ClusterResult>(name: string, nowMs: Millis, maxAgeMs: Millis, task: () => Promise<T>) {
       const stored = await freshResult<T>(db, name, nowMs, maxAgeMs);
       if (stored !== null) return stored;
       // The instance that got the lock first computes; the others find its result once they have the lock.

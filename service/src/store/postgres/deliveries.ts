@@ -10,7 +10,14 @@ import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } fro
 import type { DispatchState } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
 import { asColumns, type PgDatabase } from './database';
-import { type DispatchRow, dispatchStateFromRow, payloadBytes } from '../rows';
+import {
+  claimedFromRow,
+  type ClaimedRow,
+  deliveryFromRow,
+  type DeliveryRow,
+  type DispatchRow,
+  dispatchStateFromRow,
+} from '../rows';
 import { appendAttempts } from './delivery-log';
 import { addStatsHours } from './delivery-stats';
 import { applyHealthChanges, healthColumnsOf, healthFromRow, type HealthRow } from './endpoint-health';
@@ -33,22 +40,29 @@ import {
  */
 const WEBHOOKS_PER_CLAIM = 256;
 
-const DUE_CANDIDATES = `
+// A claim is two statements. The first locks the webhooks to look at. The second, whose snapshot is taken once the
+// locks are held, counts their leases in flight elsewhere and reads their due deliveries and health: a claim of
+// another instance that held one of these locks has committed by then, so its leases are counted (read in the
+// same statement as the locks, they could be missed, and the webhook's in-flight limit overshot).
+const LOCK_DUE_WEBHOOKS = `
   WITH heads AS MATERIALIZED (
-    SELECT w.id AS webhook_id, w.account_id, h.next_attempt_at, ${healthColumnsOf('w')}
+    SELECT w.id AS webhook_id, h.next_attempt_at
       FROM webhooks w
       CROSS JOIN LATERAL (SELECT d.next_attempt_at FROM deliveries d
                            WHERE d.state = 'pending' AND d.webhook_id = w.id AND d.next_attempt_at <= $1
                            ORDER BY d.next_attempt_at LIMIT 1) h
      WHERE NOT (w.id = ANY($2::text[])) AND NOT coalesce(w.circuit_until > $1, false)
      ORDER BY h.next_attempt_at LIMIT ${WEBHOOKS_PER_CLAIM}
-  ), held AS MATERIALIZED (
-    SELECT * FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))
-  ), busy AS MATERIALIZED (
-    SELECT held.*, (SELECT count(*) FROM deliveries l
-                     WHERE l.state = 'pending' AND l.webhook_id = held.webhook_id AND l.lease_owner IS NOT NULL
-                       AND l.next_attempt_at > $1 AND left(l.lease_owner, length($4)) <> $4)::int AS elsewhere
-      FROM held
+  )
+  SELECT webhook_id FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))`;
+const DUE_CANDIDATES = `
+  WITH busy AS MATERIALIZED (
+    SELECT w.id AS webhook_id, w.account_id, ${healthColumnsOf('w')},
+           (SELECT count(*) FROM deliveries l
+             WHERE l.state = 'pending' AND l.webhook_id = w.id AND l.lease_owner IS NOT NULL
+               AND l.next_attempt_at > $1 AND left(l.lease_owner, length($4)) <> $4)::int AS elsewhere
+      FROM webhooks w
+     WHERE w.id = ANY($2::text[]) AND NOT coalesce(w.circuit_until > $1, false)
   )
   SELECT c.id, busy.webhook_id, busy.account_id, c.next_attempt_at AS due_at, busy.elsewhere,
          ${healthColumnsOf('busy')}
@@ -133,46 +147,8 @@ interface CandidateRow extends HealthRow {
   elsewhere: number;
 }
 
-interface LeasedRow {
-  id: string;
-  event_id: string;
-  event_type: EventType;
-  webhook_id: string;
-  payload: Buffer;
-  payload_tail: Buffer | null;
-  attempts: number;
-  last_attempt: number;
-  client_url: string;
-  sealed_secret: string;
-  previous_sealed_secret: string | null;
-  previous_secret_until: number | null;
-  active: boolean;
-  archived_at: number | null;
-}
-
 /** The dispatch and health columns of a webhook row and its id, as LOCK_DISPATCH_STATES selects them. */
 type PgDispatchRow = DispatchRow & HealthRow & { id: string };
-
-function claimedFrom(row: LeasedRow, candidate: DueCandidate, lease: string): ClaimedDelivery {
-  return {
-    id: row.id,
-    lease,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    webhookId: row.webhook_id,
-    accountId: candidate.accountId,
-    dueAt: candidate.dueAt,
-    payload: payloadBytes(row),
-    attempts: row.attempts,
-    clientUrl: row.client_url,
-    sealedSecret: row.sealed_secret,
-    previousSealedSecret: row.previous_sealed_secret,
-    previousSecretUntil: row.previous_secret_until,
-    lastAttempt: row.last_attempt === 1,
-    active: row.active,
-    archived: row.archived_at !== null,
-  };
-}
 
 /** The columns of MOVE_LEASED. */
 function leasedMoveColumns(moves: readonly LeasedMove[]): unknown[][] {
@@ -230,13 +206,9 @@ async function recordInTransaction(
   // instance's answers), and it is held here anyway. Written only where it changes. Last, after every statement
   // that could refuse a row: a deferred change marks itself applied when it runs (endpoint-health.ts), so a
   // batch refused after it ran and written again apart would lose it.
-  const healthChanges = plan.logged.flatMap(({ index }) => {
-    const result = results[index]!;
-    return result.endpointHealthChange ? [[result.log.webhookId, result.endpointHealthChange] as const] : [];
-  });
-  if (healthChanges.length > 0) {
+  if (plan.healthChanges.length > 0) {
     const healthBefore = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
-    await applyHealthChanges(client, healthBefore, healthChanges);
+    await applyHealthChanges(client, healthBefore, plan.healthChanges);
   }
   return loggedAttempts(results, plan, ids);
 }
@@ -288,9 +260,14 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
     request: ClaimRequest,
     choose: (candidates: DueCandidate[]) => DueCandidate[],
   ): Promise<ClaimedDelivery[]> {
-    const { rows } = await client.query<CandidateRow>(DUE_CANDIDATES, [
+    const locked = await client.query<{ webhook_id: string }>(LOCK_DUE_WEBHOOKS, [
       request.now,
       request.excludeWebhookIds,
+    ]);
+    if (locked.rows.length === 0) return [];
+    const { rows } = await client.query<CandidateRow>(DUE_CANDIDATES, [
+      request.now,
+      locked.rows.map((row) => row.webhook_id),
       request.perWebhook,
       // Every lease this process makes starts so (see `lease` below); any other lease is in flight elsewhere.
       `${request.owner}/`,
@@ -307,7 +284,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
     );
     if (chosen.length === 0) return [];
     const lease = `${request.owner}/${(claimsMade += 1)}`;
-    const leased = await client.query<LeasedRow>(LEASE, [
+    const leased = await client.query<ClaimedRow>(LEASE, [
       lease,
       request.leaseUntil,
       chosen.map((c) => c.id),
@@ -317,7 +294,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
     // In the order the fairness rule chose them.
     return chosen.flatMap((c) => {
       const row = byId.get(c.id);
-      return row === undefined ? [] : [claimedFrom(row, c, lease)];
+      return row === undefined ? [] : [claimedFromRow(row, { accountId: c.accountId, dueAt: c.dueAt, lease })];
     });
   }
 
@@ -328,18 +305,8 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
       if (ids.length > 0) await db.query(SKIP_LEASED, [ids, lease, now]);
     },
     get: async (webhookId, deliveryId): Promise<DeliveryRecord | null> => {
-      const { rows } = await db.query<LeasedRow & { state: DeliveryState }>(GET_DELIVERY, [webhookId, deliveryId]);
-      const row = rows[0];
-      if (!row) return null;
-      return {
-        id: row.id,
-        eventId: row.event_id,
-        eventType: row.event_type,
-        webhookId: row.webhook_id,
-        state: row.state,
-        payload: payloadBytes(row),
-        attempts: row.attempts,
-      };
+      const { rows } = await db.query<DeliveryRow>(GET_DELIVERY, [webhookId, deliveryId]);
+      return rows[0] ? deliveryFromRow(rows[0]) : null;
     },
     countDue: async (now) => (await db.query<{ n: number }>(COUNT_DUE, [now])).rows[0]!.n,
     backlogOf: async (accountId, now) => (await db.query<WebhookBacklog>(BACKLOG_OF, [accountId, now])).rows,

@@ -3,6 +3,7 @@
 // are due and its sign-in throttle which addresses are blocked. The connection comes back by itself when it is
 // lost; while it is down nothing can be heard, so the caches stop trusting themselves (NotifiedCache) until it
 // is back and everything counts as changed.
+import type { Millis } from '../../core/time';
 import pg from 'pg';
 import { BoundedMap } from '../../core/bounded-map';
 import { CHANNELS } from './migrations';
@@ -185,7 +186,7 @@ export async function listenForNotifications(url: string, onError: (error: unkno
  * TCP keepalive finds out). docs/operating.md#postgresql-and-several-instances states it as the bound for a revoke
  * to reach every instance.
  */
-export const CACHE_TTL_MS = 1_000;
+export const CACHE_TTL_MS: Millis = 1_000;
 
 /**
  * An in-memory cache of rows other instances may change, by the rules of Notifications: nothing is served or
@@ -194,7 +195,7 @@ export const CACHE_TTL_MS = 1_000;
  * CACHE_TTL_MS. The owner evicts on what it hears.
  */
 export class NotifiedCache<K, V> {
-  private readonly entries: BoundedMap<K, { value: V; keptAt: number }>;
+  private readonly entries: BoundedMap<K, { value: V; keptAt: Millis }>;
   /** This process's own evictions, which the epoch does not count. */
   private evictions = 0;
 
@@ -204,7 +205,7 @@ export class NotifiedCache<K, V> {
     /** A monotonic clock in milliseconds; tests pass their own. */
     private readonly now: () => number = () => performance.now(),
   ) {
-    this.entries = new BoundedMap<K, { value: V; keptAt: number }>(limit);
+    this.entries = new BoundedMap<K, { value: V; keptAt: Millis }>(limit);
   }
 
   /** The kept value of `key`, else what `read` finds; only found values (not null) are kept. */

@@ -1,6 +1,7 @@
 // The PostgreSQL implementation of the Store interface: several jobhooks instances on one database. Each
 // instance holds a pool of connections plus one LISTEN connection (notifications.ts), through which the others
 // tell it of changes to what it keeps in memory and of deliveries queued.
+import { microsFromMillis } from '../../core/time';
 import type { Store } from '../store';
 import { createPgAccountsStore } from './accounts';
 import { createPgApiTokensStore } from './api-tokens';
@@ -30,7 +31,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     const notifications = await listenForNotifications(options.url, (error) =>
       options.onBackgroundError(error, 'LISTEN connection'),
     );
-    const probeReadiness = createPgReadinessProbe(db, () => Date.now() * 1000);
+    const probeReadiness = createPgReadinessProbe(db, () => microsFromMillis(Date.now()));
     return {
       backend: 'postgres',
       accounts: createPgAccountsStore(db),

@@ -1,6 +1,7 @@
 // Each client address's window of failed sign-ins in PostgreSQL, counted by every instance. A write that begins
 // a block announces it on the sign-in-blocked channel in the same transaction (so it is heard once committed);
 // an instance that was not listening then reads every block on record instead.
+import type { Millis } from '../../core/time';
 import type { SignInWindowsStore } from '../store';
 import type { PgDatabase } from './database';
 import { CHANNELS } from './migrations';
@@ -28,9 +29,9 @@ const FORGET_ENDED = `
    WHERE window_start_ms <= $1::bigint - $2::bigint AND (blocked_until_ms IS NULL OR blocked_until_ms <= $1)`;
 
 /** The announcement's payload: the time first, since a client key (an IPv6 /64) holds colons but no space. */
-const announcement = (clientKey: string, blockedUntilMs: number) => `${blockedUntilMs} ${clientKey}`;
+const announcement = (clientKey: string, blockedUntilMs: Millis) => `${blockedUntilMs} ${clientKey}`;
 
-function parseAnnouncement(payload: string): { clientKey: string; blockedUntilMs: number } | null {
+function parseAnnouncement(payload: string): { clientKey: string; blockedUntilMs: Millis } | null {
   const space = payload.indexOf(' ');
   const blockedUntilMs = Number(payload.slice(0, space));
   return space > 0 && Number.isSafeInteger(blockedUntilMs)
@@ -44,7 +45,7 @@ export function createPgSignInWindowsStore(
   /** A failure to read the blocks on record, away from any request. */
   onError: (error: unknown) => void,
 ): SignInWindowsStore {
-  type Listener = (clientKey: string, blockedUntilMs: number) => void;
+  type Listener = (clientKey: string, blockedUntilMs: Millis) => void;
   const listeners: Listener[] = [];
 
   async function tellBlocksOnRecord(to: readonly Listener[]): Promise<void> {

@@ -1,13 +1,23 @@
 // SQLite access to deliveries: leasing due ones to a dispatcher and recording each attempt's result.
+import type { Micros } from '../../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 import type { DispatchState } from '../../domain/webhook';
-import { type AttemptResult, resultWithoutAnswer } from '../../domain/attempt';
+import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { SqliteDatabase } from './database';
 import type { InProcessEndpointHealth } from './endpoint-health';
 import { prepareAttemptAppend } from './delivery-log';
 import { prepareStatsWrite } from './delivery-stats';
-import { type DispatchRow, dispatchStateFromRow, payloadBytes, type WebhookRow } from '../rows';
+import {
+  claimedFromRow,
+  type ClaimedRow,
+  deliveryFromRow,
+  type DeliveryRow,
+  type DispatchRow,
+  dispatchStateFromRow,
+  payloadBytes,
+  type WebhookRow,
+} from '../rows';
 import {
   type FinishedMove,
   type LeasedMove,
@@ -19,21 +29,6 @@ import {
 } from '../results-plan';
 import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
-
-/** A delivery joined with its event's type and the webhook columns a send needs. */
-type ClaimedRow = {
-  id: string;
-  event_id: string;
-  event_type: EventType;
-  webhook_id: string;
-  payload: Buffer;
-  payload_tail: Buffer | null;
-  attempts: number;
-  last_attempt: number;
-} & Pick<
-  WebhookRow,
-  'client_url' | 'sealed_secret' | 'previous_sealed_secret' | 'previous_secret_until' | 'active' | 'archived_at'
->;
 
 /** The claim's statements, named so a test can check SQLite answers them from an index, not a scan. */
 export const CLAIM_QUERIES = {
@@ -49,7 +44,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
   // rows. Its cost grows with the number of such webhooks and log(backlog), never with the backlog itself:
   // a busy webhook's thousands of due rows are not read while it has no room.
   const nextPendingWebhook = db.prepare<[string], { webhookId: string }>(CLAIM_QUERIES.nextPendingWebhook);
-  const dueOfWebhook = db.prepare<[string, number, number], { id: string; dueAt: number }>(CLAIM_QUERIES.dueOfWebhook);
+  const dueOfWebhook = db.prepare<[string, number, number], { id: string; dueAt: Micros }>(CLAIM_QUERIES.dueOfWebhook);
   // The account a claim's fairness needs: read once per webhook with due deliveries, not joined into every row.
   const accountOfWebhook = db.prepare<[string], { accountId: number }>(
     'SELECT account_id AS accountId FROM webhooks WHERE id = ?',
@@ -109,12 +104,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
                            last_attempt = 0
       WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
   );
-  const getDelivery = db.prepare<
-    [string, string],
-    Pick<ClaimedRow, 'id' | 'event_id' | 'event_type' | 'webhook_id' | 'payload' | 'payload_tail' | 'attempts'> & {
-      state: DeliveryState;
-    }
-  >(
+  const getDelivery = db.prepare<[string, string], DeliveryRow>(
     `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.state
        FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = ? AND d.id = ?`,
   );
@@ -158,24 +148,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       for (const { id, accountId, dueAt } of choose(candidates)) {
         if (lease.run({ id, lease: leaseOfClaim, leaseUntil: request.leaseUntil }).changes !== 1) continue;
         const row = claimed.get(id)!;
-        result.push({
-          id: row.id,
-          lease: leaseOfClaim,
-          eventId: row.event_id,
-          eventType: row.event_type,
-          webhookId: row.webhook_id,
-          accountId,
-          dueAt,
-          payload: payloadBytes(row),
-          attempts: row.attempts,
-          clientUrl: row.client_url,
-          sealedSecret: row.sealed_secret,
-          previousSealedSecret: row.previous_sealed_secret,
-          previousSecretUntil: row.previous_secret_until,
-          lastAttempt: row.last_attempt === 1,
-          active: row.active === 1,
-          archived: row.archived_at !== null,
-        });
+        result.push(claimedFromRow(row, { accountId, dueAt, lease: leaseOfClaim }));
       }
       return result;
     },
@@ -206,19 +179,21 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
 
   const recordInTransaction = db.transaction((results: readonly AttemptResult[], next: NextDispatchState) => {
     const plan = planResults(results, statesOf(results), next);
-    const logged = loggedAttempts(results, plan, writePlan(plan));
-    // The endpoint health of answers that changed nothing when they came in (delivery/endpoint-health.ts), for
-    // the webhooks that still exist; last, once nothing of the transaction can refuse a row.
-    health.applyDeferred(
-      plan.logged.flatMap(({ index }) => {
-        const { log, endpointHealthChange } = results[index]!;
-        return endpointHealthChange ? [[log.webhookId, endpointHealthChange] as const] : [];
-      }),
-    );
-    return logged;
+    return { logged: loggedAttempts(results, plan, writePlan(plan)), healthChanges: plan.healthChanges };
   });
 
-  const skipInTransaction = db.transaction((ids: readonly string[], leaseOfClaim: string, now: number) => {
+  /**
+   * The batch's transaction, then the endpoint health of answers that changed nothing when they came in
+   * (delivery/endpoint-health.ts), for the webhooks that still exist: once committed, so a failed commit leaves the
+   * health as it was, with the results.
+   */
+  function record(batch: readonly AttemptResult[], next: NextDispatchState): Array<LoggedAttempt | null> {
+    const { logged, healthChanges } = recordInTransaction.immediate(batch, next);
+    health.applyDeferred(healthChanges);
+    return logged;
+  }
+
+  const skipInTransaction = db.transaction((ids: readonly string[], leaseOfClaim: string, now: Micros) => {
     for (const id of ids) skipLeased.run(now, id, leaseOfClaim);
   });
 
@@ -228,7 +203,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       valuesOrThrow(
         await writeTogetherOrApart(
           results,
-          async (batch) => (batch.length > 0 ? recordInTransaction.immediate(batch, next) : []),
+          async (batch) => (batch.length > 0 ? record(batch, next) : []),
           resultWithoutAnswer,
         ),
       ),
@@ -237,16 +212,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     },
     get: async (webhookId, deliveryId): Promise<DeliveryRecord | null> => {
       const row = getDelivery.get(webhookId, deliveryId);
-      if (!row) return null;
-      return {
-        id: row.id,
-        eventId: row.event_id,
-        eventType: row.event_type,
-        webhookId: row.webhook_id,
-        state: row.state,
-        payload: payloadBytes(row),
-        attempts: row.attempts,
-      };
+      return row ? deliveryFromRow(row) : null;
     },
     countDue: async (now) => countDue.get(now)!.n,
     backlogOf: async (accountId, now) => backlogOf.all(now, accountId),

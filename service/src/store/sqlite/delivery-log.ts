@@ -1,4 +1,5 @@
 // SQLite access to the delivery log: every attempt, newest first, purged after the retention period.
+import type { Micros } from '../../core/time';
 import type { SqliteDatabase } from './database';
 import { attemptFromRow, type AttemptRow } from '../rows';
 import { type AttemptLogEntry, type LoggedAttempt, withoutAnswer } from '../../domain/attempt';
@@ -33,8 +34,8 @@ export function prepareAttemptAppend(db: SqliteDatabase): (entry: AttemptLogEntr
 
 interface FilterParams {
   webhookId: string;
-  since: number;
-  until: number;
+  since: Micros;
+  until: Micros;
   success: number | null;
   eventType: string | null;
 }

@@ -3,6 +3,7 @@
 // claim passes over a webhook whose circuit is open and reads the others' health, a new client_url or a
 // reactivation starts it over, and a change that waited for its attempt's result is applied with that result. So
 // the registry above the store (delivery/endpoint-health.ts) is one code path on both backends.
+import type { Micros } from '../../core/time';
 import {
   type Circuit,
   type EndpointHealth,
@@ -16,7 +17,7 @@ export interface InProcessEndpointHealth extends EndpointHealthStore {
   /** The webhook's health; an endpoint not heard from when none is kept. */
   of(webhookId: string): EndpointHealth;
   /** True while the webhook's circuit is open and its probe not yet due: a claim passes over it. */
-  isClosedOff(webhookId: string, now: number): boolean;
+  isClosedOff(webhookId: string, now: Micros): boolean;
   /** The webhook points at an endpoint its health says nothing of (a new URL, a reactivation), or is gone. */
   reset(webhookId: string): void;
   /**
@@ -34,9 +35,10 @@ export function createInProcessEndpointHealth(db: SqliteDatabase): InProcessEndp
   const exists = db.prepare<[string], { found: number }>('SELECT 1 AS found FROM webhooks WHERE id = ?');
 
   const of = (webhookId: string) => healths.get(webhookId) ?? UNKNOWN_ENDPOINT;
+  // Frozen, circuit too: every caller is handed the object kept here, and none may change what another reads.
   const set = (webhookId: string, health: EndpointHealth) => {
     if (health === UNKNOWN_ENDPOINT) healths.delete(webhookId);
-    else healths.set(webhookId, health);
+    else healths.set(webhookId, Object.freeze({ ...health, circuit: Object.freeze({ ...health.circuit }) }));
   };
 
   return {

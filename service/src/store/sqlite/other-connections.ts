@@ -1,6 +1,7 @@
 // Tells whether another connection (the `jobhooks` CLI, another process on the same file) committed since the
 // last look. SQLite bumps PRAGMA data_version on every such commit, never on this connection's own, so a cache
 // of rows this connection read can be dropped exactly when someone else may have changed them.
+import type { Millis } from '../../core/time';
 import type { SqliteDatabase } from './database';
 
 /**
@@ -11,7 +12,7 @@ import type { SqliteDatabase } from './database';
  * The price: another process's commit is seen by requests arriving from 1 ms after it, not at once; a
  * `jobhooks token revoke` takes longer than that just to exit.
  */
-export const LOOK_REUSE_MS = 1;
+export const LOOK_REUSE_MS: Millis = 1;
 
 export interface OtherConnections {
   /** A new check with its own last look: true when another connection committed since its previous answer (and the first time). */

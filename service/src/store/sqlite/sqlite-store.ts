@@ -1,4 +1,5 @@
 // The embedded SQLite implementation of the Store interface: one file, WAL mode, statements prepared once.
+import { microsFromMillis } from '../../core/time';
 import { createAccountsStore } from './accounts';
 import { createApiTokensStore } from './api-tokens';
 import { type Durability, openDatabase } from './database';
@@ -20,7 +21,7 @@ import { createInProcessRateWindows, createInProcessSignInWindows } from './wind
  */
 export function createSqliteStore(path: string, monotonicNow?: () => number, durability: Durability = 'full'): Store {
   const db = openDatabase(path, MIGRATIONS, durability);
-  const probeReadiness = createReadinessProbe(db, () => Date.now() * 1000);
+  const probeReadiness = createReadinessProbe(db, () => microsFromMillis(Date.now()));
   // One look at other connections' commits serves both caches, so a request that authenticates and then
   // reads its webhook pays for it once.
   const otherConnections = observeOtherConnections(db, monotonicNow);

@@ -126,13 +126,16 @@ export function createWebhooksStore(
   );
 
   const updateInTransaction = db.transaction(
-    (accountId: number, id: string, change: (current: WebhookRecord) => WebhookChange): WebhookRecord | null => {
+    (
+      accountId: number,
+      id: string,
+      change: (current: WebhookRecord) => WebhookChange,
+    ): { updated: StoredWebhook; endpointRenewed: boolean } | null => {
       const row = get.get(accountId, id);
       if (!row) return null;
       const { next, endpointRenewed } = updatePlan(withHealth(webhookFromRow(row)), change);
       update.run({ ...changeParams(next), accountId, id });
-      if (endpointRenewed) health.reset(id);
-      return withHealth(webhookFromRow(get.get(accountId, id)!));
+      return { updated: webhookFromRow(get.get(accountId, id)!), endpointRenewed };
     },
   );
 
@@ -169,7 +172,13 @@ export function createWebhooksStore(
       items: page.all(accountId, limit, offset).map((row) => withHealth(webhookFromRow(row))),
       total: countForAccount.get(accountId)!.n,
     }),
-    update: async (accountId, id, change) => updateInTransaction.immediate(accountId, id, change),
+    update: async (accountId, id, change) => {
+      const outcome = updateInTransaction.immediate(accountId, id, change);
+      if (outcome === null) return null;
+      // Once the update is committed: a failed commit leaves the health as it was, with the row.
+      if (outcome.endpointRenewed) health.reset(id);
+      return withHealth(outcome.updated);
+    },
     changeSecret: async (accountId, id, change) => changeSecretInTransaction.immediate(accountId, id, change),
     dropEndedSecrets: async (now) => dropEndedSecrets.run(now).changes,
     delete: async (accountId, id) => {

@@ -1,6 +1,7 @@
 // The rate windows and the windows of failed sign-ins of one process on a SQLite file: one process owns the file
 // (service-lock.ts), so the windows several PostgreSQL instances share in the database are this process's own, in
 // its memory. The limiter and the throttle above them are the same on either backend.
+import type { Millis } from '../../core/time';
 import type { RateWindowsStore, SharedRateWindow, SignInWindowsStore } from '../store';
 
 /**
@@ -24,7 +25,7 @@ export function createInProcessRateWindows(): RateWindowsStore {
 export function createInProcessSignInWindows(): SignInWindowsStore {
   // A Map iterates in insertion order: set after delete moves a key to the end, so the first is the oldest.
   const windows = new Map<string, SharedRateWindow>();
-  const listeners: Array<(clientKey: string, blockedUntilMs: number) => void> = [];
+  const listeners: Array<(clientKey: string, blockedUntilMs: Millis) => void> = [];
   return {
     update: async (clientKey, decide) => {
       const before = windows.get(clientKey);

@@ -1,0 +1,97 @@
+// Endpoint health as each backend's store keeps it (on the webhook's row on PostgreSQL, beside the database in the
+// process that owns the SQLite file): read back as written, reset for a new endpoint, passed over by a claim while
+// the circuit is open, changed with an attempt's result, and never changed through what a caller was handed.
+import { afterAnswer, type Answer, DEFAULT_HEALTH_RULES } from '../../../service/src/delivery/endpoint-health';
+import { type EndpointHealth, UNKNOWN_ENDPOINT } from '../../../service/src/domain/endpoint-health';
+import {
+  accountWithWebhooks,
+  attemptOf,
+  candidatesAt,
+  claimAll,
+  countFailures,
+  event,
+  recordEvent,
+  SECOND,
+  T0,
+  useStore,
+} from './fixtures';
+
+const store = useStore();
+const health = () => store().endpointHealth;
+beforeEach(async () => {
+  await accountWithWebhooks(store(), 1, ['wsu_a', 'wsu_b']);
+});
+
+const RULES = { ...DEFAULT_HEALTH_RULES, maxInFlight: 16 };
+const sick = (now: number): Answer => ({ signal: 'sick', now, sentAt: now - 1, jitter: 0, manual: false });
+const answer = (a: Answer) => (h: EndpointHealth) => afterAnswer(h, a, RULES);
+
+test('an open circuit is read back as written and counted; a new client_url or a reactivation resets it', async () => {
+  for (let i = 0; i < 5; i += 1) await health().change('wsu_a', answer(sick(T0)));
+  const until = T0 + 10 * SECOND;
+  expect((await store().webhooks.get(1, 'wsu_a'))!.endpointHealth.circuit).toEqual({ state: 'open', since: T0, until });
+  expect(await health().countNotClosed()).toBe(1);
+
+  // A change that keeps the endpoint keeps what was learnt of it.
+  await store().webhooks.update(1, 'wsu_a', (current) => ({ ...current, name: 'renamed' }));
+  expect((await store().webhooks.get(1, 'wsu_a'))!.endpointHealth.circuit.state).toBe('open');
+  await store().webhooks.update(1, 'wsu_a', (current) => ({ ...current, clientUrl: 'http://127.0.0.1:9/moved' }));
+  expect((await store().webhooks.get(1, 'wsu_a'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
+  expect(await health().countNotClosed()).toBe(0);
+
+  for (let i = 0; i < 5; i += 1) await health().change('wsu_a', answer(sick(T0)));
+  await store().webhooks.update(1, 'wsu_a', (current) => ({ ...current, active: false }));
+  expect((await store().webhooks.get(1, 'wsu_a'))!.endpointHealth.circuit.state).toBe('open');
+  await store().webhooks.update(1, 'wsu_a', (current) => ({ ...current, active: true }));
+  expect((await store().webhooks.get(1, 'wsu_a'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
+});
+
+test('a claim passes over a webhook whose circuit is open, and offers it with its health once the probe is due', async () => {
+  await recordEvent(store(), event(1, 'wev_1'));
+  for (let i = 0; i < 5; i += 1) await health().change('wsu_a', answer(sick(T0)));
+  await health().change('wsu_b', answer({ signal: 'healthy', now: T0, sentAt: T0 - 1, jitter: 0, manual: false }));
+
+  const whileOpen = await candidatesAt(store(), T0 + SECOND);
+  expect(whileOpen.map((c) => c.webhookId)).toEqual(['wsu_b']);
+  expect(whileOpen[0]!.endpointHealth).toMatchObject({ heard: true, limit: 2, circuit: { state: 'closed' } });
+
+  const probeDue = await candidatesAt(store(), T0 + 10 * SECOND);
+  const forA = probeDue.find((c) => c.webhookId === 'wsu_a');
+  expect(forA?.endpointHealth.circuit).toEqual({ state: 'open', since: T0, until: T0 + 10 * SECOND });
+});
+
+test("an answer that changed nothing its instance knew is applied with the attempt's result, in order", async () => {
+  await recordEvent(store(), event(1, 'wev_1'));
+  const claimed = await claimAll(store(), T0);
+  const forA = claimed.find((c) => c.webhookId === 'wsu_a')!;
+  const forB = claimed.find((c) => c.webhookId === 'wsu_b')!;
+  // Another instance's answers meanwhile: two sick ones.
+  await health().change('wsu_a', answer(sick(T0)));
+  await health().change('wsu_a', answer(sick(T0)));
+  const healthy = answer({ signal: 'healthy', now: T0 + 2, sentAt: T0 + 1, jitter: 0, manual: false });
+  const resultA = attemptOf(forA, { requestedAt: T0 + 1, delivery: { state: 'succeeded' } });
+  const resultB = attemptOf(forB, { requestedAt: T0 + 1, delivery: { state: 'succeeded' } });
+  await store().deliveries.recordAttempts([{ ...resultA, endpointHealthChange: healthy }, resultB], countFailures);
+  // The 2xx ends the sick answers in a row, as it would have in one process.
+  expect((await store().webhooks.get(1, 'wsu_a'))!.endpointHealth).toMatchObject({ sickInARow: 0, limit: 2 });
+  // A result in the same batch that carries no change leaves its webhook's health alone.
+  expect((await store().webhooks.get(1, 'wsu_b'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
+});
+
+test('what a caller was handed cannot change the health the store keeps', async () => {
+  await recordEvent(store(), event(1, 'wev_1'));
+  for (let i = 0; i < 5; i += 1) await health().change('wsu_a', answer(sick(T0)));
+  const handed = (await store().webhooks.get(1, 'wsu_a'))!.endpointHealth as { limit: number; circuit: object };
+  try {
+    handed.limit = 99;
+    handed.circuit = { state: 'closed' };
+  } catch {
+    // A frozen record refuses the write in strict mode: as good.
+  }
+  expect((await store().webhooks.get(1, 'wsu_a'))!.endpointHealth).toMatchObject({
+    limit: 1,
+    circuit: { state: 'open', since: T0 },
+  });
+  const candidate = (await candidatesAt(store(), T0 + 10 * SECOND)).find((c) => c.webhookId === 'wsu_a');
+  expect(candidate?.endpointHealth).toMatchObject({ limit: 1, circuit: { state: 'open' } });
+});
