@@ -269,6 +269,20 @@ test('the table searches, filters and sorts; the view is in the URL, and a share
     );
   }
 
+  // The other columns: the endpoint's host, the event types, the state, the last status and the last dispatch.
+  const okRow = view.page.locator(`tr[data-webhook-id="${ids.ok}"]`);
+  const okHook = await api(webhookPath(ids.ok));
+  expect(await okRow.locator('td[data-label="Endpoint"]').textContent()).toBe(new URL(receiver.url).host);
+  expect(await okRow.locator('td[data-label="Events"]').textContent()).toBe('completed');
+  expect(await okRow.locator('td[data-label="State"]').textContent()).toBe('Active');
+  expect(await okRow.locator('td[data-label="Last status"]').textContent()).toContain(okHook.http_status_code);
+  expect(await okRow.locator('td[data-label="Last dispatch"] time').getAttribute('datetime')).toBe(
+    new Date(Number(okHook.dispatched_at) / 1000).toISOString(),
+  );
+  expect(await view.page.locator(`tr[data-webhook-id="${ids.sick}"] td[data-label="State"]`).textContent()).toMatch(
+    /^Paused \(circuit open\)Failing since /,
+  );
+
   await view.page.getByLabel('Search', { exact: true }).fill('BILL');
   expect(await names()).toEqual(['Billing sync']);
   // By URL too: the receiver's port is in every URL, its path only in one.

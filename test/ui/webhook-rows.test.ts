@@ -71,6 +71,15 @@ test('each webhook has one state; failing is a failed last attempt, never for an
   ]);
 });
 
+test('a probing circuit is a state of its own, which the paused filter shows with the open ones', () => {
+  const probing = rowOf(webhook('f', 'Probe', { delivery_circuit: 'probing' }), stats('f', 0, '90'));
+  expect([probing.state, probing.failing]).toEqual(['probing', true]);
+  expect(visibleRows([...rows, probing], { ...DEFAULT_VIEW, filter: 'paused' }).map((r) => r.name)).toEqual([
+    'Probe',
+    'Search',
+  ]);
+});
+
 test('search matches the shown name or the URL, case-insensitive; filters pick by state', () => {
   expect(names({ q: 'ORD' })).toEqual(['Orders']);
   expect(names({ q: 'team/orders' })).toEqual([]);
