@@ -30,8 +30,14 @@ const CONNECTIONS = 32;
  */
 const WARM_UP_SECONDS = 1;
 
+/** A turn of load: the requests answered in it, and their median latency in ms (autocannon's). */
+interface Turn {
+  requests: number;
+  p50Ms: number;
+}
+
 /** Requests answered by `url` in `seconds` of load, after the warm-up; a failed request fails the run. */
-async function requestsIn(url: string, options: Partial<autocannon.Options>, seconds: number): Promise<number> {
+async function requestsIn(url: string, options: Partial<autocannon.Options>, seconds: number): Promise<Turn> {
   await autocannon({ url, connections: CONNECTIONS, duration: WARM_UP_SECONDS, ...options });
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, ...options });
   const failed = result.non2xx + result.errors + result.timeouts;
@@ -39,7 +45,7 @@ async function requestsIn(url: string, options: Partial<autocannon.Options>, sec
     throw new Error(
       `${url}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors})`,
     );
-  return result.requests.total;
+  return { requests: result.requests.total, p50Ms: result.latency.p50 };
 }
 
 /**
@@ -49,20 +55,30 @@ async function requestsIn(url: string, options: Partial<autocannon.Options>, sec
  */
 const ROUNDS = 2;
 
-async function rateAgainstCeiling(
+/** `service` and `ceiling` in requests a second; `serviceP50Ms` the service's median latency, averaged over its turns. */
+export interface AgainstCeiling {
+  service: number;
+  ceiling: number;
+  serviceP50Ms: number;
+}
+
+export async function rateAgainstCeiling(
   service: string,
   ceiling: string,
   options: { service: Partial<autocannon.Options>; ceiling: Partial<autocannon.Options> },
   seconds: number,
-): Promise<{ service: number; ceiling: number }> {
+): Promise<AgainstCeiling> {
   const turn = seconds / ROUNDS;
   let served = 0;
   let ceilingServed = 0;
+  let p50Sum = 0;
   for (let round = 0; round < ROUNDS; round += 1) {
-    served += await requestsIn(service, options.service, turn);
-    ceilingServed += await requestsIn(ceiling, options.ceiling, turn);
+    const measured = await requestsIn(service, options.service, turn);
+    served += measured.requests;
+    p50Sum += measured.p50Ms;
+    ceilingServed += (await requestsIn(ceiling, options.ceiling, turn)).requests;
   }
-  return { service: served / seconds, ceiling: ceilingServed / seconds };
+  return { service: served / seconds, ceiling: ceilingServed / seconds, serviceP50Ms: p50Sum / ROUNDS };
 }
 
 function startBareFastify(getBody: unknown, createBody: unknown): Promise<{ origin: string; child: ChildProcess }> {

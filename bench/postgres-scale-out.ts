@@ -66,7 +66,7 @@ function clusterCpuSeconds(cluster: TestCluster): number {
   return ticks / TICKS_PER_SECOND;
 }
 
-function startInstance(url: string): Promise<ServiceProcess> {
+export function startInstance(url: string): Promise<ServiceProcess> {
   return startServiceProcess({
     JOBHOOKS_DATABASE_URL: url,
     JOBHOOKS_SECRET_KEY: TEST_SECRET_KEY,

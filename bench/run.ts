@@ -6,10 +6,12 @@
 // - the backlog cost: the dispatch rate with a million due deliveries against a small backlog, and peak RSS;
 // - noisy neighbours: one healthy webhook's latency beside 200 webhooks that answer, then 200 that hang
 //   (bench/noisy-neighbours.ts).
-// `--only=noisy` runs just the noisy-neighbour scenario (with or without --quick), for iterating on it.
+// - the statistics endpoints with a million logged attempts, against GET one webhook (bench/statistics.ts).
+// `--only=noisy` runs just the noisy-neighbour scenario (with or without --quick), for iterating on it;
+// `--only=statistics` just the statistics scenario (on PostgreSQL too, with --postgres).
 // `--postgres` runs the scale-out scenario instead: one and two instances on one PostgreSQL database
-// (bench/postgres-scale-out.ts; needs Debian's postgresql package); with `--statements`, each run's most executed
-// statements go to stderr.
+// (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL;
+// with `--statements`, each scale-out run's most executed statements go to stderr.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +22,9 @@ import { loadConfig } from '../service/src/config';
 import { apiThroughput } from './api-throughput';
 import { type BacklogTemplate, drainRate, fillBacklog, peakRssMb } from './backlog';
 import { NOISY_SECONDS, noisyLines, noisyNeighbours, type NoisyOptions } from './noisy-neighbours';
-import { postgresScaleOut, scaleOutLines } from './postgres-scale-out';
+import { postgresScaleOut, scaleOutLines, startInstance } from './postgres-scale-out';
+import { statisticsLines, statisticsScenario, type StatisticsFigures } from './statistics';
+import { createTestDatabase, startTestCluster } from '../test/support/postgres';
 import { createWebhooks, ingest, ingestAtRate, latenciesOf, percentile, TOKEN, waitUntil } from './load';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
@@ -28,8 +32,8 @@ import { startServiceProcess, type ServiceProcess } from '../test/support/servic
 const QUICK = process.argv.includes('--quick');
 /** `--only=noisy`: just the noisy-neighbour scenario. */
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (ONLY !== undefined && ONLY !== 'noisy')
-  throw new Error(`--only=${ONLY}: the only scenario that runs alone is noisy`);
+if (ONLY !== undefined && ONLY !== 'noisy' && ONLY !== 'statistics')
+  throw new Error(`--only=${ONLY}: the scenarios that run alone are noisy and statistics`);
 const POSTGRES = process.argv.includes('--postgres');
 /** `--statements` (with --postgres): each run's most executed statements, on stderr. */
 const STATEMENTS = process.argv.includes('--statements');
@@ -60,6 +64,8 @@ const SCALE = QUICK
       // Each event makes 201 deliveries: ten a second is a steady load within the delivery throughput above,
       // so the baseline measures the fan-out's cost, not a backlog building up.
       noisyRate: 10,
+      statsAttempts: 100_000,
+      statsSeconds: 2,
     }
   : {
       webhooks: THROUGHPUT_WEBHOOKS,
@@ -72,7 +78,11 @@ const SCALE = QUICK
       drainSeconds: 10,
       noisySeconds: NOISY_SECONDS.full,
       noisyRate: 10,
+      statsAttempts: 1_000_000,
+      statsSeconds: 6,
     };
+/** The webhooks the statistics scenario spreads its attempts over: an account's default limit. */
+const STATS_WEBHOOKS = 1000;
 /** Events posted in the throughput run: enough for about SCALE.deliveries deliveries over its webhooks. */
 const EVENTS = Math.ceil(SCALE.deliveries / SCALE.webhooks);
 const INGEST_CONCURRENCY = 64;
@@ -248,6 +258,7 @@ async function main(): Promise<void> {
     const backlog = await backlogRun(databasePath, receiver, templates, SCALE.backlog);
     if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
     const noisy = await noisyNeighbours(noisyOptions());
+    const statistics = await sqliteStatistics(join(dir, 'statistics.db'));
 
     const figures: Figures = {
       delivery_per_s: Math.round(throughput.perSecond),
@@ -267,6 +278,7 @@ async function main(): Promise<void> {
       backlog_ratio: ratio(backlog.perSecond, baseline.perSecond),
       rss_mb: Math.round(backlog.rssMb),
       ...noisy,
+      ...statistics,
     };
     process.stdout.write(
       [
@@ -279,6 +291,7 @@ async function main(): Promise<void> {
         `  drain with ${SCALE.backlog} due deliveries   ${figures.backlog_drain_per_s} deliveries/s, with ${SCALE.baselineBacklog}: ${figures.baseline_drain_per_s}   backlog_ratio ${figures.backlog_ratio}`,
         `  peak RSS with that backlog           ${figures.rss_mb} MB`,
         ...noisyLines(noisy, SCALE.noisyRate),
+        ...statisticsLines(statistics, 'stats'),
         JSON.stringify(figures),
         '',
       ].join('\n'),
@@ -308,11 +321,62 @@ async function noisyOnly(): Promise<void> {
   );
 }
 
-/** `--postgres`: the scale-out scenario's lines and figures, in the same form as a whole run's. */
+/** The statistics scenario on a SQLite database of its own. */
+function sqliteStatistics(databasePath: string): Promise<StatisticsFigures> {
+  return statisticsScenario({
+    start: () => startService(databasePath, 'statistics'),
+    where: { dbPath: databasePath, databaseUrl: null },
+    accountId: ACCOUNT_ID,
+    webhooks: STATS_WEBHOOKS,
+    attempts: SCALE.statsAttempts,
+    seconds: SCALE.statsSeconds,
+    prefix: 'stats',
+  });
+}
+
+/** The statistics scenario on a PostgreSQL database of its own, in a cluster of its own (durable, as scale-out's). */
+async function postgresStatistics(): Promise<StatisticsFigures> {
+  const cluster = startTestCluster({ durable: true });
+  try {
+    const url = await createTestDatabase(cluster.socketDir);
+    return await statisticsScenario({
+      start: () => startInstance(url),
+      where: { dbPath: '', databaseUrl: url },
+      accountId: ACCOUNT_ID,
+      webhooks: STATS_WEBHOOKS,
+      attempts: SCALE.statsAttempts,
+      seconds: SCALE.statsSeconds,
+      prefix: 'pg_stats',
+    });
+  } finally {
+    cluster.stop();
+  }
+}
+
+/** `--only=statistics`: the statistics scenario alone, on SQLite or (with --postgres) PostgreSQL. */
+async function statisticsOnly(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'jobhooks-bench-'));
+  try {
+    const prefix = POSTGRES ? 'pg_stats' : 'stats';
+    const figures = POSTGRES ? await postgresStatistics() : await sqliteStatistics(join(dir, 'statistics.db'));
+    process.stdout.write(
+      [
+        `jobhooks bench${QUICK ? ' --quick' : ''}${POSTGRES ? ' --postgres' : ''} --only=statistics: durability ${DURABILITY}`,
+        ...statisticsLines(figures, prefix),
+        JSON.stringify(figures),
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `--postgres`: the scale-out scenario's lines and figures, then the statistics scenario's, as a whole run's. */
 async function postgresOnly(): Promise<void> {
   const receiver = await startBenchReceiver();
   try {
-    const figures = await postgresScaleOut({
+    const scaleOut = await postgresScaleOut({
       receiver,
       webhooks: SCALE.webhooks,
       events: EVENTS,
@@ -321,11 +385,13 @@ async function postgresOnly(): Promise<void> {
       ...(STATEMENTS ? { onStatements: printStatements } : {}),
     });
     if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
+    const statistics = await postgresStatistics();
     process.stdout.write(
       [
         `jobhooks bench${QUICK ? ' --quick' : ''} --postgres: ${EVENTS} events x ${SCALE.webhooks} webhooks per run`,
-        ...scaleOutLines(figures),
-        JSON.stringify(figures),
+        ...scaleOutLines(scaleOut),
+        ...statisticsLines(statistics, 'pg_stats'),
+        JSON.stringify({ ...scaleOut, ...statistics }),
         '',
       ].join('\n'),
     );
@@ -351,7 +417,9 @@ function clearPending(databasePath: string): void {
   db.close();
 }
 
-(POSTGRES ? postgresOnly() : ONLY === 'noisy' ? noisyOnly() : main()).catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+(ONLY === 'statistics' ? statisticsOnly() : POSTGRES ? postgresOnly() : ONLY === 'noisy' ? noisyOnly() : main()).catch(
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

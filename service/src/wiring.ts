@@ -21,6 +21,7 @@ import { createIngestionService } from './events/ingestion-service';
 import type { LogStream } from './observability/held-log-stream';
 import { createMetrics } from './observability/metrics';
 import { buildApp, REDACTED_LOG_PATHS } from './http/app';
+import { createStatisticsService } from './webhooks/statistics-service';
 import { type SecretBox, secretKeyFileOf } from './security/secret-box';
 import { openCheckedSecretBox } from './security/secret-key-check';
 import { openStore } from './store/open-store';
@@ -144,6 +145,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         wake: () => dispatcher?.wake(),
         maskedResponseHeaders: config.maskedResponseHeaders,
       }),
+      statistics: createStatisticsService({ store, clock }),
       metrics: metrics.registry,
       rateLimiter: createRateLimiter(store.rateWindows, clock, rateBudgets, (error) =>
         logBackgroundError(error, 'Refunding a rate-limit admission'),

@@ -113,9 +113,13 @@ test('a running SQLite installation moves to PostgreSQL: the same API answers, a
     '--permission',
     'Read-Only',
   );
+  const statsPath = `/v3/accounts/1/webhooks/subscription/${done.id}/statistics?window=7d`;
+  const totalsOf = async (baseUrl: string) =>
+    ((await getJson(baseUrl, statsPath)) as { data: { totals: unknown } }).data.totals;
   const before = {
     list: await getJson(sqlite.baseUrl, subscriptions),
     log: await getJson(sqlite.baseUrl, logPath),
+    totals: await totalsOf(sqlite.baseUrl),
   };
 
   const copied = await jobhooks(sqliteEnv(), 'db', 'copy', '--to', url);
@@ -137,6 +141,9 @@ test('a running SQLite installation moves to PostgreSQL: the same API answers, a
   await waitFor(() => held.requests.length === heldBefore + 1, 'the in-flight delivery sent again');
   expect(await getJson(postgres.baseUrl, subscriptions)).toEqual(before.list);
   expect(await getJson(postgres.baseUrl, logPath)).toEqual(before.log);
+  // The hourly rollup comes along: the statistics are the same.
+  expect(before.totals).toMatchObject({ attempts_succeeded: RUNS.length });
+  expect(await totalsOf(postgres.baseUrl)).toEqual(before.totals);
   expect(await getJson(postgres.baseUrl, subscriptions, readOnly.trim())).toEqual(before.list);
 
   // Released, the receiver gets every delivery, signed with the copied secret.

@@ -100,14 +100,17 @@ test('entries older than 7 days are purged with their deliveries and events; you
   await waitFor(async () => (await log(hook.id)).extra.pagination.total_count === 12, 'the young delivery');
 
   clock.advanceMillis(DAY_MS - 1000);
-  expect(await h.service.retention.purge()).toEqual({ attempts: 0, deliveries: 0, events: 0 });
+  expect(await h.service.retention.purge()).toEqual({ attempts: 0, deliveries: 0, events: 0, hours: 0 });
   clock.advanceMillis(2000);
-  expect(await h.service.retention.purge()).toEqual({ attempts: 6, deliveries: 1, events: 1 });
+  // The old attempts' hour of the statistics rollup is kept until the whole hour is older than 7 days.
+  expect(await h.service.retention.purge()).toEqual({ attempts: 6, deliveries: 1, events: 1, hours: 0 });
   const left = (await log(hook.id, '?limit=100')).data;
   expect(left).toHaveLength(6);
   // The young run is still known, so a repeat of it is still a duplicate; the old one is forgotten.
   expect((await ingest(h, 'job.run.completed', { runId: 'young' })).duplicate).toBe(true);
   expect((await ingest(h, 'job.run.completed', { runId: 'old' })).duplicate).toBe(false);
+  clock.advanceMillis(3600 * 1000);
+  expect(await h.service.retention.purge()).toEqual({ attempts: 0, deliveries: 0, events: 0, hours: 1 });
 });
 
 describe('redelivery', () => {

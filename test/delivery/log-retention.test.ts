@@ -13,7 +13,7 @@ test('purges at start and on every interval, with a cutoff 7 days before now', a
   const log = {
     purgeOlderThan: async (cutoff: number) => {
       cutoffs.push(cutoff);
-      return { attempts: 0, deliveries: 0, events: 0 };
+      return { attempts: 0, deliveries: 0, events: 0, hours: 0 };
     },
   };
   const secretsDroppedAt: number[] = [];
@@ -47,7 +47,7 @@ test('stop resolves once the purge under way has finished, not before', async ()
   const log = {
     purgeOlderThan: async () => {
       await purging;
-      return { attempts: 0, deliveries: 0, events: 0 };
+      return { attempts: 0, deliveries: 0, events: 0, hours: 0 };
     },
   };
   const webhooks = { dropEndedSecrets: async () => 0 };

@@ -95,6 +95,8 @@ test('every operation has an operationId, unique, stable and camelCase', () => {
       'getDelivery',
       'retryDelivery',
       'recoverDeliveries',
+      'getAccountStatistics',
+      'getWebhookStatistics',
       'ingestEvent',
       'listAccounts',
     ].sort(),
@@ -103,6 +105,8 @@ test('every operation has an operationId, unique, stable and camelCase', () => {
   expect(byId.createWebhook).toBe(`post ${COLLECTION}`);
   expect(byId.deleteWebhook).toBe(`delete ${SINGLE}`);
   expect(byId.ingestEvent).toBe(`post ${EVENTS}`);
+  expect(byId.getWebhookStatistics).toBe(`get ${SINGLE}/statistics`);
+  expect(byId.getAccountStatistics).toBe('get /api/v3/accounts/{account_id}/webhooks/statistics');
 });
 
 test('the main shapes are named components, each referenced, and every reference resolves', () => {
@@ -117,6 +121,8 @@ test('the main shapes are named components, each referenced, and every reference
     'DeliveryAttemptView',
     'DeliveryDetail',
     'DeliveryPayload',
+    'AccountStatistics',
+    'WebhookStatistics',
     'IngestEventBody',
     'AccountView',
   ]) {

@@ -249,6 +249,31 @@ test('ingest posts a job-run event once: a repeat of the same run and type answe
   expect(h.answeredBy.reduce((a, b) => a + b, 0)).toBe(seen);
 });
 
+test("accountStatistics and webhookStatistics (jobhooks' own) read the hourly counts, parsed by the contract", async () => {
+  const receiver = await startReceiver(answer(200, 'ok'));
+  try {
+    const client = createWebhooksClient({ hostUrl, accountId: 1, token: await h.token('Read-Only') });
+    const admin = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+    const created = await admin.create({ ...input, client_url: `${receiver.url}/hook`, job_ids: [] });
+    await admin.ingest({ event_type: 'job.run.completed', run: runOf('job.run.completed', { runId: 'stats-1' }) });
+    const week = await (async () => {
+      for (;;) {
+        const read = await client.webhookStatistics(created.id, '7d');
+        if (read.totals.deliveries_succeeded === 1) return read;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    expect(week).toMatchObject({ webhook_id: created.id, window: '7d', bucket_seconds: 3600, markers: [] });
+    expect(week.buckets).toHaveLength(168);
+    const account = await client.accountStatistics();
+    expect(account.totals).toMatchObject({ attempts_succeeded: 1, success_rate: 1 });
+    expect(account.webhooks.map((w) => w.webhook_id)).toEqual([created.id]);
+    await expect(client.webhookStatistics('wsu_00000000000000000000000000')).rejects.toThrow(ApiError);
+  } finally {
+    await receiver.close();
+  }
+});
+
 describe('a refused request is told apart from a server that does not answer as the API does', () => {
   const connection = {
     accountId: 1,

@@ -125,10 +125,20 @@ export async function openUi(
   };
 }
 
-export async function signIn(ui: UiPage, token: string): Promise<void> {
+/** Signs in and waits for the landing page, the account overview. */
+export async function signInToOverview(ui: UiPage, token: string): Promise<void> {
   await ui.page.getByLabel('API token').fill(token);
   await ui.page.getByRole('button', { name: 'Sign in' }).click();
+  await ui.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}
+
+/** Signs in, then opens the Webhooks list from the main navigation and waits for it to be loaded. */
+export async function signIn(ui: UiPage, token: string): Promise<void> {
+  await signInToOverview(ui, token);
+  await ui.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
   await ui.page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+  // The heading shows at once; the list is busy until the webhooks and their statistics are in.
+  await ui.page.locator('main .webhook-list:not([aria-busy="true"])').waitFor();
 }
 
 /** A service listening on 127.0.0.1 with the UI, and a browser to look at it. */

@@ -51,13 +51,29 @@ function sqliteInspector(path: string): DatabaseInspector {
     },
     snapshot: async () =>
       withDb(true, (db) => {
+        // wr: a table WITHOUT ROWID (the statistics rollup), ordered by its key columns, which come first.
         const tables = db
-          .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+          .prepare<[], { name: string; wr: number }>(
+            "SELECT name, wr FROM pragma_table_list WHERE type = 'table' AND schema = 'main' ORDER BY name",
+          )
           .all()
-          .filter(({ name }) => !BOOKKEEPING.has(name));
+          .filter(({ name }) => !BOOKKEEPING.has(name) && !name.startsWith('sqlite_'));
+        const orderOf = (name: string, withoutRowid: boolean) => {
+          if (!withoutRowid) return 'rowid';
+          const key = db.prepare<[string], { name: string }>(
+            'SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk',
+          );
+          return key
+            .all(name)
+            .map((c) => `"${c.name}"`)
+            .join(', ');
+        };
         return dumpOf(
           Object.fromEntries(
-            tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]),
+            tables.map(({ name, wr }) => [
+              name,
+              db.prepare(`SELECT * FROM "${name}" ORDER BY ${orderOf(name, wr === 1)}`).all(),
+            ]),
           ),
         );
       }),

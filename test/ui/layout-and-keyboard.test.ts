@@ -89,6 +89,10 @@ test('sign in, create a webhook and cancel a delete with the keyboard alone', as
   // The token field has focus when the page opens.
   await view.page.keyboard.type(ADMIN_TOKEN);
   await view.page.keyboard.press('Enter');
+  // The landing page is the overview; the main navigation leads to the list.
+  await view.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  await tabTo(view.page, 'Webhooks');
+  await view.page.keyboard.press('Enter');
   await view.page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
 
   await tabTo(view.page, 'New webhook');

@@ -26,14 +26,15 @@ beforeAll(async () => {
 afterAll(async () => ui.close());
 
 const card = (view: Awaited<ReturnType<UiHarness['open']>>, id: string) =>
-  view.page.locator(`article[data-webhook-id="${id}"]`);
+  view.page.locator(`tr[data-webhook-id="${id}"]`);
 
 test('the list and the webhook page show the name without the marker, and a badge naming namespace and identifier', async () => {
   const view = await ui.open();
   await signIn(view, ADMIN_TOKEN);
   const managed = card(view, managedId);
   await managed.waitFor();
-  expect(await managed.getByRole('heading', { level: 3 }).textContent()).toBe('Orders');
+  // The name column: the name without the marker, and the badge beside it.
+  expect(await managed.locator('a.name').textContent()).toBe('Orders');
   expect(await managed.locator('.badge.managed').textContent()).toBe('Managed as code: team-a/orders');
   expect(await card(view, plainId).locator('.badge.managed').count()).toBe(0);
   expect(await view.page.locator('main').textContent()).not.toContain('[[');

@@ -172,9 +172,12 @@ test('rotate in the UI: the new secret is shown once, the webhook shows the over
   await view.page.getByRole('link', { name: '← All webhooks' }).click();
   const card = view.page.locator(`[data-webhook-id="${created.id}"]`);
   expect(await card.locator('.badge.overlap').textContent()).toBe(badgeText);
-  await expect(card.getByRole('button', { name: 'End overlap now' }).count()).resolves.toBe(1);
+  // The table's rows hold the switch, Edit and Delete; the secret's actions are on the webhook's page.
+  await expect(card.getByRole('button', { name: 'End overlap now' }).count()).resolves.toBe(0);
   await card.getByRole('link', { name: 'Warehouse' }).click();
+  // The webhook's page, once loaded (its overlap badge shows), holds the secret's actions.
   await badge.waitFor();
+  await expect(view.page.getByRole('button', { name: 'End overlap now' }).count()).resolves.toBe(1);
 
   // During the overlap: Standard Webhooks verifies with either secret, dbt's Authorization with the old one.
   const during = await sendTest(view);
@@ -219,7 +222,10 @@ test('at 375 px the overlap badge and the dialogs fit; an overlap of 0 switches 
   expect(await unnamedControls(phone.page)).toEqual([]);
   await phone.screenshot('phone-secret-overlap');
 
-  await card.getByRole('button', { name: 'Rotate secret' }).click();
+  await card.getByRole('link', { name: 'A webhook with a rather long name for a phone' }).click();
+  await phone.page.locator('article.detail header .badge.overlap').waitFor();
+  expect(await overflowsWidth(phone.page)).toBe(false);
+  await phone.page.getByRole('button', { name: 'Rotate secret' }).click();
   const ask = phone.page.getByRole('dialog', { name: /^Rotate the secret of/ });
   await ask.waitFor();
   expect((await ask.boundingBox())!.width).toBeLessThanOrEqual(375);
@@ -241,8 +247,8 @@ test('at 375 px the overlap badge and the dialogs fit; an overlap of 0 switches 
   await shown.getByRole('button', { name: 'I have stored the secret' }).click();
 
   // A rotation with no overlap also ends the one that was running: no badge, no End overlap now.
-  await card.locator('.badge.overlap').waitFor({ state: 'detached' });
-  await expect(card.getByRole('button', { name: 'End overlap now' }).count()).resolves.toBe(0);
+  await phone.page.locator('article.detail header .badge.overlap').waitFor({ state: 'detached' });
+  await expect(phone.page.getByRole('button', { name: 'End overlap now' }).count()).resolves.toBe(0);
   expect(await overlapOf(created.id)).toBeUndefined();
   expect(phone.consoleErrors).toEqual([]);
 });

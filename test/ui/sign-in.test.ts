@@ -56,7 +56,7 @@ test('a read-only token sees the webhooks but no control that would change them'
   const view = await ui.open();
   await signIn(view, readOnly);
   const card = view.page.locator(`[data-webhook-id="${id}"]`);
-  await card.getByRole('heading', { name: 'Read-only view' }).waitFor();
+  await card.getByRole('link', { name: 'Read-only view' }).waitFor();
   await expect(view.page.getByText('(read only)').count()).resolves.toBe(1);
   for (const name of ['New webhook', 'Edit', 'Delete', 'Send test', 'Reactivate']) {
     await expect(view.page.getByRole('button', { name }).count()).resolves.toBe(0);

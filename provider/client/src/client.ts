@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { z } from 'zod';
 import {
+  AccountStatistics,
   AccountView,
   CreatedWebhook,
   CreateWebhookBody,
@@ -20,6 +21,8 @@ import {
   WebhookSummary,
   TestResult,
   UpdateWebhookBody,
+  type StatisticsWindow,
+  WebhookStatistics,
 } from './contract';
 import { hostUrlProblem } from './host-url';
 import { parseRetryAfterSeconds } from './contract/retry-after';
@@ -321,6 +324,20 @@ export function createWebhooksClient(options: ClientOptions) {
       if (!parsed.success) throw new InvalidRequest(operation, parsed.error.issues);
       const body = parsed.data;
       return (await call(dataEnvelope(IngestedEvent), 202, 'POST', `${webhooks}/events`, operation, body, how)).data;
+    },
+    /**
+     * jobhooks' own: the account's attempts and deliveries per hour over the window (24h or 7d), and each webhook's
+     * summary (docs/api-contract.md#17-delivery-statistics).
+     */
+    async accountStatistics(window: StatisticsWindow = '24h'): Promise<AccountStatistics> {
+      const url = `${webhooks}/statistics?window=${window}`;
+      return (await call(dataEnvelope(AccountStatistics), 200, 'GET', url, 'Read the account statistics')).data;
+    },
+    /** jobhooks' own: one webhook's attempts and deliveries per hour over the window, with its circuit and archive. */
+    async webhookStatistics(id: string, window: StatisticsWindow = '24h'): Promise<WebhookStatistics> {
+      const operation = `Read the statistics of webhook ${id}`;
+      const url = `${single(id)}/statistics?window=${window}`;
+      return (await call(dataEnvelope(WebhookStatistics), 200, 'GET', url, operation)).data;
     },
     /** The accounts the token can see; the public Terraform provider checks its account id here first. */
     async accounts(): Promise<AccountView[]> {

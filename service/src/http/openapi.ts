@@ -33,6 +33,10 @@ const TAGS = [
     name: 'deliveries',
     description: `A webhook's delivery log of the last ${durationText(RETENTION_SECONDS)}, redelivery and recovery.`,
   },
+  {
+    name: 'statistics',
+    description: 'Attempts and deliveries per hour, success rates and response times, of a webhook or the account.',
+  },
   { name: 'events', description: 'Job-run events taken in, each queued for delivery to every matching webhook.' },
   { name: 'accounts', description: 'The accounts a token can see, and its permission set on each.' },
   { name: 'receivers', description: "What a webhook's endpoint receives: the signed delivery of a job-run event." },

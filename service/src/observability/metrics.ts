@@ -7,6 +7,8 @@ import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
 import { verdictOf } from '../delivery/retry-policy';
 import type { SendOutcome } from '../delivery/sender';
 import type { Store } from '../store/store';
+import { hoursOfWindow, totalsOf } from '../webhooks/statistics-service';
+import { STATISTICS_WINDOW_HOURS, STATISTICS_WINDOWS, type StatisticsWindow } from '@jobhooks/client/contract';
 
 /** Attempt latency buckets in seconds, up to the 10 s attempt limit. */
 const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -59,6 +61,45 @@ function backlogOf(sources: MetricSources): () => Promise<Backlog> {
       });
     return reading;
   };
+}
+
+type RateCounts = Record<string, number>;
+
+/**
+ * The rates the statistics endpoints show, for the whole cluster, from the same hourly rollup: attempts and
+ * finished deliveries by outcome over each window (24 h, 7 days), read as often as the backlog gauges.
+ */
+function ratesOf(sources: MetricSources): () => Promise<RateCounts> {
+  let reading: Promise<RateCounts> | null = null;
+  const count = async (): Promise<RateCounts> => {
+    const now = nowMicros(sources.clock);
+    const hours = await sources.store.deliveryLog.hoursOfAccount(null, hoursOfWindow('7d', now));
+    const counts: RateCounts = {};
+    for (const window of STATISTICS_WINDOWS) {
+      const { since } = hoursOfWindow(window, now);
+      const totals = totalsOf(hours.filter((h) => h.hour >= since));
+      counts[`${window}.attempts.succeeded`] = totals.attempts_succeeded;
+      counts[`${window}.attempts.failed`] = totals.attempts_failed;
+      counts[`${window}.deliveries.succeeded`] = totals.deliveries_succeeded;
+      counts[`${window}.deliveries.failed`] = totals.deliveries_failed;
+    }
+    return counts;
+  };
+  return () => {
+    reading ??= sources.store.cluster
+      .latest('delivery-rates', nowMillis(sources.clock), sources.backlogMaxAgeMs, count)
+      .finally(() => {
+        reading = null;
+      });
+    return reading;
+  };
+}
+
+function ratioOf(counts: RateCounts, window: StatisticsWindow): number {
+  const succeeded = counts[`${window}.attempts.succeeded`] ?? 0;
+  const all = succeeded + (counts[`${window}.attempts.failed`] ?? 0);
+  // No attempt, nothing failed: a ratio of 1 keeps an alert on "ratio < x" quiet for an idle service.
+  return all === 0 ? 1 : succeeded / all;
 }
 
 export function createMetrics(sources: MetricSources): Metrics {
@@ -115,6 +156,42 @@ export function createMetrics(sources: MetricSources): Metrics {
     registers,
     async collect() {
       this.set((await backlog()).archived);
+    },
+  });
+  const rates = ratesOf(sources);
+  const windows = `windows: ${STATISTICS_WINDOWS.map((w) => `${w} (${STATISTICS_WINDOW_HOURS[w]} whole hours)`).join(', ')}`;
+  /** A gauge of one count by window and outcome, e.g. `attempts` for `24h.attempts.failed`. */
+  const countGauge = (name: string, count: 'attempts' | 'deliveries', help: string) =>
+    new Gauge({
+      name,
+      help: `${help}; ${windows}.`,
+      labelNames: ['window', 'outcome'],
+      registers,
+      async collect() {
+        const counts = await rates();
+        for (const window of STATISTICS_WINDOWS)
+          for (const outcome of ['succeeded', 'failed'])
+            this.set({ window, outcome }, counts[`${window}.${count}.${outcome}`] ?? 0);
+      },
+    });
+  countGauge(
+    'jobhooks_delivery_attempts_in_window',
+    'attempts',
+    'Delivery attempts (test sends left out) by outcome over the window, in the whole cluster, as the statistics endpoints count them',
+  );
+  countGauge(
+    'jobhooks_deliveries_finished_in_window',
+    'deliveries',
+    'Deliveries finished by outcome (succeeded; failed with no retry left) over the window, in the whole cluster',
+  );
+  new Gauge({
+    name: 'jobhooks_delivery_success_ratio',
+    help: `Attempts that succeeded over all attempts in the window (1 when there were none), in the whole cluster; ${windows}.`,
+    labelNames: ['window'],
+    registers,
+    async collect() {
+      const counts = await rates();
+      for (const window of STATISTICS_WINDOWS) this.set({ window }, ratioOf(counts, window));
     },
   });
   return {

@@ -19,10 +19,14 @@ export const COPIED_TABLES = [
   'events',
   'deliveries',
   'delivery_attempts',
+  'delivery_stats',
   'secret_key_check',
 ] as const;
 
 export type CopiedTable = (typeof COPIED_TABLES)[number];
+
+/** Rows are read in the order they were written (rowid); a table without rowids, in the order of its key. */
+const READ_ORDER: Partial<Record<CopiedTable, string>> = { delivery_stats: 'account_id, hour, webhook_id' };
 
 /** Rows per INSERT, and the most payload bytes one may carry (events and deliveries hold payloads). */
 const BATCH_ROWS = 1_000;
@@ -111,7 +115,9 @@ async function copyTable(source: Database.Database, client: pg.PoolClient, table
   let bytes = 0;
   let copied = 0;
   // Row by row from SQLite: a log of millions of rows never sits in memory whole.
-  for (const row of source.prepare(`SELECT * FROM ${table} ORDER BY rowid`).iterate() as Iterable<SqliteRow>) {
+  for (const row of source
+    .prepare(`SELECT * FROM ${table} ORDER BY ${READ_ORDER[table] ?? 'rowid'}`)
+    .iterate() as Iterable<SqliteRow>) {
     batch.push(row);
     bytes += rowSize(row);
     if (batch.length >= BATCH_ROWS || bytes >= BATCH_BYTES) {

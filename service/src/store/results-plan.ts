@@ -1,9 +1,10 @@
 // What a batch of attempt results writes, decided once for both backends from what the transaction read (each
 // webhook's dispatch state): every log row, every delivery moved on, each webhook's new dispatch state, and the
-// webhooks the batch archived, whose other pending deliveries are then skipped. Each backend only writes the plan:
-// row by row on SQLite, one statement per table on PostgreSQL.
+// webhooks the batch archived, whose other pending deliveries are then skipped, and what the batch adds to the hourly
+// rollup of the log. Each backend only writes the plan: row by row on SQLite, one statement per table on PostgreSQL.
 import { type Micros, MICROS_PER_MILLI } from '../core/time';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
+import { addInto, durationBucketOf, emptyHour, hourOf, type StatsHour } from '../domain/delivery-stats';
 import type { DispatchState } from '../domain/webhook';
 import type { EndpointHealthChange } from '../domain/endpoint-health';
 
@@ -44,6 +45,41 @@ export interface ResultsPlan {
   healthChanges: Array<readonly [webhookId: string, change: EndpointHealthChange]>;
   /** The webhooks the batch archived, and when: none of their pending deliveries is attempted any more. */
   archived: Array<{ webhookId: string; at: Micros }>;
+  /** Each logged attempt as the hourly rollup counts it, in order (rollupOf sums them). */
+  rollup: RollupEntry[];
+}
+
+/** One logged attempt for the rollup: counted in the hour it was requested. */
+export interface RollupEntry {
+  webhookId: string;
+  hour: Micros;
+  success: boolean;
+  durationMs: number;
+  /** The delivery this attempt finished, if it did (a dispatcher's last attempt; a redelivery finishes none). */
+  finishes: { deliveryId: string; state: 'succeeded' | 'failed' } | null;
+}
+
+/**
+ * The rows the batch adds to the rollup, one per webhook and hour. A finished delivery counts only if its move was
+ * written (`moved`): a result recorded after its lease was taken over moves nothing, and the attempt that does
+ * finish the delivery later counts it then, so no delivery is counted twice.
+ */
+export function rollupOf(entries: readonly RollupEntry[], moved: (deliveryId: string) => boolean): StatsHour[] {
+  const hours = new Map<string, StatsHour>();
+  for (const entry of entries) {
+    const key = `${entry.webhookId} ${entry.hour}`;
+    const row = emptyHour(entry.webhookId, entry.hour);
+    if (entry.success) row.attemptsSucceeded = 1;
+    else row.attemptsFailed = 1;
+    row.durations[durationBucketOf(entry.durationMs)] = 1;
+    if (entry.finishes !== null && moved(entry.finishes.deliveryId)) {
+      if (entry.finishes.state === 'succeeded') row.deliveriesSucceeded = 1;
+      else row.deliveriesFailed = 1;
+    }
+    const known = hours.get(key);
+    hours.set(key, known === undefined ? row : addInto(known, row));
+  }
+  return [...hours.values()];
 }
 
 /** When an attempt ended: its request time plus its duration. */
@@ -71,6 +107,18 @@ function moveOf(result: AttemptResult, now: Micros): { leased: LeasedMove } | { 
   };
 }
 
+function rollupEntryOf(entry: AttemptLogEntry, leased: LeasedMove | null): RollupEntry {
+  const finishes =
+    leased === null || leased.state === 'pending' ? null : { deliveryId: leased.deliveryId, state: leased.state };
+  return {
+    webhookId: entry.webhookId,
+    hour: hourOf(entry.requestedAt),
+    success: entry.success,
+    durationMs: entry.durationMs,
+    finishes,
+  };
+}
+
 /**
  * Folds `next` over each webhook's results in order, from the state `before` holds; a result whose webhook is not
  * in `before` (deleted while its attempt ran, with its deliveries and log) writes nothing.
@@ -87,6 +135,7 @@ export function planResults(
     dispatchStates: new Map(),
     healthChanges: [],
     archived: [],
+    rollup: [],
   };
   results.forEach((result, index) => {
     const { webhookId } = result.log;
@@ -98,6 +147,7 @@ export function planResults(
     const move = moveOf(result, now);
     if ('leased' in move) plan.leasedMoves.push(move.leased);
     else plan.finishedMoves.push(move.finished);
+    plan.rollup.push(rollupEntryOf(result.log, 'leased' in move ? move.leased : null));
     const after = next(current, result.facts);
     if (current.archivedAt === null && after.archivedAt !== null) plan.archived.push({ webhookId, at: now });
     plan.dispatchStates.set(webhookId, after);

@@ -5,6 +5,7 @@ import type { Micros, Millis } from '../core/time';
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DueCandidate, PlannedDeliveries } from '../domain/delivery';
+import type { StatsHour } from '../domain/delivery-stats';
 import type { EndpointHealth, EndpointHealthChange } from '../domain/endpoint-health';
 import type { EventRecord } from '../domain/event';
 import type { DispatchState, SecretChange, WebhookChange, WebhookRecord } from '../domain/webhook';
@@ -117,11 +118,33 @@ export interface DeliveriesStore {
   get(webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
   /** Pending deliveries whose attempt is due and not leased. */
   countDue(now: Micros): Promise<number>;
+  /** Each of the account's webhooks that has pending deliveries: how many, and how many of them are due at `now`. */
+  backlogOf(accountId: number, now: Micros): Promise<WebhookBacklog[]>;
   /**
    * Makes the webhook's failed deliveries created in [since, until) due again at `now`, in their order, each
    * for one attempt more; resolves with how many.
    */
   recoverFailed(webhookId: string, window: { since: Micros; until: Micros }, now: Micros): Promise<number>;
+}
+
+export interface WebhookBacklog {
+  webhookId: string;
+  pending: number;
+  due: number;
+}
+
+/** One webhook's attempts in one hour of the rollup. */
+export interface HourTrend {
+  webhookId: string;
+  hour: Micros;
+  succeeded: number;
+  failed: number;
+}
+
+/** Hours of the rollup whose start is in [since, until), microseconds. */
+export interface StatsWindow {
+  since: Micros;
+  until: Micros;
 }
 
 /** Which attempts a log page shows; each field left out matches every attempt. Times are microseconds. */
@@ -150,10 +173,18 @@ export interface DeliveryLogStore {
     filter?: DeliveryLogFilter,
   ): Promise<{ items: LoggedAttempt[]; total: number }>;
   /**
-   * Deletes log rows older than `cutoff`, finished deliveries last touched before it, and events with
-   * no delivery left that were taken in before it.
+   * Deletes log rows older than `cutoff`, finished deliveries last touched before it, events with
+   * no delivery left that were taken in before it, and the rollup's hours that ended by then.
    */
-  purgeOlderThan(cutoff: Micros): Promise<{ attempts: number; deliveries: number; events: number }>;
+  purgeOlderThan(cutoff: Micros): Promise<{ attempts: number; deliveries: number; events: number; hours: number }>;
+  /** The hourly rollup of one webhook's attempts (test sends left out), oldest first; hours with none are absent. */
+  hoursOfWebhook(webhookId: string, window: StatsWindow): Promise<StatsHour[]>;
+  /** The account's hours (null: every account's), each added up over its webhooks (webhookId ''), oldest first. */
+  hoursOfAccount(accountId: number | null, window: StatsWindow): Promise<StatsHour[]>;
+  /** Each of the account's webhooks' hours in the window added up, one row per webhook that has any (hour: since). */
+  totalsByWebhook(accountId: number, window: StatsWindow): Promise<StatsHour[]>;
+  /** Each of the account's webhooks' attempts per hour in the window, succeeded and failed: the list's sparklines. */
+  trendsByWebhook(accountId: number, window: StatsWindow): Promise<HourTrend[]>;
 }
 
 /** What is sealed with the secret key, for the start-up key check and `jobhooks secret-key rotate`. */

@@ -4,6 +4,7 @@ import type { AccountView } from '@jobhooks/client/contract/account';
 import type { EventTypeName } from '@jobhooks/client/contract/closed-lists';
 import type { DeliveryAttemptView, DeliveryDetail, RecoveredDeliveries } from '@jobhooks/client/contract/delivery';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract/envelope';
+import type { AccountStatistics, StatisticsWindow, WebhookStatistics } from '@jobhooks/client/contract/statistics';
 import type {
   CreatedWebhook,
   CreateWebhookBody,
@@ -105,17 +106,31 @@ export class Api {
     return (await this.request<{ data: AccountView[] }>('GET', '/v2/accounts/')).data;
   }
 
-  /** Every webhook of the account: at most 1,000, so at most ten pages of 100. */
+  /** Every webhook of the account: at most 1,000, so at most ten pages of 100, the others asked for at once. */
   async allWebhooks(): Promise<WebhookDetail[]> {
-    const all: WebhookDetail[] = [];
-    for (;;) {
-      const page = await this.request<ListBody<WebhookDetail>>(
-        'GET',
-        `${this.webhooks}/subscriptions?limit=100&offset=${all.length}`,
-      );
-      all.push(...page.data);
-      if (page.data.length === 0 || all.length >= page.extra.pagination.total_count) return all;
-    }
+    const pageAt = (offset: number) =>
+      this.request<ListBody<WebhookDetail>>('GET', `${this.webhooks}/subscriptions?limit=100&offset=${offset}`);
+    const first = await pageAt(0);
+    const all = [...first.data];
+    const total = first.extra.pagination.total_count;
+    const offsets: number[] = [];
+    for (let offset = all.length; offset < total; offset += 100) offsets.push(offset);
+    for (const page of await Promise.all(offsets.map(pageAt))) all.push(...page.data);
+    // Webhooks made or deleted between the pages may shift them: ids seen twice are kept once.
+    const seen = new Set<string>();
+    return all.filter((webhook) => !seen.has(webhook.id) && seen.add(webhook.id) !== undefined);
+  }
+
+  /** The account's deliveries per hour over the window, and each webhook's summary (docs/api-contract.md#17-delivery-statistics). */
+  async accountStatistics(window: StatisticsWindow): Promise<AccountStatistics> {
+    return (await this.request<{ data: AccountStatistics }>('GET', `${this.webhooks}/statistics?window=${window}`))
+      .data;
+  }
+
+  /** One webhook's deliveries per hour over the window, with its circuit and archive markers. */
+  async webhookStatistics(id: string, window: StatisticsWindow): Promise<WebhookStatistics> {
+    const path = `${this.webhooks}/subscription/${encodeURIComponent(id)}/statistics?window=${window}`;
+    return (await this.request<{ data: WebhookStatistics }>('GET', path)).data;
   }
 
   async webhook(id: string): Promise<WebhookDetail> {

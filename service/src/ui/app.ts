@@ -9,6 +9,7 @@ import { accountOf, renderSignIn, type SignedIn } from './sign-in';
 import { renderWebhookDetails } from './webhook-details';
 import { webhookForm } from './webhook-form';
 import { renderWebhooksPage } from './webhooks-view';
+import { renderOverview } from './overview';
 import { shownName } from './managed-as-code';
 
 const main = document.getElementById('main') as HTMLElement;
@@ -66,7 +67,7 @@ function renderForm(ctx: UiContext, existingId?: string): void {
         {},
         `The permission set "${ctx.account.permission_set ?? 'unknown'}" can view webhooks but not change them.`,
       ),
-      h('a', { href: '#/' }, '← All webhooks'),
+      h('a', { href: '#/webhooks' }, '← All webhooks'),
     );
     return;
   }
@@ -75,7 +76,7 @@ function renderForm(ctx: UiContext, existingId?: string): void {
       ctx.main,
       webhookForm({
         ...(existing ? { existing } : {}),
-        cancel: () => ctx.go(existing ? `#/webhooks/${encodeURIComponent(existing.id)}` : '#/'),
+        cancel: () => ctx.go(existing ? `#/webhooks/${encodeURIComponent(existing.id)}` : '#/webhooks'),
         submit: async (fields: WebhookDraft) => {
           if (existing) {
             await ctx.api.update(existing.id, fields);
@@ -94,18 +95,27 @@ function renderForm(ctx: UiContext, existingId?: string): void {
   ctx.api.webhook(existingId).then(draw, (error: unknown) => ctx.fail(error));
 }
 
-async function renderRoute(ctx: UiContext): Promise<void> {
+async function renderRoute(base: UiContext): Promise<void> {
   show(alerts);
-  const path = location.hash.replace(/^#/, '') || '/';
+  // Each route draws into a container of its own: a view still loading when the user moves on (the overview's
+  // statistics, say) finishes into a container that is no longer on the page, not over the newer view.
+  const view = h('div', { class: 'view' });
+  show(base.main, view);
+  const ctx: UiContext = { ...base, main: view };
+  const route = location.hash.replace(/^#/, '') || '/';
+  // The list keeps its view in a query after the path (#/webhooks?state=failing).
+  const path = route.split('?')[0] ?? '/';
   const edit = /^\/webhooks\/([^/]+)\/edit$/.exec(path);
   const detail = /^\/webhooks\/([^/]+)$/.exec(path);
   if (path === '/new') renderForm(ctx);
   else if (edit?.[1]) renderForm(ctx, decodeURIComponent(edit[1]));
   else if (detail?.[1]) await renderWebhookDetails(ctx, decodeURIComponent(detail[1]));
-  else await renderWebhooksPage(ctx);
+  else if (path === '/webhooks') await renderWebhooksPage(ctx);
+  else await renderOverview(ctx);
+  if (!view.isConnected) return;
   // Moving between views moves focus to the new view's heading, as a page load would.
-  const heading = ctx.main.querySelector<HTMLElement>('h1, h2');
-  if (heading && !ctx.main.contains(document.activeElement)) {
+  const heading = view.querySelector<HTMLElement>('h1, h2');
+  if (heading && !view.contains(document.activeElement)) {
     heading.tabIndex = -1;
     heading.focus({ preventScroll: true });
   }

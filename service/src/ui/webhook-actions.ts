@@ -1,6 +1,6 @@
-// The buttons that act on one webhook (list card and details page alike): active switch, reactivate,
-// edit, send test, rotate secret (and end its overlap while one lasts), delete. None is drawn for a token that
-// cannot write.
+// The buttons that act on one webhook: on its page, active switch, reactivate, edit, send test, rotate secret (and
+// end its overlap while one lasts), delete; in the webhooks table, the switch, edit and delete. None is drawn for a
+// token that cannot write.
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import { fieldsOf } from './api';
 import type { UiContext } from './context';
@@ -114,6 +114,25 @@ function deleteButton(ctx: UiContext, webhook: WebhookDetail, deleted: () => voi
 export interface WebhookActionHandlers {
   changed(): void;
   deleted(): void;
+}
+
+/**
+ * A row of the webhooks table: switch (or Reactivate), Edit and Delete. A test send and the secret's rotation are on
+ * the webhook's own page: a table of 1,000 rows with six buttons each took a third of a second more to lay out.
+ */
+export function rowActions(ctx: UiContext, webhook: WebhookDetail, handlers: WebhookActionHandlers): HTMLElement[] {
+  if (!ctx.canWrite) return [];
+  return [
+    h(
+      'div',
+      { class: 'actions', role: 'group', 'aria-label': `Actions for ${shownName(webhook.name)}` },
+      webhook.archived
+        ? reactivateButton(ctx, webhook, handlers.changed)
+        : activeSwitch(ctx, webhook, handlers.changed),
+      h('a', { class: 'button', href: `#/webhooks/${encodeURIComponent(webhook.id)}/edit` }, 'Edit'),
+      deleteButton(ctx, webhook, handlers.deleted),
+    ),
+  ];
 }
 
 /** The action bar and the line where a test's result appears. */

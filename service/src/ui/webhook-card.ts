@@ -38,16 +38,17 @@ function overlapBadge(webhook: WebhookDetail): HTMLElement | null {
 
 /**
  * The header's badges: the latest status (or Archived), then the circuit's state when it has one to show, then a
- * rotation's overlap while it lasts, then the entry of jobhooks-as-code's files that manages it, if one does.
+ * rotation's overlap while it lasts, then the entry of jobhooks-as-code's files that manages it, if one does (the
+ * list shows that one beside the name instead: `withManaged` false).
  */
-export function webhookBadges(webhook: WebhookDetail): HTMLElement {
+export function webhookBadges(webhook: WebhookDetail, withManaged = true): HTMLElement {
   return h(
     'div',
     { class: 'badges' },
     statusBadge(webhook),
     circuitBadge(webhook),
     overlapBadge(webhook),
-    managedBadge(webhook.name),
+    withManaged && managedBadge(webhook.name),
   );
 }
 

@@ -1,10 +1,11 @@
-// One webhook's page: its facts, its actions and its Recent Deliveries.
+// One webhook's page: its facts, its actions, its health over time, and its Recent Deliveries.
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import type { UiContext } from './context';
 import { type DeliveryLogView, renderDeliveries } from './deliveries-view';
 import { h, show } from './dom';
 import { webhookActions } from './webhook-actions';
 import { webhookBadges, webhookFacts } from './webhook-card';
+import { renderWebhookHealth } from './webhook-health';
 import { shownName } from './managed-as-code';
 
 /** `deliveriesView` keeps the log's page and filters in view when a redelivery or a recovery draws the page again. */
@@ -18,13 +19,14 @@ export async function renderWebhookDetails(
   try {
     webhook = await ctx.api.webhook(id);
   } catch (error) {
-    show(ctx.main, h('p', {}, h('a', { href: '#/' }, '← All webhooks')));
+    show(ctx.main, h('p', {}, h('a', { href: '#/webhooks' }, '← All webhooks')));
     return ctx.fail(error);
   }
   const deliveries = h('div', { class: 'deliveries-panel' });
+  const health = h('div', { class: 'health-panel' });
   show(
     ctx.main,
-    h('p', {}, h('a', { href: '#/' }, '← All webhooks')),
+    h('p', {}, h('a', { href: '#/webhooks' }, '← All webhooks')),
     h(
       'article',
       { class: `webhook detail ${webhook.archived ? 'is-archived' : ''}`, 'aria-labelledby': 'webhook-title' },
@@ -32,9 +34,10 @@ export async function renderWebhookDetails(
       webhookFacts(webhook, true),
       ...webhookActions(ctx, webhook, {
         changed: () => void renderWebhookDetails(ctx, id),
-        deleted: () => ctx.go('#/'),
+        deleted: () => ctx.go('#/webhooks'),
       }),
     ),
+    h('section', { 'aria-labelledby': 'health-title' }, h('h2', { id: 'health-title' }, 'Health'), health),
     h(
       'section',
       { 'aria-labelledby': 'deliveries-title' },
@@ -42,5 +45,8 @@ export async function renderWebhookDetails(
       deliveries,
     ),
   );
-  await renderDeliveries(ctx, webhook, deliveries, deliveriesView, (view) => void renderWebhookDetails(ctx, id, view));
+  await Promise.all([
+    renderWebhookHealth(ctx, webhook, health),
+    renderDeliveries(ctx, webhook, deliveries, deliveriesView, (view) => void renderWebhookDetails(ctx, id, view)),
+  ]);
 }

@@ -187,13 +187,23 @@ describe('purgeOlderThan', () => {
   });
 
   test('deletes old log rows, old finished deliveries and old events left without deliveries, and counts each', async () => {
-    expect(await store().deliveryLog.purgeOlderThan(CUTOFF)).toEqual({ attempts: 4, deliveries: 3, events: 2 });
+    expect(await store().deliveryLog.purgeOlderThan(CUTOFF)).toEqual({
+      attempts: 4,
+      deliveries: 3,
+      events: 2,
+      hours: 0,
+    });
     expect((await store().deliveryLog.list('wsu_a', page())).items.map((item) => item.requestedAt)).toEqual([
       T0 + 160 * SECOND,
       T0 + 150 * SECOND,
     ]);
     expect(await store().deliveries.get('wsu_a', deliveryId('wev_old', 'wsu_a'))).toBeNull();
-    expect(await store().deliveryLog.purgeOlderThan(CUTOFF)).toEqual({ attempts: 0, deliveries: 0, events: 0 });
+    expect(await store().deliveryLog.purgeOlderThan(CUTOFF)).toEqual({
+      attempts: 0,
+      deliveries: 0,
+      events: 0,
+      hours: 0,
+    });
   });
 
   test('keeps pending deliveries and their events, and newer rows', async () => {

@@ -196,6 +196,20 @@ test('a database of the previous release keeps its webhooks, secrets, pending de
     ['authorization', '(masked)'],
   ]);
 
+  // The log kept before is rolled up once: both attempts failed, in T0's hour; the delivery whose last logged attempt
+  // was its sixth and that failed for good is a failed delivery; 12 ms and 9 ms fall in the <= 25 and <= 10 buckets.
+  expect(await store.deliveryLog.hoursOfWebhook('wsu_a', { since: T0, until: T0 + 3600 * SECOND })).toEqual([
+    {
+      webhookId: 'wsu_a',
+      hour: T0,
+      attemptsSucceeded: 0,
+      attemptsFailed: 2,
+      deliveriesSucceeded: 0,
+      deliveriesFailed: 1,
+      durations: [0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0],
+    },
+  ]);
+
   // The delivery whose lease ran out is due again, with its attempts so far; not before the lease's end.
   expect(await claimAll(store, LEASE_END - 1)).toEqual([]);
   expect(await claimAll(store, LEASE_END)).toEqual([

@@ -11,3 +11,4 @@ export * from './event';
 export * from './delivery';
 export * from './retry-after';
 export * from './managed-marker';
+export * from './statistics';

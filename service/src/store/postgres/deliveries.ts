@@ -8,7 +8,7 @@ import type { EventType } from '@jobhooks/client/contract';
 import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { DispatchState } from '../../domain/webhook';
-import type { ClaimRequest, DeliveriesStore } from '../store';
+import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
 import { asColumns, type PgDatabase } from './database';
 import {
   claimedFromRow,
@@ -19,6 +19,7 @@ import {
   dispatchStateFromRow,
 } from '../rows';
 import { appendAttempts } from './delivery-log';
+import { addStatsHours } from './delivery-stats';
 import { applyHealthChanges, healthColumnsOf, healthFromRow, type HealthRow } from './endpoint-health';
 import { ADVISORY_LOCKS } from './migrate';
 import { CHANNELS } from './migrations';
@@ -30,6 +31,7 @@ import {
   type NextDispatchState,
   planResults,
   type ResultsPlan,
+  rollupOf,
 } from '../results-plan';
 
 /**
@@ -104,7 +106,8 @@ const MOVE_LEASED = `
                           last_attempt = CASE WHEN u.state = 'pending' THEN d.last_attempt ELSE 0 END
     FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[])
          AS u(id, lease, state, attempts, next_attempt_at, now)
-   WHERE d.id = u.id AND d.state = 'pending' AND d.lease_owner = u.lease`;
+   WHERE d.id = u.id AND d.state = 'pending' AND d.lease_owner = u.lease
+  RETURNING d.id`;
 // A manual redelivery touches only a finished delivery, so it cannot race a dispatcher.
 const MOVE_FINISHED = `
   UPDATE deliveries SET state = coalesce($2, state), attempts = greatest(attempts, $3), updated_at = $4
@@ -121,6 +124,12 @@ const GET_DELIVERY = `
   SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.state
     FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = $1 AND d.id = $2`;
 const COUNT_DUE = `SELECT count(*) AS n FROM deliveries WHERE state = 'pending' AND next_attempt_at <= $1`;
+// Through deliveries_pending_by_webhook: the backlog's rows, never the finished ones.
+const BACKLOG_OF = `
+  SELECT d.webhook_id AS "webhookId", count(*)::int AS pending,
+         count(*) FILTER (WHERE d.next_attempt_at <= $2)::int AS due
+    FROM webhooks w JOIN deliveries d ON d.webhook_id = w.id AND d.state = 'pending'
+   WHERE w.account_id = $1 GROUP BY d.webhook_id`;
 // The webhook's failed deliveries created in [since, until) are due again, oldest first, one microsecond apart so
 // the dispatcher keeps their order, each for one attempt more.
 const RECOVER_FAILED = `
@@ -169,7 +178,15 @@ async function writePlan(client: pg.PoolClient, plan: ResultsPlan): Promise<numb
     client,
     plan.logged.map(({ entry }) => entry),
   );
-  if (plan.leasedMoves.length > 0) await client.query(MOVE_LEASED, leasedMoveColumns(plan.leasedMoves));
+  const moved = new Set<string>();
+  if (plan.leasedMoves.length > 0) {
+    const { rows } = await client.query<{ id: string }>(MOVE_LEASED, leasedMoveColumns(plan.leasedMoves));
+    for (const { id } of rows) moved.add(id);
+  }
+  await addStatsHours(
+    client,
+    rollupOf(plan.rollup, (deliveryId) => moved.has(deliveryId)),
+  );
   for (const m of plan.finishedMoves) await client.query(MOVE_FINISHED, [m.deliveryId, m.state, m.attempts, m.now]);
   if (plan.dispatchStates.size > 0) await client.query(SET_DISPATCH_STATES, dispatchStateColumns(plan.dispatchStates));
   for (const { webhookId, at } of plan.archived) await client.query(SKIP_PENDING_OF, [webhookId, at]);
@@ -292,6 +309,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
       return rows[0] ? deliveryFromRow(rows[0]) : null;
     },
     countDue: async (now) => (await db.query<{ n: number }>(COUNT_DUE, [now])).rows[0]!.n,
+    backlogOf: async (accountId, now) => (await db.query<WebhookBacklog>(BACKLOG_OF, [accountId, now])).rows,
     recoverFailed: (webhookId, window, now) =>
       db.transaction(async (client) => {
         const recovered =

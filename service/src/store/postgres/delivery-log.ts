@@ -5,7 +5,9 @@ import { type AttemptLogEntry, type LoggedAttempt, withoutAnswer } from '../../d
 import { type AttemptRow, attemptFromRow } from '../rows';
 import type { DeliveryLogFilter, DeliveryLogStore } from '../store';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
+import { HOUR_MICROS } from '../../domain/delivery-stats';
 import { asColumns, type PgDatabase } from './database';
+import { createPgStatsReads } from './delivery-stats';
 
 /** Written only while the webhook exists (one deleted during the send has no log to add to); returns the id. */
 const APPEND = `
@@ -87,6 +89,8 @@ const PURGE_EVENTS = `
     SELECT id FROM events e WHERE created_at < $1
        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
      LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
+// An hour of the rollup goes once it has ended by the cutoff (one row per webhook and hour: few at a time).
+const PURGE_HOURS = `DELETE FROM delivery_stats WHERE hour <= $1`;
 
 function filterValues(webhookId: string, filter: DeliveryLogFilter): unknown[] {
   return [
@@ -129,6 +133,8 @@ export function createPgDeliveryLogStore(db: PgDatabase): DeliveryLogStore {
       attempts: await deleteInBatches(db, PURGE_ATTEMPTS, cutoff),
       deliveries: await deleteInBatches(db, PURGE_DELIVERIES, cutoff),
       events: await deleteInBatches(db, PURGE_EVENTS, cutoff),
+      hours: (await db.query(PURGE_HOURS, [cutoff - HOUR_MICROS])).rowCount ?? 0,
     }),
+    ...createPgStatsReads(db),
   };
 }

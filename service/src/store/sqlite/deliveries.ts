@@ -7,6 +7,7 @@ import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } fro
 import type { SqliteDatabase } from './database';
 import type { InProcessEndpointHealth } from './endpoint-health';
 import { prepareAttemptAppend } from './delivery-log';
+import { prepareStatsWrite } from './delivery-stats';
 import {
   claimedFromRow,
   type ClaimedRow,
@@ -24,8 +25,9 @@ import {
   type NextDispatchState,
   planResults,
   type ResultsPlan,
+  rollupOf,
 } from '../results-plan';
-import type { ClaimRequest, DeliveriesStore } from '../store';
+import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 
 /** The claim's statements, named so a test can check SQLite answers them from an index, not a scan. */
@@ -60,6 +62,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       WHERE d.id = ?`,
   );
   const appendAttempt = prepareAttemptAppend(db);
+  const addStats = prepareStatsWrite(db);
   const moveLeased = db.prepare<[LeasedMove]>(
     `UPDATE deliveries SET state = @state, attempts = @attempts, next_attempt_at = @nextAttemptAt,
                            lease_owner = NULL, updated_at = @now,
@@ -107,6 +110,13 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
   );
   const countDue = db.prepare<[number], { n: number }>(
     `SELECT count(*) AS n FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?`,
+  );
+  // Through deliveries_pending_by_webhook: the backlog's rows, never the finished ones.
+  const backlogOf = db.prepare<[number, number], WebhookBacklog>(
+    `SELECT d.webhook_id AS webhookId, count(*) AS pending,
+            sum(CASE WHEN d.next_attempt_at <= ? THEN 1 ELSE 0 END) AS due
+       FROM webhooks w JOIN deliveries d ON d.webhook_id = w.id AND d.state = 'pending'
+      WHERE w.account_id = ? GROUP BY d.webhook_id`,
   );
 
   /** The oldest due deliveries of every webhook that has room (the dispatcher chooses among them). */
@@ -158,7 +168,9 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
   function writePlan(plan: ResultsPlan): number[] {
     // Every webhook in the plan exists: read in this transaction.
     const ids = plan.logged.map(({ entry }) => appendAttempt(entry)!);
-    for (const move of plan.leasedMoves) moveLeased.run(move);
+    const moved = new Set<string>();
+    for (const move of plan.leasedMoves) if (moveLeased.run(move).changes === 1) moved.add(move.deliveryId);
+    addStats(rollupOf(plan.rollup, (deliveryId) => moved.has(deliveryId)));
     for (const move of plan.finishedMoves) moveFinished.run(move);
     for (const [id, state] of plan.dispatchStates) setDispatchState.run({ ...state, id });
     for (const { webhookId, at } of plan.archived) skipPendingOf.run(at, webhookId);
@@ -203,6 +215,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       return row ? deliveryFromRow(row) : null;
     },
     countDue: async (now) => countDue.get(now)!.n,
+    backlogOf: async (accountId, now) => backlogOf.all(now, accountId),
     recoverFailed: async (webhookId, window, now) =>
       recoverFailed.run({ webhookId, since: window.since, until: window.until, now }).changes,
   };

@@ -3,7 +3,9 @@ import type { Micros } from '../../core/time';
 import type { SqliteDatabase } from './database';
 import { attemptFromRow, type AttemptRow } from '../rows';
 import { type AttemptLogEntry, type LoggedAttempt, withoutAnswer } from '../../domain/attempt';
+import { HOUR_MICROS } from '../../domain/delivery-stats';
 import type { DeliveryLogFilter, DeliveryLogStore } from '../store';
+import { createStatsReads } from './delivery-stats';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 
 /**
@@ -70,10 +72,15 @@ export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
     `DELETE FROM events WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)`,
   );
 
+  // An hour of the rollup goes once it has ended by the cutoff: the hour the cutoff falls in stays, though the
+  // log has lost its start, until the next purge after it ends.
+  const purgeHours = db.prepare('DELETE FROM delivery_stats WHERE hour <= ?');
+
   const purgeInTransaction = db.transaction((cutoff: number) => ({
     attempts: purgeAttempts.run(cutoff).changes,
     deliveries: purgeDeliveries.run(cutoff).changes,
     events: purgeEvents.run(cutoff).changes,
+    hours: purgeHours.run(cutoff - HOUR_MICROS).changes,
   }));
 
   return {
@@ -86,5 +93,6 @@ export function createDeliveryLogStore(db: SqliteDatabase): DeliveryLogStore {
     },
     attemptsOf: async (webhookId, deliveryId) => ofDelivery.all(webhookId, deliveryId).map(attemptFromRow),
     purgeOlderThan: async (cutoff) => purgeInTransaction.immediate(cutoff),
+    ...createStatsReads(db),
   };
 }

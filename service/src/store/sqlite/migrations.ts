@@ -259,4 +259,63 @@ export const MIGRATIONS: readonly Migration[] = [
        WHERE json_valid(response_headers) AND json_extract(response_headers, '$."proxy-authorization"') IS NOT NULL;
     `,
   },
+  {
+    version: 15,
+    description: 'the hourly rollup of the delivery log that the statistics endpoints read',
+    sql: `
+      -- Per webhook and hour (its start, in microseconds): attempts and finished deliveries by outcome, and attempts
+      -- by duration (ms_le_N: at most N ms, above the bucket before; ms_le_10000 holds every duration above 5 s), as
+      -- domain/delivery-stats.ts reads them. Written with each batch of results, purged with the log.
+      CREATE TABLE delivery_stats (
+        webhook_id           TEXT    NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        account_id           INTEGER NOT NULL,
+        hour                 INTEGER NOT NULL,
+        attempts_succeeded   INTEGER NOT NULL DEFAULT 0,
+        attempts_failed      INTEGER NOT NULL DEFAULT 0,
+        deliveries_succeeded INTEGER NOT NULL DEFAULT 0,
+        deliveries_failed    INTEGER NOT NULL DEFAULT 0,
+        ms_le_5              INTEGER NOT NULL DEFAULT 0,
+        ms_le_10             INTEGER NOT NULL DEFAULT 0,
+        ms_le_25             INTEGER NOT NULL DEFAULT 0,
+        ms_le_50             INTEGER NOT NULL DEFAULT 0,
+        ms_le_100            INTEGER NOT NULL DEFAULT 0,
+        ms_le_250            INTEGER NOT NULL DEFAULT 0,
+        ms_le_500            INTEGER NOT NULL DEFAULT 0,
+        ms_le_1000           INTEGER NOT NULL DEFAULT 0,
+        ms_le_2500           INTEGER NOT NULL DEFAULT 0,
+        ms_le_5000           INTEGER NOT NULL DEFAULT 0,
+        ms_le_10000          INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (account_id, hour, webhook_id)
+      ) STRICT, WITHOUT ROWID;
+      -- Stored in the order of the account's reads (all its webhooks over a window), so those read neighbouring
+      -- pages; a webhook's own hours, and the upsert of a batch, go through this index.
+      CREATE UNIQUE INDEX delivery_stats_by_webhook ON delivery_stats(webhook_id, hour);
+      CREATE INDEX delivery_stats_by_age ON delivery_stats(hour);
+      -- The log already kept (at most 7 days) is rolled up once, so charts start full. A delivery counts as finished
+      -- in the hour of its last logged attempt.
+      INSERT INTO delivery_stats (webhook_id, account_id, hour, attempts_succeeded, attempts_failed, deliveries_succeeded,
+                                  deliveries_failed, ms_le_5, ms_le_10, ms_le_25, ms_le_50, ms_le_100, ms_le_250, ms_le_500, ms_le_1000, ms_le_2500, ms_le_5000, ms_le_10000)
+      SELECT a.webhook_id, w.account_id, (a.requested_at / 3600000000) * 3600000000 AS hour,
+             sum(CASE WHEN a.success = 1 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.success = 0 THEN 1 ELSE 0 END),
+             sum(CASE WHEN d.state = 'succeeded' AND a.attempt = d.attempts THEN 1 ELSE 0 END),
+             sum(CASE WHEN d.state = 'failed' AND a.attempt = d.attempts THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms <= 5 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms > 5 AND a.duration_ms <= 10 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms > 10 AND a.duration_ms <= 25 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms > 25 AND a.duration_ms <= 50 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms > 50 AND a.duration_ms <= 100 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms > 100 AND a.duration_ms <= 250 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms > 250 AND a.duration_ms <= 500 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms > 500 AND a.duration_ms <= 1000 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms > 1000 AND a.duration_ms <= 2500 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms > 2500 AND a.duration_ms <= 5000 THEN 1 ELSE 0 END),
+             sum(CASE WHEN a.duration_ms > 5000 THEN 1 ELSE 0 END)
+        FROM delivery_attempts a
+        JOIN webhooks w ON w.id = a.webhook_id
+        LEFT JOIN deliveries d ON d.id = a.delivery_id
+       WHERE a.is_test = 0
+       GROUP BY a.webhook_id, w.account_id, (a.requested_at / 3600000000) * 3600000000;
+    `,
+  },
 ];
