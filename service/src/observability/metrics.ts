@@ -41,26 +41,35 @@ export interface MetricSources {
 type Backlog = { due: number; archived: number; circuitsNotClosed: number };
 
 /**
- * The cluster's backlog: counted by one instance per `backlogMaxAgeMs`, read by the others, so N instances
- * scraped every 15 s count it once, not N times. The gauges of one scrape share one read.
+ * A count of the cluster's, made by one instance per `backlogMaxAgeMs` and read by the others, so N instances
+ * scraped every 15 s count it once, not N times; the gauges of one scrape share one read.
  */
-function backlogOf(sources: MetricSources): () => Promise<Backlog> {
-  let reading: Promise<Backlog> | null = null;
-  const count = async (): Promise<Backlog> => ({
-    due: await sources.store.deliveries.countDue(nowMicros(sources.clock)),
-    archived: await sources.store.webhooks.countArchived(),
-    circuitsNotClosed: await sources.health.notClosed(),
-  });
+function sharedReading<T extends Backlog | RateCounts>(
+  sources: MetricSources,
+  name: string,
+  count: () => Promise<T>,
+): () => Promise<T> {
+  let reading: Promise<T> | null = null;
   return () => {
     reading ??= sources.store.cluster
-      // Named for its fields: an older instance's result under the old name ('backlog-gauges') had no circuit
-      // count, and reading it during a rolling upgrade would fail the scrape.
-      .latest('cluster-gauges', nowMillis(sources.clock), sources.backlogMaxAgeMs, count)
+      .latest(name, nowMillis(sources.clock), sources.backlogMaxAgeMs, count)
       .finally(() => {
         reading = null;
       });
     return reading;
   };
+}
+
+/** The cluster's backlog: due deliveries, archived webhooks and open circuits. */
+function backlogOf(sources: MetricSources): () => Promise<Backlog> {
+  const count = async (): Promise<Backlog> => ({
+    due: await sources.store.deliveries.countDue(nowMicros(sources.clock)),
+    archived: await sources.store.webhooks.countArchived(),
+    circuitsNotClosed: await sources.health.notClosed(),
+  });
+  // Named for its fields: an older instance's result under the old name ('backlog-gauges') had no circuit count,
+  // and reading it during a rolling upgrade would fail the scrape.
+  return sharedReading(sources, 'cluster-gauges', count);
 }
 
 type RateCounts = Record<string, number>;
@@ -70,7 +79,6 @@ type RateCounts = Record<string, number>;
  * finished deliveries by outcome over each window (24 h, 7 days), read as often as the backlog gauges.
  */
 function ratesOf(sources: MetricSources): () => Promise<RateCounts> {
-  let reading: Promise<RateCounts> | null = null;
   const count = async (): Promise<RateCounts> => {
     const now = nowMicros(sources.clock);
     const hours = await sources.store.deliveryLog.hoursOfAccount(null, hoursOfWindow('7d', now));
@@ -85,14 +93,7 @@ function ratesOf(sources: MetricSources): () => Promise<RateCounts> {
     }
     return counts;
   };
-  return () => {
-    reading ??= sources.store.cluster
-      .latest('delivery-rates', nowMillis(sources.clock), sources.backlogMaxAgeMs, count)
-      .finally(() => {
-        reading = null;
-      });
-    return reading;
-  };
+  return sharedReading(sources, 'delivery-rates', count);
 }
 
 function ratioOf(counts: RateCounts, window: StatisticsWindow): number {
