@@ -47,5 +47,10 @@ module.exports = {
     },
   ],
   testTimeout: 30000,
+  // With a memory limit set, jest runs the suites in a worker process even where it would run them in its own
+  // (one worker on a 2-core machine): a suite that crashes or changes its process (a native addon, a debugger
+  // attached by a library) then fails alone instead of ending the run, and the worker is started afresh once it
+  // holds more than this much between suites.
+  workerIdleMemoryLimit: '2GB',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -12,6 +12,7 @@ import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { answer, startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait';
+import { closePulumiInspector } from '../support/pulumi-inspector';
 
 const URN = 'urn:pulumi:test::jobhooks::pulumi-nodejs:dynamic/jobhooks:Webhook::team';
 type Props = Record<string, unknown>;
@@ -27,6 +28,7 @@ beforeAll(async () => {
   const provider = serializableProvider();
   serialized = (await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true })).text;
 });
+afterAll(closePulumiInspector);
 
 beforeEach(async () => {
   h = await startHarness();

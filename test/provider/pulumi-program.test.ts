@@ -4,6 +4,7 @@ import Module from 'node:module';
 import * as pulumi from '@pulumi/pulumi';
 import { createWebhooksClient } from '@jobhooks/client';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+import { closePulumiInspector } from '../support/pulumi-inspector';
 
 let h: Harness;
 let hostUrl: string;
@@ -12,6 +13,7 @@ beforeAll(async () => {
   hostUrl = await h.listen();
 });
 afterAll(async () => {
+  await closePulumiInspector();
   await h.close();
 });
 
