@@ -22,8 +22,10 @@ export interface ScaleOutOptions {
   ingestConcurrency: number;
   /** The same-run ceiling for a set of signed requests. */
   ceiling: (requests: SignedRequest[]) => Promise<number>;
-  /** Told the statements each run executed most often (`--statements`). */
-  onStatements?: (run: string, mostCalled: DatabaseWork['mostCalled']) => void;
+  /** Read each run's WAL back and sum it by table and index (`--wal`). */
+  walByRelation?: boolean;
+  /** Told what each run cost the database, with its deliveries (`--statements`, `--wal`). */
+  onDatabaseWork?: (run: string, work: DatabaseWork, deliveries: number) => void;
 }
 
 export interface ScaleOutFigures {
@@ -83,7 +85,7 @@ interface Run {
   perSecond: number;
   ceiling: number;
   /** The database's work divided by the run's deliveries. */
-  perDelivery: Omit<DatabaseWork, 'mostCalled'>;
+  perDelivery: Pick<DatabaseWork, 'statements' | 'walBytes' | 'cpuSeconds'>;
 }
 
 /** `count` instances on a new database: events posted to them in turn, until the receiver holds every delivery. */
@@ -103,7 +105,9 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     const before = receiver.delivered();
     receiver.captured.length = 0;
     receiver.capture = true;
-    const stopCounting = await countDatabaseWork(url, () => clusterCpuSeconds(cluster));
+    const stopCounting = await countDatabaseWork(url, () => clusterCpuSeconds(cluster), {
+      walByRelation: options.walByRelation,
+    });
     const started = performance.now();
     const runIds = Array.from({ length: options.events }, (_, i) => i + 1);
     await Promise.all(
@@ -119,7 +123,7 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     await waitUntil(() => receiver.delivered() - before >= expected, `${expected} deliveries`, 600_000);
     const seconds = (performance.now() - started) / 1000;
     const work = await stopCounting();
-    options.onStatements?.(`${count} instance(s), ${options.webhooks} webhook(s)`, work.mostCalled);
+    options.onDatabaseWork?.(`${count} instance(s), ${options.webhooks} webhook(s)`, work, expected);
     receiver.capture = false;
     await Promise.all(pools.map((pool) => pool.close()));
     const ceiling = await options.ceiling(receiver.captured);

@@ -11,7 +11,8 @@
 // `--only=statistics` just the statistics scenario (on PostgreSQL too, with --postgres).
 // `--postgres` runs the scale-out scenario instead: one and two instances on one PostgreSQL database
 // (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL;
-// with `--statements`, each scale-out run's most executed statements go to stderr.
+// with `--statements`, each scale-out run's most executed statements go to stderr, and with `--wal` its WAL per
+// delivery by table and index.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import { apiThroughput } from './api-throughput';
 import { type BacklogTemplate, drainRate, fillBacklog, peakRssMb } from './backlog';
 import { NOISY_SECONDS, noisyLines, noisyNeighbours, type NoisyOptions } from './noisy-neighbours';
 import { postgresScaleOut, scaleOutLines, startInstance } from './postgres-scale-out';
+import type { DatabaseWork } from './database-work';
 import { statisticsLines, statisticsScenario, type StatisticsFigures } from './statistics';
 import { createTestDatabase, startTestCluster } from '../test/support/postgres';
 import { createWebhooks, ingest, ingestAtRate, latenciesOf, percentile, TOKEN, waitUntil } from './load';
@@ -37,6 +39,8 @@ if (ONLY !== undefined && ONLY !== 'noisy' && ONLY !== 'statistics')
 const POSTGRES = process.argv.includes('--postgres');
 /** `--statements` (with --postgres): each run's most executed statements, on stderr. */
 const STATEMENTS = process.argv.includes('--statements');
+/** `--wal` (with --postgres): each run's WAL per delivery by table and index, on stderr. */
+const WAL = process.argv.includes('--wal');
 /** `--profile=DIR`: each service process writes a V8 CPU profile there (summarise with bench/profile-summary.ts). */
 const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
 /**
@@ -382,7 +386,8 @@ async function postgresOnly(): Promise<void> {
       events: EVENTS,
       ingestConcurrency: INGEST_CONCURRENCY,
       ceiling: (requests) => deliveryCeiling(receiver, requests),
-      ...(STATEMENTS ? { onStatements: printStatements } : {}),
+      walByRelation: WAL,
+      onDatabaseWork: printDatabaseWork,
     });
     if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
     const statistics = await postgresStatistics();
@@ -400,10 +405,21 @@ async function postgresOnly(): Promise<void> {
   }
 }
 
-function printStatements(run: string, mostCalled: Array<{ calls: number; query: string }>): void {
-  process.stderr.write(`Most executed statements, ${run}:\n`);
-  for (const { calls, query } of mostCalled)
-    process.stderr.write(`  ${String(calls).padStart(7)}  ${query.slice(0, 140)}\n`);
+function printDatabaseWork(run: string, work: DatabaseWork, deliveries: number): void {
+  if (STATEMENTS) {
+    process.stderr.write(`Most executed statements, ${run} (calls; ms planning, ms executing, over all calls):\n`);
+    for (const { calls, planMs, execMs, query } of work.mostCalled)
+      process.stderr.write(
+        `  ${String(calls).padStart(7)} ${planMs.toFixed(0).padStart(7)} ${execMs.toFixed(0).padStart(7)}  ${query.slice(0, 120)}\n`,
+      );
+  }
+  if (WAL) {
+    process.stderr.write(`WAL per delivery by relation, ${run} (bytes, of which full-page images; records):\n`);
+    for (const { relation, records, bytes, fullPageBytes } of work.walByRelation)
+      process.stderr.write(
+        `  ${relation.padEnd(36)} ${(bytes / deliveries).toFixed(0).padStart(6)}  ${(fullPageBytes / deliveries).toFixed(0).padStart(6)}  ${(records / deliveries).toFixed(2).padStart(6)}\n`,
+      );
+  }
 }
 
 function ratio(measured: number, ceiling: number): number {

@@ -62,7 +62,7 @@ export interface TestClusterOptions {
    * measures what an operator runs. The tests turn them off, as nothing there outlives the run.
    */
   durable?: boolean;
-  /** Load pg_stat_statements, so the benchmark can count the statements a run costs. */
+  /** Load pg_stat_statements, so the benchmark can count the statements a run costs and time their planning. */
   countStatements?: boolean;
 }
 
@@ -79,7 +79,9 @@ export function startTestCluster(clusterOptions: TestClusterOptions = {}): TestC
     `-c unix_socket_directories=${dir}`,
     ...(clusterOptions.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
     '-c max_connections=300',
-    ...(clusterOptions.countStatements ? ['-c shared_preload_libraries=pg_stat_statements'] : []),
+    ...(clusterOptions.countStatements
+      ? ['-c shared_preload_libraries=pg_stat_statements', '-c pg_stat_statements.track_planning=on']
+      : []),
   ].join(' ');
   runPg(bin, 'pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
   return {
