@@ -12,6 +12,14 @@ export interface PostgresOptions {
   poolSize: number;
 }
 
+export interface TransactionOptions {
+  /**
+   * false: the commit returns before its WAL reaches the disk (synchronous_commit off for this transaction), for
+   * writes whose loss in a crash of PostgreSQL is harmless. A later durable commit flushes them too.
+   */
+  waitForDisk?: boolean;
+}
+
 export interface PgDatabase {
   pool: pg.Pool;
   /** One statement on any pooled connection. */
@@ -21,7 +29,7 @@ export interface PgDatabase {
    * COMMITTED, as PostgreSQL's default: each statement sees what committed before it, and row locks
    * (FOR UPDATE, SKIP LOCKED) order the writers.
    */
-  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -42,7 +50,7 @@ export function openPool(options: PostgresOptions, onIdleError: (error: Error) =
   return {
     pool,
     query: (text, values) => pool.query(text, values),
-    async transaction(work) {
+    async transaction(work, { waitForDisk = true } = {}) {
       const client = await pool.connect();
       let broken: unknown = null;
       // A connection that dies in the middle (PostgreSQL restarted, the session killed) emits 'error': without a
@@ -52,7 +60,7 @@ export function openPool(options: PostgresOptions, onIdleError: (error: Error) =
       };
       client.on('error', onError);
       try {
-        await client.query('BEGIN');
+        await client.query(waitForDisk ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit = off');
         const result = await work(client);
         await client.query('COMMIT');
         return result;

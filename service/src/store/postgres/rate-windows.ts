@@ -2,7 +2,7 @@
 // address's window of failed sign-ins in sign-in-windows.ts. An update reads and writes one window in a
 // transaction that holds its row, so concurrent requests on any instances are counted one after the other.
 import type pg from 'pg';
-import { createTurnBatch } from '../../core/turn-batch';
+import { createSerialBatches } from './serial-batches';
 import type { RateWindowsStore, SharedRateWindow } from '../store';
 import { settleEach, type Waiting } from '../write-apart';
 import type { PgDatabase } from './database';
@@ -63,13 +63,19 @@ export function updateWindow<T>(
     after: SharedRateWindow,
   ) => Promise<void>,
 ): Promise<T> {
-  return db.transaction(async (client) => {
-    const before = await lockedWindow(client, table, key);
-    const { window, answer } = decide(before);
-    await client.query(table.write, [...key, window.windowStartMs, window.count, window.blockedUntilMs]);
-    await alsoInTransaction?.(client, before, window);
-    return answer;
-  });
+  // The row stays locked until the commit, and every request of the account waits for it: a commit that waited
+  // for the disk would make each request wait for the ones before it to reach the disk. A count lost in a crash
+  // of PostgreSQL lets a few requests more through.
+  return db.transaction(
+    async (client) => {
+      const before = await lockedWindow(client, table, key);
+      const { window, answer } = decide(before);
+      await client.query(table.write, [...key, window.windowStartMs, window.count, window.blockedUntilMs]);
+      await alsoInTransaction?.(client, before, window);
+      return answer;
+    },
+    { waitForDisk: false },
+  );
 }
 
 // A first update inserts an empty row and holds it, so a concurrent first update waits for it instead of
@@ -96,9 +102,9 @@ interface WaitingUpdate extends Waiting<unknown> {
 }
 
 /**
- * The updates of one window asked for in one event-loop turn (the requests of a busy account) share one
- * transaction: each `decide` sees the window the one before it wrote, and the row is written once. A request costs
- * the database a share of one transaction, not one of its own waiting on the others' row lock.
+ * The updates of one window asked for while the previous ones were written (the requests of a busy account) share
+ * one transaction: each `decide` sees the window the one before it wrote, and the row is written once. A request
+ * costs the database a share of one transaction, not one of its own waiting on the others' row lock.
  */
 export function createPgRateWindowsStore(db: PgDatabase): RateWindowsStore {
   async function updateTogether(group: WaitingUpdate[]): Promise<void> {
@@ -123,7 +129,7 @@ export function createPgRateWindowsStore(db: PgDatabase): RateWindowsStore {
     }
   }
 
-  const queued = createTurnBatch<WaitingUpdate>(async (items) => {
+  const enqueue = createSerialBatches<WaitingUpdate>(async (items) => {
     const groups = new Map<string, WaitingUpdate[]>();
     for (const item of items) {
       const key = `${item.accountId}/${item.budget}`;
@@ -139,7 +145,7 @@ export function createPgRateWindowsStore(db: PgDatabase): RateWindowsStore {
       decide: (current: SharedRateWindow | undefined) => { window: SharedRateWindow; answer: T },
     ) =>
       new Promise<T>((resolve, reject) =>
-        queued.add({ accountId, budget, decide, resolve: resolve as (value: unknown) => void, reject }),
+        enqueue({ accountId, budget, decide, resolve: resolve as (value: unknown) => void, reject }),
       ),
   };
 }
