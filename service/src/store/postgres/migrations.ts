@@ -318,4 +318,19 @@ export const PG_MIGRATIONS: readonly Migration[] = [
        GROUP BY a.webhook_id, w.account_id, (a.requested_at / 3600000000) * 3600000000;
     `,
   },
+  {
+    version: 9,
+    description: 'writes every delivery paid for and nothing needed: an index and two foreign keys',
+    sql: `
+      -- Only the due gauge read deliveries_due; deliveries_pending_by_webhook answers it as well. Each delivery wrote
+      -- it twice (taken in, leased).
+      DROP INDEX deliveries_due;
+      -- Each delivery and each logged attempt checked its parent row, and locked it, as it was written. A delivery
+      -- is written in the transaction that writes its event, and an event goes only once no delivery names it
+      -- (delivery-log.ts); an attempt is purged no later than its delivery, in the same pass. Both still go with
+      -- their webhook or account, through their webhook_id.
+      ALTER TABLE deliveries DROP CONSTRAINT deliveries_event_id_fkey;
+      ALTER TABLE delivery_attempts DROP CONSTRAINT delivery_attempts_delivery_id_fkey;
+    `,
+  },
 ];

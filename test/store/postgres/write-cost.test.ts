@@ -1,0 +1,136 @@
+// What the PostgreSQL store makes the database write for each delivery, and how a busy account's rate window is
+// written: the parts of the schema and of the writers that decide the WAL and the waits per request.
+import pg from 'pg';
+import { openPool, type PgDatabase } from '../../../service/src/store/postgres/database';
+import { migratePostgres } from '../../../service/src/store/postgres/migrate';
+import { createPgRateWindowsStore } from '../../../service/src/store/postgres/rate-windows';
+import type { SharedRateWindow } from '../../../service/src/store/store';
+import { createTestDatabase, useSuiteCluster } from '../../support/postgres';
+
+useSuiteCluster();
+
+let url: string;
+let db: PgDatabase;
+beforeAll(async () => {
+  url = await createTestDatabase();
+  // The suite's cluster runs with synchronous_commit off; this database has it on, as an operator's would.
+  await withClient(url, (client) =>
+    client.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET synchronous_commit = on`),
+  );
+  db = openPool({ url, poolSize: 5 }, () => undefined);
+  await migratePostgres(db);
+  await db.query(
+    `INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'One', 'enterprise', 0)`,
+  );
+});
+afterAll(() => db.close());
+
+async function withClient<T>(connectionString: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+test('a delivery row is kept in exactly these indexes, each needed by a read or the purge', async () => {
+  const { rows } = await db.query<{ indexname: string }>(
+    `SELECT indexname FROM pg_indexes WHERE tablename = 'deliveries' ORDER BY indexname`,
+  );
+  expect(rows.map((r) => r.indexname)).toEqual([
+    'deliveries_by_event', // the purge keeps an event while a delivery names it
+    'deliveries_by_webhook', // a webhook's deliveries, newest first
+    'deliveries_failed_by_webhook', // recovery of a webhook's failed deliveries
+    'deliveries_finished_by_age', // the purge
+    'deliveries_pending_by_webhook', // claims, the backlog and the due gauge
+    'deliveries_pkey',
+  ]);
+});
+
+test('writing a delivery or a logged attempt checks and locks no parent row but its webhook', async () => {
+  const { rows } = await db.query<{ child: string; parent: string }>(
+    `SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint
+      WHERE contype = 'f' AND conrelid::regclass::text IN ('deliveries', 'delivery_attempts') ORDER BY 1, 2`,
+  );
+  expect(rows).toEqual([
+    { child: 'deliveries', parent: 'webhooks' },
+    { child: 'delivery_attempts', parent: 'webhooks' },
+  ]);
+});
+
+describe("an account's rate window", () => {
+  /** `db` with each transaction's statements recorded, and the most transactions that ran at once. */
+  function watched(): { db: PgDatabase; statements: string[][]; mostAtOnce: () => number } {
+    const statements: string[][] = [];
+    let running = 0;
+    let most = 0;
+    const watching: PgDatabase = {
+      ...db,
+      transaction: (work, options) => {
+        const own: string[] = [];
+        statements.push(own);
+        running += 1;
+        most = Math.max(most, running);
+        return db
+          .transaction((client) => {
+            const query = client.query.bind(client) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
+            const recording = new Proxy(client, {
+              get: (target, key) =>
+                key === 'query'
+                  ? (text: string, values?: unknown[]) => {
+                      own.push(text.replace(/\s+/g, ' ').trim());
+                      return query(text, values);
+                    }
+                  : Reflect.get(target, key),
+            });
+            return work(recording);
+          }, options)
+          .finally(() => {
+            running -= 1;
+          });
+      },
+    };
+    return { db: watching, statements, mostAtOnce: () => most };
+  }
+
+  const bump = (current: SharedRateWindow | undefined) => {
+    const count = (current?.count ?? 0) + 1;
+    return { window: { windowStartMs: 1000, count, blockedUntilMs: null }, answer: count };
+  };
+
+  test('updates asked for while one is written wait for it and share the next transaction', async () => {
+    const watch = watched();
+    const windows = createPgRateWindowsStore(watch.db);
+    const answers: Array<Promise<number>> = [];
+    // Forty requests over forty turns of the event loop, as a busy account's requests arrive.
+    for (let i = 0; i < 40; i += 1) {
+      answers.push(windows.update(1, 'ingest', bump));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect((await Promise.all(answers)).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(watch.mostAtOnce()).toBe(1);
+    expect(watch.statements.length).toBeLessThan(40);
+  });
+
+  test("a window's transaction commits without waiting for the disk", async () => {
+    let seen: string | undefined;
+    const windows = createPgRateWindowsStore({
+      ...db,
+      transaction: (work, options) =>
+        db.transaction(async (tx) => {
+          const { rows } = await tx.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+          seen = rows[0]!.synchronous_commit;
+          return work(tx);
+        }, options),
+    });
+    await windows.update(1, 'api', bump);
+    expect(seen).toBe('off');
+    // Any other transaction waits for the disk.
+    await db.transaction(async (tx) => {
+      seen = (await tx.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
+    });
+    expect(seen).toBe('on');
+  });
+});
