@@ -3,9 +3,12 @@
 import pg from 'pg';
 import { openPool, type PgDatabase } from '../../../service/src/store/postgres/database';
 import { migratePostgres } from '../../../service/src/store/postgres/migrate';
+import { createPgDeliveriesStore } from '../../../service/src/store/postgres/deliveries';
+import { createPgEventsStore } from '../../../service/src/store/postgres/events';
 import { createPgRateWindowsStore } from '../../../service/src/store/postgres/rate-windows';
 import type { SharedRateWindow } from '../../../service/src/store/store';
 import { createTestDatabase, useSuiteCluster } from '../../support/postgres';
+import { event, TAIL } from '../contract/fixtures';
 
 useSuiteCluster();
 
@@ -60,41 +63,71 @@ test('writing a delivery or a logged attempt checks and locks no parent row but 
   ]);
 });
 
-describe("an account's rate window", () => {
-  /** `db` with each transaction's statements recorded, and the most transactions that ran at once. */
-  function watched(): { db: PgDatabase; statements: string[][]; mostAtOnce: () => number } {
-    const statements: string[][] = [];
-    let running = 0;
-    let most = 0;
-    const watching: PgDatabase = {
-      ...db,
-      transaction: (work, options) => {
-        const own: string[] = [];
-        statements.push(own);
-        running += 1;
-        most = Math.max(most, running);
-        return db
-          .transaction((client) => {
-            const query = client.query.bind(client) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
-            const recording = new Proxy(client, {
-              get: (target, key) =>
-                key === 'query'
-                  ? (text: string, values?: unknown[]) => {
-                      own.push(text.replace(/\s+/g, ' ').trim());
-                      return query(text, values);
-                    }
-                  : Reflect.get(target, key),
-            });
-            return work(recording);
-          }, options)
-          .finally(() => {
-            running -= 1;
-          });
-      },
-    };
-    return { db: watching, statements, mostAtOnce: () => most };
+test("a connection prepares the claim's and the rate window's statements once, then only executes them", async () => {
+  // One connection, so the statements this test runs are on the connection it then looks at.
+  const one = openPool({ url, poolSize: 1 }, () => undefined);
+  try {
+    const request = { owner: 'test', now: 1, leaseUntil: 2, perWebhook: 1, excludeWebhookIds: [] };
+    const deliveries = createPgDeliveriesStore(one);
+    const windows = createPgRateWindowsStore(one);
+    const bump = () => ({ window: { windowStartMs: 1000, count: 1, blockedUntilMs: null }, answer: 1 });
+    for (let i = 0; i < 3; i += 1) {
+      await deliveries.claimDue(request, (candidates) => candidates);
+      await windows.update(1, 'prepared', bump);
+    }
+    const { rows } = await one.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
+    const kept = rows.map((r) => r.statement.replace(/\s+/g, ' '));
+    expect(kept).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('WITH heads AS MATERIALIZED'),
+        expect.stringContaining('FROM rate_limit_windows WHERE account_id = $1 AND budget = $2 FOR UPDATE'),
+        expect.stringContaining('UPDATE rate_limit_windows SET'),
+      ]),
+    );
+    // Once each, however often they ran.
+    expect(new Set(kept).size).toBe(kept.length);
+  } finally {
+    await one.close();
   }
+});
 
+/** `db` with its transactions counted, and the most that ran at once. */
+function watched(): { db: PgDatabase; transactions: () => number; mostAtOnce: () => number } {
+  let started = 0;
+  let running = 0;
+  let most = 0;
+  const watching: PgDatabase = {
+    ...db,
+    transaction: (work, options) => {
+      started += 1;
+      running += 1;
+      most = Math.max(most, running);
+      return db.transaction(work, options).finally(() => {
+        running -= 1;
+      });
+    },
+  };
+  return { db: watching, transactions: () => started, mostAtOnce: () => most };
+}
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+test('events taken in while a batch is written wait for it and go together in the next transaction', async () => {
+  const watch = watched();
+  const events = createPgEventsStore(watch.db);
+  const recorded: Array<Promise<unknown>> = [];
+  for (let i = 0; i < 40; i += 1) {
+    recorded.push(events.record(event(1, `wev_serial_${i}`), () => ({ payloadTail: TAIL, deliveries: [] })));
+    await nextTurn();
+  }
+  expect(await Promise.all(recorded)).toEqual(Array.from({ length: 40 }, () => expect.objectContaining({})));
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE id LIKE 'wev_serial_%'`);
+  expect(rows[0]!.n).toBe(40);
+  expect(watch.mostAtOnce()).toBe(1);
+  expect(watch.transactions()).toBeLessThan(40);
+});
+
+describe("an account's rate window", () => {
   const bump = (current: SharedRateWindow | undefined) => {
     const count = (current?.count ?? 0) + 1;
     return { window: { windowStartMs: 1000, count, blockedUntilMs: null }, answer: count };
@@ -107,11 +140,11 @@ describe("an account's rate window", () => {
     // Forty requests over forty turns of the event loop, as a busy account's requests arrive.
     for (let i = 0; i < 40; i += 1) {
       answers.push(windows.update(1, 'ingest', bump));
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     expect((await Promise.all(answers)).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(watch.mostAtOnce()).toBe(1);
-    expect(watch.statements.length).toBeLessThan(40);
+    expect(watch.transactions()).toBeLessThan(40);
   });
 
   test("a window's transaction commits without waiting for the disk", async () => {

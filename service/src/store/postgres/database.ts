@@ -1,5 +1,6 @@
 // The PostgreSQL connection pool the store's parts share, with the type parsers that make rows look like the
 // SQLite store's (numbers, not strings), and a transaction helper.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 /** int8 (bigint): times are microseconds since the epoch, exact in a double until the year 2255. */
@@ -10,6 +11,22 @@ export interface PostgresOptions {
   url: string;
   /** Connections this instance may hold, besides its one LISTEN connection. */
   poolSize: number;
+}
+
+/**
+ * A statement each connection prepares once, the first time it runs it, and then only binds and executes: the hot
+ * statements of ingestion, claims and results, which would otherwise be parsed and planned at every call. Only
+ * statements that name their columns: PostgreSQL plans a prepared statement again when a table changes under it,
+ * but refuses to run one whose result columns changed (a SELECT * after a newer instance's migration).
+ */
+export interface PreparedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** `text` as a prepared statement, named after its text: the same text is the same statement on a connection. */
+export function prepared(text: string): PreparedStatement {
+  return { name: `jobhooks_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
 }
 
 export interface TransactionOptions {
@@ -23,7 +40,10 @@ export interface TransactionOptions {
 export interface PgDatabase {
   pool: pg.Pool;
   /** One statement on any pooled connection. */
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow>(
+    statement: string | PreparedStatement,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
   /**
    * Runs `work` in a transaction on one connection: committed when it resolves, rolled back when it throws. READ
    * COMMITTED, as PostgreSQL's default: each statement sees what committed before it, and row locks
@@ -49,7 +69,7 @@ export function openPool(options: PostgresOptions, onIdleError: (error: Error) =
   let closed: Promise<void> | null = null;
   return {
     pool,
-    query: (text, values) => pool.query(text, values),
+    query: (statement, values) => pool.query(statement, values),
     async transaction(work, { waitForDisk = true } = {}) {
       const client = await pool.connect();
       let broken: unknown = null;

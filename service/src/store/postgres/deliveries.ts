@@ -9,7 +9,7 @@ import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { DispatchState } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
-import { asColumns, type PgDatabase } from './database';
+import { asColumns, type PgDatabase, prepared } from './database';
 import {
   claimedFromRow,
   type ClaimedRow,
@@ -44,7 +44,7 @@ const WEBHOOKS_PER_CLAIM = 256;
 // locks are held, counts their leases in flight elsewhere and reads their due deliveries and health: a claim of
 // another instance that held one of these locks has committed by then, so its leases are counted (read in the
 // same statement as the locks, they could be missed, and the webhook's in-flight limit overshot).
-const LOCK_DUE_WEBHOOKS = `
+const LOCK_DUE_WEBHOOKS = prepared(`
   WITH heads AS MATERIALIZED (
     SELECT w.id AS webhook_id, h.next_attempt_at
       FROM webhooks w
@@ -54,8 +54,8 @@ const LOCK_DUE_WEBHOOKS = `
      WHERE NOT (w.id = ANY($2::text[])) AND NOT coalesce(w.circuit_until > $1, false)
      ORDER BY h.next_attempt_at LIMIT ${WEBHOOKS_PER_CLAIM}
   )
-  SELECT webhook_id FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))`;
-const DUE_CANDIDATES = `
+  SELECT webhook_id FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))`);
+const DUE_CANDIDATES = prepared(`
   WITH busy AS MATERIALIZED (
     SELECT w.id AS webhook_id, w.account_id, ${healthColumnsOf('w')},
            (SELECT count(*) FROM deliveries l
@@ -69,28 +69,28 @@ const DUE_CANDIDATES = `
     FROM busy CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at FROM deliveries d
        WHERE d.state = 'pending' AND d.webhook_id = busy.webhook_id AND d.next_attempt_at <= $1
-       ORDER BY d.next_attempt_at LIMIT $3) c`;
+       ORDER BY d.next_attempt_at LIMIT $3) c`);
 
 // While leased, next_attempt_at holds the lease's end: an expired lease is simply due again. The WHERE is checked
 // again on the newest row, so a delivery another instance leased meanwhile is left alone.
-const LEASE = `
+const LEASE = prepared(`
   WITH leased AS (
     UPDATE deliveries d SET lease_owner = $1, next_attempt_at = $2
      WHERE d.id = ANY($3::text[]) AND d.state = 'pending' AND d.next_attempt_at <= $4
     RETURNING d.id, d.event_id, d.webhook_id, d.payload, d.attempts, d.last_attempt)
   SELECT l.*, e.event_type, e.payload_tail, w.client_url, w.sealed_secret, w.previous_sealed_secret,
          w.previous_secret_until, w.active, w.archived_at
-    FROM leased l JOIN events e ON e.id = l.event_id JOIN webhooks w ON w.id = l.webhook_id`;
+    FROM leased l JOIN events e ON e.id = l.event_id JOIN webhooks w ON w.id = l.webhook_id`);
 
 const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at,
   archived_at, archived_reason`;
 /** Sorted ids: every transaction locks webhooks in the same order, so two never wait for each other. */
-const LOCK_DISPATCH_STATES = `
+const LOCK_DISPATCH_STATES = prepared(`
   SELECT w.id, ${DISPATCH_COLUMNS}, ${healthColumnsOf('w')}
-    FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`;
+    FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`);
 // The statements of a batch of results take one array per column, so a batch costs the same few round trips
 // however many results it holds.
-const SET_DISPATCH_STATES = `
+const SET_DISPATCH_STATES = prepared(`
   UPDATE webhooks w SET http_status_code = u.http_status_code, dispatched_at = u.dispatched_at,
                         consecutive_failures = u.consecutive_failures, failing_since = u.failing_since,
                         last_failure_at = u.last_failure_at, archived_at = u.archived_at,
@@ -99,15 +99,15 @@ const SET_DISPATCH_STATES = `
                 $8::text[])
          AS u(id, http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at, archived_at,
               archived_reason)
-   WHERE w.id = u.id`;
-const MOVE_LEASED = `
+   WHERE w.id = u.id`);
+const MOVE_LEASED = prepared(`
   UPDATE deliveries d SET state = u.state, attempts = u.attempts, next_attempt_at = u.next_attempt_at,
                           lease_owner = NULL, updated_at = u.now,
                           last_attempt = CASE WHEN u.state = 'pending' THEN d.last_attempt ELSE 0 END
     FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[])
          AS u(id, lease, state, attempts, next_attempt_at, now)
    WHERE d.id = u.id AND d.state = 'pending' AND d.lease_owner = u.lease
-  RETURNING d.id`;
+  RETURNING d.id`);
 // A manual redelivery touches only a finished delivery, so it cannot race a dispatcher.
 const MOVE_FINISHED = `
   UPDATE deliveries SET state = coalesce($2, state), attempts = greatest(attempts, $3), updated_at = $4

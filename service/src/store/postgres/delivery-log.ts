@@ -6,7 +6,7 @@ import { type AttemptRow, attemptFromRow } from '../rows';
 import type { DeliveryLogFilter, DeliveryLogStore } from '../store';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 import { HOUR_MICROS } from '../../domain/delivery-stats';
-import { asColumns, type PgDatabase } from './database';
+import { asColumns, type PgDatabase, prepared } from './database';
 import { createPgStatsReads } from './delivery-stats';
 
 /** Written only while the webhook exists (one deleted during the send has no log to add to); returns the id. */
@@ -37,12 +37,12 @@ export function appendValues(entry: AttemptLogEntry): unknown[] {
 }
 
 /** APPEND for many rows at once, as one array per column; for webhooks the caller has locked. */
-const APPEND_MANY = `
+const APPEND_MANY = prepared(`
   INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, requested_at, duration_ms,
                                  status_code, error, success, response_excerpt, response_headers, is_test)
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::bigint[], $7::integer[],
                        $8::text[], $9::text[], $10::boolean[], $11::text[], $12::text[], $13::boolean[])
-  RETURNING id`;
+  RETURNING id`);
 
 /**
  * Appends the log rows of webhooks the caller's transaction has locked, in one statement; their ids, in the

@@ -4,18 +4,18 @@ import type pg from 'pg';
 import type { StatsHour } from '../../domain/delivery-stats';
 import type { DeliveryLogStore, HourTrend } from '../store';
 import { ADD_TO_HOUR, COUNT_COLUMNS, statsFromRow, type StatsRow, statsValues, SUMMED_COUNTS } from '../stats-rows';
-import { asColumns, type PgDatabase } from './database';
+import { asColumns, type PgDatabase, prepared } from './database';
 
 type StatsReads = Pick<DeliveryLogStore, 'hoursOfWebhook' | 'hoursOfAccount' | 'totalsByWebhook' | 'trendsByWebhook'>;
 
 /** One array per column; a batch's hours are one per webhook and hour, so no row is upserted twice. */
-const ADD_HOURS = `
+const ADD_HOURS = prepared(`
   INSERT INTO delivery_stats (webhook_id, account_id, hour, ${COUNT_COLUMNS.join(', ')})
   SELECT u.webhook_id, w.account_id, u.hour, ${COUNT_COLUMNS.map((c) => `u.${c}`).join(', ')}
     FROM unnest($1::text[], $2::bigint[], ${COUNT_COLUMNS.map((_, i) => `$${i + 3}::integer[]`).join(', ')})
          AS u(webhook_id, hour, ${COUNT_COLUMNS.join(', ')})
     JOIN webhooks w ON w.id = u.webhook_id
-  ${ADD_TO_HOUR}`;
+  ${ADD_TO_HOUR}`);
 
 /** Adds hours to the rollup in the caller's transaction; a deleted webhook's hours are dropped. */
 export async function addStatsHours(client: Pick<pg.PoolClient, 'query'>, hours: readonly StatsHour[]): Promise<void> {

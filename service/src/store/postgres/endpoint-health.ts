@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { type Circuit, type EndpointHealth, type EndpointHealthChange, sameHealth } from '../../domain/endpoint-health';
 import type { EndpointHealthStore } from '../store';
-import { asColumns, type PgDatabase } from './database';
+import { asColumns, type PgDatabase, prepared } from './database';
 import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
 import { createSerialBatches } from './serial-batches';
 
@@ -38,15 +38,15 @@ export interface HealthRow {
 }
 
 /** Sorted ids: every transaction that holds several webhook rows takes them in id order, so none waits on another. */
-const LOCK_HEALTHS = `
-  SELECT w.id, ${healthColumnsOf('w')} FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`;
+const LOCK_HEALTHS = prepared(`
+  SELECT w.id, ${healthColumnsOf('w')} FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`);
 /** One array per column, so a batch costs one statement however many rows it writes. */
-const WRITE_HEALTHS = `
+const WRITE_HEALTHS = prepared(`
   UPDATE webhooks w SET endpoint_heard = u.heard, endpoint_limit = u.lim, endpoint_sick_in_a_row = u.sick,
                         circuit_opens = u.opens, circuit_since = u.since, circuit_until = u.until
     FROM unnest($1::text[], $2::boolean[], $3::integer[], $4::integer[], $5::integer[], $6::bigint[], $7::bigint[])
          AS u(id, heard, lim, sick, opens, since, until)
-   WHERE w.id = u.id`;
+   WHERE w.id = u.id`);
 const COUNT_NOT_CLOSED = 'SELECT count(*) AS n FROM webhooks WHERE circuit_since IS NOT NULL';
 
 export function healthFromRow(row: HealthRow): EndpointHealth {

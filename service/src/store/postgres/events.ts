@@ -1,9 +1,9 @@
 // PostgreSQL access to job-run events: an event and its fan-out to deliveries in one transaction, shared with the
-// other events taken in during the same event-loop turn (group commit). De-duplication holds across instances:
-// the unique (account_id, run_id, event_type) key decides, so two instances taking the same run at once record it
-// once. Other instances hear of queued deliveries by NOTIFY, sent inside the transaction (delivered on commit).
+// other events taken in while the previous transaction was written (one at a time per instance). De-duplication
+// holds across instances: the unique (account_id, run_id, event_type) key decides, so two instances taking the
+// same run at once record it once. Other instances hear of queued deliveries by NOTIFY, sent inside the
+// transaction (delivered on commit).
 import type pg from 'pg';
-import { createTurnBatch } from '../../core/turn-batch';
 import type { EventRecord } from '../../domain/event';
 import type { WebhookRecord } from '../../domain/webhook';
 import {
@@ -16,7 +16,8 @@ import {
 } from '../events-plan';
 import type { EventsStore, IngestOutcome } from '../store';
 import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
-import { asColumns, type PgDatabase } from './database';
+import { asColumns, type PgDatabase, prepared } from './database';
+import { createSerialBatches } from './serial-batches';
 import { CHANNELS } from './migrations';
 import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
 
@@ -24,23 +25,25 @@ interface Queued extends EventToRecord, Waiting<IngestOutcome> {}
 
 // Every statement takes the whole batch as one array per column: a batch costs the same few round trips however
 // many events it holds.
-const FIND_EVENTS = `
+const FIND_EVENTS = prepared(`
   SELECT e.id, e.account_id, e.run_id, e.event_type
     FROM events e
     JOIN unnest($1::bigint[], $2::text[], $3::text[]) AS k(account_id, run_id, event_type)
-      ON e.account_id = k.account_id AND e.run_id = k.run_id AND e.event_type = k.event_type`;
-const INSERT_EVENTS = `
+      ON e.account_id = k.account_id AND e.run_id = k.run_id AND e.event_type = k.event_type`);
+const INSERT_EVENTS = prepared(`
   INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
   SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bytea[])
   ON CONFLICT (account_id, run_id, event_type) DO NOTHING
-  RETURNING id`;
+  RETURNING id`);
+// Not prepared: its columns are the table's (w.*), and a prepared statement whose columns change under it (a newer
+// instance's migration) fails instead of being planned again.
 const WEBHOOKS_OF_ACCOUNT = `${SELECT_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id`;
-const INSERT_DELIVERIES = `
+const INSERT_DELIVERIES = prepared(`
   INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
   SELECT d.id, d.event_id, d.webhook_id, d.state, d.payload, 0,
          CASE WHEN d.state = 'pending' THEN d.created_at END, d.created_at, d.created_at
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bigint[])
-         AS d(id, event_id, webhook_id, state, payload, created_at)`;
+         AS d(id, event_id, webhook_id, state, payload, created_at)`);
 const NOTIFY_DUE = `SELECT pg_notify('${CHANNELS.due}', '')`;
 
 /** The batch's events already recorded (by anyone), by their key. */
@@ -131,9 +134,9 @@ export function createPgEventsStore(db: PgDatabase): EventsStore {
     // One event that fails takes the batch back with it: each is then recorded on its own (write-apart.ts).
     settleEach(batch, await writeTogetherOrApart(batch, (events) => recordTogether(db, events)));
   }
-  const queue = createTurnBatch<Queued>(flush);
+  const enqueue = createSerialBatches<Queued>(flush);
   return {
     // A promise settles only after its transaction committed, so an accepted event is as durable as the database.
-    record: (event, fanOut) => new Promise((resolve, reject) => queue.add({ event, fanOut, resolve, reject })),
+    record: (event, fanOut) => new Promise((resolve, reject) => enqueue({ event, fanOut, resolve, reject })),
   };
 }

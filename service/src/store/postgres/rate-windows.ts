@@ -5,16 +5,16 @@ import type pg from 'pg';
 import { createSerialBatches } from './serial-batches';
 import type { RateWindowsStore, SharedRateWindow } from '../store';
 import { settleEach, type Waiting } from '../write-apart';
-import type { PgDatabase } from './database';
+import { type PgDatabase, prepared, type PreparedStatement } from './database';
 
 /** How one table of windows is read and written; the window's key is the leading parameters of each statement. */
 export interface WindowTable {
   /** The window's row, FOR UPDATE: window_start_ms, count, blocked_until_ms. */
-  selectLocked: string;
+  selectLocked: PreparedStatement;
   /** An empty row (zero window), ON CONFLICT DO NOTHING. */
-  insertPlaceholder: string;
+  insertPlaceholder: PreparedStatement;
   /** Sets window_start_ms, count and blocked_until_ms from the three parameters after the key. */
-  write: string;
+  write: PreparedStatement;
   /** Names the window in an error. */
   describe(key: readonly unknown[]): string;
 }
@@ -81,15 +81,15 @@ export function updateWindow<T>(
 // A first update inserts an empty row and holds it, so a concurrent first update waits for it instead of
 // inserting its own; the placeholder is overwritten by the write in the same transaction.
 const ACCOUNT_WINDOWS: WindowTable = {
-  selectLocked: `
+  selectLocked: prepared(`
     SELECT window_start_ms, count, blocked_until_ms FROM rate_limit_windows
-     WHERE account_id = $1 AND budget = $2 FOR UPDATE`,
-  insertPlaceholder: `
+     WHERE account_id = $1 AND budget = $2 FOR UPDATE`),
+  insertPlaceholder: prepared(`
     INSERT INTO rate_limit_windows (account_id, budget, window_start_ms, count, blocked_until_ms)
-    VALUES ($1, $2, 0, 0, NULL) ON CONFLICT (account_id, budget) DO NOTHING`,
-  write: `
+    VALUES ($1, $2, 0, 0, NULL) ON CONFLICT (account_id, budget) DO NOTHING`),
+  write: prepared(`
     UPDATE rate_limit_windows SET window_start_ms = $3, count = $4, blocked_until_ms = $5
-     WHERE account_id = $1 AND budget = $2`,
+     WHERE account_id = $1 AND budget = $2`),
   describe: ([accountId, budget]) => `The rate window ${String(budget)} of account ${String(accountId)}`,
 };
 

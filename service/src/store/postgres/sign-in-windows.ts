@@ -3,19 +3,19 @@
 // an instance that was not listening then reads every block on record instead.
 import type { Millis } from '../../core/time';
 import type { SignInWindowsStore } from '../store';
-import type { PgDatabase } from './database';
+import { type PgDatabase, prepared } from './database';
 import { CHANNELS } from './migrations';
 import type { Notifications } from './notifications';
 import { updateWindow, type WindowTable } from './rate-windows';
 
 const CLIENT_WINDOWS: WindowTable = {
-  selectLocked: `
-    SELECT window_start_ms, count, blocked_until_ms FROM sign_in_windows WHERE client_key = $1 FOR UPDATE`,
-  insertPlaceholder: `
+  selectLocked: prepared(`
+    SELECT window_start_ms, count, blocked_until_ms FROM sign_in_windows WHERE client_key = $1 FOR UPDATE`),
+  insertPlaceholder: prepared(`
     INSERT INTO sign_in_windows (client_key, window_start_ms, count, blocked_until_ms)
-    VALUES ($1, 0, 0, NULL) ON CONFLICT (client_key) DO NOTHING`,
-  write: `
-    UPDATE sign_in_windows SET window_start_ms = $2, count = $3, blocked_until_ms = $4 WHERE client_key = $1`,
+    VALUES ($1, 0, 0, NULL) ON CONFLICT (client_key) DO NOTHING`),
+  write: prepared(`
+    UPDATE sign_in_windows SET window_start_ms = $2, count = $3, blocked_until_ms = $4 WHERE client_key = $1`),
   describe: ([clientKey]) => `The sign-in window of ${String(clientKey)}`,
 };
 
