@@ -73,14 +73,17 @@ const DUE_CANDIDATES = prepared(`
 
 // While leased, next_attempt_at holds the lease's end: an expired lease is simply due again. The WHERE is checked
 // again on the newest row, so a delivery another instance leased meanwhile is left alone.
-const LEASE = prepared(`
+// LEASE and MOVE_LEASED find their rows by id in a table that can grow fast from empty: prepared, their generic
+// plan, made while the table was small, kept scanning all of it (3 ms a call in a bench run of 50,000 deliveries
+// to one webhook, against 1 ms planned at each call), so they are planned at each call, for the table as it is.
+const LEASE = `
   WITH leased AS (
     UPDATE deliveries d SET lease_owner = $1, next_attempt_at = $2
      WHERE d.id = ANY($3::text[]) AND d.state = 'pending' AND d.next_attempt_at <= $4
     RETURNING d.id, d.event_id, d.webhook_id, d.payload, d.attempts, d.last_attempt)
   SELECT l.*, e.event_type, e.payload_tail, w.client_url, w.sealed_secret, w.previous_sealed_secret,
          w.previous_secret_until, w.active, w.archived_at
-    FROM leased l JOIN events e ON e.id = l.event_id JOIN webhooks w ON w.id = l.webhook_id`);
+    FROM leased l JOIN events e ON e.id = l.event_id JOIN webhooks w ON w.id = l.webhook_id`;
 
 const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at,
   archived_at, archived_reason`;
@@ -100,14 +103,14 @@ const SET_DISPATCH_STATES = prepared(`
          AS u(id, http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at, archived_at,
               archived_reason)
    WHERE w.id = u.id`);
-const MOVE_LEASED = prepared(`
+const MOVE_LEASED = `
   UPDATE deliveries d SET state = u.state, attempts = u.attempts, next_attempt_at = u.next_attempt_at,
                           lease_owner = NULL, updated_at = u.now,
                           last_attempt = CASE WHEN u.state = 'pending' THEN d.last_attempt ELSE 0 END
     FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[])
          AS u(id, lease, state, attempts, next_attempt_at, now)
    WHERE d.id = u.id AND d.state = 'pending' AND d.lease_owner = u.lease
-  RETURNING d.id`);
+  RETURNING d.id`;
 // A manual redelivery touches only a finished delivery, so it cannot race a dispatcher.
 const MOVE_FINISHED = `
   UPDATE deliveries SET state = coalesce($2, state), attempts = greatest(attempts, $3), updated_at = $4

@@ -25,11 +25,12 @@ interface Queued extends EventToRecord, Waiting<IngestOutcome> {}
 
 // Every statement takes the whole batch as one array per column: a batch costs the same few round trips however
 // many events it holds.
-const FIND_EVENTS = prepared(`
+// Planned at each call, like a lease (deliveries.ts): its join by key would keep a plan made while the table was small.
+const FIND_EVENTS = `
   SELECT e.id, e.account_id, e.run_id, e.event_type
     FROM events e
     JOIN unnest($1::bigint[], $2::text[], $3::text[]) AS k(account_id, run_id, event_type)
-      ON e.account_id = k.account_id AND e.run_id = k.run_id AND e.event_type = k.event_type`);
+      ON e.account_id = k.account_id AND e.run_id = k.run_id AND e.event_type = k.event_type`;
 const INSERT_EVENTS = prepared(`
   INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
   SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bytea[])
