@@ -10,7 +10,8 @@
 // `--only=noisy` runs just the noisy-neighbour scenario (with or without --quick), for iterating on it;
 // `--only=statistics` just the statistics scenario (on PostgreSQL too, with --postgres).
 // `--postgres` runs the scale-out scenario instead: one and two instances on one PostgreSQL database
-// (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL;
+// (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL and
+// one claim's plans with a million due deliveries (bench/postgres-backlog-plans.ts);
 // with `--statements`, each scale-out run's most executed statements go to stderr, and with `--wal` its WAL per
 // delivery by table and index.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { apiThroughput } from './api-throughput';
 import { type BacklogTemplate, drainRate, fillBacklog, peakRssMb } from './backlog';
 import { NOISY_SECONDS, noisyLines, noisyNeighbours, type NoisyOptions } from './noisy-neighbours';
 import { postgresScaleOut, scaleOutLines, startInstance } from './postgres-scale-out';
+import { backlogPlanFigures, backlogPlanLines, postgresBacklogPlans } from './postgres-backlog-plans';
 import type { DatabaseWork } from './database-work';
 import { statisticsLines, statisticsScenario, type StatisticsFigures } from './statistics';
 import { createTestDatabase, startTestCluster } from '../test/support/postgres';
@@ -391,12 +393,14 @@ async function postgresOnly(): Promise<void> {
     });
     if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
     const statistics = await postgresStatistics();
+    const backlog = await postgresBacklogPlans();
     process.stdout.write(
       [
         `jobhooks bench${QUICK ? ' --quick' : ''} --postgres: ${EVENTS} events x ${SCALE.webhooks} webhooks per run`,
         ...scaleOutLines(scaleOut),
         ...statisticsLines(statistics, 'pg_stats'),
-        JSON.stringify({ ...scaleOut, ...statistics }),
+        ...backlogPlanLines(backlog),
+        JSON.stringify({ ...scaleOut, ...statistics, ...backlogPlanFigures(backlog) }),
         '',
       ].join('\n'),
     );
