@@ -17,6 +17,11 @@ export interface WindowTable {
   write: PreparedStatement;
   /** Names the window in an error. */
   describe(key: readonly unknown[]): string;
+  /**
+   * Whether the window's commit waits for the disk. A window is locked until its commit, and every request it
+   * counts waits for it; a window whose count may be lost in a crash of PostgreSQL says false.
+   */
+  waitForDisk: boolean;
 }
 
 interface PgRateWindowRow {
@@ -63,9 +68,6 @@ export function updateWindow<T>(
     after: SharedRateWindow,
   ) => Promise<void>,
 ): Promise<T> {
-  // The row stays locked until the commit, and every request of the account waits for it: a commit that waited
-  // for the disk would make each request wait for the ones before it to reach the disk. A count lost in a crash
-  // of PostgreSQL lets a few requests more through.
   return db.transaction(
     async (client) => {
       const before = await lockedWindow(client, table, key);
@@ -74,7 +76,7 @@ export function updateWindow<T>(
       await alsoInTransaction?.(client, before, window);
       return answer;
     },
-    { waitForDisk: false },
+    { waitForDisk: table.waitForDisk },
   );
 }
 
@@ -91,6 +93,10 @@ const ACCOUNT_WINDOWS: WindowTable = {
     UPDATE rate_limit_windows SET window_start_ms = $3, count = $4, blocked_until_ms = $5
      WHERE account_id = $1 AND budget = $2`),
   describe: ([accountId, budget]) => `The rate window ${String(budget)} of account ${String(accountId)}`,
+  // Every request of the account waits for the window's commit: one that waited for the disk would make each
+  // request wait for the ones before it to reach the disk. A count lost in a crash of PostgreSQL lets a few
+  // requests more through.
+  waitForDisk: false,
 };
 
 type Decide = Parameters<RateWindowsStore['update']>[2];
@@ -102,9 +108,10 @@ interface WaitingUpdate extends Waiting<unknown> {
 }
 
 /**
- * The updates of one window asked for while the previous ones were written (the requests of a busy account) share
+ * The updates of one window asked for while its previous ones were written (the requests of a busy account) share
  * one transaction: each `decide` sees the window the one before it wrote, and the row is written once. A request
- * costs the database a share of one transaction, not one of its own waiting on the others' row lock.
+ * costs the database a share of one transaction, not one of its own waiting on the others' row lock. Each window
+ * has its queue, so an account whose row is slow to get does not hold up the others.
  */
 export function createPgRateWindowsStore(db: PgDatabase): RateWindowsStore {
   async function updateTogether(group: WaitingUpdate[]): Promise<void> {
@@ -129,14 +136,14 @@ export function createPgRateWindowsStore(db: PgDatabase): RateWindowsStore {
     }
   }
 
-  const enqueue = createSerialBatches<WaitingUpdate>(async (items) => {
-    const groups = new Map<string, WaitingUpdate[]>();
-    for (const item of items) {
-      const key = `${item.accountId}/${item.budget}`;
-      groups.set(key, [...(groups.get(key) ?? []), item]);
-    }
-    await Promise.all([...groups.values()].map(updateTogether));
-  });
+  // One queue per window, kept: there are as many as accounts times budgets.
+  const queues = new Map<string, (item: WaitingUpdate) => void>();
+  const enqueue = (item: WaitingUpdate) => {
+    const key = `${item.accountId}/${item.budget}`;
+    let queue = queues.get(key);
+    if (queue === undefined) queues.set(key, (queue = createSerialBatches(updateTogether)));
+    queue(item);
+  };
 
   return {
     update: <T>(

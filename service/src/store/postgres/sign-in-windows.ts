@@ -17,6 +17,8 @@ const CLIENT_WINDOWS: WindowTable = {
   write: prepared(`
     UPDATE sign_in_windows SET window_start_ms = $2, count = $3, blocked_until_ms = $4 WHERE client_key = $1`),
   describe: ([clientKey]) => `The sign-in window of ${String(clientKey)}`,
+  // Few and far between, and a count lost in a crash would give a guesser more tries: each waits for the disk.
+  waitForDisk: true,
 };
 
 const ANNOUNCE_BLOCK = `SELECT pg_notify('${CHANNELS.signInBlocked}', $1)`;
