@@ -76,6 +76,13 @@ describe('append and list', () => {
     expect(await store().deliveryLog.list('wsu_b', page())).toEqual({ items: [], total: 0 });
   });
 
+  test('appending the attempt of a delivery purged meanwhile (a redelivery of an old one) resolves and writes nothing', async () => {
+    await expect(
+      store().deliveryLog.append(entry({ deliveryId: 'wdl_purged', eventId: 'wev_old', isTest: false })),
+    ).resolves.toBeUndefined();
+    expect(await store().deliveryLog.list('wsu_a', page())).toEqual({ items: [], total: 0 });
+  });
+
   test("the log lists the webhook's rows newest first, a tie newest-appended first, in pages with the total", async () => {
     for (const [at, code] of [
       [2, '201'],

@@ -327,8 +327,8 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       DROP INDEX deliveries_due;
       -- Each delivery and each logged attempt checked its parent row, and locked it, as it was written. A delivery
       -- is written in the transaction that writes its event, and an event goes only once no delivery names it
-      -- (delivery-log.ts); an attempt is purged no later than its delivery, in the same pass. Both still go with
-      -- their webhook or account, through their webhook_id.
+      -- (delivery-log.ts); an attempt is logged only while its delivery exists, and purged no later than it, in the
+      -- same pass. Both still go with their webhook or account, through their webhook_id.
       ALTER TABLE deliveries DROP CONSTRAINT deliveries_event_id_fkey;
       ALTER TABLE delivery_attempts DROP CONSTRAINT delivery_attempts_delivery_id_fkey;
     `,

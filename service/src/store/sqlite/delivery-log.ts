@@ -10,8 +10,9 @@ import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 
 /**
  * The one statement that writes a delivery-log row, for the test endpoint's sends and the dispatcher's
- * attempts alike. It writes only while the webhook exists (one deleted during the send has no log to add to)
- * and returns the row's id, or null when nothing was written.
+ * attempts alike. It writes only while the webhook and the delivery exist (one deleted during the send, or a
+ * finished delivery purged during a redelivery, has no log to add to) and returns the row's id, or null when
+ * nothing was written.
  */
 export function prepareAttemptAppend(db: SqliteDatabase): (entry: AttemptLogEntry) => number | null {
   const insert = db.prepare(
@@ -19,7 +20,8 @@ export function prepareAttemptAppend(db: SqliteDatabase): (entry: AttemptLogEntr
                                     status_code, error, success, response_excerpt, response_headers, is_test)
      SELECT @deliveryId, @webhookId, @eventId, @eventType, @attempt, @requestedAt, @durationMs,
             @statusCode, @error, @success, @responseExcerpt, @responseHeaders, @isTest
-      WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = @webhookId)`,
+      WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = @webhookId)
+        AND (@deliveryId IS NULL OR EXISTS (SELECT 1 FROM deliveries WHERE id = @deliveryId))`,
   );
   return (entry) => {
     const result = insert.run({
