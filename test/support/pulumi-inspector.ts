@@ -4,7 +4,10 @@
 // that run after it in the same jest worker run without a debugger attached.
 import type { Session } from 'node:inspector';
 
-/** Disconnects the inspector session of the @pulumi/pulumi this suite loaded, if it opened one. */
+/**
+ * Disconnects the inspector session of the @pulumi/pulumi this suite loaded (asked for, the session is made first
+ * if the suite serialized nothing, and is then closed all the same).
+ */
 export async function closePulumiInspector(): Promise<void> {
   const hooks = require('@pulumi/pulumi/runtime/closure/v8Hooks') as { getSessionAsync(): Promise<Session> };
   (await hooks.getSessionAsync()).disconnect();

