@@ -2,7 +2,7 @@
 import type { AttemptFacts, AttemptResult } from '../../service/src/domain/attempt';
 import type { EndpointHealth } from '../../service/src/domain/endpoint-health';
 import type { DispatchState } from '../../service/src/domain/webhook';
-import { endOf, loggedAttempts, planResults } from '../../service/src/store/results-plan';
+import { endOf, loggedAttempts, planResults, rollupOf } from '../../service/src/store/results-plan';
 
 const T0 = 1_800_000_000_000_000;
 const STATE: DispatchState = {
@@ -76,7 +76,29 @@ test('the result that archives a webhook is named once with the time its attempt
   const results = [1, 2, 3, 4].map((n) => result('a', n, { delivery: { state: 'failed' } }));
   const plan = planResults(results, new Map([['a', STATE]]), next);
   expect(plan.archived).toEqual([{ webhookId: 'a', at: endOf(results[2]!.log) }]);
-  expect(plan.leasedMoves.map((m) => [m.state, m.nextAttemptAt])).toEqual(Array(4).fill(['failed', null]));
+  // The fourth attempt ran beside the one that archived: skipped, as the archive would have skipped it had its
+  // result come in a later batch; its attempt is logged, and the rollup counts no delivery for it.
+  expect(plan.leasedMoves.map((m) => [m.state, m.nextAttemptAt])).toEqual([
+    ...Array(3).fill(['failed', null]),
+    ['skipped', null],
+  ]);
+  expect(plan.logged).toHaveLength(4);
+  const hours = rollupOf(plan.rollup, () => true);
+  expect(hours.reduce((n, h) => n + h.deliveriesFailed, 0)).toBe(3);
+  expect(hours.reduce((n, h) => n + h.attemptsFailed, 0)).toBe(4);
+});
+
+test('a result whose webhook was archived before it, by a retry left or a success alike, skips its delivery', () => {
+  const archived = { ...STATE, archivedAt: T0, archivedReason: 'gone' };
+  const results = [
+    result('a', 1),
+    result('a', 2, { delivery: { state: 'succeeded' }, log: { ...result('a', 2).log, success: true } }),
+  ];
+  const plan = planResults(results, new Map([['a', archived]]), next);
+  expect(plan.leasedMoves.map((m) => [m.deliveryId, m.state, m.nextAttemptAt])).toEqual([
+    ['wdl_a_1', 'skipped', null],
+    ['wdl_a_2', 'skipped', null],
+  ]);
 });
 
 test('a webhook already archived is not archived again', () => {

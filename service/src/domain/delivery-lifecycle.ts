@@ -49,7 +49,7 @@ export const DELIVERY_TRANSITIONS = {
     to: ['skipped'],
     when:
       'Its webhook was archived or deactivated: every delivery of the webhook not yet finished is skipped, when ' +
-      'the archive is written or when a dispatcher claims it.',
+      'the archive is written, when a dispatcher claims it, or when its attempt ran beside the one that archived.',
   },
   recovered: {
     from: ['failed'],
@@ -80,6 +80,11 @@ export function plannedState(webhook: PlanningWebhook): 'pending' | 'skipped' | 
 /** `skipped` at a claim: a delivery whose webhook is archived or inactive gets no request. */
 export function skippedAtClaim(claimed: { active: boolean; archived: boolean }): boolean {
   return !claimed.active || claimed.archived;
+}
+
+/** `skipped` for a leased delivery whose webhook was archived while its attempt ran. */
+export function skippedByArchive(): { state: 'skipped' } {
+  return { state: 'skipped' };
 }
 
 /** What the retry policy decided after a dispatcher's attempt. */

@@ -5,6 +5,7 @@
 import { type Micros, MICROS_PER_MILLI } from '../core/time';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import { addInto, durationBucketOf, emptyHour, hourOf, type StatsHour } from '../domain/delivery-stats';
+import { skippedByArchive } from '../domain/delivery-lifecycle';
 import type { DispatchState } from '../domain/webhook';
 import type { EndpointHealthChange } from '../domain/endpoint-health';
 
@@ -14,7 +15,7 @@ export type NextDispatchState = (current: DispatchState, facts: AttemptFacts) =>
 export interface LeasedMove {
   deliveryId: string;
   lease: string;
-  state: 'pending' | 'succeeded' | 'failed';
+  state: 'pending' | 'succeeded' | 'failed' | 'skipped';
   attempts: number;
   /** When a pending delivery is due again; null once it is finished. */
   nextAttemptAt: Micros | null;
@@ -87,21 +88,30 @@ export function endOf(entry: AttemptLogEntry): Micros {
   return entry.requestedAt + entry.durationMs * MICROS_PER_MILLI;
 }
 
-function moveOf(result: AttemptResult, now: Micros): { leased: LeasedMove } | { finished: FinishedMove } {
+/**
+ * Where the result moves its delivery. `archived`: its webhook was archived before this result, by an earlier one
+ * of the same batch: the delivery is skipped, as the archive skips every delivery not yet finished, so an attempt
+ * that ran beside the one that archived ends the same whether its result is written with it or after it.
+ */
+function moveOf(
+  result: AttemptResult,
+  now: Micros,
+  archived: boolean,
+): { leased: LeasedMove } | { finished: FinishedMove } {
   const { delivery, log } = result;
   if (result.lease === null) {
     const state = delivery.state === 'unchanged' || delivery.state === 'pending' ? null : delivery.state;
     return { finished: { deliveryId: log.deliveryId, state, attempts: log.attempt, now } };
   }
   if (delivery.state === 'unchanged') throw new Error('a leased delivery always moves on');
-  const pending = delivery.state === 'pending';
+  const change = archived ? skippedByArchive() : delivery;
   return {
     leased: {
       deliveryId: log.deliveryId,
       lease: result.lease,
-      state: delivery.state,
+      state: change.state,
       attempts: log.attempt,
-      nextAttemptAt: pending ? delivery.nextAttemptAt : null,
+      nextAttemptAt: change.state === 'pending' ? change.nextAttemptAt : null,
       now,
     },
   };
@@ -109,7 +119,9 @@ function moveOf(result: AttemptResult, now: Micros): { leased: LeasedMove } | { 
 
 function rollupEntryOf(entry: AttemptLogEntry, leased: LeasedMove | null): RollupEntry {
   const finishes =
-    leased === null || leased.state === 'pending' ? null : { deliveryId: leased.deliveryId, state: leased.state };
+    leased === null || (leased.state !== 'succeeded' && leased.state !== 'failed')
+      ? null
+      : { deliveryId: leased.deliveryId, state: leased.state };
   return {
     webhookId: entry.webhookId,
     hour: hourOf(entry.requestedAt),
@@ -144,7 +156,7 @@ export function planResults(
     const now = endOf(result.log);
     plan.logged.push({ index, entry: result.log });
     if (result.endpointHealthChange) plan.healthChanges.push([webhookId, result.endpointHealthChange]);
-    const move = moveOf(result, now);
+    const move = moveOf(result, now, current.archivedAt !== null);
     if ('leased' in move) plan.leasedMoves.push(move.leased);
     else plan.finishedMoves.push(move.finished);
     plan.rollup.push(rollupEntryOf(result.log, 'leased' in move ? move.leased : null));

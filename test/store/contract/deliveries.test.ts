@@ -348,6 +348,30 @@ describe('recordAttempts', () => {
     ]);
   });
 
+  test('an attempt that ran beside the one that archived, its result in the same batch, leaves its delivery skipped', async () => {
+    await recordEvent(store(), event(1, 'wev_2', { createdAt: T0 + SECOND }));
+    const both = await store().deliveries.claimDue(claimRequest(2 * SECOND + T0), (candidates) =>
+      candidates.filter((c) => c.webhookId === 'wsu_a'),
+    );
+    expect(sortedIds(both)).toEqual([d(1, 'wsu_a'), d(2, 'wsu_a')]);
+    const archive = (current: DispatchState, facts: AttemptFacts): DispatchState => ({
+      ...countFailures(current, facts),
+      archivedAt: current.archivedAt ?? facts.requestedAt,
+      archivedReason: 'gone',
+    });
+    const byId = new Map(both.map((c) => [c.id, c]));
+    const logged = await store().deliveries.recordAttempts(
+      [
+        attemptOf(byId.get(d(1, 'wsu_a'))!, { requestedAt: T0 + 1, verdict: 'gone', delivery: { state: 'failed' } }),
+        attemptOf(byId.get(d(2, 'wsu_a'))!, { requestedAt: T0 + 2, verdict: 'gone', delivery: { state: 'failed' } }),
+      ],
+      archive,
+    );
+    expect(logged.every((row) => row !== null)).toBe(true);
+    expect(await stateOf('wsu_a', d(1, 'wsu_a'))).toBe('failed');
+    expect(await stateOf('wsu_a', d(2, 'wsu_a'))).toBe('skipped');
+  });
+
   test('a result whose webhook was deleted meanwhile is null; the rest of the batch is recorded', async () => {
     const claimed = await claimAll(store(), T0);
     const a = claimed.find((c) => c.webhookId === 'wsu_a')!;
