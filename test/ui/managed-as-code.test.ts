@@ -41,7 +41,8 @@ test('the list and the webhook page show the name without the marker, and a badg
   await view.screenshot('managed-as-code-list');
 
   await managed.getByRole('link', { name: 'Orders' }).click();
-  expect(await view.page.getByRole('heading', { level: 1 }).textContent()).toBe('Orders');
+  // The webhook's page replaces the list once it has loaded: its heading is waited for, not read at the click.
+  await view.page.getByRole('heading', { level: 1, name: 'Orders', exact: true }).waitFor();
   await view.page.getByText('Managed as code: team-a/orders').waitFor();
   expect(await view.page.locator('main').textContent()).not.toContain('[[');
   expect(view.consoleErrors).toEqual([]);
