@@ -8,7 +8,9 @@
 //   (bench/noisy-neighbours.ts).
 // - the statistics endpoints with a million logged attempts, against GET one webhook (bench/statistics.ts).
 // `--only=noisy` runs just the noisy-neighbour scenario (with or without --quick), for iterating on it;
-// `--only=statistics` just the statistics scenario (on PostgreSQL too, with --postgres).
+// `--only=statistics` just the statistics scenario (on PostgreSQL too, with --postgres); `--only=delivery` the
+// delivery throughput, latency and API steps (the first service process of a whole run). `--threads` prints, on
+// stderr, where the machine's CPU went during the delivery steps (bench/thread-cpu.ts).
 // `--postgres` runs the scale-out scenario instead: one and two instances on one PostgreSQL database
 // (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL and
 // one claim's plans with a million due deliveries (bench/postgres-backlog-plans.ts);
@@ -31,13 +33,16 @@ import { statisticsLines, statisticsScenario, type StatisticsFigures } from './s
 import { createTestDatabase, startTestCluster } from '../test/support/postgres';
 import { createWebhooks, ingest, ingestAtRate, latenciesOf, percentile, TOKEN, waitUntil } from './load';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
+import { countThreadCpu, threadCpuLine } from './thread-cpu';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
 
 const QUICK = process.argv.includes('--quick');
 /** `--only=noisy`: just the noisy-neighbour scenario. */
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (ONLY !== undefined && ONLY !== 'noisy' && ONLY !== 'statistics')
-  throw new Error(`--only=${ONLY}: the scenarios that run alone are noisy and statistics`);
+if (ONLY !== undefined && ONLY !== 'noisy' && ONLY !== 'statistics' && ONLY !== 'delivery')
+  throw new Error(`--only=${ONLY}: the scenarios that run alone are delivery, noisy and statistics`);
+/** `--threads`: CPU per thread of the service, the bench's and the machine's idle time during the delivery steps. */
+const THREADS = process.argv.includes('--threads');
 const POSTGRES = process.argv.includes('--postgres');
 /** `--statements` (with --postgres): each run's most executed statements, on stderr. */
 const STATEMENTS = process.argv.includes('--statements');
@@ -224,27 +229,66 @@ async function main(): Promise<void> {
   let service: ServiceProcess | null = await startService(databasePath, 'deliveries-and-api');
   try {
     const client = createWebhooksClient({ hostUrl: service.baseUrl, accountId: ACCOUNT_ID, token: TOKEN });
-    const throughput = await deliveryThroughput(service, receiver, client);
+    const first = service;
+    const pid = first.child.pid!;
+    const throughput = await measured(
+      'delivery',
+      pid,
+      () => deliveryThroughput(first, receiver, client),
+      ({ deliveries }) => ({ count: deliveries, name: 'delivery' }),
+    );
     const templates = templatesOf(receiver, throughput.webhookIds);
-    const ceiling = await deliveryCeiling(receiver, receiver.captured);
+    const replayed = { count: receiver.captured.length, name: 'delivery' };
+    const ceiling = await measured(
+      'its ceiling',
+      pid,
+      () => deliveryCeiling(receiver, receiver.captured),
+      () => replayed,
+    );
     receiver.captured.length = 0;
     const { p50, p99 } = await latency(service, receiver, client);
-    const api = await apiThroughput(
-      {
-        origin: new URL(service.baseUrl).origin,
-        token: TOKEN,
-        accountId: ACCOUNT_ID,
-        webhookId: throughput.webhookIds[0]!,
-        createPath: `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`,
-        // An event type no benchmark posts, so the webhooks this makes never receive anything.
-        createBody: JSON.stringify({
-          name: 'created by autocannon',
-          client_url: `${receiver.url}/unused`,
-          event_types: ['job.run.started'],
-        }),
-      },
-      SCALE.apiSeconds,
+    const api = await measured('the API steps', pid, () =>
+      apiThroughput(
+        {
+          origin: new URL(first.baseUrl).origin,
+          token: TOKEN,
+          accountId: ACCOUNT_ID,
+          webhookId: throughput.webhookIds[0]!,
+          createPath: `/api/v3/accounts/${ACCOUNT_ID}/webhooks/subscriptions`,
+          // An event type no benchmark posts, so the webhooks this makes never receive anything.
+          createBody: JSON.stringify({
+            name: 'created by autocannon',
+            client_url: `${receiver.url}/unused`,
+            event_types: ['job.run.started'],
+          }),
+        },
+        SCALE.apiSeconds,
+      ),
     );
+    const deliveryFigures: Figures = {
+      delivery_per_s: Math.round(throughput.perSecond),
+      delivery_ceiling_per_s: Math.round(ceiling),
+      delivery_ratio: ratio(throughput.perSecond, ceiling),
+      p50_ms: Number(p50.toFixed(1)),
+      p99_ms: Number(p99.toFixed(1)),
+      api_get_per_s: Math.round(api.getPerSecond),
+      api_get_ceiling_per_s: Math.round(api.getCeilingPerSecond),
+      api_get_ratio: ratio(api.getPerSecond, api.getCeilingPerSecond),
+      api_create_per_s: Math.round(api.createPerSecond),
+      api_create_ceiling_per_s: Math.round(api.createCeilingPerSecond),
+      api_create_ratio: ratio(api.createPerSecond, api.createCeilingPerSecond),
+    };
+    if (ONLY === 'delivery') {
+      process.stdout.write(
+        [
+          `jobhooks bench${QUICK ? ' --quick' : ''} --only=delivery: ${EVENTS} events x ${SCALE.webhooks} webhooks; durability ${DURABILITY}`,
+          ...deliveryLines(deliveryFigures),
+          JSON.stringify(deliveryFigures),
+          '',
+        ].join('\n'),
+      );
+      return;
+    }
     // The latency step switched the throughput webhooks off; the backlog is theirs.
     for (const id of throughput.webhookIds) {
       const hook = await client.get(id);
@@ -267,17 +311,7 @@ async function main(): Promise<void> {
     const statistics = await sqliteStatistics(join(dir, 'statistics.db'));
 
     const figures: Figures = {
-      delivery_per_s: Math.round(throughput.perSecond),
-      delivery_ceiling_per_s: Math.round(ceiling),
-      delivery_ratio: ratio(throughput.perSecond, ceiling),
-      p50_ms: Number(p50.toFixed(1)),
-      p99_ms: Number(p99.toFixed(1)),
-      api_get_per_s: Math.round(api.getPerSecond),
-      api_get_ceiling_per_s: Math.round(api.getCeilingPerSecond),
-      api_get_ratio: ratio(api.getPerSecond, api.getCeilingPerSecond),
-      api_create_per_s: Math.round(api.createPerSecond),
-      api_create_ceiling_per_s: Math.round(api.createCeilingPerSecond),
-      api_create_ratio: ratio(api.createPerSecond, api.createCeilingPerSecond),
+      ...deliveryFigures,
       backlog_size: SCALE.backlog,
       backlog_drain_per_s: Math.round(backlog.perSecond),
       baseline_drain_per_s: Math.round(baseline.perSecond),
@@ -289,11 +323,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         `jobhooks bench${QUICK ? ' --quick' : ''}: ${EVENTS} events x ${SCALE.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}`,
-        `  delivery, end to end (durable)       ${figures.delivery_per_s} deliveries/s`,
-        `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}`,
-        `  latency accepted -> received         p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`,
-        `  API GET one webhook                  ${figures.api_get_per_s} req/s, bare Fastify ${figures.api_get_ceiling_per_s} req/s   api_get_ratio ${figures.api_get_ratio}`,
-        `  API create                           ${figures.api_create_per_s} req/s, bare Fastify ${figures.api_create_ceiling_per_s} req/s   api_create_ratio ${figures.api_create_ratio}`,
+        ...deliveryLines(figures),
         `  drain with ${SCALE.backlog} due deliveries   ${figures.backlog_drain_per_s} deliveries/s, with ${SCALE.baselineBacklog}: ${figures.baseline_drain_per_s}   backlog_ratio ${figures.backlog_ratio}`,
         `  peak RSS with that backlog           ${figures.rss_mb} MB`,
         ...noisyLines(noisy, SCALE.noisyRate),
@@ -307,6 +337,34 @@ async function main(): Promise<void> {
     await receiver.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The delivery, latency and API lines of the table. */
+function deliveryLines(figures: Figures): string[] {
+  return [
+    `  delivery, end to end (durable)       ${figures.delivery_per_s} deliveries/s`,
+    `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}`,
+    `  latency accepted -> received         p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`,
+    `  API GET one webhook                  ${figures.api_get_per_s} req/s, bare Fastify ${figures.api_get_ceiling_per_s} req/s   api_get_ratio ${figures.api_get_ratio}`,
+    `  API create                           ${figures.api_create_per_s} req/s, bare Fastify ${figures.api_create_ceiling_per_s} req/s   api_create_ratio ${figures.api_create_ratio}`,
+  ];
+}
+
+/**
+ * Runs a step; with --threads, prints on stderr where the machine's CPU went meanwhile, per unit of `unitsOf`'s
+ * answer when given (the deliveries the step made, say).
+ */
+async function measured<T>(
+  step: string,
+  servicePid: number,
+  run: () => Promise<T>,
+  unitsOf?: (result: T) => { count: number; name: string },
+): Promise<T> {
+  if (!THREADS) return run();
+  const read = countThreadCpu(servicePid);
+  const result = await run();
+  process.stderr.write(threadCpuLine(step, read(), unitsOf?.(result)));
+  return result;
 }
 
 /** The noisy-neighbour scenario: each of its phases starts a service of its own, as the backlog runs do. */
