@@ -4,6 +4,7 @@
 // and a bounded table of recent clients.
 import type { Millis, Seconds } from '../core/time';
 import ipaddr from 'ipaddr.js';
+import { BoundedMap } from '../core/bounded-map';
 import { type Clock, nowMillis } from '../core/clock';
 import { admitRequest, type RateBudget, type RateState } from './rate-limit-policy';
 
@@ -13,8 +14,23 @@ import { admitRequest, type RateBudget, type RateState } from './rate-limit-poli
  */
 const MAX_ADDRESSES = 10_000;
 
+/**
+ * Addresses whose client key was worked out lately: every authenticated request asks for its address's key (is it
+ * blocked?), so an address is parsed once, not once per request. Past the limit the map starts over.
+ */
+const keysOfAddresses = new BoundedMap<string, string>(MAX_ADDRESSES);
+
 /** Whom a failure is counted against: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64). */
 export function clientKeyOf(address: string): string {
+  let key = keysOfAddresses.get(address);
+  if (key === undefined) {
+    key = parsedClientKey(address);
+    keysOfAddresses.set(address, key);
+  }
+  return key;
+}
+
+function parsedClientKey(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return parsed.toString();
