@@ -106,10 +106,16 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     let dispatcher: Dispatcher | null = null;
     // Each endpoint's capacity and circuit, learned from its answers, as the store keeps them: on the webhook's
     // row for every instance, or in the one SQLite process's memory (endpoint-health.ts).
+    // The operational events that results and the circuit make true, written with them (docs/operational-webhooks.md).
+    const operationalEvents = createOperationalEventMaker(ids, clock, config.publicUrl);
     const health = new EndpointHealthRegistry(
       { ...DEFAULT_HEALTH_RULES, maxInFlight: config.delivery.maxInFlightPerWebhook },
       () => uniformFraction(random),
-      { store: store.endpointHealth, onError: (error) => logBackgroundError(error, "Writing an endpoint's health") },
+      {
+        store: store.endpointHealth,
+        onError: (error) => logBackgroundError(error, "Writing an endpoint's health"),
+        operationalEvents,
+      },
     );
     const rateBudgets = {
       management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },
@@ -134,8 +140,6 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       maxWebhooksPerAccount: config.maxWebhooksPerAccount,
       allowPrivateUrls: config.allowPrivateUrls,
     });
-    // The operational events results make true, written with them (docs/operational-webhooks.md).
-    const operationalEvents = createOperationalEventMaker(ids, config.publicUrl);
     const app = await buildApp({
       store,
       accounts,

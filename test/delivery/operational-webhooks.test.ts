@@ -88,6 +88,37 @@ test("a webhook archived by a 410 sends the account's operational endpoint a web
   expect(operations.requests[1]!.body.equals(request!.body)).toBe(true);
 });
 
+test('an endpoint whose circuit opens sends webhook.circuit_opened once, and webhook.recovered when it answers again', async () => {
+  const endpoint = await createEndpoint({ event_types: ['webhook.circuit_opened', 'webhook.recovered'] });
+  gone.respondWith(answer(500));
+  const hook = await createWebhook(h, {
+    client_url: `${gone.url}/hook`,
+    event_types: ['job.run.completed'],
+    job_ids: [],
+  });
+  await ingest(h, 'job.run.completed', { runId: 'run-1' });
+  await waitFor(async () => operations.requests.length === 1, 'the circuit to open');
+  const opened = JSON.parse(operations.requests[0]!.body.toString('utf8'));
+  expect(opened).toMatchObject({
+    type: 'webhook.circuit_opened',
+    data: { webhook: { id: hook.id }, sick_in_a_row: 5 },
+  });
+  expect(
+    isGenuine(endpoint.hmac_secret, operations.requests[0]!.body, operations.requests[0]!.headers.authorization),
+  ).toBe(true);
+  expect((await h.call('GET', webhookPath(hook.id))).json().data).toMatchObject({ delivery_circuit: 'open' });
+
+  // A person's test send that the endpoint answers closes the circuit for everyone.
+  gone.respondWith(answer(200));
+  expect((await h.call('GET', `${webhookPath(hook.id)}/test`)).json().data).toMatchObject({
+    verification_status_code: '200',
+  });
+  await waitFor(async () => operations.requests.length === 2, 'the endpoint to recover');
+  const recovered = JSON.parse(operations.requests[1]!.body.toString('utf8'));
+  expect(recovered).toMatchObject({ type: 'webhook.recovered', data: { webhook: { id: hook.id } } });
+  expect(opened.id).not.toBe(recovered.id);
+});
+
 test('an operational endpoint that itself fails makes no operational event about itself', async () => {
   // The endpoint wants everything, and answers 410 too: it is archived by its first delivery.
   operations.respondWith(answer(410));

@@ -1,9 +1,12 @@
 // The operational facts a batch of results makes true, and the events they write (store/results-plan.ts,
-// store/operational-plan.ts, domain/failing-thresholds.ts), on a fake clock with the real archive rules.
+// store/operational-plan.ts, domain/failing-thresholds.ts), and the circuit's (domain/endpoint-health.ts), on a fake
+// clock with the real archive and health rules.
 import type { AttemptFacts, AttemptResult } from '../../service/src/domain/attempt';
-import { UNKNOWN_ENDPOINT } from '../../service/src/domain/endpoint-health';
+import { circuitFacts, type EndpointHealth, UNKNOWN_ENDPOINT } from '../../service/src/domain/endpoint-health';
+import { afterAnswer, type Answer, DEFAULT_HEALTH_RULES } from '../../service/src/delivery/endpoint-health';
 import type { DispatchState, WebhookRecord } from '../../service/src/domain/webhook';
 import { nextDispatchState } from '../../service/src/delivery/archive-policy';
+import { createManualClock } from '../../service/src/core/clock';
 import { createOperationalEventMaker } from '../../service/src/delivery/operational-payload';
 import { FAILING_THRESHOLD_PERCENTS, thresholdsCrossed } from '../../service/src/domain/failing-thresholds';
 import { planOperationalEvents } from '../../service/src/store/operational-plan';
@@ -165,7 +168,7 @@ function record(id: string, overrides: Partial<WebhookRecord> = {}): WebhookReco
 
 test('each fact is one event, delivered to the operational endpoints that want its type, skipped for an archived one', () => {
   let ids = 0;
-  const maker = createOperationalEventMaker({ next: (kind) => `${kind}_${(ids += 1)}` }, null);
+  const maker = createOperationalEventMaker({ next: (kind) => `${kind}_${(ids += 1)}` }, createManualClock(), null);
   const ops = (id: string, overrides: Partial<WebhookRecord>) =>
     record(id, { kind: 'operational', eventTypes: ['webhook.archived'], ...overrides });
   const endpoints = [
@@ -208,5 +211,50 @@ test('each fact is one event, delivered to the operational endpoints that want i
       rule: 'gone',
       reason: 'The endpoint answered 410 Gone',
     },
+  });
+});
+
+describe('circuit events, on a fake clock with the real health rules', () => {
+  const RULES = { ...DEFAULT_HEALTH_RULES, maxInFlight: 16 };
+  const SECOND = 1_000_000;
+  const answer = (signal: 'healthy' | 'sick', now: number): Answer => ({
+    signal,
+    now,
+    sentAt: now - 1,
+    jitter: 0,
+    manual: false,
+  });
+
+  /** The circuit facts of each answer in turn, as the store computes them where it writes the health. */
+  function factsOf(answers: Answer[]): OperationalFact[] {
+    let health: EndpointHealth = UNKNOWN_ENDPOINT;
+    return answers.flatMap((a) => {
+      const after = afterAnswer(health, a, RULES);
+      const facts = circuitFacts('wsu_a', health, after, a.now);
+      health = after;
+      return facts;
+    });
+  }
+
+  test('the circuit opening is one event per sick streak, not one per failed probe; a healthy answer recovers it', () => {
+    let t = T0;
+    const sickStreak = Array.from({ length: 5 }, () => answer('sick', (t += SECOND)));
+    // Failed probes, each after the circuit's open period: the circuit opens again, with no new event.
+    const failedProbes = Array.from({ length: 3 }, () => answer('sick', (t += 600 * SECOND)));
+    const probe = answer('healthy', (t += 600 * SECOND));
+    const secondStreak = Array.from({ length: 5 }, () => answer('sick', (t += SECOND)));
+    const facts = factsOf([...sickStreak, ...failedProbes, probe, ...secondStreak]);
+    expect(facts.map((f) => [f.type, f.at])).toEqual([
+      ['webhook.circuit_opened', sickStreak[4]!.now],
+      ['webhook.recovered', probe.now],
+      ['webhook.circuit_opened', secondStreak[4]!.now],
+    ]);
+    expect(facts[0]).toMatchObject({ sickInARow: 5, openUntil: sickStreak[4]!.now + 10 * SECOND });
+  });
+
+  test('a healthy answer to an endpoint whose circuit never opened recovers nothing', () => {
+    let t = T0;
+    const facts = factsOf([answer('sick', (t += 1)), answer('sick', (t += 1)), answer('healthy', (t += 1))]);
+    expect(facts).toEqual([]);
   });
 });

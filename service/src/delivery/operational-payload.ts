@@ -6,6 +6,7 @@ import type { WebhookRecord } from '../domain/webhook';
 import type { OperationalFact } from '../store/results-plan';
 import { isoTimestampNanos } from '../events/payload';
 import type { IdGenerator } from '../core/ids';
+import { type Clock, nowMicros } from '../core/clock';
 import type { OperationalEventMaker } from '../store/operational-plan';
 
 const NANOS_PER_MICRO = 1000n;
@@ -17,6 +18,10 @@ function detailsOf(fact: OperationalFact): Omit<OperationalEventPayload['data'],
       const rule = archiveRuleOf(fact.reason);
       return { ...(rule === null ? {} : { rule }), reason: fact.reason };
     }
+    case 'webhook.circuit_opened':
+      return { sick_in_a_row: fact.sickInARow, open_until: String(fact.openUntil) };
+    case 'webhook.recovered':
+      return {};
     case 'webhook.failing':
       return { threshold_percent: fact.thresholdPercent, consecutive_failures: fact.consecutiveFailures };
     case 'delivery.exhausted':
@@ -60,10 +65,15 @@ export function operationalPayload(input: {
  * The maker the store writes operational events with. A webhook's page is `<publicUrl>/ui/#/webhooks/<id>`; without
  * a public URL (JOBHOOKS_PUBLIC_URL) the link is that path alone, for the receiver to put behind the service's address.
  */
-export function createOperationalEventMaker(ids: IdGenerator, publicUrl: string | null): OperationalEventMaker {
+export function createOperationalEventMaker(
+  ids: IdGenerator,
+  clock: Clock,
+  publicUrl: string | null,
+): OperationalEventMaker {
   const base = publicUrl === null ? '' : publicUrl.replace(/\/+$/, '');
   return {
     ids,
+    now: () => nowMicros(clock),
     payloadOf: ({ id, fact, subject }) =>
       operationalPayload({ id, fact, subject, uiUrl: `${base}/ui/#/webhooks/${encodeURIComponent(subject.id)}` }),
   };

@@ -15,6 +15,8 @@ import type { OperationalFact } from './results-plan';
  */
 export interface OperationalEventMaker {
   ids: IdGenerator;
+  /** The time, in microseconds, of a fact whose own time is not known (a circuit closing). */
+  now(): Micros;
   payloadOf(input: { id: string; fact: OperationalFact; subject: WebhookRecord }): Buffer;
 }
 

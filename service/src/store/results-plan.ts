@@ -9,7 +9,9 @@ import { addInto, durationBucketOf, emptyHour, hourOf, type StatsHour } from '..
 import { skippedByArchive } from '../domain/delivery-lifecycle';
 import type { DispatchState } from '../domain/webhook';
 import type { EndpointHealthChange } from '../domain/endpoint-health';
-import type { DeliveredEventType } from '@jobhooks/client/contract';
+import type { OperationalFact } from '../domain/operational-fact';
+
+export type { OperationalFact };
 import { thresholdsCrossed } from '../domain/failing-thresholds';
 
 export type NextDispatchState = (current: DispatchState, facts: AttemptFacts) => DispatchState;
@@ -54,20 +56,6 @@ export interface ResultsPlan {
   /** What the batch made true that an account's operational endpoints hear of, in order (operationalFactsWritten). */
   operational: OperationalFact[];
 }
-
-/** A fact about a webhook (never an operational endpoint: see planResults) that makes an operational event. */
-export type OperationalFact =
-  | { type: 'webhook.archived'; webhookId: string; at: Micros; reason: string }
-  | { type: 'webhook.failing'; webhookId: string; at: Micros; thresholdPercent: number; consecutiveFailures: number }
-  | {
-      type: 'delivery.exhausted';
-      webhookId: string;
-      at: Micros;
-      deliveryId: string;
-      eventId: string;
-      eventType: DeliveredEventType;
-      attempts: number;
-    };
 
 /**
  * The facts a written plan made true: a delivery failed for good only if its move was written (`moved`, as for the

@@ -257,8 +257,15 @@ export interface SignInWindowsStore {
  * a SQLite file. A change of the webhook's URL, and its reactivation, reset it with the change.
  */
 export interface EndpointHealthStore {
-  /** Applies `change` to the webhook's health, holding its row; resolves with the result, null when it is gone. */
-  change(webhookId: string, change: EndpointHealthChange): Promise<EndpointHealth | null>;
+  /**
+   * Applies `change` to the webhook's health, holding its row; resolves with the result, null when it is gone. With
+   * `maker`, writes the operational events of the circuit's change (domain/endpoint-health.ts, circuitFacts).
+   */
+  change(
+    webhookId: string,
+    change: EndpointHealthChange,
+    maker?: OperationalEventMaker | null,
+  ): Promise<EndpointHealth | null>;
   /** Webhooks whose endpoint's circuit is not closed. */
   countNotClosed(): Promise<number>;
 }

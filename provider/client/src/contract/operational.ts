@@ -99,6 +99,9 @@ export const OperationalEventPayload = z
       /** webhook.failing: the percentage of the archive threshold crossed, and the consecutive failed deliveries. */
       threshold_percent: z.number().int().optional(),
       consecutive_failures: z.number().int().optional(),
+      /** webhook.circuit_opened: the sick answers in a row that opened it, and when it is first probed (microseconds). */
+      sick_in_a_row: z.number().int().optional(),
+      open_until: Digits.optional(),
       /** delivery.exhausted: the delivery that failed for good, its event and its attempts. */
       delivery_id: z.string().optional(),
       event_id: z.string().optional(),

@@ -237,7 +237,7 @@ async function recordInTransaction(
   // batch refused after it ran and written again apart would lose it.
   if (plan.healthChanges.length > 0) {
     const healthBefore = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
-    await applyHealthChanges(client, healthBefore, plan.healthChanges);
+    await applyHealthChanges(client, healthBefore, plan.healthChanges, maker);
   }
   return loggedAttempts(results, plan, ids);
 }

@@ -212,7 +212,7 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     maker: OperationalEventMaker | null,
   ): Array<LoggedAttempt | null> {
     const { logged, healthChanges } = recordInTransaction.immediate(batch, next, maker);
-    health.applyDeferred(healthChanges);
+    health.applyDeferred(healthChanges, maker);
     return logged;
   }
 

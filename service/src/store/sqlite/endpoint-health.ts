@@ -12,6 +12,9 @@ import {
 } from '../../domain/endpoint-health';
 import type { EndpointHealthStore } from '../store';
 import type { SqliteDatabase } from './database';
+import { circuitFacts } from '../../domain/endpoint-health';
+import type { OperationalEventMaker } from '../operational-plan';
+import { prepareOperationalWrite } from './operational-events';
 
 export interface InProcessEndpointHealth extends EndpointHealthStore {
   /** The webhook's health; an endpoint not heard from when none is kept. */
@@ -24,7 +27,10 @@ export interface InProcessEndpointHealth extends EndpointHealthStore {
    * Applies changes that waited for their attempts' results, in order; the caller passes only those of webhooks
    * that still exist (its results transaction read them).
    */
-  applyDeferred(changes: ReadonlyArray<readonly [webhookId: string, change: EndpointHealthChange]>): void;
+  applyDeferred(
+    changes: ReadonlyArray<readonly [webhookId: string, change: EndpointHealthChange]>,
+    maker: OperationalEventMaker | null,
+  ): void;
 }
 
 const isClosed = (circuit: Circuit) => circuit.state === 'closed';
@@ -40,6 +46,33 @@ export function createInProcessEndpointHealth(db: SqliteDatabase): InProcessEndp
     if (health === UNKNOWN_ENDPOINT) healths.delete(webhookId);
     else healths.set(webhookId, Object.freeze({ ...health, circuit: Object.freeze({ ...health.circuit }) }));
   };
+  // The health lives in this process's memory, so the circuit's events are written in a transaction of their own as
+  // it changes (docs/operational-webhooks.md#when-each-event-is-made).
+  const writeOperational = prepareOperationalWrite(db, { of });
+  const writeCircuitEvents = db.transaction(
+    (changed: ReadonlyArray<readonly [string, EndpointHealth, EndpointHealth]>, maker: OperationalEventMaker) => {
+      const now = maker.now();
+      writeOperational(
+        changed.flatMap(([webhookId, before, after]) => circuitFacts(webhookId, before, after, now)),
+        maker,
+      );
+    },
+  );
+  /** Applies the changes in order, then writes the events of the circuits they moved. */
+  const apply = (
+    changes: ReadonlyArray<readonly [string, EndpointHealthChange]>,
+    maker: OperationalEventMaker | null,
+  ): void => {
+    const changed: Array<readonly [string, EndpointHealth, EndpointHealth]> = [];
+    for (const [webhookId, change] of changes) {
+      const before = of(webhookId);
+      const after = change(before);
+      set(webhookId, after);
+      changed.push([webhookId, before, after]);
+    }
+    if (maker !== null && changed.some(([id, b, a]) => circuitFacts(id, b, a, 0).length > 0))
+      writeCircuitEvents.immediate(changed, maker);
+  };
 
   return {
     of,
@@ -50,18 +83,15 @@ export function createInProcessEndpointHealth(db: SqliteDatabase): InProcessEndp
     reset(webhookId) {
       healths.delete(webhookId);
     },
-    applyDeferred(changes) {
-      for (const [webhookId, change] of changes) set(webhookId, change(of(webhookId)));
-    },
-    async change(webhookId, change) {
+    applyDeferred: apply,
+    async change(webhookId, change, maker = null) {
       // A webhook deleted while its attempt ran has no health to keep (PostgreSQL finds no row).
       if (exists.get(webhookId) === undefined) {
         healths.delete(webhookId);
         return null;
       }
-      const after = change(of(webhookId));
-      set(webhookId, after);
-      return after;
+      apply([[webhookId, change]], maker);
+      return of(webhookId);
     },
     countNotClosed: async () => [...healths.values()].filter((health) => !isClosed(health.circuit)).length,
   };

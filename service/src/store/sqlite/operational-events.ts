@@ -5,11 +5,11 @@ import { type OperationalEventMaker, planOperationalEvents } from '../operationa
 import type { OperationalFact } from '../results-plan';
 import { webhookFromRow, type WebhookRow } from '../rows';
 import type { SqliteDatabase } from './database';
-import type { InProcessEndpointHealth } from './endpoint-health';
-import { SELECT_WEBHOOK } from './webhooks';
+import type { EndpointHealth } from '../../domain/endpoint-health';
+import { SELECT_WEBHOOK } from './webhook-select';
 
 /** Prepares the statements once; the function returned writes a batch's facts, in the caller's transaction. */
-export function prepareOperationalWrite(db: SqliteDatabase, health: InProcessEndpointHealth) {
+export function prepareOperationalWrite(db: SqliteDatabase, health: { of(webhookId: string): EndpointHealth }) {
   const webhookById = db.prepare<[string], WebhookRow>(`${SELECT_WEBHOOK} WHERE w.id = ?`);
   const endpointsOfAccount = db.prepare<[number], WebhookRow>(
     `${SELECT_WEBHOOK} WHERE w.account_id = ? AND w.kind = 'operational' ORDER BY w.created_at, w.id`,

@@ -1,5 +1,6 @@
 // SQLite access to webhooks and the idempotency keys of their creation.
 import type { SqliteDatabase } from './database';
+import { SELECT_WEBHOOK } from './webhook-select';
 import type { InProcessEndpointHealth } from './endpoint-health';
 import { type StoredWebhook, webhookFromRow, type WebhookRow } from '../rows';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
@@ -26,9 +27,7 @@ function changeParams(change: WebhookChange) {
   };
 }
 
-export const SELECT_WEBHOOK = `
-  SELECT w.*, a.identifier AS account_identifier
-    FROM webhooks w JOIN accounts a ON a.id = w.account_id`;
+export { SELECT_WEBHOOK };
 
 export function createWebhooksStore(
   db: SqliteDatabase,
