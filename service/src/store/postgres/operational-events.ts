@@ -5,6 +5,7 @@ import type { WebhookRecord } from '../../domain/webhook';
 import { type OperationalEventMaker, planOperationalEvents } from '../operational-plan';
 import type { OperationalFact } from '../results-plan';
 import { asColumns } from './database';
+import { INSERT_DELIVERIES } from './events';
 import { CHANNELS } from './migrations';
 import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
 
@@ -18,12 +19,6 @@ const INSERT_EVENTS = `
   SELECT e.id, e.account_id, e.event_type, e.id, e.created_at, e.payload
     FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[])
          AS e(id, account_id, event_type, created_at, payload)`;
-const INSERT_DELIVERIES = `
-  INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
-  SELECT d.id, d.event_id, d.webhook_id, d.state, d.payload, 0,
-         CASE WHEN d.state = 'pending' THEN d.created_at END, d.created_at, d.created_at
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bigint[])
-         AS d(id, event_id, webhook_id, state, payload, created_at)`;
 const NOTIFY_DUE = `SELECT pg_notify('${CHANNELS.due}', '')`;
 
 /** Writes a batch's facts in the caller's transaction; other instances' dispatchers hear of what it queued. */

@@ -7,6 +7,7 @@ import { webhookFromRow, type WebhookRow } from '../rows';
 import type { SqliteDatabase } from './database';
 import type { EndpointHealth } from '../../domain/endpoint-health';
 import { SELECT_WEBHOOK } from './webhook-select';
+import { prepareDeliveriesInsert } from './deliveries-insert';
 
 /** Prepares the statements once; the function returned writes a batch's facts, in the caller's transaction. */
 export function prepareOperationalWrite(db: SqliteDatabase, health: { of(webhookId: string): EndpointHealth }) {
@@ -19,15 +20,11 @@ export function prepareOperationalWrite(db: SqliteDatabase, health: { of(webhook
     `INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
      VALUES (@id, @accountId, @eventType, @id, @createdAt, @payload)`,
   );
-  const insertDelivery = db.prepare(
-    `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
-     VALUES (@id, @eventId, @webhookId, @state, @payload, 0, @nextAttemptAt, @createdAt, @createdAt)`,
-  );
+  const insertDeliveries = prepareDeliveriesInsert(db);
   const recordOf = (row: WebhookRow): WebhookRecord => ({ ...webhookFromRow(row), endpointHealth: health.of(row.id) });
 
-  /** Resolves with how many deliveries it queued. */
-  return (facts: readonly OperationalFact[], maker: OperationalEventMaker): number => {
-    if (facts.length === 0) return 0;
+  return (facts: readonly OperationalFact[], maker: OperationalEventMaker): void => {
+    if (facts.length === 0) return;
     const subjects = new Map<string, WebhookRecord>();
     for (const webhookId of new Set(facts.map((f) => f.webhookId))) {
       const row = webhookById.get(webhookId);
@@ -39,22 +36,9 @@ export function prepareOperationalWrite(db: SqliteDatabase, health: { of(webhook
       if (known === undefined) endpoints.set(accountId, (known = endpointsOfAccount.all(accountId).map(recordOf)));
       return known;
     };
-    let queued = 0;
     for (const event of planOperationalEvents(facts, subjects, endpointsOf, maker)) {
       insertEvent.run(event);
-      for (const delivery of event.deliveries) {
-        insertDelivery.run({
-          id: delivery.id,
-          eventId: event.id,
-          webhookId: delivery.webhookId,
-          state: delivery.state,
-          payload: delivery.payloadHead,
-          nextAttemptAt: delivery.state === 'pending' ? event.createdAt : null,
-          createdAt: event.createdAt,
-        });
-        if (delivery.state === 'pending') queued += 1;
-      }
+      insertDeliveries(event, event.deliveries);
     }
-    return queued;
   };
 }
