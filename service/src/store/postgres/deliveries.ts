@@ -235,6 +235,7 @@ async function recordInTransaction(
   // instance's answers), and it is held here anyway. Written only where it changes. Last, after every statement
   // that could refuse a row: a deferred change marks itself applied when it runs (endpoint-health.ts), so a
   // batch refused after it ran and written again apart would lose it.
+  // The circuit's operational events are written with it, last too (only a failing database refuses them).
   if (plan.healthChanges.length > 0) {
     const healthBefore = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
     await applyHealthChanges(client, healthBefore, plan.healthChanges, maker);

@@ -12,6 +12,7 @@ import { asColumns, type PgDatabase, prepared } from './database';
 import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
 import { createSerialBatches } from './serial-batches';
 import { circuitFacts } from '../../domain/endpoint-health';
+import type { OperationalFact } from '../../domain/operational-fact';
 import type { OperationalEventMaker } from '../operational-plan';
 import { writeOperationalEvents } from './operational-events';
 
@@ -48,9 +49,14 @@ export async function applyHealthChanges(
   maker: OperationalEventMaker | null,
 ): Promise<Map<string, EndpointHealth>> {
   const after = new Map(before);
+  const facts: OperationalFact[] = [];
+  const now = maker?.now() ?? 0;
   for (const [webhookId, change] of changes) {
     const health = after.get(webhookId);
-    if (health !== undefined) after.set(webhookId, change(health));
+    if (health === undefined) continue;
+    const next = change(health);
+    after.set(webhookId, next);
+    facts.push(...circuitFacts(webhookId, health, next, now));
   }
   const changed = [...after].filter(([webhookId, health]) => !sameHealth(before.get(webhookId)!, health));
   if (changed.length > 0) {
@@ -61,11 +67,7 @@ export async function applyHealthChanges(
         7,
       ),
     );
-    if (maker !== null) {
-      const now = maker.now();
-      const facts = changed.flatMap(([id, health]) => circuitFacts(id, before.get(id)!, health, now));
-      await writeOperationalEvents(client, facts, maker);
-    }
+    if (maker !== null) await writeOperationalEvents(client, facts, maker);
   }
   return after;
 }

@@ -50,28 +50,39 @@ export function createInProcessEndpointHealth(db: SqliteDatabase): InProcessEndp
   // it changes (docs/operational-webhooks.md#when-each-event-is-made).
   const writeOperational = prepareOperationalWrite(db, { of });
   const writeCircuitEvents = db.transaction(
-    (changed: ReadonlyArray<readonly [string, EndpointHealth, EndpointHealth]>, maker: OperationalEventMaker) => {
+    (steps: ReadonlyArray<readonly [string, EndpointHealth, EndpointHealth]>, maker: OperationalEventMaker) => {
       const now = maker.now();
       writeOperational(
-        changed.flatMap(([webhookId, before, after]) => circuitFacts(webhookId, before, after, now)),
+        steps.flatMap(([webhookId, before, after]) => circuitFacts(webhookId, before, after, now)),
         maker,
       );
     },
   );
-  /** Applies the changes in order, then writes the events of the circuits they moved. */
+  type Step = readonly [webhookId: string, before: EndpointHealth, after: EndpointHealth];
+  /** Each change in order from the health kept (nothing is set yet), and each webhook's health after them all. */
+  const fold = (changes: ReadonlyArray<readonly [string, EndpointHealthChange]>) => {
+    const afters = new Map<string, EndpointHealth>();
+    const steps: Step[] = [];
+    for (const [webhookId, change] of changes) {
+      const before = afters.get(webhookId) ?? of(webhookId);
+      const after = change(before);
+      afters.set(webhookId, after);
+      steps.push([webhookId, before, after]);
+    }
+    return { afters, steps };
+  };
+  const moveCircuit = (steps: readonly Step[]) => steps.some(([id, b, a]) => circuitFacts(id, b, a, 0).length > 0);
+  /**
+   * Applies the changes in order, writing the events of the circuits they move first: if that write fails, no health
+   * has changed, and the caller's retry (the change written with the attempt's result) applies each change once.
+   */
   const apply = (
     changes: ReadonlyArray<readonly [string, EndpointHealthChange]>,
     maker: OperationalEventMaker | null,
   ): void => {
-    const changed: Array<readonly [string, EndpointHealth, EndpointHealth]> = [];
-    for (const [webhookId, change] of changes) {
-      const before = of(webhookId);
-      const after = change(before);
-      set(webhookId, after);
-      changed.push([webhookId, before, after]);
-    }
-    if (maker !== null && changed.some(([id, b, a]) => circuitFacts(id, b, a, 0).length > 0))
-      writeCircuitEvents.immediate(changed, maker);
+    const { afters, steps } = fold(changes);
+    if (maker !== null && moveCircuit(steps)) writeCircuitEvents.immediate(steps, maker);
+    for (const [webhookId, after] of afters) set(webhookId, after);
   };
 
   return {
@@ -83,7 +94,18 @@ export function createInProcessEndpointHealth(db: SqliteDatabase): InProcessEndp
     reset(webhookId) {
       healths.delete(webhookId);
     },
-    applyDeferred: apply,
+    applyDeferred(changes, maker) {
+      // After the results' commit, which must not be reported as failed: the health is set whatever happens to the
+      // events, and a refused write of them (a full disk) loses them, as it would lose the health on a restart.
+      const { afters, steps } = fold(changes);
+      for (const [webhookId, after] of afters) set(webhookId, after);
+      if (maker === null || !moveCircuit(steps)) return;
+      try {
+        writeCircuitEvents.immediate(steps, maker);
+      } catch {
+        // Lost with the disk's failure; the results are committed.
+      }
+    },
     async change(webhookId, change, maker = null) {
       // A webhook deleted while its attempt ran has no health to keep (PostgreSQL finds no row).
       if (exists.get(webhookId) === undefined) {
