@@ -186,3 +186,20 @@ test('an operational endpoint on a private address is refused as a webhook is, u
     await strict.close();
   }
 });
+
+test("access is as for webhooks: read-only tokens read, writers write, another account's token sees nothing", async () => {
+  const endpoint = await createEndpoint();
+  const readOnly = await h.token('Read-Only');
+  expect((await h.call('GET', ENDPOINTS, { token: readOnly })).statusCode).toBe(200);
+  const refused = await h.call('POST', ENDPOINTS, {
+    token: readOnly,
+    body: { name: 'x', client_url: `${operations.url}/ops`, event_types: ['webhook.archived'] },
+  });
+  expect(refused.statusCode).toBe(403);
+  expect((await h.call('DELETE', `${ENDPOINTS}/${endpoint.id}`, { token: readOnly })).statusCode).toBe(403);
+  const stranger = await h.token('Account Admin', 2);
+  expect((await h.call('GET', ENDPOINTS, { token: stranger })).statusCode).toBe(403);
+  expect(
+    (await h.call('GET', `/api/v3/accounts/2/operational-endpoints/${endpoint.id}`, { token: stranger })).statusCode,
+  ).toBe(404);
+});
