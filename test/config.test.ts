@@ -101,3 +101,13 @@ test('JOBHOOKS_MASKED_RESPONSE_HEADERS lists header names, lower-cased; none bes
     'x-session',
   ]);
 });
+
+test('JOBHOOKS_PUBLIC_URL is an http(s) URL, none by default; anything else is refused, naming it', () => {
+  expect(loadConfig({}).publicUrl).toBeNull();
+  expect(loadConfig({ JOBHOOKS_PUBLIC_URL: 'https://jobhooks.example.com' }).publicUrl).toBe(
+    'https://jobhooks.example.com',
+  );
+  expect(() => loadConfig({ JOBHOOKS_PUBLIC_URL: 'jobhooks.example.com' })).toThrow(
+    'JOBHOOKS_PUBLIC_URL: must be an http or https URL, such as https://jobhooks.example.com',
+  );
+});

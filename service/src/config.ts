@@ -77,6 +77,9 @@ const EnvSchema = z
     JOBHOOKS_DELIVERY_LEASE_SECONDS: positiveInt.pipe(z.number().min(15, 'must be at least 15')).default(60),
     JOBHOOKS_METRICS_MAX_AGE_SECONDS: wholeNumber.default(15),
     JOBHOOKS_MASKED_RESPONSE_HEADERS: headerNames.optional(),
+    JOBHOOKS_PUBLIC_URL: z
+      .url({ protocol: /^https?$/, message: 'must be an http or https URL, such as https://jobhooks.example.com' })
+      .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .refine((env) => env.JOBHOOKS_DATABASE_URL === undefined || env.JOBHOOKS_SECRET_KEY !== undefined, {
@@ -113,6 +116,8 @@ export interface Config {
   delivery: { maxInFlight: number; maxInFlightPerWebhook: number; leaseSeconds: number };
   /** Response headers the delivery log masks besides the credential headers it always masks. */
   maskedResponseHeaders: readonly string[];
+  /** Where users reach this service (JOBHOOKS_PUBLIC_URL): operational events link to webhooks' pages under it. */
+  publicUrl: string | null;
   logLevel: string;
 }
 
@@ -153,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       leaseSeconds: e.JOBHOOKS_DELIVERY_LEASE_SECONDS,
     },
     maskedResponseHeaders: e.JOBHOOKS_MASKED_RESPONSE_HEADERS ?? [],
+    publicUrl: e.JOBHOOKS_PUBLIC_URL ?? null,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -13,6 +13,8 @@ import { createIdGenerator } from './core/ids';
 import { cryptoRandomBytes, type RandomBytes, uniformFraction } from './core/random';
 import { createDeliveryLogService } from './delivery/delivery-log-service';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher';
+import { createOperationalEventMaker } from './delivery/operational-payload';
+import { createOperationalEndpointService } from './webhooks/operational-endpoint-service';
 import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from './delivery/endpoint-health';
 import { createRetentionJob, type RetentionJob } from './delivery/log-retention';
 import { ATTEMPT_TIMEOUT_MS } from './delivery/sender';
@@ -104,10 +106,16 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     let dispatcher: Dispatcher | null = null;
     // Each endpoint's capacity and circuit, learned from its answers, as the store keeps them: on the webhook's
     // row for every instance, or in the one SQLite process's memory (endpoint-health.ts).
+    // The operational events that results and the circuit make true, written with them (docs/operational-webhooks.md).
+    const operationalEvents = createOperationalEventMaker(ids, clock, config.publicUrl);
     const health = new EndpointHealthRegistry(
       { ...DEFAULT_HEALTH_RULES, maxInFlight: config.delivery.maxInFlightPerWebhook },
       () => uniformFraction(random),
-      { store: store.endpointHealth, onError: (error) => logBackgroundError(error, "Writing an endpoint's health") },
+      {
+        store: store.endpointHealth,
+        onError: (error) => logBackgroundError(error, "Writing an endpoint's health"),
+        operationalEvents,
+      },
     );
     const rateBudgets = {
       management: { limitPerMinute: config.rateLimitPerMinute, cooldownMs: RATE_COOLDOWN_MS },
@@ -121,20 +129,22 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       backlogMaxAgeMs: config.metricsMaxAgeMs,
     });
     const storageHealth = createStorageHealth(() => nowMillis(clock));
+    const webhooks = createWebhookService({
+      store,
+      clock,
+      ids,
+      random,
+      secretBox,
+      send: sender.send,
+      health,
+      maxWebhooksPerAccount: config.maxWebhooksPerAccount,
+      allowPrivateUrls: config.allowPrivateUrls,
+    });
     const app = await buildApp({
       store,
       accounts,
-      webhooks: createWebhookService({
-        store,
-        clock,
-        ids,
-        random,
-        secretBox,
-        send: sender.send,
-        health,
-        maxWebhooksPerAccount: config.maxWebhooksPerAccount,
-        allowPrivateUrls: config.allowPrivateUrls,
-      }),
+      webhooks,
+      operational: createOperationalEndpointService({ webhooks, store, clock }),
       ingestion: createIngestionService({ store, clock, ids, onQueued: () => dispatcher?.wake() }),
       deliveryLog: createDeliveryLogService({
         store,
@@ -144,6 +154,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         health,
         wake: () => dispatcher?.wake(),
         maskedResponseHeaders: config.maskedResponseHeaders,
+        operationalEvents,
       }),
       statistics: createStatisticsService({ store, clock }),
       metrics: metrics.registry,
@@ -180,6 +191,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         pollJitter: store.backend === 'postgres' ? DISPATCH_POLL_JITTER : 0,
       },
       health,
+      operationalEvents,
       observer: metrics.observer,
       onError: (error, stage) => {
         // A full disk fails every claim and every result: one line a minute with a count, and /readyz says why.

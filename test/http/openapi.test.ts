@@ -99,6 +99,15 @@ test('every operation has an operationId, unique, stable and camelCase', () => {
       'getWebhookStatistics',
       'ingestEvent',
       'listAccounts',
+      'listOperationalEndpoints',
+      'createOperationalEndpoint',
+      'getOperationalEndpoint',
+      'updateOperationalEndpoint',
+      'deleteOperationalEndpoint',
+      'rotateOperationalEndpointSecret',
+      'listOperationalDeliveries',
+      'getOperationalDelivery',
+      'retryOperationalDelivery',
     ].sort(),
   );
   const byId = Object.fromEntries(operations().map((o) => [o.operation.operationId, `${o.method} ${o.path}`]));
@@ -107,6 +116,7 @@ test('every operation has an operationId, unique, stable and camelCase', () => {
   expect(byId.ingestEvent).toBe(`post ${EVENTS}`);
   expect(byId.getWebhookStatistics).toBe(`get ${SINGLE}/statistics`);
   expect(byId.getAccountStatistics).toBe('get /api/v3/accounts/{account_id}/webhooks/statistics');
+  expect(byId.createOperationalEndpoint).toBe('post /api/v3/accounts/{account_id}/operational-endpoints');
 });
 
 test('the main shapes are named components, each referenced, and every reference resolves', () => {

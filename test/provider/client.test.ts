@@ -51,6 +51,35 @@ test('create, get, update, list, test, delete and get again, with the shapes of 
   expect(await client.accounts()).toEqual([expect.objectContaining({ id: 1 })]);
 });
 
+test("an account's operational endpoints: create, get, list, update, delete, apart from its webhooks", async () => {
+  const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const endpoints = client.operationalEndpoints;
+  const created = await endpoints.create({
+    name: 'On-call',
+    client_url: 'https://ops.example.com/jobhooks',
+    event_types: ['webhook.archived', 'delivery.exhausted'],
+  });
+  expect(created).toMatchObject({ name: 'On-call', active: true, archived: false, delivery_circuit: 'closed' });
+  expect(created.hmac_secret).toMatch(/^[0-9a-f]{64}$/);
+  expect(await endpoints.get(created.id)).not.toHaveProperty('hmac_secret');
+  const updated = await endpoints.update(created.id, {
+    name: 'On-call',
+    client_url: 'https://ops.example.com/jobhooks',
+    event_types: ['webhook.failing'],
+    active: false,
+  });
+  expect(updated).toMatchObject({ event_types: ['webhook.failing'], active: false });
+  expect((await endpoints.list()).data.map((e) => e.id)).toEqual([created.id]);
+  expect((await client.list()).extra.pagination.total_count).toBe(0);
+  expect(await client.get(created.id)).toBeNull();
+  await expect(endpoints.create({ name: 'x', client_url: 'https://ops.example.com', event_types: [] })).rejects.toThrow(
+    'event_types needs at least one event type',
+  );
+  expect(await endpoints.delete(created.id)).toBe(true);
+  expect(await endpoints.get(created.id)).toBeNull();
+  expect(await endpoints.delete(created.id)).toBe(false);
+});
+
 test('a host URL with a trailing slash works the same', async () => {
   const client = createWebhooksClient({ hostUrl: `${hostUrl}/`, accountId: 1, token: ADMIN_TOKEN });
   expect((await client.list()).data).toEqual([]);

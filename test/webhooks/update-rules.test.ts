@@ -10,6 +10,7 @@ const URL_B = 'https://b.example.com/hook';
 function record(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
   return {
     id: 'wsu_1',
+    kind: 'job',
     accountId: 1,
     accountIdentifier: 'act_1',
     name: 'n',

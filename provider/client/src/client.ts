@@ -24,11 +24,15 @@ import {
   type StatisticsWindow,
   WebhookStatistics,
 } from './contract';
+import { CreatedOperationalEndpoint, OperationalEndpoint, OperationalEndpointBody } from './contract/operational';
 import { hostUrlProblem } from './host-url';
 import { parseRetryAfterSeconds } from './contract/retry-after';
 
 /** The writable fields of a webhook as a caller writes them (job ids as numbers, optional fields optional). */
 export type WebhookInput = z.input<typeof CreateWebhookBody>;
+
+/** An operational endpoint as a caller declares it (jobhooks' own, docs/operational-webhooks.md). */
+export type OperationalEndpointInput = z.input<typeof OperationalEndpointBody>;
 
 /** One job-run event as a caller posts it: its type and the run. */
 export type IngestInput = z.input<typeof IngestEventBody>;
@@ -250,8 +254,51 @@ export function createWebhooksClient(options: ClientOptions) {
   }
 
   const single = (id: string) => `${webhooks}/subscription/${encodeURIComponent(id)}`;
+  const endpoints = `${base}/v3/accounts/${options.accountId}/operational-endpoints`;
+  const endpoint = (id: string) => `${endpoints}/${encodeURIComponent(id)}`;
+
+  /** jobhooks' own: the account's operational endpoints (docs/operational-webhooks.md). */
+  const operationalEndpoints = {
+    /**
+     * The answer carries the endpoint's hmac_secret, shown this once. Retried only after a 429: with no
+     * Idempotency-Key, a create repeated after an answer that may hide a success could make two.
+     */
+    async create(input: OperationalEndpointInput): Promise<CreatedOperationalEndpoint> {
+      const body = OperationalEndpointBody.parse(input);
+      const operation = 'Create operational endpoint';
+      const how = { onlyIfRefused: true };
+      return (await call(dataEnvelope(CreatedOperationalEndpoint), 201, 'POST', endpoints, operation, body, how)).data;
+    },
+    /** The endpoint, or null when it does not exist. */
+    async get(id: string): Promise<OperationalEndpoint | null> {
+      const operation = `Read operational endpoint ${id}`;
+      const { status, text } = await send('GET', endpoint(id), operation);
+      if (status === 404) return null;
+      if (status !== 200) throw apiErrorFrom(status, text, operation);
+      return answerOf(dataEnvelope(OperationalEndpoint), text, operation).data;
+    },
+    async list(page: { offset?: number; limit?: number } = {}) {
+      const query = new URLSearchParams({ offset: String(page.offset ?? 0), limit: String(page.limit ?? 100) });
+      return call(listEnvelope(OperationalEndpoint), 200, 'GET', `${endpoints}?${query}`, 'List operational endpoints');
+    },
+    /** Full replacement, as a webhook's update. */
+    async update(id: string, input: OperationalEndpointInput): Promise<OperationalEndpoint> {
+      const body = OperationalEndpointBody.parse(input);
+      const operation = `Update operational endpoint ${id}`;
+      return (await call(dataEnvelope(OperationalEndpoint), 200, 'PUT', endpoint(id), operation, body)).data;
+    },
+    /** True when deleted now, false when it was already gone. */
+    async delete(id: string): Promise<boolean> {
+      const operation = `Delete operational endpoint ${id}`;
+      const { status, text } = await send('DELETE', endpoint(id), operation);
+      if (status === 404) return false;
+      if (status !== 200) throw apiErrorFrom(status, text, operation);
+      return true;
+    },
+  };
 
   return {
+    operationalEndpoints,
     /** Creates a webhook. One Idempotency-Key per call, reused by its retries, so a retried create never duplicates. */
     async create(input: WebhookInput): Promise<CreatedWebhook> {
       const body = CreateWebhookBody.parse(input);

@@ -7,6 +7,7 @@ export {
   FIRST_RETRY_DELAY_MS,
   type IngestInput,
   InvalidRequest,
+  type OperationalEndpointInput,
   type RetryWait,
   UnexpectedAnswer,
   type WebhookInput,

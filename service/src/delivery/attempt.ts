@@ -4,7 +4,7 @@
 // into its delivery-log row and, for a delivery, the result the store records
 // (docs/life-of-a-delivery.md#5-sign).
 import { type Micros, millisFromMicros, type Seconds, secondsFromMicros } from '../core/time';
-import type { EventType } from '@jobhooks/client/contract';
+import type { DeliveredEventType } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
 import type { AttemptLogEntry, AttemptResult } from '../domain/attempt';
 import { afterRedelivery, afterScheduledAttempt } from '../domain/delivery-lifecycle';
@@ -28,7 +28,7 @@ export interface AttemptTarget {
   deliveryId: string | null;
   webhookId: string;
   eventId: string;
-  eventType: EventType;
+  eventType: DeliveredEventType;
   /** 1 for the first attempt of a delivery. */
   attempt: number;
 }

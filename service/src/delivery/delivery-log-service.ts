@@ -14,6 +14,8 @@ import type { LoggedAttempt } from '../domain/attempt';
 import { canRedeliver } from '../domain/delivery-lifecycle';
 import type { Store } from '../store/store';
 import { findWebhook, webhookNotFound } from '../store/find-webhook';
+import type { OperationalEventMaker } from '../store/operational-plan';
+import type { WebhookKind } from '../domain/webhook';
 import { maskedHeaderNames, maskHeaders } from './answer-excerpt';
 import { nextDispatchState } from './archive-policy';
 import { makeAttempt, manualResult } from './attempt';
@@ -55,6 +57,8 @@ export interface DeliveryLogServiceDeps {
   wake: () => void;
   /** Response headers masked besides the credential headers (JOBHOOKS_MASKED_RESPONSE_HEADERS). */
   maskedResponseHeaders?: readonly string[];
+  /** Makes the operational events a redelivery makes true (a 410 archives); none when absent. */
+  operationalEvents?: OperationalEventMaker;
 }
 
 export type DeliveryLogService = ReturnType<typeof createDeliveryLogService>;
@@ -64,8 +68,8 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
   const masked = maskedHeaderNames(deps.maskedResponseHeaders);
   const viewOf = (entry: LoggedAttempt) => toAttemptView(entry, masked);
 
-  async function list(accountId: number, webhookId: string, query: DeliveryLogQuery) {
-    const webhook = await findWebhook(store, accountId, webhookId);
+  async function list(accountId: number, webhookId: string, query: DeliveryLogQuery, kind: WebhookKind = 'job') {
+    const webhook = await findWebhook(store, accountId, webhookId, kind);
     const filter = {
       succeeded: query.status === undefined ? undefined : query.status === 'succeeded',
       eventType: query.event_type,
@@ -80,8 +84,13 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
    * Sends a finished delivery once more, now, with its original bytes. A success marks it succeeded and
    * clears the webhook's failures; a failure is logged but does not count toward archiving (only a 410 does).
    */
-  async function redeliver(accountId: number, webhookId: string, deliveryId: string): Promise<DeliveryAttemptView> {
-    const webhook = await findWebhook(store, accountId, webhookId);
+  async function redeliver(
+    accountId: number,
+    webhookId: string,
+    deliveryId: string,
+    kind: WebhookKind = 'job',
+  ): Promise<DeliveryAttemptView> {
+    const webhook = await findWebhook(store, accountId, webhookId, kind);
     const delivery = isIdOf('delivery', deliveryId) ? await store.deliveries.get(webhook.id, deliveryId) : null;
     if (!delivery) throw new NotFoundError(`No delivery with id "${deliveryId}" for webhook ${webhookId}.`);
     if (!canRedeliver(delivery.state)) {
@@ -105,7 +114,11 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       secrets: (now) => signingSecrets(webhook, now, (sealed) => deps.secretBox.open(sealed)),
       byPerson: true,
     });
-    const [logged] = await store.deliveries.recordAttempts([manualResult(delivery.id, made)], nextDispatchState);
+    const [logged] = await store.deliveries.recordAttempts(
+      [manualResult(delivery.id, made)],
+      nextDispatchState,
+      deps.operationalEvents ?? null,
+    );
     if (!logged) throw webhookNotFound(accountId, webhookId);
     return viewOf(logged);
   }
@@ -119,8 +132,9 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
     accountId: number,
     webhookId: string,
     window: { since: Micros; until?: Micros | undefined },
+    kind: WebhookKind = 'job',
   ): Promise<RecoveredDeliveries> {
-    const webhook = await findWebhook(store, accountId, webhookId);
+    const webhook = await findWebhook(store, accountId, webhookId, kind);
     if (webhook.archivedAt !== null || !webhook.active) {
       throw new ConflictError('This webhook is archived or inactive: set "active": true with PUT, then recover.');
     }
@@ -133,8 +147,13 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
   }
 
   /** One delivery: the request as sent (signatures described, not shown) and every attempt, oldest first. */
-  async function detail(accountId: number, webhookId: string, deliveryId: string): Promise<DeliveryDetail> {
-    const webhook = await findWebhook(store, accountId, webhookId);
+  async function detail(
+    accountId: number,
+    webhookId: string,
+    deliveryId: string,
+    kind: WebhookKind = 'job',
+  ): Promise<DeliveryDetail> {
+    const webhook = await findWebhook(store, accountId, webhookId, kind);
     const delivery = isIdOf('delivery', deliveryId) ? await store.deliveries.get(webhook.id, deliveryId) : null;
     if (!delivery) throw new NotFoundError(`No delivery with id "${deliveryId}" for webhook ${webhookId}.`);
     // The one header builder every attempt uses, with what differs per attempt (or could be replayed) described.

@@ -10,6 +10,7 @@ import type { AttemptResult } from '../domain/attempt';
 import type { ClaimedDelivery } from '../domain/delivery';
 import { skippedAtClaim } from '../domain/delivery-lifecycle';
 import type { SecretBox } from '../security/secret-box';
+import type { OperationalEventMaker } from '../store/operational-plan';
 import type { Store } from '../store/store';
 import { nextDispatchState } from './archive-policy';
 import { type AttemptMade, type AttemptPlan, scheduledResult } from './attempt';
@@ -33,6 +34,8 @@ export interface StageDeps {
   /** Told, before each claim chooses, the endpoint health the store read with it. */
   health: EndpointHealthRegistry;
   onError: (error: unknown, stage: string) => void;
+  /** Makes the operational events the results make true (docs/operational-webhooks.md); none when absent. */
+  operationalEvents?: OperationalEventMaker;
 }
 
 /** What to do with a claimed delivery: nothing to send (its webhook is archived or inactive), or an attempt. */
@@ -102,7 +105,7 @@ export function createDispatchStages(deps: StageDeps) {
   // Stage 4: results that arrive in the same turn are written in one transaction.
   const results = createTurnBatch<AttemptResult>(async (batch) => {
     try {
-      await store.deliveries.recordAttempts(batch, nextDispatchState);
+      await store.deliveries.recordAttempts(batch, nextDispatchState, deps.operationalEvents ?? null);
     } catch (error) {
       // Nothing is lost: the leases run out and the deliveries are sent again.
       deps.onError(error, 'record');

@@ -9,6 +9,7 @@ import type { SecretBox } from '../security/secret-box';
 import type { Store } from '../store/store';
 import { makeAttempt } from './attempt';
 import { createDispatchStages } from './dispatch-stages';
+import type { OperationalEventMaker } from '../store/operational-plan';
 import type { EndpointHealthRegistry } from './endpoint-health';
 import { createScheduler, type EndRequest, type SchedulerLimits } from './scheduler';
 import type { Send, SendOutcome } from './sender';
@@ -36,6 +37,8 @@ export interface DispatcherDeps {
   /** Each endpoint's health: how many requests it may have in flight, and its circuit. */
   health: EndpointHealthRegistry;
   observer?: DispatchObserver;
+  /** Makes the operational events the results make true (docs/operational-webhooks.md); none when absent. */
+  operationalEvents?: OperationalEventMaker;
   onError: (error: unknown, stage: string) => void;
 }
 

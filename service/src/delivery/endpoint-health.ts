@@ -13,6 +13,7 @@ import {
   sameHealth,
   UNKNOWN_ENDPOINT,
 } from '../domain/endpoint-health';
+import type { OperationalEventMaker } from '../store/operational-plan';
 import type { EndpointHealthStore } from '../store/store';
 import type { SendOutcome } from './sender';
 
@@ -152,7 +153,12 @@ export class EndpointHealthRegistry {
   constructor(
     private readonly rules: HealthRules,
     private readonly jitter: () => number,
-    private readonly kept: { store: EndpointHealthStore; onError: (error: unknown) => void },
+    private readonly kept: {
+      store: EndpointHealthStore;
+      onError: (error: unknown) => void;
+      /** Makes the circuit's operational events as the health is written (docs/operational-webhooks.md). */
+      operationalEvents?: OperationalEventMaker;
+    },
   ) {}
 
   of(webhookId: string): EndpointHealth {
@@ -186,7 +192,7 @@ export class EndpointHealthRegistry {
     const inOrder = [...this.takeDeferred(webhookId), change];
     const all: EndpointHealthChange = (health) => inOrder.reduce((h, c) => c(h), health);
     try {
-      const written = await this.kept.store.change(webhookId, all);
+      const written = await this.kept.store.change(webhookId, all, this.kept.operationalEvents ?? null);
       if (written === null) this.forget(webhookId);
       else this.adopt(webhookId, written);
       return null;

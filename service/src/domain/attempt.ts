@@ -1,6 +1,6 @@
 // One attempt of a delivery: how it went, its row in the delivery log, and what it changes.
 import type { Micros, Millis } from '../core/time';
-import type { EventType } from '@jobhooks/client/contract';
+import type { DeliveredEventType } from '@jobhooks/client/contract';
 import type { DeliveryChange } from './delivery';
 import type { EndpointHealthChange } from './endpoint-health';
 
@@ -22,7 +22,7 @@ export interface AttemptLogEntry {
   deliveryId: string | null;
   webhookId: string;
   eventId: string;
-  eventType: EventType;
+  eventType: DeliveredEventType;
   attempt: number;
   requestedAt: Micros;
   durationMs: Millis;

@@ -1,6 +1,6 @@
 // A delivery: one event for one webhook, from its planning at ingestion to its lease and its last state.
 import type { Micros } from '../core/time';
-import type { EventType } from '@jobhooks/client/contract';
+import type { DeliveredEventType } from '@jobhooks/client/contract';
 import type { EndpointHealth } from './endpoint-health';
 
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
@@ -46,7 +46,7 @@ export interface ClaimedDelivery {
    */
   lease: string;
   eventId: string;
-  eventType: EventType;
+  eventType: DeliveredEventType;
   webhookId: string;
   accountId: number;
   /** When this attempt came due (before the lease moved next_attempt_at), in microseconds since the epoch. */
@@ -68,7 +68,7 @@ export interface ClaimedDelivery {
 export interface DeliveryRecord {
   id: string;
   eventId: string;
-  eventType: EventType;
+  eventType: DeliveredEventType;
   webhookId: string;
   state: DeliveryState;
   payload: Buffer;

@@ -2,6 +2,7 @@
 // the state of its circuit breaker. The rules that move it are in delivery/endpoint-health.ts; SQLite keeps it
 // in the process's memory, PostgreSQL on the webhook's row, shared by every instance.
 import type { Micros } from '../core/time';
+import type { OperationalFact } from './operational-fact';
 
 /** `since`: when the circuit opened; an answer to a request sent before that says nothing new. */
 export type Circuit =
@@ -48,4 +49,32 @@ export function sameHealth(a: EndpointHealth, b: EndpointHealth): boolean {
     a.opens === b.opens &&
     sameCircuit(a.circuit, b.circuit)
   );
+}
+
+/**
+ * What a change of the health makes operational events of: the circuit opening for the first time since the endpoint
+ * last answered healthily (a failed probe opens it again, with `opens` counting on: no new event), and a healthy
+ * answer closing a circuit that had opened. `now`: when the change is applied.
+ */
+export function circuitFacts(
+  webhookId: string,
+  before: EndpointHealth,
+  after: EndpointHealth,
+  now: Micros,
+): OperationalFact[] {
+  const { circuit } = after;
+  if (before.opens === 0 && after.opens > 0 && circuit.state === 'open') {
+    return [
+      {
+        type: 'webhook.circuit_opened',
+        webhookId,
+        at: circuit.since,
+        sickInARow: after.sickInARow,
+        openUntil: circuit.until,
+      },
+    ];
+  }
+  if (before.opens > 0 && after.opens === 0 && circuit.state === 'closed')
+    return [{ type: 'webhook.recovered', webhookId, at: now }];
+  return [];
 }

@@ -1,17 +1,24 @@
 // A webhook as the store keeps it, the parts a user writes, and the dispatch state its deliveries change.
 // Times are microseconds since the epoch.
 import type { Micros } from '../core/time';
-import type { EventType } from '@jobhooks/client/contract';
+import type { DeliveredEventType } from '@jobhooks/client/contract';
 import type { EndpointHealth } from './endpoint-health';
+
+/**
+ * 'job': a webhook of the dbt-compatible API; 'operational': an account's operational endpoint
+ * (docs/operational-webhooks.md), which only jobhooks' own API shows. Both are delivered to alike.
+ */
+export type WebhookKind = 'job' | 'operational';
 
 export interface WebhookRecord {
   id: string;
+  kind: WebhookKind;
   accountId: number;
   accountIdentifier: string;
   name: string;
   description: string;
   clientUrl: string;
-  eventTypes: EventType[];
+  eventTypes: DeliveredEventType[];
   /** Job ids as decimal strings, in the order they were written. */
   jobIds: string[];
   active: boolean;

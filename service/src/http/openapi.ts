@@ -37,6 +37,12 @@ const TAGS = [
     name: 'statistics',
     description: 'Attempts and deliveries per hour, success rates and response times, of a webhook or the account.',
   },
+  {
+    name: 'operational',
+    description:
+      "jobhooks' own operational endpoints: where an account hears that its webhooks are failing, archived, or " +
+      'that a delivery failed for good, signed and delivered like job-run events.',
+  },
   { name: 'events', description: 'Job-run events taken in, each queued for delivery to every matching webhook.' },
   { name: 'accounts', description: 'The accounts a token can see, and its permission set on each.' },
   { name: 'receivers', description: "What a webhook's endpoint receives: the signed delivery of a job-run event." },

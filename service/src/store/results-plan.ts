@@ -1,13 +1,18 @@
 // What a batch of attempt results writes, decided once for both backends from what the transaction read (each
 // webhook's dispatch state): every log row, every delivery moved on, each webhook's new dispatch state, and the
 // webhooks the batch archived, whose other pending deliveries are then skipped, and what the batch adds to the hourly
-// rollup of the log. Each backend only writes the plan: row by row on SQLite, one statement per table on PostgreSQL.
+// rollup of the log, and the operational facts the batch made true (delivery/operational-rules.ts), each written as
+// an operational event in the same transaction. Each backend only writes the plan: row by row on SQLite, one statement per table on PostgreSQL.
 import { type Micros, MICROS_PER_MILLI } from '../core/time';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import { addInto, durationBucketOf, emptyHour, hourOf, type StatsHour } from '../domain/delivery-stats';
 import { skippedByArchive } from '../domain/delivery-lifecycle';
 import type { DispatchState } from '../domain/webhook';
 import type { EndpointHealthChange } from '../domain/endpoint-health';
+import type { OperationalFact } from '../domain/operational-fact';
+
+export type { OperationalFact };
+import { thresholdsCrossed } from '../domain/failing-thresholds';
 
 export type NextDispatchState = (current: DispatchState, facts: AttemptFacts) => DispatchState;
 
@@ -48,6 +53,48 @@ export interface ResultsPlan {
   archived: Array<{ webhookId: string; at: Micros }>;
   /** Each logged attempt as the hourly rollup counts it, in order (rollupOf sums them). */
   rollup: RollupEntry[];
+  /** What the batch made true that an account's operational endpoints hear of, in order (operationalFactsWritten). */
+  operational: OperationalFact[];
+}
+
+/**
+ * The facts a written plan made true: a delivery failed for good only if its move was written (`moved`, as for the
+ * rollup), since a result recorded after its lease was taken over moves nothing.
+ */
+export function operationalFactsWritten(
+  facts: readonly OperationalFact[],
+  moved: (deliveryId: string) => boolean,
+): OperationalFact[] {
+  return facts.filter((fact) => fact.type !== 'delivery.exhausted' || moved(fact.deliveryId));
+}
+
+/** The operational facts of one result: its delivery failing for good, its webhook crossing thresholds or archived. */
+function factsOf(
+  result: AttemptResult,
+  leased: LeasedMove | null,
+  current: DispatchState,
+  after: DispatchState,
+  now: Micros,
+): OperationalFact[] {
+  const { webhookId } = result.log;
+  const facts: OperationalFact[] = [];
+  if (leased !== null && leased.state === 'failed') {
+    const { deliveryId, eventId, eventType, attempt } = result.log;
+    if (deliveryId !== null)
+      facts.push({ type: 'delivery.exhausted', webhookId, at: now, deliveryId, eventId, eventType, attempts: attempt });
+  }
+  for (const thresholdPercent of thresholdsCrossed(current.consecutiveFailures, after.consecutiveFailures)) {
+    facts.push({
+      type: 'webhook.failing',
+      webhookId,
+      at: now,
+      thresholdPercent,
+      consecutiveFailures: after.consecutiveFailures,
+    });
+  }
+  if (current.archivedAt === null && after.archivedAt !== null)
+    facts.push({ type: 'webhook.archived', webhookId, at: now, reason: after.archivedReason ?? '' });
+  return facts;
 }
 
 /** One logged attempt for the rollup: counted in the hour it was requested. */
@@ -133,12 +180,15 @@ function rollupEntryOf(entry: AttemptLogEntry, leased: LeasedMove | null): Rollu
 
 /**
  * Folds `next` over each webhook's results in order, from the state `before` holds; a result whose webhook is not
- * in `before` (deleted while its attempt ran, with its deliveries and log) writes nothing.
+ * in `before` (deleted while its attempt ran, with its deliveries and log) writes nothing. `operationalEndpoints`:
+ * the webhooks among them that are operational endpoints, whose results make no operational fact, so an endpoint
+ * that fails cannot make events about itself without end.
  */
 export function planResults(
   results: readonly AttemptResult[],
   before: ReadonlyMap<string, DispatchState>,
   next: NextDispatchState,
+  operationalEndpoints: ReadonlySet<string> = new Set(),
 ): ResultsPlan {
   const plan: ResultsPlan = {
     logged: [],
@@ -148,6 +198,7 @@ export function planResults(
     healthChanges: [],
     archived: [],
     rollup: [],
+    operational: [],
   };
   results.forEach((result, index) => {
     const { webhookId } = result.log;
@@ -163,6 +214,8 @@ export function planResults(
     const after = next(current, result.facts);
     if (current.archivedAt === null && after.archivedAt !== null) plan.archived.push({ webhookId, at: now });
     plan.dispatchStates.set(webhookId, after);
+    if (!operationalEndpoints.has(webhookId))
+      plan.operational.push(...factsOf(result, 'leased' in move ? move.leased : null, current, after, now));
   });
   return plan;
 }

@@ -1,11 +1,11 @@
 // The rows both backends read, and the records they make of them: one mapper per table, so SQLite and
 // PostgreSQL hand the rest of the service the same records. A flag is 0 or 1 in SQLite and a boolean in
 // PostgreSQL; a time is a whole number of microseconds in both.
-import type { EventType, PermissionSet, Plan } from '@jobhooks/client/contract';
+import type { DeliveredEventType, PermissionSet, Plan } from '@jobhooks/client/contract';
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { LoggedAttempt } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState } from '../domain/delivery';
-import type { DispatchState, WebhookRecord } from '../domain/webhook';
+import type { DispatchState, WebhookKind, WebhookRecord } from '../domain/webhook';
 
 /** A boolean column as either backend returns it. */
 export type Flag = boolean | 0 | 1;
@@ -94,6 +94,7 @@ export function dispatchStateFromRow(row: DispatchRow): DispatchState {
 /** A webhook row joined with its account's identifier. */
 export interface WebhookRow extends DispatchRow {
   id: string;
+  kind: WebhookKind;
   account_id: number;
   account_identifier: string;
   name: string;
@@ -116,12 +117,13 @@ export type StoredWebhook = Omit<WebhookRecord, 'endpointHealth'>;
 export function webhookFromRow(row: WebhookRow): StoredWebhook {
   return {
     id: row.id,
+    kind: row.kind,
     accountId: row.account_id,
     accountIdentifier: row.account_identifier,
     name: row.name,
     description: row.description,
     clientUrl: row.client_url,
-    eventTypes: JSON.parse(row.event_types) as EventType[],
+    eventTypes: JSON.parse(row.event_types) as DeliveredEventType[],
     jobIds: JSON.parse(row.job_ids) as string[],
     active: isSet(row.active),
     sealedSecret: row.sealed_secret,
@@ -142,7 +144,7 @@ export function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null
 export interface DeliveryRow {
   id: string;
   event_id: string;
-  event_type: EventType;
+  event_type: DeliveredEventType;
   webhook_id: string;
   state: DeliveryState;
   payload: Buffer;
@@ -166,7 +168,7 @@ export function deliveryFromRow(row: DeliveryRow): DeliveryRecord {
 export interface ClaimedRow {
   id: string;
   event_id: string;
-  event_type: EventType;
+  event_type: DeliveredEventType;
   webhook_id: string;
   payload: Buffer;
   payload_tail: Buffer | null;
@@ -210,7 +212,7 @@ export interface AttemptRow {
   delivery_id: string | null;
   webhook_id: string;
   event_id: string;
-  event_type: EventType;
+  event_type: DeliveredEventType;
   attempt: number;
   requested_at: number;
   duration_ms: number;

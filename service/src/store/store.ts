@@ -8,7 +8,8 @@ import type { ClaimedDelivery, DeliveryRecord, DueCandidate, PlannedDeliveries }
 import type { StatsHour } from '../domain/delivery-stats';
 import type { EndpointHealth, EndpointHealthChange } from '../domain/endpoint-health';
 import type { EventRecord } from '../domain/event';
-import type { DispatchState, SecretChange, WebhookChange, WebhookRecord } from '../domain/webhook';
+import type { OperationalEventMaker } from './operational-plan';
+import type { DispatchState, SecretChange, WebhookChange, WebhookKind, WebhookRecord } from '../domain/webhook';
 
 export interface IdempotencyClaim {
   /** The SHA-256 (hex) of the Idempotency-Key header: the key itself is never stored. */
@@ -41,15 +42,21 @@ export interface ApiTokensStore {
 
 export interface WebhooksStore {
   /**
-   * Inserts the webhook unless the account is at its limit or the idempotency key was already
+   * Inserts the webhook unless the account is at its limit (of webhooks of the record's kind) or the idempotency key was already
    * used; all in one transaction, so concurrent creates cannot exceed the limit or duplicate.
    */
   create(
     record: WebhookRecord,
     options: { maxPerAccount: number; idempotency: IdempotencyClaim | null },
   ): Promise<CreateWebhookOutcome>;
+  /** Either kind: the caller checks the kind it serves (store/find-webhook.ts). */
   get(accountId: number, id: string): Promise<WebhookRecord | null>;
-  list(accountId: number, page: { offset: number; limit: number }): Promise<{ items: WebhookRecord[]; total: number }>;
+  /** The account's webhooks of one kind: the dbt-compatible API lists only 'job' ones. */
+  list(
+    accountId: number,
+    page: { offset: number; limit: number },
+    kind: WebhookKind,
+  ): Promise<{ items: WebhookRecord[]; total: number }>;
   /**
    * Reads the current row and writes what `change` computes from it, in one transaction, so a rule
    * that depends on the current state (reactivation) cannot race the dispatcher. Null when absent.
@@ -109,6 +116,11 @@ export interface DeliveriesStore {
   recordAttempts(
     results: readonly AttemptResult[],
     next: (current: DispatchState, facts: AttemptFacts) => DispatchState,
+    /**
+     * Writes the operational events the results made true (results-plan.ts), in the same transaction; null or
+     * omitted: none (tests of the store alone).
+     */
+    maker?: OperationalEventMaker | null,
   ): Promise<Array<LoggedAttempt | null>>;
   /**
    * Marks deliveries of one claim skipped (their webhook is archived or inactive): no request is made. Only rows
@@ -245,8 +257,15 @@ export interface SignInWindowsStore {
  * a SQLite file. A change of the webhook's URL, and its reactivation, reset it with the change.
  */
 export interface EndpointHealthStore {
-  /** Applies `change` to the webhook's health, holding its row; resolves with the result, null when it is gone. */
-  change(webhookId: string, change: EndpointHealthChange): Promise<EndpointHealth | null>;
+  /**
+   * Applies `change` to the webhook's health, holding its row; resolves with the result, null when it is gone. With
+   * `maker`, writes the operational events of the circuit's change (domain/endpoint-health.ts, circuitFacts).
+   */
+  change(
+    webhookId: string,
+    change: EndpointHealthChange,
+    maker?: OperationalEventMaker | null,
+  ): Promise<EndpointHealth | null>;
   /** Webhooks whose endpoint's circuit is not closed. */
   countNotClosed(): Promise<number>;
 }

@@ -1,7 +1,8 @@
 // The browser's client of the management API: the same paths and envelopes as every other client, with the
 // signed-in token. Responses are typed by the contract's schemas; failures become one ApiProblem.
 import type { AccountView } from '@jobhooks/client/contract/account';
-import type { EventTypeName } from '@jobhooks/client/contract/closed-lists';
+import type { EventTypeName, OperationalEventTypeName } from '@jobhooks/client/contract/closed-lists';
+import type { CreatedOperationalEndpoint, OperationalEndpoint } from '@jobhooks/client/contract/operational';
 import type { DeliveryAttemptView, DeliveryDetail, RecoveredDeliveries } from '@jobhooks/client/contract/delivery';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract/envelope';
 import type { AccountStatistics, StatisticsWindow, WebhookStatistics } from '@jobhooks/client/contract/statistics';
@@ -220,6 +221,27 @@ export class Api {
         ...(until !== undefined ? { until } : {}),
       })
     ).data;
+  }
+
+  private get operational(): string {
+    return `/v3/accounts/${this.accountId}/operational-endpoints`;
+  }
+
+  /** The account's first 100 operational endpoints (docs/operational-webhooks.md): a handful in practice. */
+  async operationalEndpoints(): Promise<OperationalEndpoint[]> {
+    return (await this.request<ListBody<OperationalEndpoint>>('GET', `${this.operational}?limit=100`)).data;
+  }
+
+  async createOperationalEndpoint(fields: {
+    name: string;
+    client_url: string;
+    event_types: OperationalEventTypeName[];
+  }): Promise<CreatedOperationalEndpoint> {
+    return (await this.request<{ data: CreatedOperationalEndpoint }>('POST', this.operational, fields)).data;
+  }
+
+  async removeOperationalEndpoint(id: string): Promise<void> {
+    await this.request('DELETE', `${this.operational}/${encodeURIComponent(id)}`);
   }
 
   async redeliver(id: string, deliveryId: string): Promise<DeliveryAttemptView> {

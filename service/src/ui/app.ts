@@ -1,4 +1,5 @@
 // The web UI's entry: the page shell (header, messages), sign-in and sign-out, and the routes.
+import { renderOperationalPage } from './operational-view';
 import { WRITE_PERMISSION_SETS } from '@jobhooks/client/contract/closed-lists';
 import { Api, ApiProblem, type WebhookDraft } from './api';
 import type { UiContext } from './context';
@@ -111,6 +112,7 @@ async function renderRoute(base: UiContext): Promise<void> {
   else if (edit?.[1]) renderForm(ctx, decodeURIComponent(edit[1]));
   else if (detail?.[1]) await renderWebhookDetails(ctx, decodeURIComponent(detail[1]));
   else if (path === '/webhooks') await renderWebhooksPage(ctx);
+  else if (path === '/operational') await renderOperationalPage(ctx);
   else await renderOverview(ctx);
   if (!view.isConnected) return;
   // Moving between views moves focus to the new view's heading, as a page load would.

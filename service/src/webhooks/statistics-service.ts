@@ -112,7 +112,11 @@ export function createStatisticsService(deps: StatisticsServiceDeps) {
   async function webhooksOf(accountId: number): Promise<WebhookRecord[]> {
     const all: WebhookRecord[] = [];
     for (;;) {
-      const { items, total } = await store.webhooks.list(accountId, { offset: all.length, limit: WEBHOOKS_PER_READ });
+      const { items, total } = await store.webhooks.list(
+        accountId,
+        { offset: all.length, limit: WEBHOOKS_PER_READ },
+        'job',
+      );
       all.push(...items);
       if (items.length === 0 || all.length >= total) return all;
     }

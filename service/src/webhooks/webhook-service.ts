@@ -1,4 +1,5 @@
-// The webhook use cases behind the management API: create, read, list, update, delete, test.
+// The webhook use cases behind the management API: create, read, list, update, delete, test; the record-level ones
+// also serve jobhooks' own operational endpoints (operational-endpoint-service.ts), webhooks of another kind.
 import { microsFromSeconds, type Seconds } from '../core/time';
 import { createHash } from 'node:crypto';
 import {
@@ -23,7 +24,13 @@ import { buildPayload, sampleCompletedRun } from '../events/payload';
 import { refusalForHost } from '../security/address-policy';
 import type { SecretBox } from '../security/secret-box';
 import type { AccountRecord } from '../domain/account';
-import { endpointRenewed, ROTATED_KEY_PREFIX, type WebhookRecord, type WebhookWritable } from '../domain/webhook';
+import {
+  endpointRenewed,
+  ROTATED_KEY_PREFIX,
+  type WebhookKind,
+  type WebhookRecord,
+  type WebhookWritable,
+} from '../domain/webhook';
 import type { IdempotencyClaim, Store } from '../store/store';
 import { findWebhook, webhookNotFound } from '../store/find-webhook';
 import { secretOverlapUntil, toCreated, toDetail, toSummary } from './webhook-view';
@@ -79,7 +86,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     if (refusal !== null) throw new ValidationError({ client_url: [refusal] });
   }
 
-  const find = (accountId: number, webhookId: string) => findWebhook(store, accountId, webhookId);
+  const find = (accountId: number, webhookId: string, kind: WebhookKind = 'job') =>
+    findWebhook(store, accountId, webhookId, kind);
 
   // The store answers with one frozen record until the webhook changes (webhook-cache.ts); its view is made
   // once per record and circuit state too, so the HTTP layer gets the same object back and can keep the JSON
@@ -116,19 +124,18 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return { webhook: toCreated(record, secretBox.open(record.sealedSecret)), replayed: true };
   }
 
-  async function create(
+  /** A new webhook of `kind` with a fresh secret, not stored yet. */
+  function newRecord(
     account: AccountRecord,
-    input: WebhookValues,
-    idempotencyKey: string | undefined,
-  ): Promise<{ webhook: CreatedWebhook; replayed: boolean }> {
-    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
-    checkUrlPolicy(input.client_url);
-    const writable = toWritable(input);
+    writable: WebhookWritable,
+    kind: WebhookKind,
+  ): { record: WebhookRecord; hmacSecret: string } {
     const now = nowMicros(clock);
     const hmacSecret = random(HMAC_SECRET_BYTES).toString('hex');
     const record: WebhookRecord = {
       ...writable,
       id: ids.next('webhook'),
+      kind,
       accountId: account.id,
       accountIdentifier: account.identifier,
       sealedSecret: secretBox.seal(hmacSecret),
@@ -145,6 +152,36 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       archivedReason: null,
       endpointHealth: UNKNOWN_ENDPOINT,
     };
+    return { record, hmacSecret };
+  }
+
+  function limitReached(account: AccountRecord, limit: number, kind: WebhookKind): ConflictError {
+    const what = kind === 'job' ? 'webhooks' : 'operational endpoints';
+    return new ConflictError(`Account ${account.id} already has ${limit} ${what}, the most it may have.`);
+  }
+
+  /** Stores a new webhook of `kind` (no idempotency key): the record and its secret, shown this once. */
+  async function createRecord(account: AccountRecord, writable: WebhookWritable, kind: WebhookKind) {
+    checkUrlPolicy(writable.clientUrl);
+    const created = newRecord(account, writable, kind);
+    const outcome = await store.webhooks.create(created.record, {
+      maxPerAccount: deps.maxWebhooksPerAccount,
+      idempotency: null,
+    });
+    if (outcome.kind === 'limit_reached') throw limitReached(account, outcome.limit, kind);
+    return created;
+  }
+
+  async function create(
+    account: AccountRecord,
+    input: WebhookValues,
+    idempotencyKey: string | undefined,
+  ): Promise<{ webhook: CreatedWebhook; replayed: boolean }> {
+    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
+    checkUrlPolicy(input.client_url);
+    const writable = toWritable(input);
+    const now = nowMicros(clock);
+    const { record, hmacSecret } = newRecord(account, writable, 'job');
     const requestHash = fingerprint(writable);
     const claim: IdempotencyClaim | null =
       // Only the key's hash is stored: a key is a bearer of the secret-bearing create response for 24 hours.
@@ -165,7 +202,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       case 'replayed':
         return replay(account, outcome, requestHash);
       case 'limit_reached':
-        throw new ConflictError(`Account ${account.id} already has ${outcome.limit} webhooks, the most it may have.`);
+        throw limitReached(account, outcome.limit, 'job');
     }
   }
 
@@ -174,23 +211,33 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     webhookId: string,
     input: WebhookValues & { id?: string | null | undefined },
   ): Promise<WebhookSummary> {
-    const before = await find(accountId, webhookId);
+    await find(accountId, webhookId);
     if (input.id && input.id !== webhookId) {
       throw new ValidationError({ id: [`id "${input.id}" does not match the webhook in the path (${webhookId})`] });
     }
-    checkUrlPolicy(input.client_url);
-    const writable = toWritable(input);
+    return toSummary(await updateRecord(accountId, webhookId, toWritable(input), 'job'));
+  }
+
+  /** A full replacement of a webhook of `kind`'s written fields (update-rules.ts). */
+  async function updateRecord(
+    accountId: number,
+    webhookId: string,
+    writable: WebhookWritable,
+    kind: WebhookKind,
+  ): Promise<WebhookRecord> {
+    const before = await find(accountId, webhookId, kind);
+    checkUrlPolicy(writable.clientUrl);
     const updated = await store.webhooks.update(accountId, webhookId, (current) =>
       planUpdate(current, writable, nowMicros(clock)),
     );
     if (!updated) throw webhookNotFound(accountId, webhookId);
     // The store reset the kept health with the update; this instance forgets what it knew of the old endpoint.
     if (endpointRenewed(before, updated)) deps.health.forget(webhookId);
-    return toSummary(updated);
+    return updated;
   }
 
-  async function remove(accountId: number, webhookId: string): Promise<void> {
-    await find(accountId, webhookId);
+  async function remove(accountId: number, webhookId: string, kind: WebhookKind = 'job'): Promise<void> {
+    await find(accountId, webhookId, kind);
     if (!(await store.webhooks.delete(accountId, webhookId))) {
       throw webhookNotFound(accountId, webhookId);
     }
@@ -229,8 +276,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
    * A new secret, returned this once; the replaced one keeps signing beside it for `overlapSeconds`
    * (docs/api-contract.md#15-secret-rotation). A rotation during an overlap drops the secret that was ending.
    */
-  async function rotateSecret(accountId: number, webhookId: string, overlapSeconds: Seconds): Promise<RotatedSecret> {
-    await find(accountId, webhookId);
+  async function rotateSecret(
+    accountId: number,
+    webhookId: string,
+    overlapSeconds: Seconds,
+    kind: WebhookKind = 'job',
+  ): Promise<RotatedSecret> {
+    await find(accountId, webhookId, kind);
     const hmacSecret = random(HMAC_SECRET_BYTES).toString('hex');
     const now = nowMicros(clock);
     const until = overlapSeconds > 0 ? now + microsFromSeconds(overlapSeconds) : null;
@@ -249,8 +301,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   }
 
   /** Ends a rotation's overlap now: from the next attempt on, only the new secret signs. */
-  async function endSecretOverlap(accountId: number, webhookId: string): Promise<EndedSecretOverlap> {
-    await find(accountId, webhookId);
+  async function endSecretOverlap(
+    accountId: number,
+    webhookId: string,
+    kind: WebhookKind = 'job',
+  ): Promise<EndedSecretOverlap> {
+    await find(accountId, webhookId, kind);
     const now = nowMicros(clock);
     const ended = await store.webhooks.changeSecret(accountId, webhookId, (current) => ({
       sealedSecret: current.sealedSecret,
@@ -264,6 +320,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
   return {
     create,
+    createRecord,
+    updateRecord,
+    find,
     update,
     remove,
     test,
@@ -272,7 +331,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     get: async (accountId: number, webhookId: string): Promise<Readonly<WebhookDetail>> =>
       detailOf(await find(accountId, webhookId)),
     list: async (accountId: number, page: { offset: number; limit: number }) => {
-      const { items, total } = await store.webhooks.list(accountId, page);
+      const { items, total } = await store.webhooks.list(accountId, page, 'job');
       const now = nowMicros(clock);
       return {
         items: items.map((record) => toDetail(record, circuitAt(record.endpointHealth, now), now)),

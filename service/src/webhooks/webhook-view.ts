@@ -1,6 +1,11 @@
 // Maps a stored webhook to the response shapes of docs/api-contract.md#6-responses-of-each-operation.
 import type { Micros } from '../core/time';
-import type { CreatedWebhook, WebhookDetail, WebhookSummary } from '@jobhooks/client/contract';
+import {
+  type CreatedWebhook,
+  isJobEventType,
+  type WebhookDetail,
+  type WebhookSummary,
+} from '@jobhooks/client/contract';
 import type { Circuit } from '../delivery/endpoint-health';
 import type { WebhookRecord } from '../domain/webhook';
 
@@ -12,7 +17,7 @@ export function toSummary(record: WebhookRecord): WebhookSummary {
     name: record.name,
     description: record.description,
     job_ids: record.jobIds,
-    event_types: record.eventTypes,
+    event_types: record.eventTypes.filter(isJobEventType),
     client_url: record.clientUrl,
     // An archived webhook reports active false (docs/decisions.md#5-archived-state-in-the-api).
     active: record.active && !archived,

@@ -53,6 +53,7 @@ export function account(id: number, overrides: Partial<AccountRecord> = {}): Acc
 export function webhook(accountId: number, id: string, overrides: Partial<WebhookRecord> = {}): WebhookRecord {
   return {
     id,
+    kind: 'job',
     accountId,
     accountIdentifier: `act_${accountId}`,
     name: `hook ${id}`,

@@ -52,13 +52,13 @@ describe('create, get and list', () => {
       await addWebhook(store(), webhook(1, id, { createdAt }));
     await addWebhook(store(), webhook(2, 'wsu_other', { createdAt: T0 }));
 
-    const all = await store().webhooks.list(1, { offset: 0, limit: 10 });
+    const all = await store().webhooks.list(1, { offset: 0, limit: 10 }, 'job');
     expect(all.items.map((w) => w.id)).toEqual(['wsu_b', 'wsu_c', 'wsu_a', 'wsu_d', 'wsu_e']);
     expect(all.total).toBe(5);
-    const page = await store().webhooks.list(1, { offset: 1, limit: 2 });
+    const page = await store().webhooks.list(1, { offset: 1, limit: 2 }, 'job');
     expect(page).toEqual({ items: [all.items[1], all.items[2]], total: 5 });
-    expect(await store().webhooks.list(1, { offset: 5, limit: 2 })).toEqual({ items: [], total: 5 });
-    expect(await store().webhooks.list(3, { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+    expect(await store().webhooks.list(1, { offset: 5, limit: 2 }, 'job')).toEqual({ items: [], total: 5 });
+    expect(await store().webhooks.list(3, { offset: 0, limit: 10 }, 'job')).toEqual({ items: [], total: 0 });
   });
 });
 
@@ -78,7 +78,7 @@ describe('the per-account limit', () => {
     );
     expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(5);
     expect(outcomes.filter((o) => o.kind === 'limit_reached')).toHaveLength(19);
-    expect((await store().webhooks.list(1, { offset: 0, limit: 100 })).total).toBe(5);
+    expect((await store().webhooks.list(1, { offset: 0, limit: 100 }, 'job')).total).toBe(5);
   });
 });
 
@@ -124,7 +124,7 @@ describe('idempotency keys', () => {
     expect(created).toHaveLength(1);
     for (const outcome of outcomes.filter((o) => o.kind !== 'created'))
       expect(outcome).toEqual({ kind: 'replayed', requestHash: 'h', webhookId: created[0] });
-    expect((await store().webhooks.list(1, { offset: 0, limit: 100 })).total).toBe(1);
+    expect((await store().webhooks.list(1, { offset: 0, limit: 100 }, 'job')).total).toBe(1);
   });
 });
 
@@ -272,7 +272,7 @@ describe('delete and counts', () => {
     expect(await store().webhooks.delete(1, 'wsu_a')).toBe(true);
     expect(await store().webhooks.get(1, 'wsu_a')).toBeNull();
     expect(await store().webhooks.delete(1, 'wsu_a')).toBe(false);
-    expect(await store().webhooks.list(1, { offset: 0, limit: 10 })).toMatchObject({ total: 1 });
+    expect(await store().webhooks.list(1, { offset: 0, limit: 10 }, 'job')).toMatchObject({ total: 1 });
   });
 
   test('a deleted webhook frees its place under the limit', async () => {

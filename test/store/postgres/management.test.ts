@@ -287,7 +287,7 @@ describe('creates across instances', () => {
     );
     expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(limit);
     expect(outcomes.filter((o) => o.kind === 'limit_reached')).toHaveLength(30 - limit);
-    expect((await b.webhooks.list(1, { offset: 0, limit: 100 })).total).toBe(limit);
+    expect((await b.webhooks.list(1, { offset: 0, limit: 100 }, 'job')).total).toBe(limit);
   });
 
   test('an idempotency key is used once: concurrent creates on both instances replay the one created', async () => {
@@ -301,7 +301,7 @@ describe('creates across instances', () => {
     expect(created).toHaveLength(1);
     for (const outcome of outcomes.filter((o) => o.kind !== 'created'))
       expect(outcome).toEqual({ kind: 'replayed', requestHash: 'h1', webhookId: created[0] });
-    expect((await a.webhooks.list(1, { offset: 0, limit: 100 })).total).toBe(1);
+    expect((await a.webhooks.list(1, { offset: 0, limit: 100 }, 'job')).total).toBe(1);
   });
 });
 

@@ -1,7 +1,7 @@
 // The delivery log as the API shows it: one record per attempt (docs/api-contract.md#11-delivery-log-and-redelivery).
 import { z } from 'zod';
 import { PageQuery } from './paging';
-import { EventType } from './vocabulary';
+import { DeliveredEventType } from './vocabulary';
 
 const Digits = z.string().regex(/^\d+$/);
 
@@ -12,7 +12,7 @@ export const DeliveryAttemptView = z
     /** The event x webhook delivery this attempt belongs to; null for test-endpoint sends. */
     delivery_id: z.string().nullable(),
     event_id: z.string(),
-    event_type: EventType,
+    event_type: DeliveredEventType,
     /** 1 for the first attempt, up to 6 after five retries; manual redeliveries continue the count. */
     attempt: z.number().int(),
     /** Microseconds since the Unix epoch, like the other timestamps of the API. */
@@ -79,7 +79,9 @@ export type RecoveredDeliveries = z.infer<typeof RecoveredDeliveries>;
 export const DeliveryLogQuery = PageQuery.extend({
   status: z.enum(['succeeded', 'failed'], { error: 'status must be succeeded or failed' }).optional(),
   event_type: z
-    .enum(EventType.options, { error: `event_type must be one of ${EventType.options.join(', ')}` })
+    .enum(DeliveredEventType.options, {
+      error: `event_type must be one of ${DeliveredEventType.options.join(', ')}`,
+    })
     .optional(),
   since: timeBound('since').optional(),
   until: timeBound('until').optional(),
@@ -95,7 +97,7 @@ export const DeliveryDetail = z
     id: z.string(),
     webhook_id: z.string(),
     event_id: z.string(),
-    event_type: EventType,
+    event_type: DeliveredEventType,
     state: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
     attempts: z.number().int(),
     request: z.object({

@@ -6,6 +6,7 @@ export * from './client-url';
 export * from './envelope';
 export * from './paging';
 export * from './webhook';
+export * from './operational';
 export * from './account';
 export * from './event';
 export * from './delivery';

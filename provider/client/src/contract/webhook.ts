@@ -14,11 +14,11 @@ function typeError(field: string, expected: string) {
   };
 }
 
-function hasNoDuplicates<T>(values: readonly T[]): boolean {
+export function hasNoDuplicates<T>(values: readonly T[]): boolean {
   return new Set(values).size === values.length;
 }
 
-const Name = z
+export const Name = z
   .string(typeError('name', 'a string'))
   .max(LIMITS.nameMaxChars, `name must be at most ${LIMITS.nameMaxChars} characters`)
   .refine((value) => value.trim().length > 0, 'name must not be blank')
@@ -51,14 +51,14 @@ const JobIds = z
   .transform((value) => value ?? [...WEBHOOK_DEFAULTS.job_ids])
   .meta({ description: 'The jobs whose runs are sent; empty or omitted sends the runs of every job.' });
 
-const Description = z
+export const Description = z
   .string({ error: 'description must be a string' })
   .max(LIMITS.descriptionMaxChars, `description must be at most ${LIMITS.descriptionMaxChars} characters`)
   .nullish()
   .transform((value) => value ?? WEBHOOK_DEFAULTS.description)
   .meta({ description: 'Free text about the webhook; empty when omitted.' });
 
-const Active = z
+export const Active = z
   .boolean({ error: 'active must be true or false' })
   .nullish()
   .transform((value) => value ?? WEBHOOK_DEFAULTS.active)

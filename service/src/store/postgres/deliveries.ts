@@ -7,7 +7,7 @@ import type pg from 'pg';
 import type { EventType } from '@jobhooks/client/contract';
 import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
-import type { DispatchState } from '../../domain/webhook';
+import type { DispatchState, WebhookKind } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
 import { asColumns, type PgDatabase, prepared } from './database';
 import {
@@ -19,6 +19,8 @@ import {
   dispatchStateFromRow,
 } from '../rows';
 import { appendAttempts } from './delivery-log';
+import { writeOperationalEvents } from './operational-events';
+import type { OperationalEventMaker } from '../operational-plan';
 import { addStatsHours } from './delivery-stats';
 import { applyHealthChanges, healthColumnsOf, healthFromRow, type HealthRow } from './endpoint-health';
 import { ADVISORY_LOCKS } from './migrate';
@@ -29,6 +31,7 @@ import {
   type LeasedMove,
   loggedAttempts,
   type NextDispatchState,
+  operationalFactsWritten,
   planResults,
   type ResultsPlan,
   rollupOf,
@@ -92,7 +95,7 @@ const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures,
   archived_at, archived_reason`;
 /** Sorted ids: every transaction locks webhooks in the same order, so two never wait for each other. */
 const LOCK_DISPATCH_STATES = prepared(`
-  SELECT w.id, ${DISPATCH_COLUMNS}, ${healthColumnsOf('w')}
+  SELECT w.id, w.kind, ${DISPATCH_COLUMNS}, ${healthColumnsOf('w')}
     FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`);
 // The statements of a batch of results take one array per column, so a batch costs the same few round trips
 // however many results it holds.
@@ -154,7 +157,7 @@ interface CandidateRow extends HealthRow {
 }
 
 /** The dispatch and health columns of a webhook row and its id, as LOCK_DISPATCH_STATES selects them. */
-type PgDispatchRow = DispatchRow & HealthRow & { id: string };
+type PgDispatchRow = DispatchRow & HealthRow & { id: string; kind: WebhookKind };
 
 /** The columns of MOVE_LEASED. */
 function leasedMoveColumns(moves: readonly LeasedMove[]): unknown[][] {
@@ -178,8 +181,15 @@ function dispatchStateColumns(states: ReadonlyMap<string, DispatchState>): unkno
   return asColumns(rows, 8);
 }
 
-/** Writes what planResults decided (results-plan.ts), one statement per table, for webhooks the caller holds. */
-async function writePlan(client: pg.PoolClient, plan: ResultsPlan): Promise<number[]> {
+/**
+ * Writes what planResults decided (results-plan.ts), one statement per table, for webhooks the caller holds, and the
+ * operational events of its facts.
+ */
+async function writePlan(
+  client: pg.PoolClient,
+  plan: ResultsPlan,
+  maker: OperationalEventMaker | null,
+): Promise<number[]> {
   const ids = await appendAttempts(
     client,
     plan.logged.map(({ entry }) => entry),
@@ -196,6 +206,13 @@ async function writePlan(client: pg.PoolClient, plan: ResultsPlan): Promise<numb
   for (const m of plan.finishedMoves) await client.query(MOVE_FINISHED, [m.deliveryId, m.state, m.attempts, m.now]);
   if (plan.dispatchStates.size > 0) await client.query(SET_DISPATCH_STATES, dispatchStateColumns(plan.dispatchStates));
   for (const { webhookId, at } of plan.archived) await client.query(SKIP_PENDING_OF, [webhookId, at]);
+  // After the skips: an operational endpoint archived by this batch gets its events as skipped deliveries.
+  if (maker !== null)
+    await writeOperationalEvents(
+      client,
+      operationalFactsWritten(plan.operational, (id) => moved.has(id)),
+      maker,
+    );
   return ids;
 }
 
@@ -203,18 +220,25 @@ async function recordInTransaction(
   client: pg.PoolClient,
   results: readonly AttemptResult[],
   next: NextDispatchState,
+  maker: OperationalEventMaker | null,
 ): Promise<Array<LoggedAttempt | null>> {
   const webhookIds = [...new Set(results.map((r) => r.log.webhookId))].sort();
   const { rows } = await client.query<PgDispatchRow>(LOCK_DISPATCH_STATES, [webhookIds]);
-  const plan = planResults(results, new Map(rows.map((row) => [row.id, dispatchStateFromRow(row)])), next);
-  const ids = await writePlan(client, plan);
+  const plan = planResults(
+    results,
+    new Map(rows.map((row) => [row.id, dispatchStateFromRow(row)])),
+    next,
+    new Set(rows.filter((row) => row.kind === 'operational').map((row) => row.id)),
+  );
+  const ids = await writePlan(client, plan, maker);
   // The endpoint health of answers that changed nothing their instance knew: the row may say otherwise (another
   // instance's answers), and it is held here anyway. Written only where it changes. Last, after every statement
   // that could refuse a row: a deferred change marks itself applied when it runs (endpoint-health.ts), so a
   // batch refused after it ran and written again apart would lose it.
+  // The circuit's operational events are written with it, last too (only a failing database refuses them).
   if (plan.healthChanges.length > 0) {
     const healthBefore = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
-    await applyHealthChanges(client, healthBefore, plan.healthChanges);
+    await applyHealthChanges(client, healthBefore, plan.healthChanges, maker);
   }
   return loggedAttempts(results, plan, ids);
 }
@@ -222,6 +246,7 @@ async function recordInTransaction(
 interface WaitingResults extends Waiting<Array<LoggedAttempt | null>> {
   results: readonly AttemptResult[];
   next: NextDispatchState;
+  maker: OperationalEventMaker | null;
 }
 
 /**
@@ -232,10 +257,10 @@ interface WaitingResults extends Waiting<Array<LoggedAttempt | null>> {
  */
 function createResultsWriter(db: PgDatabase) {
   async function writeTogether(group: WaitingResults[]): Promise<void> {
-    const next = group[0]!.next;
+    const { next, maker } = group[0]!;
     const written = await writeTogetherOrApart(
       group.flatMap((w) => w.results),
-      (results) => db.transaction((client) => recordInTransaction(client, results, next)),
+      (results) => db.transaction((client) => recordInTransaction(client, results, next, maker)),
       resultWithoutAnswer,
     );
     let offset = 0;
@@ -247,14 +272,19 @@ function createResultsWriter(db: PgDatabase) {
   }
 
   const enqueue = createSerialBatches<WaitingResults>(async (taken) => {
-    // Results folded by different rules (never the case today: every caller passes the same) go apart.
-    const byRule = new Map<NextDispatchState, WaitingResults[]>();
-    for (const w of taken) byRule.set(w.next, [...(byRule.get(w.next) ?? []), w]);
-    for (const group of byRule.values()) await writeTogether(group);
+    // Results folded by different rules or makers (never the case in the service: every caller passes the same) go
+    // apart.
+    const groups: WaitingResults[][] = [];
+    for (const w of taken) {
+      const same = groups.find((g) => g[0]!.next === w.next && g[0]!.maker === w.maker);
+      if (same === undefined) groups.push([w]);
+      else same.push(w);
+    }
+    for (const group of groups) await writeTogether(group);
   });
 
-  return (results: readonly AttemptResult[], next: NextDispatchState) =>
-    new Promise<Array<LoggedAttempt | null>>((resolve, reject) => enqueue({ results, next, resolve, reject }));
+  return (results: readonly AttemptResult[], next: NextDispatchState, maker: OperationalEventMaker | null) =>
+    new Promise<Array<LoggedAttempt | null>>((resolve, reject) => enqueue({ results, next, maker, resolve, reject }));
 }
 
 export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
@@ -306,7 +336,8 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
 
   return {
     claimDue: (request, choose) => db.transaction((client) => claimInTransaction(client, request, choose)),
-    recordAttempts: async (results, next) => (results.length === 0 ? [] : writeResults(results, next)),
+    recordAttempts: async (results, next, maker = null) =>
+      results.length === 0 ? [] : writeResults(results, next, maker),
     skip: async (ids, lease, now) => {
       if (ids.length > 0) await db.query(SKIP_LEASED, [ids, lease, now]);
     },

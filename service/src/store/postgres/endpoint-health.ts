@@ -3,39 +3,18 @@
 // it for all. Written when an answer changes it, here or with the attempt's result (deliveries.ts); read by
 // each claim (delivery/endpoint-health.ts says when each happens).
 import type pg from 'pg';
-import { type Circuit, type EndpointHealth, type EndpointHealthChange, sameHealth } from '../../domain/endpoint-health';
+import { type EndpointHealth, type EndpointHealthChange, sameHealth } from '../../domain/endpoint-health';
+import { healthColumnsOf, healthFromRow, type HealthRow, RESET_HEALTH } from './health-row';
+
+export { healthColumnsOf, healthFromRow, type HealthRow, RESET_HEALTH };
 import type { EndpointHealthStore } from '../store';
 import { asColumns, type PgDatabase, prepared } from './database';
 import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
 import { createSerialBatches } from './serial-batches';
-
-const HEALTH_COLUMN_NAMES = [
-  'endpoint_heard',
-  'endpoint_limit',
-  'endpoint_sick_in_a_row',
-  'circuit_opens',
-  'circuit_since',
-  'circuit_until',
-] as const;
-
-/** The columns of the health (HealthRow), for a SELECT from the table or subquery named `alias`. */
-export function healthColumnsOf(alias: string): string {
-  return HEALTH_COLUMN_NAMES.map((name) => `${alias}.${name}`).join(', ');
-}
-
-/** Sets the health back to an endpoint not heard from (a new client_url, a reactivation). */
-export const RESET_HEALTH = `endpoint_heard = false, endpoint_limit = 1, endpoint_sick_in_a_row = 0,
-  circuit_opens = 0, circuit_since = NULL, circuit_until = NULL`;
-
-/** HEALTH_COLUMN_NAMES as a row holds them. */
-export interface HealthRow {
-  endpoint_heard: boolean;
-  endpoint_limit: number;
-  endpoint_sick_in_a_row: number;
-  circuit_opens: number;
-  circuit_since: number | null;
-  circuit_until: number | null;
-}
+import { circuitFacts } from '../../domain/endpoint-health';
+import type { OperationalFact } from '../../domain/operational-fact';
+import type { OperationalEventMaker } from '../operational-plan';
+import { writeOperationalEvents } from './operational-events';
 
 /** Sorted ids: every transaction that holds several webhook rows takes them in id order, so none waits on another. */
 const LOCK_HEALTHS = prepared(`
@@ -49,19 +28,6 @@ const WRITE_HEALTHS = prepared(`
    WHERE w.id = u.id`);
 const COUNT_NOT_CLOSED = 'SELECT count(*) AS n FROM webhooks WHERE circuit_since IS NOT NULL';
 
-export function healthFromRow(row: HealthRow): EndpointHealth {
-  const { circuit_since: since, circuit_until: until } = row;
-  let circuit: Circuit = { state: 'closed' };
-  if (since !== null) circuit = { state: 'open', since, until: until ?? since };
-  return {
-    heard: row.endpoint_heard,
-    limit: row.endpoint_limit,
-    sickInARow: row.endpoint_sick_in_a_row,
-    opens: row.circuit_opens,
-    circuit,
-  };
-}
-
 /** A row's columns for WRITE_HEALTHS. A circuit waiting for its probe is kept as one whose open period is over. */
 function healthValues(webhookId: string, health: EndpointHealth): unknown[] {
   const { circuit } = health;
@@ -72,17 +38,25 @@ function healthValues(webhookId: string, health: EndpointHealth): unknown[] {
 
 /**
  * Applies `changes`, in order, to the health of the rows `before` holds (those that still exist), and writes the
- * rows they changed. The caller holds the rows. Resolves with each row's health after the changes.
+ * rows they changed, with the operational events of their circuits when `maker` is given. The caller holds the
+ * rows, so of instances changing one row at once, only one sees its circuit open. Resolves with each row's health
+ * after the changes.
  */
 export async function applyHealthChanges(
   client: pg.PoolClient,
   before: ReadonlyMap<string, EndpointHealth>,
   changes: ReadonlyArray<readonly [webhookId: string, change: EndpointHealthChange]>,
+  maker: OperationalEventMaker | null,
 ): Promise<Map<string, EndpointHealth>> {
   const after = new Map(before);
+  const facts: OperationalFact[] = [];
+  const now = maker?.now() ?? 0;
   for (const [webhookId, change] of changes) {
     const health = after.get(webhookId);
-    if (health !== undefined) after.set(webhookId, change(health));
+    if (health === undefined) continue;
+    const next = change(health);
+    after.set(webhookId, next);
+    facts.push(...circuitFacts(webhookId, health, next, now));
   }
   const changed = [...after].filter(([webhookId, health]) => !sameHealth(before.get(webhookId)!, health));
   if (changed.length > 0) {
@@ -93,6 +67,7 @@ export async function applyHealthChanges(
         7,
       ),
     );
+    if (maker !== null) await writeOperationalEvents(client, facts, maker);
   }
   return after;
 }
@@ -100,6 +75,7 @@ export async function applyHealthChanges(
 interface WaitingChange extends Waiting<EndpointHealth | null> {
   webhookId: string;
   change: EndpointHealthChange;
+  maker: OperationalEventMaker | null;
 }
 
 /**
@@ -113,10 +89,13 @@ function createHealthWriter(db: PgDatabase) {
       const ids = [...new Set(changes.map((w) => w.webhookId))].sort();
       const { rows } = await client.query<HealthRow & { id: string }>(LOCK_HEALTHS, [ids]);
       const before = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
+      // Every caller in the service passes the same maker (the registry's).
+      const maker = changes.find((w) => w.maker !== null)?.maker ?? null;
       const after = await applyHealthChanges(
         client,
         before,
         changes.map((w) => [w.webhookId, w.change] as const),
+        maker,
       );
       return changes.map((w) => after.get(w.webhookId) ?? null);
     });
@@ -125,8 +104,8 @@ function createHealthWriter(db: PgDatabase) {
     settleEach(batch, await writeTogetherOrApart(batch, writeChanges));
   });
 
-  return (webhookId: string, change: EndpointHealthChange) =>
-    new Promise<EndpointHealth | null>((resolve, reject) => enqueue({ webhookId, change, resolve, reject }));
+  return (webhookId: string, change: EndpointHealthChange, maker: OperationalEventMaker | null = null) =>
+    new Promise<EndpointHealth | null>((resolve, reject) => enqueue({ webhookId, change, maker, resolve, reject }));
 }
 
 export function createPgEndpointHealthStore(db: PgDatabase): EndpointHealthStore {

@@ -39,7 +39,8 @@ const INSERT_EVENTS = prepared(`
 // Not prepared: its columns are the table's (w.*), and a prepared statement whose columns change under it (a newer
 // instance's migration) fails instead of being planned again.
 const WEBHOOKS_OF_ACCOUNT = `${SELECT_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id`;
-const INSERT_DELIVERIES = prepared(`
+/** An event's deliveries, each due at once when pending; one array per column (operational-events.ts too). */
+export const INSERT_DELIVERIES = prepared(`
   INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
   SELECT d.id, d.event_id, d.webhook_id, d.state, d.payload, 0,
          CASE WHEN d.state = 'pending' THEN d.created_at END, d.created_at, d.created_at

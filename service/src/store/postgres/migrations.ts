@@ -333,4 +333,13 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE delivery_attempts DROP CONSTRAINT delivery_attempts_delivery_id_fkey;
     `,
   },
+  {
+    version: 10,
+    description: "operational endpoints are webhooks of their own kind, which jobhooks' own API alone shows",
+    sql: `
+      -- 'job': a webhook of the dbt-compatible API; 'operational': an account's operational endpoint
+      -- (docs/operational-webhooks.md), delivered to by the same pipeline, never listed by the dbt-compatible API.
+      ALTER TABLE webhooks ADD COLUMN kind TEXT NOT NULL DEFAULT 'job' CHECK (kind IN ('job', 'operational'));
+    `,
+  },
 ];

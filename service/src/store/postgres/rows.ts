@@ -1,7 +1,7 @@
 // Webhook rows as PostgreSQL keeps them: the shared row, plus the endpoint health only PostgreSQL keeps on it.
 import type { WebhookRecord } from '../../domain/webhook';
 import { webhookFromRow, type WebhookRow } from '../rows';
-import { healthFromRow, type HealthRow } from './endpoint-health';
+import { healthFromRow, type HealthRow } from './health-row';
 
 export const SELECT_WEBHOOK = `
   SELECT w.*, a.identifier AS account_identifier

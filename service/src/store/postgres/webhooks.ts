@@ -20,12 +20,12 @@ import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
 const LOCK_ACCOUNT = 'SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE';
 const FIND_KEY = `
   SELECT request_hash, webhook_id FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND created_at >= $3`;
-const COUNT_FOR_ACCOUNT = 'SELECT count(*) AS n FROM webhooks WHERE account_id = $1';
+const COUNT_FOR_ACCOUNT = 'SELECT count(*) AS n FROM webhooks WHERE account_id = $1 AND kind = $2';
 const INSERT_WEBHOOK = `
   INSERT INTO webhooks (id, account_id, sealed_secret, created_at, http_status_code,
                         name, description, client_url, event_types, job_ids, active, updated_at,
-                        consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
+                        consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason, kind)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`;
 const UPSERT_KEY = `
   INSERT INTO idempotency_keys (account_id, key, request_hash, webhook_id, created_at)
   VALUES ($1, $2, $3, $4, $5)
@@ -33,7 +33,7 @@ const UPSERT_KEY = `
     request_hash = excluded.request_hash, webhook_id = excluded.webhook_id, created_at = excluded.created_at`;
 const SELECT_ONE = `${SELECT_WEBHOOK} WHERE w.account_id = $1 AND w.id = $2`;
 const SELECT_ONE_LOCKED = `${SELECT_ONE} FOR UPDATE OF w`;
-const SELECT_PAGE = `${SELECT_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id LIMIT $2 OFFSET $3`;
+const SELECT_PAGE = `${SELECT_WEBHOOK} WHERE w.account_id = $1 AND w.kind = $4 ORDER BY w.created_at, w.id LIMIT $2 OFFSET $3`;
 /** $3.. are changeValues' order. */
 const UPDATE_WEBHOOK = `
   UPDATE webhooks
@@ -95,7 +95,7 @@ async function createInTransaction(
     ? (await client.query<KeyRow>(FIND_KEY, [record.accountId, idempotency.key, idempotency.notBefore])).rows[0]
     : undefined;
   const recorded = key ? { requestHash: key.request_hash, webhookId: key.webhook_id } : null;
-  const { rows } = await client.query<CountRow>(COUNT_FOR_ACCOUNT, [record.accountId]);
+  const { rows } = await client.query<CountRow>(COUNT_FOR_ACCOUNT, [record.accountId, record.kind]);
   const outcome = createDecision(recorded, rows[0]!.n, maxPerAccount);
   if (outcome.kind !== 'created') return outcome;
   await client.query(INSERT_WEBHOOK, [
@@ -105,6 +105,7 @@ async function createInTransaction(
     record.createdAt,
     record.httpStatusCode,
     ...changeValues(record),
+    record.kind,
   ]);
   if (idempotency) {
     await client.query(UPSERT_KEY, [
@@ -137,10 +138,10 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
       const { rows } = await db.query<PgWebhookRow>(SELECT_ONE, [accountId, id]);
       return rows[0] ? webhookFromPgRow(rows[0]) : null;
     },
-    list: async (accountId, { offset, limit }) => {
+    list: async (accountId, { offset, limit }, kind) => {
       const [page, count] = await Promise.all([
-        db.query<PgWebhookRow>(SELECT_PAGE, [accountId, limit, offset]),
-        db.query<CountRow>(COUNT_FOR_ACCOUNT, [accountId]),
+        db.query<PgWebhookRow>(SELECT_PAGE, [accountId, limit, offset, kind]),
+        db.query<CountRow>(COUNT_FOR_ACCOUNT, [accountId, kind]),
       ]);
       return { items: page.rows.map(webhookFromPgRow), total: count.rows[0]!.n };
     },

@@ -1,7 +1,7 @@
 // SQLite access to deliveries: leasing due ones to a dispatcher and recording each attempt's result.
 import type { Micros } from '../../core/time';
 import type { EventType } from '@jobhooks/client/contract';
-import type { DispatchState } from '../../domain/webhook';
+import type { DispatchState, WebhookKind } from '../../domain/webhook';
 import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { SqliteDatabase } from './database';
@@ -18,11 +18,14 @@ import {
   payloadBytes,
   type WebhookRow,
 } from '../rows';
+import type { OperationalEventMaker } from '../operational-plan';
+import { prepareOperationalWrite } from './operational-events';
 import {
   type FinishedMove,
   type LeasedMove,
   loggedAttempts,
   type NextDispatchState,
+  operationalFactsWritten,
   planResults,
   type ResultsPlan,
   rollupOf,
@@ -84,10 +87,12 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     `UPDATE deliveries SET state = coalesce(@state, state), attempts = max(attempts, @attempts), updated_at = @now
       WHERE id = @deliveryId AND state <> 'pending'`,
   );
-  const dispatchStateOf = db.prepare<[string], DispatchRow>(
-    `SELECT http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason
+  const dispatchStateOf = db.prepare<[string], DispatchRow & { kind: WebhookKind }>(
+    `SELECT http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason,
+            kind
        FROM webhooks WHERE id = ?`,
   );
+  const writeOperational = prepareOperationalWrite(db, health);
   const setDispatchState = db.prepare(
     `UPDATE webhooks
         SET http_status_code = @httpStatusCode, dispatched_at = @dispatchedAt, consecutive_failures = @consecutiveFailures,
@@ -154,18 +159,23 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     },
   );
 
-  /** Each webhook's dispatch state as this transaction reads it; a deleted webhook has none. */
-  function statesOf(results: readonly AttemptResult[]): Map<string, DispatchState> {
+  /**
+   * Each webhook's dispatch state as this transaction reads it (a deleted webhook has none), and which of them are
+   * operational endpoints.
+   */
+  function statesOf(results: readonly AttemptResult[]) {
     const states = new Map<string, DispatchState>();
+    const operational = new Set<string>();
     for (const webhookId of new Set(results.map((r) => r.log.webhookId))) {
       const row = dispatchStateOf.get(webhookId);
       if (row) states.set(webhookId, dispatchStateFromRow(row));
+      if (row?.kind === 'operational') operational.add(webhookId);
     }
-    return states;
+    return { states, operational };
   }
 
-  /** Writes what planResults decided (results-plan.ts), row by row. */
-  function writePlan(plan: ResultsPlan): number[] {
+  /** Writes what planResults decided (results-plan.ts), row by row, and the operational events of its facts. */
+  function writePlan(plan: ResultsPlan, maker: OperationalEventMaker | null): number[] {
     // Every webhook in the plan exists: read in this transaction.
     const ids = plan.logged.map(({ entry }) => appendAttempt(entry)!);
     const moved = new Set<string>();
@@ -174,22 +184,35 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     for (const move of plan.finishedMoves) moveFinished.run(move);
     for (const [id, state] of plan.dispatchStates) setDispatchState.run({ ...state, id });
     for (const { webhookId, at } of plan.archived) skipPendingOf.run(at, webhookId);
+    // After the skips: an operational endpoint archived by this batch gets its events as skipped deliveries.
+    if (maker !== null)
+      writeOperational(
+        operationalFactsWritten(plan.operational, (id) => moved.has(id)),
+        maker,
+      );
     return ids;
   }
 
-  const recordInTransaction = db.transaction((results: readonly AttemptResult[], next: NextDispatchState) => {
-    const plan = planResults(results, statesOf(results), next);
-    return { logged: loggedAttempts(results, plan, writePlan(plan)), healthChanges: plan.healthChanges };
-  });
+  const recordInTransaction = db.transaction(
+    (results: readonly AttemptResult[], next: NextDispatchState, maker: OperationalEventMaker | null) => {
+      const { states, operational } = statesOf(results);
+      const plan = planResults(results, states, next, operational);
+      return { logged: loggedAttempts(results, plan, writePlan(plan, maker)), healthChanges: plan.healthChanges };
+    },
+  );
 
   /**
    * The batch's transaction, then the endpoint health of answers that changed nothing when they came in
    * (delivery/endpoint-health.ts), for the webhooks that still exist: once committed, so a failed commit leaves the
    * health as it was, with the results.
    */
-  function record(batch: readonly AttemptResult[], next: NextDispatchState): Array<LoggedAttempt | null> {
-    const { logged, healthChanges } = recordInTransaction.immediate(batch, next);
-    health.applyDeferred(healthChanges);
+  function record(
+    batch: readonly AttemptResult[],
+    next: NextDispatchState,
+    maker: OperationalEventMaker | null,
+  ): Array<LoggedAttempt | null> {
+    const { logged, healthChanges } = recordInTransaction.immediate(batch, next, maker);
+    health.applyDeferred(healthChanges, maker);
     return logged;
   }
 
@@ -199,11 +222,11 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
 
   return {
     claimDue: async (request, choose) => claimInTransaction.immediate(request, choose),
-    recordAttempts: async (results, next) =>
+    recordAttempts: async (results, next, maker = null) =>
       valuesOrThrow(
         await writeTogetherOrApart(
           results,
-          async (batch) => (batch.length > 0 ? record(batch, next) : []),
+          async (batch) => (batch.length > 0 ? record(batch, next, maker) : []),
           resultWithoutAnswer,
         ),
       ),

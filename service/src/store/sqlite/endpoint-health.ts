@@ -12,6 +12,9 @@ import {
 } from '../../domain/endpoint-health';
 import type { EndpointHealthStore } from '../store';
 import type { SqliteDatabase } from './database';
+import { circuitFacts } from '../../domain/endpoint-health';
+import type { OperationalEventMaker } from '../operational-plan';
+import { prepareOperationalWrite } from './operational-events';
 
 export interface InProcessEndpointHealth extends EndpointHealthStore {
   /** The webhook's health; an endpoint not heard from when none is kept. */
@@ -24,7 +27,10 @@ export interface InProcessEndpointHealth extends EndpointHealthStore {
    * Applies changes that waited for their attempts' results, in order; the caller passes only those of webhooks
    * that still exist (its results transaction read them).
    */
-  applyDeferred(changes: ReadonlyArray<readonly [webhookId: string, change: EndpointHealthChange]>): void;
+  applyDeferred(
+    changes: ReadonlyArray<readonly [webhookId: string, change: EndpointHealthChange]>,
+    maker: OperationalEventMaker | null,
+  ): void;
 }
 
 const isClosed = (circuit: Circuit) => circuit.state === 'closed';
@@ -40,6 +46,44 @@ export function createInProcessEndpointHealth(db: SqliteDatabase): InProcessEndp
     if (health === UNKNOWN_ENDPOINT) healths.delete(webhookId);
     else healths.set(webhookId, Object.freeze({ ...health, circuit: Object.freeze({ ...health.circuit }) }));
   };
+  // The health lives in this process's memory, so the circuit's events are written in a transaction of their own as
+  // it changes (docs/operational-webhooks.md#when-each-event-is-made).
+  const writeOperational = prepareOperationalWrite(db, { of });
+  const writeCircuitEvents = db.transaction(
+    (steps: ReadonlyArray<readonly [string, EndpointHealth, EndpointHealth]>, maker: OperationalEventMaker) => {
+      const now = maker.now();
+      writeOperational(
+        steps.flatMap(([webhookId, before, after]) => circuitFacts(webhookId, before, after, now)),
+        maker,
+      );
+    },
+  );
+  type Step = readonly [webhookId: string, before: EndpointHealth, after: EndpointHealth];
+  /** Each change in order from the health kept (nothing is set yet), and each webhook's health after them all. */
+  const fold = (changes: ReadonlyArray<readonly [string, EndpointHealthChange]>) => {
+    const afters = new Map<string, EndpointHealth>();
+    const steps: Step[] = [];
+    for (const [webhookId, change] of changes) {
+      const before = afters.get(webhookId) ?? of(webhookId);
+      const after = change(before);
+      afters.set(webhookId, after);
+      steps.push([webhookId, before, after]);
+    }
+    return { afters, steps };
+  };
+  const moveCircuit = (steps: readonly Step[]) => steps.some(([id, b, a]) => circuitFacts(id, b, a, 0).length > 0);
+  /**
+   * Applies the changes in order, writing the events of the circuits they move first: if that write fails, no health
+   * has changed, and the caller's retry (the change written with the attempt's result) applies each change once.
+   */
+  const apply = (
+    changes: ReadonlyArray<readonly [string, EndpointHealthChange]>,
+    maker: OperationalEventMaker | null,
+  ): void => {
+    const { afters, steps } = fold(changes);
+    if (maker !== null && moveCircuit(steps)) writeCircuitEvents.immediate(steps, maker);
+    for (const [webhookId, after] of afters) set(webhookId, after);
+  };
 
   return {
     of,
@@ -50,18 +94,26 @@ export function createInProcessEndpointHealth(db: SqliteDatabase): InProcessEndp
     reset(webhookId) {
       healths.delete(webhookId);
     },
-    applyDeferred(changes) {
-      for (const [webhookId, change] of changes) set(webhookId, change(of(webhookId)));
+    applyDeferred(changes, maker) {
+      // After the results' commit, which must not be reported as failed: the health is set whatever happens to the
+      // events, and a refused write of them (a full disk) loses them, as it would lose the health on a restart.
+      const { afters, steps } = fold(changes);
+      for (const [webhookId, after] of afters) set(webhookId, after);
+      if (maker === null || !moveCircuit(steps)) return;
+      try {
+        writeCircuitEvents.immediate(steps, maker);
+      } catch {
+        // Lost with the disk's failure; the results are committed.
+      }
     },
-    async change(webhookId, change) {
+    async change(webhookId, change, maker = null) {
       // A webhook deleted while its attempt ran has no health to keep (PostgreSQL finds no row).
       if (exists.get(webhookId) === undefined) {
         healths.delete(webhookId);
         return null;
       }
-      const after = change(of(webhookId));
-      set(webhookId, after);
-      return after;
+      apply([[webhookId, change]], maker);
+      return of(webhookId);
     },
     countNotClosed: async () => [...healths.values()].filter((health) => !isClosed(health.circuit)).length,
   };

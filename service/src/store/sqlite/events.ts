@@ -7,7 +7,8 @@ import type { WebhookRecord } from '../../domain/webhook';
 import { type EventToRecord, planEvents, recordedOutcome, runKeyOf, storedPayloadTail } from '../events-plan';
 import { webhookFromRow, type WebhookRow } from '../rows';
 import type { EventsStore, IngestOutcome } from '../store';
-import { SELECT_WEBHOOK } from './webhooks';
+import { SELECT_WEBHOOK } from './webhook-select';
+import { prepareDeliveriesInsert } from './deliveries-insert';
 
 export function createEventsStore(db: SqliteDatabase, health: InProcessEndpointHealth): EventsStore {
   const findEvent = db.prepare<[number, string, string], { id: string }>(
@@ -20,10 +21,7 @@ export function createEventsStore(db: SqliteDatabase, health: InProcessEndpointH
   const webhooksOf = db.prepare<[number], WebhookRow>(
     `${SELECT_WEBHOOK} WHERE w.account_id = ? ORDER BY w.created_at, w.id`,
   );
-  const insertDelivery = db.prepare(
-    `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
-     VALUES (@id, @eventId, @webhookId, @state, @payload, 0, @nextAttemptAt, @createdAt, @createdAt)`,
-  );
+  const insertDeliveries = prepareDeliveriesInsert(db);
 
   /** The batch's runs already recorded, by runKeyOf. */
   function recorded(batch: readonly EventToRecord[]): Map<string, string> {
@@ -56,17 +54,7 @@ export function createEventsStore(db: SqliteDatabase, health: InProcessEndpointH
     for (const { item, planned } of fresh) {
       const { event } = item;
       insertEvent.run({ ...event, payloadTail: storedPayloadTail(planned) });
-      for (const delivery of planned.deliveries) {
-        insertDelivery.run({
-          id: delivery.id,
-          eventId: event.id,
-          webhookId: delivery.webhookId,
-          state: delivery.state,
-          payload: delivery.payloadHead,
-          nextAttemptAt: delivery.state === 'pending' ? event.createdAt : null,
-          createdAt: event.createdAt,
-        });
-      }
+      insertDeliveries(event, planned.deliveries);
       outcomes.set(item, recordedOutcome(planned));
     }
     for (const [item, eventId] of duplicateOf) outcomes.set(item, { kind: 'duplicate', eventId });

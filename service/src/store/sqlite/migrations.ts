@@ -318,4 +318,13 @@ export const MIGRATIONS: readonly Migration[] = [
        GROUP BY a.webhook_id, w.account_id, (a.requested_at / 3600000000) * 3600000000;
     `,
   },
+  {
+    version: 16,
+    description: "operational endpoints are webhooks of their own kind, which jobhooks' own API alone shows",
+    sql: `
+      -- 'job': a webhook of the dbt-compatible API; 'operational': an account's operational endpoint
+      -- (docs/operational-webhooks.md), delivered to by the same pipeline, never listed by the dbt-compatible API.
+      ALTER TABLE webhooks ADD COLUMN kind TEXT NOT NULL DEFAULT 'job' CHECK (kind IN ('job', 'operational'));
+    `,
+  },
 ];

@@ -1,5 +1,6 @@
 // SQLite access to webhooks and the idempotency keys of their creation.
 import type { SqliteDatabase } from './database';
+import { SELECT_WEBHOOK } from './webhook-select';
 import type { InProcessEndpointHealth } from './endpoint-health';
 import { type StoredWebhook, webhookFromRow, type WebhookRow } from '../rows';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
@@ -26,9 +27,7 @@ function changeParams(change: WebhookChange) {
   };
 }
 
-export const SELECT_WEBHOOK = `
-  SELECT w.*, a.identifier AS account_identifier
-    FROM webhooks w JOIN accounts a ON a.id = w.account_id`;
+export { SELECT_WEBHOOK };
 
 export function createWebhooksStore(
   db: SqliteDatabase,
@@ -52,10 +51,10 @@ export function createWebhooksStore(
   const insert = db.prepare(
     `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active,
                                 sealed_secret, created_at, updated_at, http_status_code, consecutive_failures,
-                                failing_since, last_failure_at, archived_at, archived_reason)
+                                failing_since, last_failure_at, archived_at, archived_reason, kind)
      VALUES (@id, @accountId, @name, @description, @clientUrl, @eventTypes, @jobIds, @active,
              @sealedSecret, @createdAt, @updatedAt, @httpStatusCode, @consecutiveFailures,
-             @failingSince, @lastFailureAt, @archivedAt, @archivedReason)`,
+             @failingSince, @lastFailureAt, @archivedAt, @archivedReason, @kind)`,
   );
   const get = db.prepare<[number, string], WebhookRow>(`${SELECT_WEBHOOK} WHERE w.account_id = ? AND w.id = ?`);
   const cache = createWebhookCache(
@@ -66,11 +65,11 @@ export function createWebhooksStore(
     },
     otherConnections,
   );
-  const page = db.prepare<[number, number, number], WebhookRow>(
-    `${SELECT_WEBHOOK} WHERE w.account_id = ? ORDER BY w.created_at, w.id LIMIT ? OFFSET ?`,
+  const page = db.prepare<[number, string, number, number], WebhookRow>(
+    `${SELECT_WEBHOOK} WHERE w.account_id = ? AND w.kind = ? ORDER BY w.created_at, w.id LIMIT ? OFFSET ?`,
   );
-  const countForAccount = db.prepare<[number], { n: number }>(
-    'SELECT count(*) AS n FROM webhooks WHERE account_id = ?',
+  const countForAccount = db.prepare<[number, string], { n: number }>(
+    'SELECT count(*) AS n FROM webhooks WHERE account_id = ? AND kind = ?',
   );
   const update = db.prepare(
     `UPDATE webhooks
@@ -108,11 +107,12 @@ export function createWebhooksStore(
     ): CreateWebhookOutcome => {
       const key = idempotency && findKey.get(record.accountId, idempotency.key, idempotency.notBefore);
       const recorded = key ? { requestHash: key.request_hash, webhookId: key.webhook_id } : null;
-      const outcome = createDecision(recorded, countForAccount.get(record.accountId)!.n, maxPerAccount);
+      const outcome = createDecision(recorded, countForAccount.get(record.accountId, record.kind)!.n, maxPerAccount);
       if (outcome.kind !== 'created') return outcome;
       insert.run({
         ...changeParams(record),
         id: record.id,
+        kind: record.kind,
         accountId: record.accountId,
         sealedSecret: record.sealedSecret,
         createdAt: record.createdAt,
@@ -168,9 +168,9 @@ export function createWebhooksStore(
       const record = cache.get(accountId, id);
       return record === null ? null : withHealth(record);
     },
-    list: async (accountId, { offset, limit }) => ({
-      items: page.all(accountId, limit, offset).map((row) => withHealth(webhookFromRow(row))),
-      total: countForAccount.get(accountId)!.n,
+    list: async (accountId, { offset, limit }, kind) => ({
+      items: page.all(accountId, kind, limit, offset).map((row) => withHealth(webhookFromRow(row))),
+      total: countForAccount.get(accountId, kind)!.n,
     }),
     update: async (accountId, id, change) => {
       const outcome = updateInTransaction.immediate(accountId, id, change);

@@ -1,0 +1,44 @@
+// The endpoint-health columns PostgreSQL keeps on each webhook row, and the health they hold
+// (endpoint-health.ts writes them).
+import type { Circuit, EndpointHealth } from '../../domain/endpoint-health';
+
+const HEALTH_COLUMN_NAMES = [
+  'endpoint_heard',
+  'endpoint_limit',
+  'endpoint_sick_in_a_row',
+  'circuit_opens',
+  'circuit_since',
+  'circuit_until',
+] as const;
+
+/** The columns of the health (HealthRow), for a SELECT from the table or subquery named `alias`. */
+export function healthColumnsOf(alias: string): string {
+  return HEALTH_COLUMN_NAMES.map((name) => `${alias}.${name}`).join(', ');
+}
+
+/** Sets the health back to an endpoint not heard from (a new client_url, a reactivation). */
+export const RESET_HEALTH = `endpoint_heard = false, endpoint_limit = 1, endpoint_sick_in_a_row = 0,
+  circuit_opens = 0, circuit_since = NULL, circuit_until = NULL`;
+
+/** HEALTH_COLUMN_NAMES as a row holds them. */
+export interface HealthRow {
+  endpoint_heard: boolean;
+  endpoint_limit: number;
+  endpoint_sick_in_a_row: number;
+  circuit_opens: number;
+  circuit_since: number | null;
+  circuit_until: number | null;
+}
+
+export function healthFromRow(row: HealthRow): EndpointHealth {
+  const { circuit_since: since, circuit_until: until } = row;
+  let circuit: Circuit = { state: 'closed' };
+  if (since !== null) circuit = { state: 'open', since, until: until ?? since };
+  return {
+    heard: row.endpoint_heard,
+    limit: row.endpoint_limit,
+    sickInARow: row.endpoint_sick_in_a_row,
+    opens: row.circuit_opens,
+    circuit,
+  };
+}
