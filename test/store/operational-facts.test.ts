@@ -135,6 +135,20 @@ test("an operational endpoint's own results make no operational fact", () => {
   ]);
 });
 
+test("an operational endpoint's attempts are logged but add nothing to the account's rollup", () => {
+  const plan = planResults(
+    [lastAttempt('wsu_ops', T0), lastAttempt('wsu_a', T0 + 1)],
+    new Map([
+      ['wsu_ops', FRESH],
+      ['wsu_a', FRESH],
+    ]),
+    nextDispatchState,
+    new Set(['wsu_ops']),
+  );
+  expect(plan.logged.map(({ entry }) => entry.webhookId)).toEqual(['wsu_ops', 'wsu_a']);
+  expect(plan.rollup.map((entry) => entry.webhookId)).toEqual(['wsu_a']);
+});
+
 test('a delivery failed for good counts only if its move was written (its lease still held)', () => {
   const facts = planEach([lastAttempt('wsu_a', T0), lastAttempt('wsu_a', T0 + 1)]);
   const exhausted = facts.filter((f) => f.type === 'delivery.exhausted');

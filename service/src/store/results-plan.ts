@@ -182,7 +182,7 @@ function rollupEntryOf(entry: AttemptLogEntry, leased: LeasedMove | null): Rollu
  * Folds `next` over each webhook's results in order, from the state `before` holds; a result whose webhook is not
  * in `before` (deleted while its attempt ran, with its deliveries and log) writes nothing. `operationalEndpoints`:
  * the webhooks among them that are operational endpoints, whose results make no operational fact, so an endpoint
- * that fails cannot make events about itself without end.
+ * that fails cannot make events about itself without end, and add nothing to the rollup.
  */
 export function planResults(
   results: readonly AttemptResult[],
@@ -210,12 +210,14 @@ export function planResults(
     const move = moveOf(result, now, current.archivedAt !== null);
     if ('leased' in move) plan.leasedMoves.push(move.leased);
     else plan.finishedMoves.push(move.finished);
-    plan.rollup.push(rollupEntryOf(result.log, 'leased' in move ? move.leased : null));
     const after = next(current, result.facts);
     if (current.archivedAt === null && after.archivedAt !== null) plan.archived.push({ webhookId, at: now });
     plan.dispatchStates.set(webhookId, after);
-    if (!operationalEndpoints.has(webhookId))
-      plan.operational.push(...factsOf(result, 'leased' in move ? move.leased : null, current, after, now));
+    // The account's statistics are about its job-run webhooks: an operational endpoint's attempts are logged, not
+    // counted there.
+    if (operationalEndpoints.has(webhookId)) return;
+    plan.rollup.push(rollupEntryOf(result.log, 'leased' in move ? move.leased : null));
+    plan.operational.push(...factsOf(result, 'leased' in move ? move.leased : null, current, after, now));
   });
   return plan;
 }
