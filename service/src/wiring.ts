@@ -11,6 +11,7 @@ import { configurationWarnings } from './config-warnings';
 import { type Clock, createSystemClock, nowMillis } from './core/clock';
 import { createIdGenerator } from './core/ids';
 import { cryptoRandomBytes, type RandomBytes, uniformFraction } from './core/random';
+import { createHeadersOnlyTracing } from './core/tracing';
 import { createDeliveryLogService } from './delivery/delivery-log-service';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher';
 import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from './delivery/endpoint-health';
@@ -92,6 +93,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   };
   // Requests go out from a worker thread, so sending uses the second core.
   const sender = createThreadedSender(senderOptions);
+  // Every attempt carries a traceparent of its event's trace.
+  const tracing = createHeadersOnlyTracing(random);
   try {
     const accounts = createAccountService({ store, clock, ids, random });
     const { bootstrap } = config;
@@ -132,16 +135,18 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         secretBox,
         send: sender.send,
         health,
+        tracing,
         maxWebhooksPerAccount: config.maxWebhooksPerAccount,
         allowPrivateUrls: config.allowPrivateUrls,
       }),
-      ingestion: createIngestionService({ store, clock, ids, onQueued: () => dispatcher?.wake() }),
+      ingestion: createIngestionService({ store, clock, ids, tracing, onQueued: () => dispatcher?.wake() }),
       deliveryLog: createDeliveryLogService({
         store,
         clock,
         secretBox,
         send: sender.send,
         health,
+        tracing,
         wake: () => dispatcher?.wake(),
         maskedResponseHeaders: config.maskedResponseHeaders,
       }),
@@ -169,6 +174,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       send: sender.send,
       random,
       secretBox,
+      tracing,
       owner: `${hostname()}:${process.pid}:${random(4).toString('hex')}`,
       retryDelaysSeconds: config.retryDelaysSeconds,
       limits: {
@@ -217,11 +223,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
           await retention.stop();
           await running.stop(SHUTDOWN_GRACE_MS);
           await sender.close();
+          // The spans of the last attempts are exported before the process goes.
+          await tracing.close();
           await store.close();
         })()),
     };
   } catch (error) {
     await sender.close();
+    await tracing.close();
     await store.close();
     throw error;
   }

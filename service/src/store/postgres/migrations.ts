@@ -333,4 +333,13 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE delivery_attempts DROP CONSTRAINT delivery_attempts_delivery_id_fkey;
     `,
   },
+  {
+    version: 10,
+    description: "an event keeps its trace context, so every attempt, on any instance, continues the event's trace",
+    sql: `
+      -- The W3C traceparent of the event's ingestion span (each attempt is a child of it) and the caller's tracestate;
+      -- NULL in events taken in before (their attempts each start a trace of their own).
+      ALTER TABLE events ADD COLUMN traceparent text, ADD COLUMN tracestate text;
+    `,
+  },
 ];

@@ -318,4 +318,14 @@ export const MIGRATIONS: readonly Migration[] = [
        GROUP BY a.webhook_id, w.account_id, (a.requested_at / 3600000000) * 3600000000;
     `,
   },
+  {
+    version: 16,
+    description: "an event keeps its trace context, so every attempt, on any instance, continues the event's trace",
+    sql: `
+      -- The W3C traceparent of the event's ingestion span (each attempt is a child of it) and the caller's tracestate;
+      -- NULL in events taken in before (their attempts each start a trace of their own).
+      ALTER TABLE events ADD COLUMN traceparent TEXT;
+      ALTER TABLE events ADD COLUMN tracestate TEXT;
+    `,
+  },
 ];
