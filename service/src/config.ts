@@ -4,6 +4,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { ConfigurationError } from './core/errors';
 import { DEFAULT_RETRY_DELAYS_SECONDS, RETRIES_PER_DELIVERY } from './delivery/retry-policy';
+import { OTEL_ENV_SHAPE, type TracingSettings, tracingSettingsOf } from './observability/tracing-config';
 
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
@@ -78,6 +79,7 @@ const EnvSchema = z
     JOBHOOKS_METRICS_MAX_AGE_SECONDS: wholeNumber.default(15),
     JOBHOOKS_MASKED_RESPONSE_HEADERS: headerNames.optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ...OTEL_ENV_SHAPE,
   })
   .refine((env) => env.JOBHOOKS_DATABASE_URL === undefined || env.JOBHOOKS_SECRET_KEY !== undefined, {
     message:
@@ -114,6 +116,8 @@ export interface Config {
   /** Response headers the delivery log masks besides the credential headers it always masks. */
   maskedResponseHeaders: readonly string[];
   logLevel: string;
+  /** Where spans are exported (the standard OTEL_* variables); null: not exported, `traceparent` still sent. */
+  tracing: TracingSettings | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
@@ -154,5 +158,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     },
     maskedResponseHeaders: e.JOBHOOKS_MASKED_RESPONSE_HEADERS ?? [],
     logLevel: e.LOG_LEVEL,
+    tracing: tracingSettingsOf(e),
   };
 }
