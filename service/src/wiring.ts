@@ -11,7 +11,7 @@ import { configurationWarnings } from './config-warnings';
 import { type Clock, createSystemClock, nowMillis } from './core/clock';
 import { createIdGenerator } from './core/ids';
 import { cryptoRandomBytes, type RandomBytes, uniformFraction } from './core/random';
-import { createHeadersOnlyTracing } from './core/tracing';
+import { createHeadersOnlyTracing, type Tracing } from './core/tracing';
 import { createDeliveryLogService } from './delivery/delivery-log-service';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher';
 import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from './delivery/endpoint-health';
@@ -58,6 +58,23 @@ const NOTIFIED_WAKE_JITTER_MS: Millis = 20;
 /** SIGTERM lets attempts in flight run to their own 10 s limit before the process exits. */
 const SHUTDOWN_GRACE_MS: Millis = ATTEMPT_TIMEOUT_MS;
 
+/**
+ * The OpenTelemetry SDK and its exporters, loaded only when traces are exported: without OTEL_* they are never
+ * loaded, and each attempt's `traceparent` is a string of random ids (core/tracing.ts).
+ */
+function loadOtelTracing(): typeof import('./observability/otel-tracing') {
+  return require('./observability/otel-tracing') as typeof import('./observability/otel-tracing');
+}
+
+/** Spans exported as OTEL_* says, or only the headers every attempt carries anyway. */
+function createTracing(config: Config, clock: Clock, random: RandomBytes, onError: (error: Error) => void): Tracing {
+  if (config.tracing === null) return createHeadersOnlyTracing(random);
+  return loadOtelTracing().createOtelTracing(config.tracing, {
+    clock,
+    onExportError: (message) => onError(new Error(message)),
+  });
+}
+
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const clock = overrides.clock ?? createSystemClock();
   const random = overrides.random ?? cryptoRandomBytes;
@@ -93,8 +110,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   };
   // Requests go out from a worker thread, so sending uses the second core.
   const sender = createThreadedSender(senderOptions);
-  // Every attempt carries a traceparent of its event's trace.
-  const tracing = createHeadersOnlyTracing(random);
+  const tracing = createTracing(config, clock, random, (error) => logBackgroundError(error, 'Exporting traces'));
   try {
     const accounts = createAccountService({ store, clock, ids, random });
     const { bootstrap } = config;
