@@ -8,7 +8,9 @@
 //   (bench/noisy-neighbours.ts).
 // - the statistics endpoints with a million logged attempts, against GET one webhook (bench/statistics.ts).
 // `--only=noisy` runs just the noisy-neighbour scenario (with or without --quick), for iterating on it;
-// `--only=statistics` just the statistics scenario (on PostgreSQL too, with --postgres).
+// `--only=statistics` just the statistics scenario (on PostgreSQL too, with --postgres);
+// `--only=tracing` the delivery throughput and latency runs with traces off and exported over OTLP/HTTP to a
+// receiver in the bench, and their ratio (bench/tracing.ts).
 // `--postgres` runs the scale-out scenario instead: one and two instances on one PostgreSQL database
 // (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL and
 // one claim's plans with a million due deliveries (bench/postgres-backlog-plans.ts);
@@ -28,6 +30,7 @@ import { postgresScaleOut, scaleOutLines, startInstance } from './postgres-scale
 import { backlogPlanFigures, backlogPlanLines, postgresBacklogPlans } from './postgres-backlog-plans';
 import type { DatabaseWork } from './database-work';
 import { statisticsLines, statisticsScenario, type StatisticsFigures } from './statistics';
+import { tracingLines, tracingScenario } from './tracing';
 import { createTestDatabase, startTestCluster } from '../test/support/postgres';
 import { createWebhooks, ingest, ingestAtRate, latenciesOf, percentile, TOKEN, waitUntil } from './load';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
@@ -36,8 +39,8 @@ import { startServiceProcess, type ServiceProcess } from '../test/support/servic
 const QUICK = process.argv.includes('--quick');
 /** `--only=noisy`: just the noisy-neighbour scenario. */
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (ONLY !== undefined && ONLY !== 'noisy' && ONLY !== 'statistics')
-  throw new Error(`--only=${ONLY}: the scenarios that run alone are noisy and statistics`);
+if (ONLY !== undefined && ONLY !== 'noisy' && ONLY !== 'statistics' && ONLY !== 'tracing')
+  throw new Error(`--only=${ONLY}: the scenarios that run alone are noisy, statistics and tracing`);
 const POSTGRES = process.argv.includes('--postgres');
 /** `--statements` (with --postgres): each run's most executed statements, on stderr. */
 const STATEMENTS = process.argv.includes('--statements');
@@ -175,7 +178,7 @@ async function latency(
 
 const ACCOUNT_ID = 1;
 
-function startService(databasePath: string, label: string): Promise<ServiceProcess> {
+function startService(databasePath: string, label: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const profiling =
     PROFILE_DIR === undefined
       ? []
@@ -191,6 +194,7 @@ function startService(databasePath: string, label: string): Promise<ServiceProce
       JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000000',
       JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
       JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '100000000',
+      ...env,
     },
     profiling,
   );
@@ -378,6 +382,29 @@ async function statisticsOnly(): Promise<void> {
   }
 }
 
+/** `--only=tracing`: delivery with traces off and exported, each on a new service and database. */
+async function tracingOnly(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'jobhooks-bench-'));
+  try {
+    const figures = await tracingScenario({
+      start: (label, env) => startService(join(dir, `${label}.db`), label, env),
+      accountId: ACCOUNT_ID,
+      throughput: deliveryThroughput,
+      latency,
+    });
+    process.stdout.write(
+      [
+        `jobhooks bench${QUICK ? ' --quick' : ''} --only=tracing: ${EVENTS} events x ${SCALE.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}`,
+        ...tracingLines(figures),
+        JSON.stringify(figures),
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** `--postgres`: the scale-out scenario's lines and figures, then the statistics scenario's, as a whole run's. */
 async function postgresOnly(): Promise<void> {
   const receiver = await startBenchReceiver();
@@ -437,9 +464,16 @@ function clearPending(databasePath: string): void {
   db.close();
 }
 
-(ONLY === 'statistics' ? statisticsOnly() : POSTGRES ? postgresOnly() : ONLY === 'noisy' ? noisyOnly() : main()).catch(
-  (error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  },
-);
+(ONLY === 'statistics'
+  ? statisticsOnly()
+  : ONLY === 'tracing'
+    ? tracingOnly()
+    : POSTGRES
+      ? postgresOnly()
+      : ONLY === 'noisy'
+        ? noisyOnly()
+        : main()
+).catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

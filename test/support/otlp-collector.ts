@@ -123,6 +123,11 @@ function decode(body: Buffer, contentType: string): DecodedRequest {
   throw new Error(`an export of content type ${contentType}`);
 }
 
+/** The spans of one export request's body, as its content type encodes them. */
+export function spansIn(body: Buffer, contentType: string): CollectedSpan[] {
+  return spansOf(decode(body, contentType));
+}
+
 function spansOf(request: DecodedRequest): CollectedSpan[] {
   return (request.resourceSpans ?? []).flatMap((resourceSpans) => {
     const resource = attributesOf(resourceSpans.resource?.attributes);
@@ -153,7 +158,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
       try {
         const raw = Buffer.concat(chunks);
         const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
-        spans.push(...spansOf(decode(body, contentType)));
+        spans.push(...spansIn(body, contentType));
         // An empty ExportTraceServiceResponse: everything was accepted.
         if (contentType.startsWith('application/json'))
           res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
