@@ -46,7 +46,7 @@ import { VERSION } from '../core/version';
 import { createThreadSpanExporter } from './trace-export-thread';
 import type { SamplerName, TracingSettings } from './tracing-config';
 
-/** The span names (docs/tracing.md#spans). */
+/** The span names (docs/tracing.md#spans-and-their-attributes). */
 export const SPAN_NAMES = { ingestion: 'jobhooks.ingest', attempt: 'jobhooks.attempt' } as const;
 const INGESTION_ROUTE = '/api/v3/accounts/{account_id}/webhooks/events';
 /** A failed export is logged at most once per this interval, with how many failed since. */
