@@ -2,7 +2,8 @@
 // real OTLP/HTTP receiver, all in the trace of the ingestion request; each attempt's request carries a
 // `traceparent` naming its own span, so the receiver's trace continues it; without OTEL_* the header still goes.
 import { parseTraceparent } from '../../service/src/core/trace-context';
-import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
+import { Writable } from 'node:stream';
+import { createWebhook, type Harness, servicesPerHarness, startHarness, webhookPath } from '../support/harness';
 import { eventsPath, runOf } from '../support/events';
 import { type CollectedSpan, type OtlpCollector, startOtlpCollector } from '../support/otlp-collector';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../support/receiver';
@@ -139,7 +140,13 @@ test("a job run's trace holds its ingestion and every attempt, in the caller's t
 });
 
 test('with the default protocol, spans go out as protobuf, and a request without traceparent starts a trace', async () => {
-  h = await startHarness({ env: { ...EXPORT_NOW, OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint } });
+  h = await startHarness({
+    env: {
+      ...EXPORT_NOW,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=collector%20key',
+    },
+  });
   await createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
   await ingestWith({});
   await waitFor(() => named('jobhooks.attempt').length === 1 && named('jobhooks.ingest').length === 1, 'the spans');
@@ -154,7 +161,8 @@ test('with the default protocol, spans go out as protobuf, and a request without
     sampled: true,
   });
   expect(header(receiver.requests[0]!, 'tracestate')).toBeUndefined();
-  expect(collector.requests[0]).toEqual({ path: '/v1/traces', contentType: 'application/x-protobuf' });
+  expect(collector.requests[0]).toMatchObject({ path: '/v1/traces', contentType: 'application/x-protobuf' });
+  expect(collector.requests[0]!.headers['x-api-key']).toBe('collector key');
   expect(ingestion!.resource['service.name']).toBe('jobhooks');
 });
 
@@ -221,4 +229,34 @@ test('an invalid traceparent is ignored: the event starts a trace of its own, an
   expect(sent).not.toBeNull();
   expect(sent!.traceId).not.toBe(CALLER_TRACE.toLowerCase());
   expect(header(receiver.requests[0]!, 'tracestate')).toBeUndefined();
+});
+
+test('an export the collector refuses is logged once a minute at most, and delivery goes on', async () => {
+  let logged = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logged += chunk.toString();
+      done();
+    },
+  });
+  collector.answerWith(400);
+  h = await startHarness({
+    env: { ...EXPORT_NOW, OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint },
+    logger: { level: 'error', stream },
+  });
+  await createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+  const failures = () => logged.split('\n').filter((line) => line.includes('Exporting traces failed'));
+  await ingestWith({}, '1');
+  await waitFor(() => failures().length > 0, 'the first refused export to be logged');
+  const refusedBefore = collector.requests.length;
+  await ingestWith({}, '2');
+  await waitFor(() => receiver.requests.length === 2, 'both deliveries');
+  // Closing exports what is left and waits for every export's answer.
+  await h.close();
+  h = null;
+
+  expect(collector.requests.length).toBeGreaterThan(refusedBefore);
+  // One line per instance however many exports were refused within the minute.
+  expect(failures()).toHaveLength(servicesPerHarness());
+  expect(failures()[0]).toContain('could not be exported');
 });

@@ -1,7 +1,7 @@
 // A real OTLP/HTTP trace receiver on 127.0.0.1, port 0, as a collector would be: it takes POST /v1/traces in
 // either encoding the exporter sends (JSON, or protobuf decoded with protobufjs from the OTLP messages' own field
 // numbers) and keeps every span it decoded, with its resource.
-import { createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
@@ -26,8 +26,10 @@ export interface OtlpCollector {
   /** The base endpoint, as OTEL_EXPORTER_OTLP_ENDPOINT takes it. */
   endpoint: string;
   spans: CollectedSpan[];
-  /** Each export request's path and content type, in order. */
-  requests: Array<{ path: string; contentType: string }>;
+  /** Each export request's path, content type and headers, in order. */
+  requests: Array<{ path: string; contentType: string; headers: IncomingHttpHeaders }>;
+  /** Answers every export with this status from now on (200 by default), as a collector that refuses would. */
+  answerWith(status: number): void;
   close(): Promise<void>;
 }
 
@@ -149,12 +151,17 @@ function spansOf(request: DecodedRequest): CollectedSpan[] {
 export async function startOtlpCollector(): Promise<OtlpCollector> {
   const spans: CollectedSpan[] = [];
   const requests: OtlpCollector['requests'] = [];
+  let status = 200;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const contentType = req.headers['content-type'] ?? '';
-      requests.push({ path: req.url ?? '', contentType });
+      requests.push({ path: req.url ?? '', contentType, headers: req.headers });
+      if (status !== 200) {
+        res.writeHead(status, { 'content-type': 'text/plain' }).end('refused');
+        return;
+      }
       try {
         const raw = Buffer.concat(chunks);
         const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
@@ -174,6 +181,9 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
     requests,
+    answerWith: (next) => {
+      status = next;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -243,5 +243,11 @@ export function createOtelTracing(settings: TracingSettings, deps: OtelTracingDe
     };
   }
 
-  return { exporting: true, ingestion, attempt, close: () => provider.shutdown() };
+  // The last batches' export may fail like any other (the exporter has reported it): closing the service goes on.
+  // The provider then skips stopping its exporter, so the export thread is stopped here in any case.
+  const close = async () => {
+    await provider.shutdown().catch(() => undefined);
+    await exporter.shutdown();
+  };
+  return { exporting: true, ingestion, attempt, close };
 }
