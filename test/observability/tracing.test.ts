@@ -182,6 +182,20 @@ test("a caller's trace it did not sample is followed: no span is exported, and r
   expect(collector.spans).toEqual([]);
 });
 
+test('the configured sampler decides at ingestion: with always_off nothing is exported, receivers are told so', async () => {
+  h = await startHarness({
+    env: { ...EXPORT_NOW, OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_TRACES_SAMPLER: 'always_off' },
+  });
+  await createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+  await ingestWith({});
+  await waitFor(() => receiver.requests.length === 1, 'the delivery');
+  await h.close();
+  h = null;
+
+  expect(parseTraceparent(header(receiver.requests[0]!, 'traceparent'))).toMatchObject({ sampled: false });
+  expect(collector.requests).toEqual([]);
+});
+
 test('without OTEL configured nothing is exported, and every attempt still carries a traceparent of the event', async () => {
   // The endpoint is set but the SDK is disabled: traces are off, as with no OTEL_* at all.
   h = await startHarness({
