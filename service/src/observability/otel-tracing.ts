@@ -148,7 +148,8 @@ function attemptAttributes(start: AttemptStart) {
   const { target } = start;
   return {
     [ATTR_HTTP_REQUEST_METHOD]: 'POST',
-    [ATTR_SERVER_ADDRESS]: url.hostname,
+    // An IPv6 address without the brackets a URL puts around it.
+    [ATTR_SERVER_ADDRESS]: url.hostname.replace(/^\[(.*)\]$/, '$1'),
     [ATTR_SERVER_PORT]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
     [ATTR_URL_SCHEME]: url.protocol.slice(0, -1),
     ...(target.attempt > 1 ? { [ATTR_HTTP_REQUEST_RESEND_COUNT]: target.attempt - 1 } : {}),
