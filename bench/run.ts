@@ -9,8 +9,10 @@
 // - the statistics endpoints with a million logged attempts, against GET one webhook (bench/statistics.ts).
 // `--only=noisy` runs just the noisy-neighbour scenario (with or without --quick), for iterating on it;
 // `--only=statistics` just the statistics scenario (on PostgreSQL too, with --postgres); `--only=delivery` the
-// delivery throughput, latency and API steps (the first service process of a whole run). `--threads` prints, on
-// stderr, where the machine's CPU went during the delivery steps (bench/thread-cpu.ts).
+// delivery throughput, latency and API steps (the first service process of a whole run); `--only=tracing` the
+// delivery throughput and latency runs with traces off and exported over OTLP/HTTP to a receiver in the bench, and
+// their ratio (bench/tracing.ts). `--threads` prints, on stderr, where the machine's CPU went during the delivery
+// steps (bench/thread-cpu.ts).
 // `--postgres` runs the scale-out scenario instead: one and two instances on one PostgreSQL database
 // (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL and
 // one claim's plans with a million due deliveries (bench/postgres-backlog-plans.ts);
@@ -30,6 +32,7 @@ import { postgresScaleOut, scaleOutLines, startInstance } from './postgres-scale
 import { backlogPlanFigures, backlogPlanLines, postgresBacklogPlans } from './postgres-backlog-plans';
 import type { DatabaseWork } from './database-work';
 import { statisticsLines, statisticsScenario, type StatisticsFigures } from './statistics';
+import { tracingLines, tracingScenario } from './tracing';
 import { createTestDatabase, startTestCluster } from '../test/support/postgres';
 import { createWebhooks, ingest, ingestAtRate, latenciesOf, percentile, TOKEN, waitUntil } from './load';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
@@ -39,8 +42,8 @@ import { startServiceProcess, type ServiceProcess } from '../test/support/servic
 const QUICK = process.argv.includes('--quick');
 /** `--only=noisy`: just the noisy-neighbour scenario. */
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (ONLY !== undefined && ONLY !== 'noisy' && ONLY !== 'statistics' && ONLY !== 'delivery')
-  throw new Error(`--only=${ONLY}: the scenarios that run alone are delivery, noisy and statistics`);
+if (ONLY !== undefined && !['delivery', 'noisy', 'statistics', 'tracing'].includes(ONLY))
+  throw new Error(`--only=${ONLY}: the scenarios that run alone are delivery, noisy, statistics and tracing`);
 /** `--threads`: CPU per thread of the service, the bench's and the machine's idle time during the delivery steps. */
 const THREADS = process.argv.includes('--threads');
 const POSTGRES = process.argv.includes('--postgres');
@@ -180,7 +183,7 @@ async function latency(
 
 const ACCOUNT_ID = 1;
 
-function startService(databasePath: string, label: string): Promise<ServiceProcess> {
+function startService(databasePath: string, label: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const profiling =
     PROFILE_DIR === undefined
       ? []
@@ -196,6 +199,7 @@ function startService(databasePath: string, label: string): Promise<ServiceProce
       JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000000',
       JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
       JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '100000000',
+      ...env,
     },
     profiling,
   );
@@ -436,6 +440,29 @@ async function statisticsOnly(): Promise<void> {
   }
 }
 
+/** `--only=tracing`: delivery with traces off and exported, each on a new service and database. */
+async function tracingOnly(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'jobhooks-bench-'));
+  try {
+    const figures = await tracingScenario({
+      start: (label, env) => startService(join(dir, `${label}.db`), label, env),
+      accountId: ACCOUNT_ID,
+      throughput: deliveryThroughput,
+      latency,
+    });
+    process.stdout.write(
+      [
+        `jobhooks bench${QUICK ? ' --quick' : ''} --only=tracing: ${EVENTS} events x ${SCALE.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}`,
+        ...tracingLines(figures),
+        JSON.stringify(figures),
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** `--postgres`: the scale-out scenario's lines and figures, then the statistics scenario's, as a whole run's. */
 async function postgresOnly(): Promise<void> {
   const receiver = await startBenchReceiver();
@@ -495,9 +522,16 @@ function clearPending(databasePath: string): void {
   db.close();
 }
 
-(ONLY === 'statistics' ? statisticsOnly() : POSTGRES ? postgresOnly() : ONLY === 'noisy' ? noisyOnly() : main()).catch(
-  (error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  },
-);
+(ONLY === 'statistics'
+  ? statisticsOnly()
+  : ONLY === 'tracing'
+    ? tracingOnly()
+    : POSTGRES
+      ? postgresOnly()
+      : ONLY === 'noisy'
+        ? noisyOnly()
+        : main()
+).catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

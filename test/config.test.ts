@@ -111,3 +111,72 @@ test('JOBHOOKS_PUBLIC_URL is an http(s) URL, none by default; anything else is r
     'JOBHOOKS_PUBLIC_URL: must be an http or https URL, such as https://jobhooks.example.com',
   );
 });
+
+describe('traces (the standard OTEL_* variables)', () => {
+  test('are not exported unless an OTLP endpoint or OTEL_TRACES_EXPORTER=otlp asks', () => {
+    expect(loadConfig({}).tracing).toBeNull();
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }).tracing).toBeNull();
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing?.url).toBe('http://localhost:4318/v1/traces');
+  });
+
+  test('an endpoint switches export on, with the defaults the specification gives', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toEqual({
+      url: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
+      headers: {},
+      resource: { 'service.name': 'jobhooks' },
+      sampler: { name: 'parentbased_always_on', ratio: 1 },
+      batch: {},
+    });
+  });
+
+  test('the traces-only variables win over the general ones, and headers of both are merged', () => {
+    const tracing = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/base/',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/in',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_HEADERS: 'api-key=general,x-team=data',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'api-key=for%20traces',
+      OTEL_SERVICE_NAME: 'hooks-eu',
+      OTEL_RESOURCE_ATTRIBUTES: 'service.name=ignored,deployment.environment.name=prod',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_BSP_SCHEDULE_DELAY: '500',
+      OTEL_BSP_MAX_QUEUE_SIZE: '8192',
+    }).tracing;
+    expect(tracing).toEqual({
+      url: 'https://traces.example.com/in',
+      protocol: 'http/json',
+      headers: { 'api-key': 'for traces', 'x-team': 'data' },
+      resource: { 'service.name': 'hooks-eu', 'deployment.environment.name': 'prod' },
+      sampler: { name: 'parentbased_traceidratio', ratio: 0.25 },
+      batch: { scheduledDelayMillis: 500, maxQueueSize: 8192 },
+    });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/base/' }).tracing?.url).toBe(
+      'http://c:4318/base/v1/traces',
+    );
+  });
+
+  test('OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none keep export off, endpoint or not', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'TRUE' }).tracing).toBeNull();
+    expect(loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeNull();
+    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'false' }).tracing).not.toBeNull();
+  });
+
+  test.each([
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http/],
+    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'grpc://c' }, /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an http/],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, /OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/protobuf or http\/json/],
+    [{ OTEL_TRACES_EXPORTER: 'zipkin' }, /OTEL_TRACES_EXPORTER: must be otlp or none/],
+    [{ OTEL_SDK_DISABLED: 'yes' }, /OTEL_SDK_DISABLED: must be true or false/],
+    [{ OTEL_TRACES_SAMPLER: 'xray' }, /OTEL_TRACES_SAMPLER: must be one of always_on/],
+    [{ OTEL_TRACES_SAMPLER_ARG: '1.5' }, /OTEL_TRACES_SAMPLER_ARG: must be a number from 0 to 1/],
+    [{ OTEL_EXPORTER_OTLP_HEADERS: 'api-key' }, /OTEL_EXPORTER_OTLP_HEADERS: must be key=value pairs/],
+    [{ OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'k=%E0%A4%A' }, /OTEL_EXPORTER_OTLP_TRACES_HEADERS: must be key=value/],
+    [{ OTEL_BSP_MAX_QUEUE_SIZE: '0' }, /OTEL_BSP_MAX_QUEUE_SIZE: must be at least 1/],
+  ])('%j is refused with a message naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

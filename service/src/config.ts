@@ -4,6 +4,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { ConfigurationError } from './core/errors';
 import { DEFAULT_RETRY_DELAYS_SECONDS, RETRIES_PER_DELIVERY } from './delivery/retry-policy';
+import { OTEL_ENV_SHAPE, type TracingSettings, tracingSettingsOf } from './observability/tracing-config';
 
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
@@ -81,6 +82,7 @@ const EnvSchema = z
       .url({ protocol: /^https?$/, message: 'must be an http or https URL, such as https://jobhooks.example.com' })
       .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ...OTEL_ENV_SHAPE,
   })
   .refine((env) => env.JOBHOOKS_DATABASE_URL === undefined || env.JOBHOOKS_SECRET_KEY !== undefined, {
     message:
@@ -119,6 +121,8 @@ export interface Config {
   /** Where users reach this service (JOBHOOKS_PUBLIC_URL): operational events link to webhooks' pages under it. */
   publicUrl: string | null;
   logLevel: string;
+  /** Where spans are exported (the standard OTEL_* variables); null: not exported, `traceparent` still sent. */
+  tracing: TracingSettings | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
@@ -160,5 +164,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     maskedResponseHeaders: e.JOBHOOKS_MASKED_RESPONSE_HEADERS ?? [],
     publicUrl: e.JOBHOOKS_PUBLIC_URL ?? null,
     logLevel: e.LOG_LEVEL,
+    tracing: tracingSettingsOf(e),
   };
 }

@@ -11,6 +11,7 @@ import { configurationWarnings } from './config-warnings';
 import { type Clock, createSystemClock, nowMillis } from './core/clock';
 import { createIdGenerator } from './core/ids';
 import { cryptoRandomBytes, type RandomBytes, uniformFraction } from './core/random';
+import { createHeadersOnlyTracing, type Tracing } from './core/tracing';
 import { createDeliveryLogService } from './delivery/delivery-log-service';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher';
 import { createOperationalEventMaker } from './delivery/operational-payload';
@@ -59,6 +60,23 @@ const NOTIFIED_WAKE_JITTER_MS: Millis = 20;
 /** SIGTERM lets attempts in flight run to their own 10 s limit before the process exits. */
 const SHUTDOWN_GRACE_MS: Millis = ATTEMPT_TIMEOUT_MS;
 
+/**
+ * The OpenTelemetry SDK and its exporters, loaded only when traces are exported: without OTEL_* they are never
+ * loaded, and each attempt's `traceparent` is a string of random ids (core/tracing.ts).
+ */
+function loadOtelTracing(): typeof import('./observability/otel-tracing') {
+  return require('./observability/otel-tracing') as typeof import('./observability/otel-tracing');
+}
+
+/** Spans exported as OTEL_* says, or only the headers every attempt carries anyway. */
+function createTracing(config: Config, clock: Clock, random: RandomBytes, onError: (error: Error) => void): Tracing {
+  if (config.tracing === null) return createHeadersOnlyTracing(random);
+  return loadOtelTracing().createOtelTracing(config.tracing, {
+    clock,
+    onExportError: (message) => onError(new Error(message)),
+  });
+}
+
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const clock = overrides.clock ?? createSystemClock();
   const random = overrides.random ?? cryptoRandomBytes;
@@ -94,6 +112,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   };
   // Requests go out from a worker thread, so sending uses the second core.
   const sender = createThreadedSender(senderOptions);
+  const tracing = createTracing(config, clock, random, (error) => logBackgroundError(error, 'Exporting traces'));
   try {
     const accounts = createAccountService({ store, clock, ids, random });
     const { bootstrap } = config;
@@ -137,6 +156,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       secretBox,
       send: sender.send,
       health,
+      tracing,
       maxWebhooksPerAccount: config.maxWebhooksPerAccount,
       allowPrivateUrls: config.allowPrivateUrls,
     });
@@ -145,13 +165,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       accounts,
       webhooks,
       operational: createOperationalEndpointService({ webhooks, store, clock }),
-      ingestion: createIngestionService({ store, clock, ids, onQueued: () => dispatcher?.wake() }),
+      ingestion: createIngestionService({ store, clock, ids, tracing, onQueued: () => dispatcher?.wake() }),
       deliveryLog: createDeliveryLogService({
         store,
         clock,
         secretBox,
         send: sender.send,
         health,
+        tracing,
         wake: () => dispatcher?.wake(),
         maskedResponseHeaders: config.maskedResponseHeaders,
         operationalEvents,
@@ -180,6 +201,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       send: sender.send,
       random,
       secretBox,
+      tracing,
       owner: `${hostname()}:${process.pid}:${random(4).toString('hex')}`,
       retryDelaysSeconds: config.retryDelaysSeconds,
       limits: {
@@ -229,11 +251,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
           await retention.stop();
           await running.stop(SHUTDOWN_GRACE_MS);
           await sender.close();
+          // The spans of the last attempts are exported before the process goes.
+          await tracing.close();
           await store.close();
         })()),
     };
   } catch (error) {
     await sender.close();
+    await tracing.close();
     await store.close();
     throw error;
   }

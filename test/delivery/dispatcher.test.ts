@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { type Clock, createSystemClock } from '../../service/src/core/clock';
 import { cryptoRandomBytes } from '../../service/src/core/random';
+import { createHeadersOnlyTracing } from '../../service/src/core/tracing';
 import { createDispatcher } from '../../service/src/delivery/dispatcher';
 import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from '../../service/src/delivery/endpoint-health';
 import type { OutgoingDelivery, SendOutcome } from '../../service/src/delivery/sender';
@@ -53,6 +54,7 @@ function watchedDispatcher(
     send,
     random: cryptoRandomBytes,
     secretBox: { seal: secretBoxOf(h).seal, open },
+    tracing: createHeadersOnlyTracing(cryptoRandomBytes),
     owner: 'test',
     retryDelaysSeconds: [60],
     limits: { maxInFlight, maxInFlightPerWebhook: maxInFlight, leaseMicros: 60_000_000, pollIntervalMs: 10 },

@@ -17,6 +17,7 @@ const event = (id: string, accountId: number, runId: string): EventRecord => ({
   runId,
   jobId: '42',
   createdAt: 1,
+  trace: { traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`, tracestate: null },
 });
 
 const TAIL = Buffer.from('tail');

@@ -6,11 +6,13 @@
 import { type Micros, millisFromMicros, type Seconds, secondsFromMicros } from '../core/time';
 import type { DeliveredEventType } from '@jobhooks/client/contract';
 import { type Clock, nowMicros } from '../core/clock';
+import type { EventTrace } from '../core/trace-context';
+import type { Tracing } from '../core/tracing';
 import type { AttemptLogEntry, AttemptResult } from '../domain/attempt';
 import { afterRedelivery, afterScheduledAttempt } from '../domain/delivery-lifecycle';
 import type { EndpointHealthChange, EndpointHealthRegistry } from './endpoint-health';
 import { signedRequest } from './outgoing-request';
-import { errorTextOf, planNextStep, statusCodeOf, verdictOf } from './retry-policy';
+import { errorTextOf, outcomeLabel, planNextStep, statusCodeOf, verdictOf } from './retry-policy';
 import type { Send, SendOutcome } from './sender';
 import { signPayload, standardWebhooksSignature } from './signer';
 import type { SigningSecrets } from './signing-secrets';
@@ -46,6 +48,8 @@ export interface AttemptPlan {
   url: string;
   /** The exact bytes to sign and send. */
   body: Buffer;
+  /** The event's trace context, which the attempt continues; null for a test send or an event from before traces. */
+  trace: EventTrace | null;
   /**
    * The secrets that sign this attempt (signing-secrets.ts), opened for each attempt: taken at the attempt's time,
    * `requestedAt` in microseconds. It throws when this service's key cannot open them.
@@ -73,6 +77,8 @@ export interface AttemptDeps {
   clock: Clock;
   /** Told what the endpoint answered, which sets how many requests it may have next. */
   health: EndpointHealthRegistry;
+  /** Gives each attempt its `traceparent`, and its span when traces are exported. */
+  tracing: Tracing;
 }
 
 interface Signatures {
@@ -126,6 +132,7 @@ export function logEntryOf(
 
 export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<AttemptMade> {
   const { target } = plan;
+  const span = deps.tracing.attempt(plan);
   const requestedAt = nowMicros(deps.clock);
   const signatures = signaturesFor(plan, requestedAt);
   const outcome =
@@ -139,8 +146,19 @@ export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise
             messageId: messageIdOf(target),
             eventId: target.eventId,
             attempt: target.attempt,
+            traceparent: span.traceparent,
+            tracestate: span.tracestate,
           }),
         );
+  // Without exported traces there is no span to end: nothing is computed for it.
+  if (deps.tracing.exporting) {
+    span.end({
+      status: outcome.kind === 'response' ? outcome.status : null,
+      outcome: outcomeLabel(outcome),
+      error: errorTextOf(outcome),
+      durationMs: outcome.durationMs,
+    });
+  }
   const signed = signatures !== null;
   // Nothing was sent without a signature: the endpoint said nothing about its health. With several instances
   // a change of the health is written for all of them before the caller frees the request's slot

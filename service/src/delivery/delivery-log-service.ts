@@ -9,6 +9,8 @@ import type {
 import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isIdOf } from '../core/ids';
+import { childTraceparent, type EventTrace } from '../core/trace-context';
+import type { Tracing } from '../core/tracing';
 import type { SecretBox } from '../security/secret-box';
 import type { LoggedAttempt } from '../domain/attempt';
 import { canRedeliver } from '../domain/delivery-lifecycle';
@@ -46,6 +48,12 @@ function toAttemptView(entry: LoggedAttempt, masked: ReadonlySet<string>): Deliv
   };
 }
 
+/** The `traceparent` of every attempt of a delivery: its event's trace, each attempt's own span id. */
+function describedTraceparent(trace: EventTrace | null): string {
+  if (trace === null) return "(each attempt's own trace and span ids)";
+  return childTraceparent(trace.traceparent, "(each attempt's span id)");
+}
+
 export interface DeliveryLogServiceDeps {
   store: Store;
   clock: Clock;
@@ -53,6 +61,7 @@ export interface DeliveryLogServiceDeps {
   send: Send;
   /** A redelivery goes out whatever the endpoint's circuit; a healthy answer closes it. */
   health: EndpointHealthRegistry;
+  tracing: Tracing;
   /** Tells the dispatcher that deliveries are due (a recovery). */
   wake: () => void;
   /** Response headers masked besides the credential headers (JOBHOOKS_MASKED_RESPONSE_HEADERS). */
@@ -111,6 +120,8 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       },
       url: webhook.clientUrl,
       body: delivery.payload,
+      // A redelivery continues the event's trace, as its automatic attempts did.
+      trace: delivery.trace,
       secrets: (now) => signingSecrets(webhook, now, (sealed) => deps.secretBox.open(sealed)),
       byPerson: true,
     });
@@ -166,6 +177,8 @@ export function createDeliveryLogService(deps: DeliveryLogServiceDeps) {
       messageId: delivery.id,
       eventId: delivery.eventId,
       attempt: 0,
+      traceparent: describedTraceparent(delivery.trace),
+      tracestate: delivery.trace?.tracestate ?? null,
     });
     const attempts = await store.deliveryLog.attemptsOf(webhook.id, delivery.id);
     return {

@@ -93,6 +93,7 @@ export function createDispatchStages(deps: StageDeps) {
         },
         url: delivery.clientUrl,
         body: delivery.payload,
+        trace: delivery.trace,
         secrets: (now) => signingSecrets(delivery, now, secretOf),
       },
     };

@@ -4,6 +4,7 @@
 import type { Micros, Millis } from '../core/time';
 import { type Clock, nowMicros } from '../core/clock';
 import { type RandomBytes, uniformFraction } from '../core/random';
+import type { Tracing } from '../core/tracing';
 import type { ClaimedDelivery } from '../domain/delivery';
 import type { SecretBox } from '../security/secret-box';
 import type { Store } from '../store/store';
@@ -30,6 +31,8 @@ export interface DispatcherDeps {
   send: Send;
   random: RandomBytes;
   secretBox: SecretBox;
+  /** Each attempt's `traceparent`, and its span when traces are exported. */
+  tracing: Tracing;
   /** This dispatcher's name on its leases; unique per process. */
   owner: string;
   retryDelaysSeconds: readonly number[];

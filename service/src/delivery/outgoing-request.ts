@@ -21,19 +21,21 @@ export function signedRequest(input: {
   messageId: string;
   eventId: string;
   attempt: number;
+  /** W3C Trace Context: the attempt's own span in the event's trace (docs/tracing.md); not signed. */
+  traceparent: string;
+  tracestate: string | null;
 }): OutgoingDelivery {
-  return {
-    url: input.url,
-    body: input.body,
-    headers: {
-      'content-type': 'application/json',
-      authorization: input.authorization,
-      'webhook-id': input.messageId,
-      'webhook-timestamp': String(input.timestampSeconds),
-      'webhook-signature': input.standard,
-      'user-agent': `jobhooks/${VERSION}`,
-      'x-jobhooks-event-id': input.eventId,
-      'x-jobhooks-attempt': String(input.attempt),
-    },
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    authorization: input.authorization,
+    'webhook-id': input.messageId,
+    'webhook-timestamp': String(input.timestampSeconds),
+    'webhook-signature': input.standard,
+    'user-agent': `jobhooks/${VERSION}`,
+    'x-jobhooks-event-id': input.eventId,
+    'x-jobhooks-attempt': String(input.attempt),
+    traceparent: input.traceparent,
   };
+  if (input.tracestate !== null) headers.tracestate = input.tracestate;
+  return { url: input.url, body: input.body, headers };
 }

@@ -1,6 +1,7 @@
 // When a failed delivery is tried again (docs/decisions.md#8-retries): pure functions over named constants.
 import { type Micros, MICROS_PER_SECOND, type Millis } from '../core/time';
 import { DELIVERY_RULES, parseRetryAfterSeconds } from '@jobhooks/client/contract';
+import type { AttemptOutcomeLabel } from '../core/tracing';
 import type { AttemptVerdict } from '../domain/attempt';
 import type { SendOutcome } from './sender';
 
@@ -19,6 +20,13 @@ export function verdictOf(outcome: SendOutcome): AttemptVerdict {
   if (outcome.kind === 'no_response') return 'failed';
   if (outcome.status >= 200 && outcome.status < 300) return 'succeeded';
   return outcome.status === 410 ? 'gone' : 'failed';
+}
+
+/** How an attempt went as metrics and traces name it: a status that is not a success is told from no response. */
+export function outcomeLabel(outcome: SendOutcome): AttemptOutcomeLabel {
+  if (outcome.kind === 'no_response') return 'no_response';
+  const verdict = verdictOf(outcome);
+  return verdict === 'failed' ? 'failed_status' : verdict;
 }
 
 /** The status recorded for an attempt: the response's, or "599" when none came (docs/decisions.md#11-http_status_code-and-dispatched_at). */

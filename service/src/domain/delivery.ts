@@ -1,6 +1,7 @@
 // A delivery: one event for one webhook, from its planning at ingestion to its lease and its last state.
 import type { Micros } from '../core/time';
 import type { DeliveredEventType } from '@jobhooks/client/contract';
+import type { EventTrace } from '../core/trace-context';
 import type { EndpointHealth } from './endpoint-health';
 
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
@@ -52,6 +53,8 @@ export interface ClaimedDelivery {
   /** When this attempt came due (before the lease moved next_attempt_at), in microseconds since the epoch. */
   dueAt: Micros;
   payload: Buffer;
+  /** Its event's trace context; null for an event taken in before traces were kept. */
+  trace: EventTrace | null;
   /** Attempts made so far. */
   attempts: number;
   clientUrl: string;
@@ -72,6 +75,8 @@ export interface DeliveryRecord {
   webhookId: string;
   state: DeliveryState;
   payload: Buffer;
+  /** Its event's trace context; null for an event taken in before traces were kept. */
+  trace: EventTrace | null;
   attempts: number;
 }
 

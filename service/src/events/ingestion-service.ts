@@ -1,8 +1,10 @@
-// Takes in job-run events (the route's schema has validated them): records the event and its deliveries in
-// one transaction, and wakes the dispatcher.
+// Takes in job-run events (the route's schema has validated them): records the event, with its trace context, and
+// its deliveries in one transaction, and wakes the dispatcher.
 import type { IngestedEvent, IngestEventBody } from '@jobhooks/client/contract';
 import { type Clock, nanosToMicros } from '../core/clock';
 import type { IdGenerator } from '../core/ids';
+import type { EventTrace } from '../core/trace-context';
+import type { IncomingTrace, Tracing } from '../core/tracing';
 import type { AccountRecord } from '../domain/account';
 import type { Store } from '../store/store';
 import { planDeliveries } from './fan-out';
@@ -11,6 +13,8 @@ export interface IngestionServiceDeps {
   store: Store;
   clock: Clock;
   ids: IdGenerator;
+  /** The ingestion's span; the event keeps its trace context, which every attempt continues. */
+  tracing: Tracing;
   /** Called after deliveries were queued, so they are sent without waiting for the next poll. */
   onQueued: () => void;
 }
@@ -20,9 +24,41 @@ export type IngestionService = ReturnType<typeof createIngestionService>;
 export function createIngestionService(deps: IngestionServiceDeps) {
   const { store, clock, ids } = deps;
 
-  async function ingest(account: AccountRecord, body: IngestEventBody): Promise<IngestedEvent> {
+  /** `incoming`: the request's `traceparent` and `tracestate`; the event joins the caller's trace when valid. */
+  async function ingest(
+    account: AccountRecord,
+    body: IngestEventBody,
+    incoming: IncomingTrace,
+  ): Promise<IngestedEvent> {
+    const span = deps.tracing.ingestion(incoming);
     const occurredAtNanos = clock.nowNanos();
     const eventId = ids.next('event');
+    let result: IngestedEvent;
+    try {
+      result = await record(account, body, { eventId, occurredAtNanos, trace: span.trace });
+    } catch (error) {
+      span.fail(error);
+      throw error;
+    }
+    span.end({
+      accountId: account.id,
+      eventId: result.event_id,
+      eventType: body.event_type,
+      runId: body.run.runId,
+      jobId: body.run.jobId,
+      queued: result.deliveries,
+      skipped: result.skipped,
+      duplicate: result.duplicate,
+    });
+    return result;
+  }
+
+  async function record(
+    account: AccountRecord,
+    body: IngestEventBody,
+    at: { eventId: string; occurredAtNanos: bigint; trace: EventTrace },
+  ): Promise<IngestedEvent> {
+    const { eventId, occurredAtNanos } = at;
     const outcome = await store.events.record(
       {
         id: eventId,
@@ -31,6 +67,7 @@ export function createIngestionService(deps: IngestionServiceDeps) {
         runId: body.run.runId,
         jobId: body.run.jobId,
         createdAt: nanosToMicros(occurredAtNanos),
+        trace: at.trace,
       },
       (webhooks) =>
         planDeliveries(webhooks, {

@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { type Clock, nowMicros, nowMillis } from '../core/clock';
 import type { DispatchObserver } from '../delivery/dispatcher';
 import type { EndpointHealthRegistry } from '../delivery/endpoint-health';
-import { verdictOf } from '../delivery/retry-policy';
+import { outcomeLabel } from '../delivery/retry-policy';
 import type { SendOutcome } from '../delivery/sender';
 import type { Store } from '../store/store';
 import { hoursOfWindow, totalsOf } from '../webhooks/statistics-service';
@@ -14,14 +14,6 @@ import { STATISTICS_WINDOW_HOURS, STATISTICS_WINDOWS, type StatisticsWindow } fr
 const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Due-to-sent buckets in seconds: a healthy pipeline sends in milliseconds; an open circuit holds for minutes. */
 const WAIT_BUCKETS_SECONDS = [0.001, 0.005, 0.025, 0.1, 0.25, 1, 5, 15, 60, 300, 1800];
-
-export type AttemptOutcomeLabel = 'succeeded' | 'failed_status' | 'gone' | 'no_response';
-
-export function outcomeLabel(outcome: SendOutcome): AttemptOutcomeLabel {
-  if (outcome.kind === 'no_response') return 'no_response';
-  const verdict = verdictOf(outcome);
-  return verdict === 'failed' ? 'failed_status' : verdict;
-}
 
 export interface Metrics {
   registry: Registry;

@@ -2,6 +2,7 @@
 // PostgreSQL hand the rest of the service the same records. A flag is 0 or 1 in SQLite and a boolean in
 // PostgreSQL; a time is a whole number of microseconds in both.
 import type { DeliveredEventType, PermissionSet, Plan } from '@jobhooks/client/contract';
+import type { EventTrace } from '../core/trace-context';
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { LoggedAttempt } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState } from '../domain/delivery';
@@ -140,7 +141,7 @@ export function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null
   return row.payload_tail === null ? row.payload : Buffer.concat([row.payload, row.payload_tail]);
 }
 
-/** What both backends' GET of one delivery selects (d.*, e.event_type, e.payload_tail). */
+/** What both backends' GET of one delivery selects (d.*, and e.event_type, e.payload_tail and the trace context). */
 export interface DeliveryRow {
   id: string;
   event_id: string;
@@ -149,7 +150,14 @@ export interface DeliveryRow {
   state: DeliveryState;
   payload: Buffer;
   payload_tail: Buffer | null;
+  traceparent: string | null;
+  tracestate: string | null;
   attempts: number;
+}
+
+/** The trace context an event row keeps; null in a row stored before traces were kept. */
+export function traceFromRow(row: { traceparent: string | null; tracestate: string | null }): EventTrace | null {
+  return row.traceparent === null ? null : { traceparent: row.traceparent, tracestate: row.tracestate };
 }
 
 export function deliveryFromRow(row: DeliveryRow): DeliveryRecord {
@@ -160,6 +168,7 @@ export function deliveryFromRow(row: DeliveryRow): DeliveryRecord {
     webhookId: row.webhook_id,
     state: row.state,
     payload: payloadBytes(row),
+    trace: traceFromRow(row),
     attempts: row.attempts,
   };
 }
@@ -172,6 +181,8 @@ export interface ClaimedRow {
   webhook_id: string;
   payload: Buffer;
   payload_tail: Buffer | null;
+  traceparent: string | null;
+  tracestate: string | null;
   attempts: number;
   last_attempt: number;
   client_url: string;
@@ -196,6 +207,7 @@ export function claimedFromRow(
     accountId: claim.accountId,
     dueAt: claim.dueAt,
     payload: payloadBytes(row),
+    trace: traceFromRow(row),
     attempts: row.attempts,
     clientUrl: row.client_url,
     sealedSecret: row.sealed_secret,

@@ -16,6 +16,7 @@ import { type Clock, nowMicros } from '../core/clock';
 import { ConflictError, ValidationError } from '../core/errors';
 import type { IdGenerator } from '../core/ids';
 import type { RandomBytes } from '../core/random';
+import type { Tracing } from '../core/tracing';
 import { makeAttempt } from '../delivery/attempt';
 import { circuitAt, type EndpointHealthRegistry, UNKNOWN_ENDPOINT } from '../delivery/endpoint-health';
 import type { Send } from '../delivery/sender';
@@ -47,6 +48,8 @@ export interface WebhookServiceDeps {
   send: Send;
   /** Endpoint health: shown with each webhook, and told what a test send got. */
   health: EndpointHealthRegistry;
+  /** A test send's `traceparent` (a trace of its own), and its span when traces are exported. */
+  tracing: Tracing;
   maxWebhooksPerAccount: number;
   allowPrivateUrls: boolean;
 }
@@ -264,6 +267,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       target: { deliveryId: null, webhookId: record.id, eventId, eventType: 'job.run.completed', attempt: 1 },
       url: record.clientUrl,
       body,
+      // A sample event of its own: a trace of its own.
+      trace: null,
       secrets: (now) => signingSecrets(record, now, (sealed) => secretBox.open(sealed)),
       isTest: true,
       byPerson: true,

@@ -22,6 +22,7 @@ import {
   sortedIds,
   T0,
   TAIL,
+  traceparentOf,
   useStore,
 } from './fixtures';
 
@@ -103,7 +104,8 @@ describe('claimDue', () => {
       previousSecretUntil: T0 + 60 * SECOND,
       updatedAt: T0,
     }));
-    await recordEvent(store(), event(1, 'wev_1', { eventType: 'job.run.errored' }));
+    const trace = { traceparent: traceparentOf('wev_1'), tracestate: 'vendor=a,other=b' };
+    await recordEvent(store(), event(1, 'wev_1', { eventType: 'job.run.errored', trace }));
     const claimed = await only(claimAll(store(), T0, { excludeWebhookIds: ['wsu_b'] }));
     const id = d(1, 'wsu_a');
     expect(claimed).toEqual({
@@ -115,6 +117,7 @@ describe('claimDue', () => {
       accountId: 1,
       dueAt: T0,
       payload: Buffer.concat([headOf(id), TAIL]),
+      trace,
       attempts: 0,
       clientUrl: 'http://127.0.0.1:9/wsu_a',
       sealedSecret: 'v1:new',
@@ -497,6 +500,14 @@ describe('skip, get, countDue and recoverFailed', () => {
     await only(claimAll(store(), T0 + LEASE, { excludeWebhookIds: ['wsu_b'] }));
     await store().deliveries.skip([stale.id], stale.lease, T0 + LEASE + 1);
     expect(await stateOf('wsu_a', stale.id)).toBe('pending');
+  });
+
+  test("get carries its event's trace context, as a redelivery continues it", async () => {
+    await eventsOfAccount1(1);
+    expect((await store().deliveries.get('wsu_a', d(1, 'wsu_a')))?.trace).toEqual({
+      traceparent: traceparentOf('wev_1'),
+      tracestate: null,
+    });
   });
 
   test('get is null for an unknown delivery and for one asked of another webhook', async () => {

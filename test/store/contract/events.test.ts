@@ -13,6 +13,7 @@ import {
   SECOND,
   T0,
   TAIL,
+  traceparentOf,
   useStore,
   webhook,
 } from './fixtures';
@@ -110,9 +111,10 @@ test('an event row the database refuses fails its own event only; the others of 
   expect(await store().deliveries.countDue(T0)).toBe(6);
 });
 
-test("a pending delivery is due at its event's time, not before, and carries the head and the event's tail", async () => {
+test("a pending delivery is due at its event's time, not before, and carries the head, the event's tail and trace", async () => {
   const at = T0 + 7 * SECOND;
-  await recordEvent(store(), event(1, 'wev_1', { createdAt: at, eventType: 'job.run.errored' }));
+  const trace = { traceparent: traceparentOf('wev_1'), tracestate: 'vendor=1' };
+  await recordEvent(store(), event(1, 'wev_1', { createdAt: at, eventType: 'job.run.errored', trace }));
   expect(await store().deliveries.countDue(at - 1)).toBe(0);
   expect(await candidatesAt(store(), at - 1)).toEqual([]);
   expect(await store().deliveries.countDue(at)).toBe(3);
@@ -128,6 +130,7 @@ test("a pending delivery is due at its event's time, not before, and carries the
     webhookId: 'wsu_b',
     state: 'pending',
     payload: Buffer.concat([headOf(id), TAIL]),
+    trace,
     attempts: 0,
   });
 });

@@ -96,6 +96,12 @@ export async function accountWithWebhooks(store: Store, accountId: number, ids: 
   return created;
 }
 
+/** A valid `traceparent` of its own for each event id: its ingestion span in a trace of its own. */
+export function traceparentOf(eventId: string): string {
+  const hex = Buffer.from(eventId.padEnd(16, '.')).toString('hex');
+  return `00-${hex.slice(0, 32)}-${hex.slice(0, 16)}-01`;
+}
+
 export function event(accountId: number, id: string, overrides: Partial<EventRecord> = {}): EventRecord {
   return {
     id,
@@ -104,6 +110,7 @@ export function event(accountId: number, id: string, overrides: Partial<EventRec
     runId: `run-${id}`,
     jobId: '42',
     createdAt: T0,
+    trace: { traceparent: traceparentOf(id), tracestate: null },
     ...overrides,
   };
 }

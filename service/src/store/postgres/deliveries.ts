@@ -87,7 +87,7 @@ const LEASE = `
     UPDATE deliveries d SET lease_owner = $1, next_attempt_at = $2
      WHERE d.id = ANY($3::text[]) AND d.state = 'pending' AND d.next_attempt_at <= $4
     RETURNING d.id, d.event_id, d.webhook_id, d.payload, d.attempts, d.last_attempt)
-  SELECT l.*, e.event_type, e.payload_tail, w.client_url, w.sealed_secret, w.previous_sealed_secret,
+  SELECT l.*, e.event_type, e.payload_tail, e.traceparent, e.tracestate, w.client_url, w.sealed_secret, w.previous_sealed_secret,
          w.previous_secret_until, w.active, w.archived_at
     FROM leased l JOIN events e ON e.id = l.event_id JOIN webhooks w ON w.id = l.webhook_id`;
 
@@ -130,7 +130,8 @@ const SKIP_LEASED = `
                         updated_at = $3, last_attempt = 0
    WHERE id = ANY($1::text[]) AND state = 'pending' AND lease_owner = $2`;
 const GET_DELIVERY = `
-  SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.state
+  SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, e.traceparent, e.tracestate,
+         d.attempts, d.state
     FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = $1 AND d.id = $2`;
 const COUNT_DUE = `SELECT count(*) AS n FROM deliveries WHERE state = 'pending' AND next_attempt_at <= $1`;
 // Through deliveries_pending_by_webhook: the backlog's rows, never the finished ones.

@@ -32,8 +32,8 @@ const FIND_EVENTS = `
     JOIN unnest($1::bigint[], $2::text[], $3::text[]) AS k(account_id, run_id, event_type)
       ON e.account_id = k.account_id AND e.run_id = k.run_id AND e.event_type = k.event_type`;
 const INSERT_EVENTS = prepared(`
-  INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bytea[])
+  INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail, traceparent, tracestate)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bytea[], $7::text[], $8::text[])
   ON CONFLICT (account_id, run_id, event_type) DO NOTHING
   RETURNING id`);
 // Not prepared: its columns are the table's (w.*), and a prepared statement whose columns change under it (a newer
@@ -82,6 +82,8 @@ async function insertEvents(client: pg.PoolClient, fresh: readonly Planned[]): P
     events.map((e) => e.runId),
     events.map((e) => e.createdAt),
     fresh.map(({ planned }) => storedPayloadTail(planned)),
+    events.map((e) => e.trace.traceparent),
+    events.map((e) => e.trace.tracestate),
   ]);
   return new Set(rows.map((r) => r.id));
 }

@@ -59,8 +59,8 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       WHERE id = @id AND state = 'pending'`,
   );
   const claimed = db.prepare<[string], ClaimedRow>(
-    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts,
-            d.last_attempt, w.client_url, w.sealed_secret, w.previous_sealed_secret, w.previous_secret_until, w.active, w.archived_at
+    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, e.traceparent, e.tracestate,
+            d.attempts, d.last_attempt, w.client_url, w.sealed_secret, w.previous_sealed_secret, w.previous_secret_until, w.active, w.archived_at
        FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id
       WHERE d.id = ?`,
   );
@@ -110,7 +110,8 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
   );
   const getDelivery = db.prepare<[string, string], DeliveryRow>(
-    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, d.attempts, d.state
+    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, e.traceparent, e.tracestate,
+            d.attempts, d.state
        FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = ? AND d.id = ?`,
   );
   const countDue = db.prepare<[number], { n: number }>(

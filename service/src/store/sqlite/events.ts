@@ -15,8 +15,8 @@ export function createEventsStore(db: SqliteDatabase, health: InProcessEndpointH
     'SELECT id FROM events WHERE account_id = ? AND run_id = ? AND event_type = ?',
   );
   const insertEvent = db.prepare(
-    `INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
-     VALUES (@id, @accountId, @eventType, @runId, @createdAt, @payloadTail)`,
+    `INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail, traceparent, tracestate)
+     VALUES (@id, @accountId, @eventType, @runId, @createdAt, @payloadTail, @traceparent, @tracestate)`,
   );
   const webhooksOf = db.prepare<[number], WebhookRow>(
     `${SELECT_WEBHOOK} WHERE w.account_id = ? ORDER BY w.created_at, w.id`,
@@ -53,7 +53,16 @@ export function createEventsStore(db: SqliteDatabase, health: InProcessEndpointH
     const outcomes = new Map<EventToRecord, IngestOutcome>();
     for (const { item, planned } of fresh) {
       const { event } = item;
-      insertEvent.run({ ...event, payloadTail: storedPayloadTail(planned) });
+      insertEvent.run({
+        id: event.id,
+        accountId: event.accountId,
+        eventType: event.eventType,
+        runId: event.runId,
+        createdAt: event.createdAt,
+        payloadTail: storedPayloadTail(planned),
+        traceparent: event.trace.traceparent,
+        tracestate: event.trace.tracestate,
+      });
       insertDeliveries(event, planned.deliveries);
       outcomes.set(item, recordedOutcome(planned));
     }

@@ -327,4 +327,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhooks ADD COLUMN kind TEXT NOT NULL DEFAULT 'job' CHECK (kind IN ('job', 'operational'));
     `,
   },
+  {
+    version: 17,
+    description: "an event keeps its trace context, so every attempt, on any instance, continues the event's trace",
+    sql: `
+      -- The W3C traceparent of the event's ingestion span (each attempt is a child of it) and the caller's tracestate;
+      -- NULL in events taken in before (their attempts each start a trace of their own).
+      ALTER TABLE events ADD COLUMN traceparent TEXT;
+      ALTER TABLE events ADD COLUMN tracestate TEXT;
+    `,
+  },
 ];
