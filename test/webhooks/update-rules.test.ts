@@ -18,6 +18,7 @@ function record(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
     eventTypes: ['job.run.started'],
     jobIds: [],
     active: true,
+    maxRequestsPerSecond: null,
     sealedSecret: 's',
     previousSealedSecret: null,
     previousSecretUntil: null,
@@ -41,6 +42,7 @@ const input = (overrides: Partial<WebhookWritable> = {}): WebhookWritable => ({
   eventTypes: ['job.run.started'],
   jobIds: [],
   active: true,
+  maxRequestsPerSecond: null,
   ...overrides,
 });
 const archived = {

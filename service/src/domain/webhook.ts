@@ -15,6 +15,8 @@ export interface WebhookRecord {
   /** Job ids as decimal strings, in the order they were written. */
   jobIds: string[];
   active: boolean;
+  /** At most this many requests per second to its endpoint, over all instances; null for no limit. */
+  maxRequestsPerSecond: number | null;
   sealedSecret: string;
   /**
    * The secret a rotation replaced, kept until `previousSecretUntil` (microseconds): while it lasts, deliveries
@@ -38,7 +40,7 @@ export interface WebhookRecord {
 /** The fields a user writes through create and update. */
 export type WebhookWritable = Pick<
   WebhookRecord,
-  'name' | 'description' | 'clientUrl' | 'eventTypes' | 'jobIds' | 'active'
+  'name' | 'description' | 'clientUrl' | 'eventTypes' | 'jobIds' | 'active' | 'maxRequestsPerSecond'
 >;
 
 /**
