@@ -2,6 +2,7 @@
 import type { Micros } from '../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 import type { EndpointHealth } from './endpoint-health';
+import type { SendRate } from './send-rate';
 
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
 
@@ -34,6 +35,8 @@ export interface DueCandidate {
   inFlightElsewhere: number;
   /** Its endpoint's health as the store keeps it. */
   endpointHealth: EndpointHealth;
+  /** Its webhook's delivery rate (send-rate.ts); null for most webhooks, which have none. */
+  sendRate: SendRate | null;
 }
 
 /** A delivery leased to one dispatcher, with what its attempt needs. */
