@@ -303,12 +303,13 @@ test('a new secret_rotation rotates hmac_secret in place: during the overlap bot
   await workspace.must(['destroy', '-auto-approve', '-input=false']);
 });
 
-test('the data source reads a webhook by id', async () => {
+test("the data source reads a webhook by id, its delivery rate (jobhooks' own) included", async () => {
   const created = await api().create({
     name: 'read-me',
     client_url: 'http://127.0.0.1:9/read',
     event_types: ['job.run.started'],
     job_ids: [5],
+    max_requests_per_second: 7,
   });
   workspace.write(
     'main.tf',
@@ -324,6 +325,7 @@ output "read" {
     event_types = data.dbtcloud_webhook.read.event_types
     job_ids     = data.dbtcloud_webhook.read.job_ids
     active      = data.dbtcloud_webhook.read.active
+    rate        = data.dbtcloud_webhook.read.max_requests_per_second
   }
 }
 `,
@@ -337,5 +339,6 @@ output "read" {
     event_types: ['job.run.started'],
     job_ids: [5],
     active: true,
+    rate: 7,
   });
 });
