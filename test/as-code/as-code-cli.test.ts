@@ -277,6 +277,49 @@ test('import writes files that validate; --link marks the unmanaged webhooks, af
   expect(after.stdout).toContain('No changes: 4 webhooks already match the files.');
 });
 
+test("max_requests_per_second (jobhooks' own): apply sets it, plan shows its change and removal, import writes it", async () => {
+  const entry = (rate: string) =>
+    `webhooks:\n  paced:\n    name: Paced\n    client_url: ${NOWHERE}\n    event_types: [job.run.completed]\n${rate}`;
+  write('webhooks.yml', entry('    max_requests_per_second: 5\n'));
+  expectOk(await asCode(['apply', 'webhooks.yml', '--auto-approve', '--show-secrets']));
+  const [paced] = (await api.list()).data;
+  expect(paced).toMatchObject({ name: 'Paced [[paced]]', max_requests_per_second: 5 });
+  expectOk(await asCode(['plan', 'webhooks.yml', '--detailed-exitcode']), 0);
+
+  write('webhooks.yml', entry('    max_requests_per_second: 20\n'));
+  const raise = await asCode(['plan', 'webhooks.yml', '--detailed-exitcode']);
+  expectOk(raise, 2);
+  expect(changeLines(raise)).toEqual(['~ update paced']);
+  expect(raise.stdout).toContain('      max_requests_per_second: 5 -> 20\n');
+  const raiseJson = JSON.parse((await asCode(['plan', 'webhooks.yml', '--json'])).stdout) as { changes: unknown[] };
+  expect(raiseJson.changes).toEqual([
+    expect.objectContaining({
+      action: 'update',
+      fields: [{ field: 'max_requests_per_second', old: 5, new: 20 }],
+    }),
+  ]);
+  expectOk(await asCode(['apply', 'webhooks.yml', '--auto-approve']));
+  expect((await api.get(paced!.id))?.max_requests_per_second).toBe(20);
+
+  // Import writes the rate of the webhook that has one, and nothing for one that has none.
+  await api.create({ name: 'Unpaced [[unpaced]]', client_url: NOWHERE, event_types: ['job.run.started'] });
+  const imported = await asCode(['import', '--output', 'imported.yml']);
+  expectOk(imported);
+  const importedText = readFileSync(join(dir, 'imported.yml'), 'utf8');
+  expect(importedText.match(/max_requests_per_second: \d+/g)).toEqual(['max_requests_per_second: 20']);
+  expect(importedText).toMatch(/ {2}paced:\n(?: {4}.+\n)* {4}max_requests_per_second: 20\n/);
+  expectOk(await asCode(['plan', 'imported.yml', '--detailed-exitcode']), 0);
+
+  // Left out of the file, the rate goes: the entry says what the webhook is, in full.
+  write('webhooks.yml', entry(''));
+  const removal = await asCode(['plan', 'webhooks.yml', '--json']);
+  expect((JSON.parse(removal.stdout) as { changes: unknown[] }).changes).toContainEqual(
+    expect.objectContaining({ key: 'paced', fields: [{ field: 'max_requests_per_second', old: 20, new: null }] }),
+  );
+  expectOk(await asCode(['apply', 'webhooks.yml', '--auto-approve']));
+  expect(await api.get(paced!.id)).not.toHaveProperty('max_requests_per_second');
+});
+
 /**
  * A proxy in front of the service that refuses its first requests with 429, one per header set in `refusals`
  * (a Retry-After, or none), then forwards; `seen` holds when each request came in.

@@ -63,6 +63,7 @@ test('anchors, merge keys and x- keys work, variables are replaced, and the defa
           event_types: ['job.run.errored'],
           job_ids: [123, 7],
           active: false,
+          max_requests_per_second: null,
         },
       },
       {
@@ -77,6 +78,7 @@ test('anchors, merge keys and x- keys work, variables are replaced, and the defa
           event_types: ['job.run.errored'],
           job_ids: [],
           active: true,
+          max_requests_per_second: null,
         },
       },
     ],
@@ -115,7 +117,7 @@ test('every problem of a file is reported with its file, line and identifier, in
     'bad.yml:8: broken: client_url must use http or https',
     'bad.yml:9: broken: event_types may contain only job.run.started, job.run.completed, job.run.errored',
     'bad.yml:10: broken: job_ids must not repeat a job id',
-    'bad.yml:11: broken: unknown field jobids: a webhook has name, description, client_url, event_types, job_ids, active',
+    'bad.yml:11: broken: unknown field jobids: a webhook has name, description, client_url, event_types, job_ids, active, max_requests_per_second',
     'bad.yml:12: missing: client_url is required',
     'bad.yml:15: Bad Id: the identifier "Bad Id" must be letters, digits, "_", "." and "-", starting with a letter or digit, at most 64 characters',
   ];
@@ -127,6 +129,36 @@ test('every problem of a file is reported with its file, line and identifier, in
   ]);
   write('bad.yml', readFileSync(join(dir, 'bad.yml'), 'utf8').replace('${ BAD }', 'fine'));
   expect(await problemsOf(['bad.yml'], { UNSET_NAME: 'n' })).toEqual(fileProblems);
+});
+
+test("max_requests_per_second (jobhooks' own) is read as a number, from a variable too; a bad one is a problem at its line", async () => {
+  write(
+    'rates.yml',
+    [
+      'webhooks:', //                                   1
+      '  paced:', //                                    2
+      '    name: Paced', //                             3
+      '    client_url: https://example.com/a', //       4
+      '    event_types: [job.run.started]', //          5
+      '    max_requests_per_second: ${RATE}', //        6
+      '  too-fast:', //                                 7
+      '    name: Too fast', //                          8
+      '    client_url: https://example.com/b', //       9
+      '    event_types: [job.run.started]', //          10
+      '    max_requests_per_second: 101', //            11
+      '',
+    ].join('\n'),
+  );
+  expect(await problemsOf(['rates.yml'], { RATE: '5' })).toEqual([
+    'rates.yml:11: too-fast: max_requests_per_second must be a whole number from 1 to 100, or null for no limit',
+  ]);
+  write('rates.yml', readFileSync(join(dir, 'rates.yml'), 'utf8').replace(': 101', ': null'));
+  const { declaration, problems } = await load(['rates.yml'], { RATE: '5' });
+  expect(problems).toEqual([]);
+  expect(declaration?.webhooks.map(({ identifier, values }) => [identifier, values.max_requests_per_second])).toEqual([
+    ['paced', 5],
+    ['too-fast', null],
+  ]);
 });
 
 test('YAML errors, duplicate keys, wrong shapes and files that match nothing are problems too', async () => {

@@ -12,6 +12,7 @@ const values = (overrides: Partial<DeclaredValues> = {}): DeclaredValues => ({
   event_types: ['job.run.completed', 'job.run.errored'],
   job_ids: [7, 42],
   active: true,
+  max_requests_per_second: null,
   ...overrides,
 });
 

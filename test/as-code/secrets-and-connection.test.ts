@@ -142,6 +142,7 @@ test('a created webhook whose secret cannot be kept stops the run, naming the we
       event_types: ['job.run.started' as const],
       job_ids: [],
       active: true,
+      max_requests_per_second: null,
     },
   };
   const failure = await applyChanges(api, [change, { ...change, key: 'two' }], {

@@ -1,6 +1,6 @@
 // Which due deliveries a claim takes: in turns across accounts and webhooks (the least busy first), oldest first
 // within a webhook, never past what a webhook's endpoint is allowed, never more than the free room.
-import { chooseClaims, type ClaimRoom, saturatedWebhooks } from '../../service/src/delivery/claim-choice';
+import { chooseClaims, type ClaimRoom, nextRateWake, saturatedWebhooks } from '../../service/src/delivery/claim-choice';
 import type { DueCandidate } from '../../service/src/domain/delivery';
 import { UNKNOWN_ENDPOINT } from '../../service/src/domain/endpoint-health';
 
@@ -13,10 +13,12 @@ const due = (webhookId: string, dueAt: number, accountId = 1, inFlightElsewhere 
   dueAt,
   inFlightElsewhere,
   endpointHealth: UNKNOWN_ENDPOINT,
+  sendRate: null,
 });
 
 function room(overrides: Partial<ClaimRoom> = {}): ClaimRoom {
   return {
+    now: 0,
     total: 100,
     unprovenTotal: 100,
     maxPerWebhook: 16,
@@ -105,4 +107,30 @@ test('endpoints not proven healthy share only their part of the slots, however m
 
 test('no room, no claim', () => {
   expect(chooseClaims([due('a', 1)], room({ total: 0 }))).toEqual([]);
+});
+
+describe("a webhook's delivery rate", () => {
+  const limited = (dueAt: number, nextAt: number | null) => ({
+    ...due('limited', dueAt),
+    sendRate: { perSecond: 5, nextAt },
+  });
+
+  test('takes one delivery per claim once its slot has come, and wakes the dispatcher at the next slot', () => {
+    const candidates = [limited(1, null), limited(2, null), limited(3, null), due('free', 4), due('free', 5)];
+    const chosen = chooseClaims(candidates, room({ now: 1_000 }));
+    expect(webhooksOf(chosen).sort()).toEqual(['free', 'free', 'limited']);
+    expect(nextRateWake(candidates, chosen, 1_000)).toBe(201_000);
+  });
+
+  test('while held, takes nothing and leaves the room to others; the wake is its slot', () => {
+    const candidates = [limited(1, 5_000), due('free', 2)];
+    const chosen = chooseClaims(candidates, room({ now: 1_000, total: 1 }));
+    expect(webhooksOf(chosen)).toEqual(['free']);
+    expect(nextRateWake(candidates, chosen, 1_000)).toBe(5_000);
+  });
+
+  test('without a rate-limited webhook there is nothing to wake for', () => {
+    const candidates = [due('free', 1), due('free', 2)];
+    expect(nextRateWake(candidates, chooseClaims(candidates, room()), 0)).toBeNull();
+  });
 });

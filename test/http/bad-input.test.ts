@@ -47,6 +47,10 @@ const INVALID_BODIES: Array<[string, unknown, string]> = [
   ['1,001 job ids', validCreateBody({ job_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }), 'job_ids'],
   ['job id beyond 2^53', validCreateBody({ job_ids: [2 ** 60] }), 'job_ids'],
   ['active as a string', validCreateBody({ active: 'true' }), 'active'],
+  ['max_requests_per_second of 0', validCreateBody({ max_requests_per_second: 0 }), 'max_requests_per_second'],
+  ['max_requests_per_second of 101', validCreateBody({ max_requests_per_second: 101 }), 'max_requests_per_second'],
+  ['fractional max_requests_per_second', validCreateBody({ max_requests_per_second: 2.5 }), 'max_requests_per_second'],
+  ['max_requests_per_second as a string', validCreateBody({ max_requests_per_second: '5' }), 'max_requests_per_second'],
   ['empty client_url', validCreateBody({ client_url: '' }), 'client_url'],
   ['relative client_url', validCreateBody({ client_url: '/hooks' }), 'client_url'],
   ['ftp client_url', validCreateBody({ client_url: 'ftp://example.com/x' }), 'client_url'],
@@ -99,6 +103,22 @@ describe.each([
     },
   );
 });
+
+test.each([0, 101, 2.5, '5', -1, true])(
+  "max_requests_per_second %p is refused with the contract's one sentence, on create and update alike",
+  async (rate) => {
+    const sentence = 'max_requests_per_second must be a whole number from 1 to 100, or null for no limit';
+    for (const [method, path] of [
+      ['POST', webhooksPath()],
+      ['PUT', webhookPath(existingId)],
+    ] as const) {
+      const response = await h.call(method, path, { body: validCreateBody({ max_requests_per_second: rate }) });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().extra.field_errors).toEqual({ max_requests_per_second: [sentence] });
+      expect(response.json().status.user_message).toContain(sentence);
+    }
+  },
+);
 
 test.each([
   ['a loopback address', 'http://127.0.0.1:9000/hooks'],

@@ -289,6 +289,52 @@ describe('update (PUT .../webhooks/subscription/{id})', () => {
   });
 });
 
+describe("max_requests_per_second (jobhooks' own delivery rate)", () => {
+  /** The body's text with updated_at, which every PUT changes, put aside. */
+  const withoutUpdatedAt = (text: string) => text.replace(/"updated_at":"\d+"/, '"updated_at":"-"');
+
+  test('is stored and returned by create, get, list and update, and a full replacement without it removes it', async () => {
+    const created = await createWebhook(h, { max_requests_per_second: 5 });
+    expect(created.max_requests_per_second).toBe(5);
+    expect((await h.call('GET', webhookPath(created.id))).json().data.max_requests_per_second).toBe(5);
+    expect((await h.call('GET', webhooksPath())).json().data[0].max_requests_per_second).toBe(5);
+    const raised = await h.call('PUT', webhookPath(created.id), {
+      body: validCreateBody({ max_requests_per_second: 100 }),
+    });
+    expect(raised.json().data.max_requests_per_second).toBe(100);
+    for (const body of [validCreateBody(), validCreateBody({ max_requests_per_second: null })]) {
+      await h.call('PUT', webhookPath(created.id), { body: validCreateBody({ max_requests_per_second: 7 }) });
+      const removed = await h.call('PUT', webhookPath(created.id), { body });
+      expect(removed.json().data).not.toHaveProperty('max_requests_per_second');
+      expect((await h.call('GET', webhookPath(created.id))).json().data).not.toHaveProperty('max_requests_per_second');
+    }
+  });
+
+  test('a webhook without a rate answers as dbt Cloud does: no such field anywhere, and the same bytes after one was removed', async () => {
+    const createdResponse = await h.call('POST', webhooksPath(), { body: validCreateBody() });
+    const id = createdResponse.json().data.id as string;
+    const before = {
+      get: (await h.call('GET', webhookPath(id))).body,
+      list: (await h.call('GET', webhooksPath())).body,
+      put: (await h.call('PUT', webhookPath(id), { body: validCreateBody() })).body,
+    };
+    for (const text of [createdResponse.body, ...Object.values(before)])
+      expect(text).not.toContain('max_requests_per_second');
+
+    await h.call('PUT', webhookPath(id), { body: validCreateBody({ max_requests_per_second: 3 }) });
+    const rated = (await h.call('GET', webhookPath(id))).json().data as Record<string, unknown>;
+    // Set, it is one more field; the others keep their order.
+    expect(Object.keys(rated).filter((key) => key !== 'max_requests_per_second')).toEqual(
+      Object.keys(JSON.parse(before.get).data),
+    );
+
+    const put = (await h.call('PUT', webhookPath(id), { body: validCreateBody() })).body;
+    expect(withoutUpdatedAt(put)).toBe(withoutUpdatedAt(before.put));
+    expect(withoutUpdatedAt((await h.call('GET', webhookPath(id))).body)).toBe(withoutUpdatedAt(before.get));
+    expect(withoutUpdatedAt((await h.call('GET', webhooksPath())).body)).toBe(withoutUpdatedAt(before.list));
+  });
+});
+
 describe('delete (DELETE .../webhooks/subscription/{id})', () => {
   test('returns data.id, status.code 200 and status.is_success true, then the webhook is gone', async () => {
     const created = await createWebhook(h);

@@ -80,6 +80,26 @@ test('synth --hcl writes every attribute, not empty blocks', () => {
   expect(hcl).toMatch(/source\s*=\s*"dbt-labs\/dbtcloud"/);
 });
 
+test("maxRequestsPerSecond (jobhooks' own) is written as max_requests_per_second in JSON and HCL, and only when set", () => {
+  const stack = new TerraformStack(Testing.app(), 's');
+  const declared = { clientUrl: 'https://hooks.example.com/', eventTypes: ['job.run.completed' as EventType] };
+  new DbtcloudWebhook(stack, 'rated', { ...declared, name: 'rated', maxRequestsPerSecond: 5 });
+  new DbtcloudWebhook(stack, 'unrated', { ...declared, name: 'unrated' });
+  const json = JSON.parse(Testing.synth(stack)) as SynthesizedStack;
+  expect(json.resource.dbtcloud_webhook).toEqual({
+    rated: {
+      name: 'rated',
+      client_url: 'https://hooks.example.com/',
+      event_types: ['job.run.completed'],
+      max_requests_per_second: 5,
+    },
+    unrated: { name: 'unrated', client_url: 'https://hooks.example.com/', event_types: ['job.run.completed'] },
+  });
+  const hcl = Testing.synthHcl(stack);
+  expect(hcl).toMatch(/resource "dbtcloud_webhook" "rated" \{[^}]*max_requests_per_second\s*=\s*5/);
+  expect(hcl.match(/max_requests_per_second/g)).toHaveLength(1);
+});
+
 test('the provider construct writes the public provider configuration', () => {
   const app = Testing.app();
   const stack = new TerraformStack(app, 's');
@@ -125,6 +145,12 @@ describe('synth-time validation', () => {
     ['a repeated job id', { jobIds: [5, 5] }, /jobIds: job_ids must not repeat a job id/],
     ['a job id that is not a whole number', { jobIds: [1.5] }, /jobIds: job ids must be whole numbers/],
     ['a blank name', { name: ' ' }, /name: name must not be blank/],
+    [
+      'a rate of 0 requests per second',
+      { maxRequestsPerSecond: 0 },
+      /maxRequestsPerSecond: max_requests_per_second must be a whole number from 1 to 100, or null for no limit/,
+    ],
+    ['a fractional rate', { maxRequestsPerSecond: 2.5 }, /maxRequestsPerSecond: max_requests_per_second must be/],
   ])('%s is refused, naming the construct and the property', (_name, config, message) => {
     expect(build(config)).toThrow(/^Invalid dbtcloud_webhook "hook":/);
     expect(build(config)).toThrow(message);

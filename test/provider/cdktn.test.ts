@@ -49,6 +49,16 @@ test('the cdktn and cdktf builds synthesize the same resources', () => {
   );
 });
 
+test("the cdktn build writes maxRequestsPerSecond (jobhooks' own) as max_requests_per_second, and checks it", () => {
+  const stack = new TerraformStack(Testing.app(), 'webhooks');
+  new cdktn.DbtcloudWebhook(stack, 'rated', { ...WEBHOOK, maxRequestsPerSecond: 5 });
+  const json = JSON.parse(Testing.synth(stack)) as { resource: { dbtcloud_webhook: Record<string, unknown> } };
+  expect(json.resource.dbtcloud_webhook.rated).toMatchObject({ max_requests_per_second: 5 });
+  expect(() => new cdktn.DbtcloudWebhook(stack, 'too_fast', { ...WEBHOOK, maxRequestsPerSecond: 101 })).toThrow(
+    /maxRequestsPerSecond: max_requests_per_second must be a whole number from 1 to 100/,
+  );
+});
+
 test('the cdktn build loads cdktn and not cdktf', () => {
   // In a plain Node process (jest keeps its own module registry): what does requiring the package load?
   const script =

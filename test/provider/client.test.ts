@@ -80,6 +80,30 @@ test("an account's operational endpoints: create, get, list, update, delete, apa
   expect(await endpoints.delete(created.id)).toBe(false);
 });
 
+test("max_requests_per_second (jobhooks' own) is typed and carried both ways; an update without it removes it", async () => {
+  const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const created = await client.create({ ...input, max_requests_per_second: 5 });
+  const rate: number | undefined = created.max_requests_per_second;
+  expect(rate).toBe(5);
+  expect((await client.get(created.id))?.max_requests_per_second).toBe(5);
+  expect((await client.list()).data.map((webhook) => webhook.max_requests_per_second)).toEqual([5]);
+  expect((await client.update(created.id, { ...input, max_requests_per_second: 100 })).max_requests_per_second).toBe(
+    100,
+  );
+  // A full replacement: leaving the field out (or null) means no limit, and the answer then has no such field.
+  expect(await client.update(created.id, input)).not.toHaveProperty('max_requests_per_second');
+  expect(await client.get(created.id)).not.toHaveProperty('max_requests_per_second');
+
+  // A value the contract refuses never leaves the client.
+  const seen = h.answeredBy.reduce((a, b) => a + b, 0);
+  for (const bad of [0, 101, 2.5]) {
+    await expect(client.update(created.id, { ...input, max_requests_per_second: bad })).rejects.toThrow(
+      'max_requests_per_second must be a whole number from 1 to 100, or null for no limit',
+    );
+  }
+  expect(h.answeredBy.reduce((a, b) => a + b, 0)).toBe(seen);
+});
+
 test('a host URL with a trailing slash works the same', async () => {
   const client = createWebhooksClient({ hostUrl: `${hostUrl}/`, accountId: 1, token: ADMIN_TOKEN });
   expect((await client.list()).data).toEqual([]);

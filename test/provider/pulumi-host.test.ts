@@ -236,6 +236,93 @@ test('through the host, a refresh shows archiving and an update with active true
   }
 });
 
+test("maxRequestsPerSecond (jobhooks' own) through the host: checked, created, read, changed and removed in place", async () => {
+  await configure({ 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN });
+  const api = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const check = async (news: Props) =>
+    (
+      await rpc<providerProto.CheckResponse>((callback) =>
+        client.check(
+          new providerProto.CheckRequest()
+            .setUrn(URN)
+            .setOlds(struct({}))
+            .setNews(struct(withProvider(news))),
+          callback,
+        ),
+      )
+    )
+      .getFailuresList()
+      .map((failure) => [failure.getProperty(), failure.getReason()]);
+  const message = 'max_requests_per_second must be a whole number from 1 to 100, or null for no limit';
+  for (const bad of [0, 101, 2.5, '5'])
+    expect(await check({ ...inputs, maxRequestsPerSecond: bad })).toEqual([['maxRequestsPerSecond', message]]);
+  expect(await check({ ...inputs, maxRequestsPerSecond: 5 })).toEqual([]);
+
+  const created = await rpc<providerProto.CreateResponse>((callback) =>
+    client.create(
+      new providerProto.CreateRequest()
+        .setUrn(URN)
+        .setProperties(struct(withProvider({ ...inputs, maxRequestsPerSecond: 5 }))),
+      callback,
+    ),
+  );
+  const id = created.getId();
+  const outs = created.getProperties()!.toJavaScript() as Props;
+  expect(outs).toMatchObject({ webhookId: id, maxRequestsPerSecond: 5 });
+  expect((await api.get(id))?.max_requests_per_second).toBe(5);
+
+  const read = await rpc<providerProto.ReadResponse>((callback) =>
+    client.read(
+      new providerProto.ReadRequest()
+        .setId(id)
+        .setUrn(URN)
+        .setProperties(struct(withProvider(outs))),
+      callback,
+    ),
+  );
+  expect(read.getProperties()!.toJavaScript()).toMatchObject({ maxRequestsPerSecond: 5 });
+  expect(read.getInputs()!.toJavaScript()).toMatchObject({ maxRequestsPerSecond: 5 });
+
+  /** A diff then an update from `olds` to `news`; the outputs after it, and a second diff that finds nothing. */
+  const change = async (olds: Props, news: Props) => {
+    const diff = (against: Props) =>
+      rpc<providerProto.DiffResponse>((callback) =>
+        client.diff(
+          new providerProto.DiffRequest()
+            .setId(id)
+            .setUrn(URN)
+            .setOlds(struct(withProvider(against)))
+            .setNews(struct(withProvider(news))),
+          callback,
+        ),
+      );
+    const before = await diff(olds);
+    expect(before.getChanges()).toBe(providerProto.DiffResponse.DiffChanges.DIFF_SOME);
+    expect(before.getReplacesList()).toEqual([]);
+    const updated = await rpc<providerProto.UpdateResponse>((callback) =>
+      client.update(
+        new providerProto.UpdateRequest()
+          .setId(id)
+          .setUrn(URN)
+          .setOlds(struct(withProvider(olds)))
+          .setNews(struct(withProvider(news))),
+        callback,
+      ),
+    );
+    const after = updated.getProperties()!.toJavaScript() as Props;
+    expect((await diff(after)).getChanges()).toBe(providerProto.DiffResponse.DiffChanges.DIFF_NONE);
+    return after;
+  };
+  const raised = await change(outs, { ...inputs, maxRequestsPerSecond: 20 });
+  expect(raised).toMatchObject({ webhookId: id, maxRequestsPerSecond: 20, hmacSecret: outs.hmacSecret });
+  expect((await api.get(id))?.max_requests_per_second).toBe(20);
+
+  // Removed from the program: the webhook has no rate again, and the output says null.
+  const removed = await change(raised, inputs);
+  expect(removed).toMatchObject({ webhookId: id, maxRequestsPerSecond: null });
+  expect(await api.get(id)).not.toHaveProperty('max_requests_per_second');
+});
+
 test('check failures come back by property through the host', async () => {
   await configure({ 'jobhooks:baseUrl': hostUrl, 'jobhooks:accountId': '1', 'jobhooks:token': ADMIN_TOKEN });
   const request = new providerProto.CheckRequest()

@@ -169,6 +169,7 @@ function record(id: string, overrides: Partial<WebhookRecord> = {}): WebhookReco
     eventTypes: ['job.run.completed'],
     jobIds: [],
     active: true,
+    maxRequestsPerSecond: null,
     sealedSecret: 's',
     previousSealedSecret: null,
     previousSecretUntil: null,

@@ -30,12 +30,17 @@ test('invalid values fail the plan at their attribute, with the API validation m
   client_url  = "ftp://example.com/x"
   event_types = ["job.run.finished"]
   job_ids     = [1.5]
+  max_requests_per_second = 101
   secret_overlap_seconds = 604801`)}`,
   );
   const plan = await workspace.must(['plan', '-input=false'], 1);
   expect(plan.stderr).toMatch(/Error: Invalid client_url[\s\S]*client_url\s+= "ftp:\/\/example\.com\/x"/);
   expect(plan.stderr).toMatch(/Error: Invalid event_types[\s\S]*job\.run\.finished/);
   expect(plan.stderr).toMatch(/Error: Invalid job_ids/);
+  // Terraform wraps the message at the terminal's width.
+  expect(plan.stderr).toMatch(
+    /Error: Invalid max_requests_per_second[\s\S]*max_requests_per_second must be a whole number from 1 to 100, or null for\s+no\s+limit/,
+  );
   expect(plan.stderr).toMatch(
     /Error: Invalid secret_overlap_seconds[\s\S]*overlap_seconds must be at most 604800 \(7 days\)/,
   );

@@ -142,6 +142,42 @@ test('the acceptance lifecycle: create, modify, refuse a URL change while inacti
   expect(await api().get(id)).toBeNull();
 });
 
+test("max_requests_per_second (jobhooks' own): set at create, changed, kept by an import, removed; unset stays null", async () => {
+  const base = `  name        = "rated"
+  client_url  = "http://127.0.0.1:9/rated"
+  event_types = ["job.run.completed"]`;
+  // Without the attribute the state holds null and the webhook has no rate.
+  const unset = await applyAndSettle(base);
+  const id = unset.id as string;
+  expect(unset.max_requests_per_second).toBeNull();
+  expect(await api().get(id)).not.toHaveProperty('max_requests_per_second');
+
+  const created = await applyAndSettle(`${base}\n  max_requests_per_second = 5`);
+  expect(created).toMatchObject({ id, max_requests_per_second: 5 });
+  expect((await api().get(id))?.max_requests_per_second).toBe(5);
+
+  workspace.write('main.tf', webhookConfig(`${base}\n  max_requests_per_second = 20`));
+  const plan = await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 2);
+  expect(plan.stdout).toMatch(/~ max_requests_per_second\s+= 5 -> 20/);
+  expect(plan.stdout).toMatch(/1 to change, 0 to destroy/);
+  const changed = await applyAndSettle(`${base}\n  max_requests_per_second = 20`);
+  expect(changed).toMatchObject({ id, max_requests_per_second: 20 });
+  expect((await api().get(id))?.max_requests_per_second).toBe(20);
+
+  await workspace.must(['state', 'rm', ADDRESS]);
+  await workspace.must(['import', '-input=false', ADDRESS, id]);
+  expect((await workspace.attributes(ADDRESS))!.max_requests_per_second).toBe(20);
+  await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 0);
+
+  workspace.write('main.tf', webhookConfig(base));
+  const removal = await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 2);
+  expect(removal.stdout).toMatch(/- max_requests_per_second\s+= 20 -> null/);
+  const removed = await applyAndSettle(base);
+  expect(removed.max_requests_per_second).toBeNull();
+  expect(await api().get(id)).not.toHaveProperty('max_requests_per_second');
+  await workspace.must(['destroy', '-auto-approve', '-input=false']);
+});
+
 test('a webhook archived by the service refreshes as active = false, and the next apply reactivates it', async () => {
   receiver.respondWith(answer(200));
   const created = await applyAndSettle(`  name        = "archived-later"
@@ -267,12 +303,13 @@ test('a new secret_rotation rotates hmac_secret in place: during the overlap bot
   await workspace.must(['destroy', '-auto-approve', '-input=false']);
 });
 
-test('the data source reads a webhook by id', async () => {
+test("the data source reads a webhook by id, its delivery rate (jobhooks' own) included", async () => {
   const created = await api().create({
     name: 'read-me',
     client_url: 'http://127.0.0.1:9/read',
     event_types: ['job.run.started'],
     job_ids: [5],
+    max_requests_per_second: 7,
   });
   workspace.write(
     'main.tf',
@@ -288,6 +325,7 @@ output "read" {
     event_types = data.dbtcloud_webhook.read.event_types
     job_ids     = data.dbtcloud_webhook.read.job_ids
     active      = data.dbtcloud_webhook.read.active
+    rate        = data.dbtcloud_webhook.read.max_requests_per_second
   }
 }
 `,
@@ -301,5 +339,6 @@ output "read" {
     event_types: ['job.run.started'],
     job_ids: [5],
     active: true,
+    rate: 7,
   });
 });

@@ -200,6 +200,62 @@ test("secret_overlap_seconds is checked with the rotation endpoint's own rules a
   );
 });
 
+test("max_requests_per_second (jobhooks' own) is checked with the API's rule and message; null and unknown pass", () => {
+  const known = { name: 'x', client_url: 'https://example.com/a', event_types: ['job.run.completed'] };
+  for (const fine of [1, 100, null, UNKNOWN])
+    expect(validateWebhookConfig({ ...known, max_requests_per_second: fine })).toEqual([]);
+  for (const bad of [0, 101, 2.5]) {
+    expect(validateWebhookConfig({ ...known, max_requests_per_second: bad })).toEqual([
+      {
+        severity: 'ERROR',
+        summary: 'Invalid max_requests_per_second',
+        detail: 'max_requests_per_second must be a whole number from 1 to 100, or null for no limit',
+        attribute: { steps: [{ attribute_name: 'max_requests_per_second' }] },
+      },
+    ]);
+  }
+});
+
+test('plan: a new max_requests_per_second is an in-place update, and the PUT carries it (null when removed)', async () => {
+  const prior = { ...state, max_requests_per_second: 5 };
+  const configured = { ...config, max_requests_per_second: 20 };
+  const { planned } = planWebhook(prior, { ...configured, id: 'wsu_1' }, configured);
+  expect(planned).toMatchObject({ id: 'wsu_1', max_requests_per_second: 20, http_status_code: UNKNOWN });
+
+  const sent: unknown[] = [];
+  const refuse = () => Promise.reject(new Error('no such request expected'));
+  const api: WebhookApi = {
+    create: refuse,
+    get: refuse,
+    delete: refuse,
+    rotateSecret: refuse,
+    update: (id, input) => {
+      sent.push(input.max_requests_per_second);
+      const rate = input.max_requests_per_second ?? undefined;
+      return Promise.resolve({
+        id,
+        account_id: '1',
+        name: input.name,
+        description: input.description ?? '',
+        client_url: input.client_url,
+        event_types: input.event_types,
+        job_ids: [],
+        active: true,
+        http_status_code: '0',
+        account_identifier: 'act_1',
+        created_at: '1',
+        updated_at: '2',
+        ...(rate === undefined ? {} : { max_requests_per_second: rate }),
+      });
+    },
+  };
+  const raised = await applyWebhook(api, prior, { ...planned!, secret_rotation: 'a' });
+  expect(raised.newState).toMatchObject({ max_requests_per_second: 20 });
+  const removed = await applyWebhook(api, raised.newState, { ...raised.newState!, max_requests_per_second: null });
+  expect(removed.newState).toMatchObject({ max_requests_per_second: null });
+  expect(sent).toEqual([20, null]);
+});
+
 test('apply: a change of secret_overlap_seconds alone, or removing secret_rotation, makes no request', async () => {
   const refuse = () => Promise.reject(new Error('no request expected'));
   const api: WebhookApi = { create: refuse, get: refuse, update: refuse, delete: refuse, rotateSecret: refuse };

@@ -155,6 +155,56 @@ test('edit changes the webhook, the switch turns it off and on, and delete asks 
   await view.screenshot('deleted');
 });
 
+test("the delivery rate (jobhooks' own): refused at its field when out of range, set, shown, kept by a pause, removed", async () => {
+  const existing = await listWebhooks();
+  const view = await ui.open();
+  await signIn(view, ADMIN_TOKEN);
+  const rateField = view.page.getByLabel('Max requests per second');
+  const rateFact = view.page.locator('dt:text-is("Rate limit") + dd');
+  await view.page.getByRole('link', { name: 'New webhook' }).click();
+  await fillForm(view, { name: 'Paced', url: `${receiver.url}/paced` });
+  await rateField.fill('0');
+  await view.page.getByRole('button', { name: 'Create webhook' }).click();
+  await view.page.locator('.field-error:not([hidden])').waitFor();
+  expect(await errorOf(view, 'Max requests per second')).toBe(
+    'max_requests_per_second must be a whole number from 1 to 100, or null for no limit',
+  );
+  expect(await listWebhooks()).toEqual(existing);
+
+  await rateField.fill('5');
+  await view.page.getByRole('button', { name: 'Create webhook' }).click();
+  await view.page
+    .getByRole('dialog', { name: 'Signing secret of Paced' })
+    .getByRole('button', { name: 'I have stored the secret' })
+    .click();
+  await view.page.getByRole('heading', { name: 'Paced', level: 1 }).waitFor();
+  expect(await rateFact.textContent()).toBe('At most 5 requests per second');
+  const created = (await listWebhooks()).find((webhook) => webhook.name === 'Paced');
+  const read = async () => (await ui.h.call('GET', webhookPath(created!.id))).json().data;
+  expect((await read()).max_requests_per_second).toBe(5);
+
+  // Switching the webhook off and on again sends every field back: the rate stays.
+  const toggle = view.page.getByRole('switch', { name: 'Active: Paced' });
+  await toggle.click();
+  await view.page.locator('[role="switch"][aria-checked="false"]').waitFor();
+  expect(await read()).toMatchObject({ active: false, max_requests_per_second: 5 });
+  expect(await rateFact.textContent()).toBe('At most 5 requests per second');
+  await view.page.getByRole('switch', { name: 'Active: Paced' }).click();
+  await view.page.locator('[role="switch"][aria-checked="true"]').waitFor();
+  expect(await read()).toMatchObject({ active: true, max_requests_per_second: 5 });
+  await view.screenshot('rate-limit');
+
+  // The edit form shows the rate; emptied, the webhook has none.
+  await view.page.getByRole('link', { name: 'Edit' }).click();
+  expect(await rateField.inputValue()).toBe('5');
+  await rateField.fill('');
+  await view.page.getByRole('button', { name: 'Save changes' }).click();
+  await view.page.getByRole('status').getByText('Paced is saved.').waitFor();
+  expect(await rateFact.textContent()).toBe('None');
+  expect(await read()).not.toHaveProperty('max_requests_per_second');
+  await ui.h.call('DELETE', webhookPath(created!.id));
+});
+
 test('refusals only the server can decide show at the field (a private address) or atop the form (the webhook limit)', async () => {
   // A service of its own: private addresses refused, and at most one webhook per account.
   const strict = await startUiHarness({

@@ -19,6 +19,7 @@ function record(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
     eventTypes: ['job.run.started'],
     jobIds: [],
     active: true,
+    maxRequestsPerSecond: null,
     sealedSecret: 's',
     previousSealedSecret: null,
     previousSecretUntil: null,
@@ -42,6 +43,7 @@ const input = (overrides: Partial<WebhookWritable> = {}): WebhookWritable => ({
   eventTypes: ['job.run.started'],
   jobIds: [],
   active: true,
+  maxRequestsPerSecond: null,
   ...overrides,
 });
 const archived = {

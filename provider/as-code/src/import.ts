@@ -60,6 +60,9 @@ export function importedFileText(
       event_types: webhook.event_types,
       ...(webhook.job_ids.length > 0 ? { job_ids: webhook.job_ids.map(Number) } : {}),
       ...(webhook.active ? {} : { active: false }),
+      ...(webhook.max_requests_per_second !== undefined
+        ? { max_requests_per_second: webhook.max_requests_per_second }
+        : {}),
     };
   }
   const document = new Document(namespace === null ? { webhooks } : { namespace, webhooks });

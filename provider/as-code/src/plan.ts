@@ -115,6 +115,12 @@ function changedFields(declared: DeclaredValues, current: WebhookDetail): FieldC
     { field: 'event_types', old: current.event_types, new: declared.event_types },
     { field: 'job_ids', old: currentJobIds, new: declared.job_ids },
     { field: 'active', old: current.active, new: declared.active },
+    // jobhooks' own: a server that never sends it has no rate.
+    {
+      field: 'max_requests_per_second',
+      old: current.max_requests_per_second ?? null,
+      new: declared.max_requests_per_second,
+    },
   ];
   return candidates.filter((change) => !sameValue(change.old, change.new));
 }

@@ -1,5 +1,6 @@
 // `resource "dbtcloud_webhook"` for CDKTF apps: the public provider's resource exactly (names, types, required,
-// optional and computed attributes, sensitive hmac_secret), checked at synth time with the service's schemas.
+// optional and computed attributes, sensitive hmac_secret), checked at synth time with the service's schemas; plus
+// jobhooks' own delivery rate, emitted only when set, so a stack without it stays the public provider's.
 import {
   booleanToHclTerraform,
   booleanToTerraform,
@@ -30,6 +31,11 @@ export interface DbtcloudWebhookConfig extends TerraformMetaArguments {
   /** Empty or omitted: every job of the account. */
   jobIds?: number[];
   active?: boolean | IResolvable;
+  /**
+   * jobhooks' own (dbt Cloud has no such field, so a stack that sets it deploys only with jobhooks' provider): the
+   * most requests per second sent to `clientUrl`, counted over all instances, 1 to 100; omitted: no limit.
+   */
+  maxRequestsPerSecond?: number;
 }
 
 /**
@@ -87,6 +93,7 @@ export class DbtcloudWebhook extends TerraformResource {
       description: stringToTerraform(c.description),
       job_ids: listMapper(numberToTerraform, false)(c.jobIds),
       active: booleanToTerraform(c.active),
+      max_requests_per_second: numberToTerraform(c.maxRequestsPerSecond),
     };
   }
 
@@ -107,6 +114,11 @@ export class DbtcloudWebhook extends TerraformResource {
         storageClassType: 'numberList',
       },
       active: { value: booleanToHclTerraform(c.active), type: 'simple', storageClassType: 'boolean' },
+      max_requests_per_second: {
+        value: numberToHclTerraform(c.maxRequestsPerSecond),
+        type: 'simple',
+        storageClassType: 'number',
+      },
     });
   }
 }

@@ -10,6 +10,8 @@ export interface WebhookProperties {
   description?: unknown;
   jobIds?: unknown;
   active?: unknown;
+  /** jobhooks' own: the webhook's delivery rate. */
+  maxRequestsPerSecond?: unknown;
 }
 
 /** The API field (and Terraform attribute) name of each property. */
@@ -20,6 +22,7 @@ export const FIELD_OF_PROPERTY = {
   description: 'description',
   jobIds: 'job_ids',
   active: 'active',
+  maxRequestsPerSecond: 'max_requests_per_second',
 } as const satisfies Record<keyof WebhookProperties, string>;
 
 export interface WebhookProblem {

@@ -1,5 +1,5 @@
 // The lifecycle of a jobhooks webhook for Pulumi (check, diff, create, read, update, delete), over the typed
-// client and the service's own schemas, with jobhooks' own secret rotation (a new `secretRotation` value rotates
+// client and the service's own schemas, with jobhooks' own delivery rate (`maxRequestsPerSecond`) and secret rotation (a new `secretRotation` value rotates
 // `hmacSecret` in place). Loaded by the serialized shell in webhook.ts inside the provider host.
 import type * as pulumi from '@pulumi/pulumi';
 import {
@@ -31,6 +31,11 @@ export interface WebhookInputs {
   description?: string;
   jobIds?: number[];
   active?: boolean;
+  /**
+   * jobhooks' own (dbt Cloud has no such field): the most requests per second sent to `clientUrl`, over all
+   * instances, 1 to 100; omitted or null: no limit (and outputs hold null).
+   */
+  maxRequestsPerSecond?: number | null;
   /** Take over an existing webhook by id instead of creating one (`pulumi import` does not work for dynamic providers). */
   adoptWebhookId?: string;
   /** This resource's own API connection (kept as a secret); the stack config's when omitted. */
@@ -68,6 +73,7 @@ const UPDATABLE: ReadonlyArray<keyof WebhookInputs> = [
   'description',
   'jobIds',
   'active',
+  'maxRequestsPerSecond',
 ];
 
 function toApiInput(inputs: WebhookInputs): WebhookInput {
@@ -79,6 +85,7 @@ function toApiInput(inputs: WebhookInputs): WebhookInput {
     description: inputs.description,
     job_ids: inputs.jobIds,
     active: inputs.active,
+    max_requests_per_second: inputs.maxRequestsPerSecond,
   };
 }
 
@@ -109,6 +116,8 @@ function outputsFrom(webhook: WebhookSummary | WebhookDetail, secret: Secret, or
     description: webhook.description,
     jobIds: webhook.job_ids.map(Number),
     active: webhook.active,
+    // The API leaves the field out of a webhook that has no rate.
+    maxRequestsPerSecond: webhook.max_requests_per_second ?? null,
     ...ownInputs(origin),
     webhookId: webhook.id,
     hmacSecret: secret.hmacSecret,
@@ -124,6 +133,7 @@ const DEFAULTS: Partial<WebhookInputs> = {
   description: WEBHOOK_DEFAULTS.description,
   jobIds: [...WEBHOOK_DEFAULTS.job_ids],
   active: WEBHOOK_DEFAULTS.active,
+  maxRequestsPerSecond: WEBHOOK_DEFAULTS.max_requests_per_second,
 };
 const defaulted = (inputs: Partial<WebhookInputs>, key: keyof WebhookInputs) => inputs[key] ?? DEFAULTS[key];
 /** Which webhook store a connection points at; another one holds other webhooks, so moving means replacing. */

@@ -21,6 +21,11 @@ export interface WebhookArgs {
   /** Empty (the default) means every job. */
   jobIds?: pulumi.Input<pulumi.Input<number>[]>;
   active?: pulumi.Input<boolean>;
+  /**
+   * jobhooks' own (dbt Cloud has no such field): the most requests per second sent to `clientUrl`, counted over all
+   * instances, 1 to 100; omitted: no limit. Deliveries beyond it wait their turn without using an attempt.
+   */
+  maxRequestsPerSecond?: pulumi.Input<number>;
   /** Take over an existing webhook by id (`pulumi import` does not work for dynamic providers). */
   adoptWebhookId?: pulumi.Input<string>;
   /**
@@ -73,6 +78,8 @@ export class Webhook extends pulumi.dynamic.Resource {
   declare readonly description: pulumi.Output<string>;
   declare readonly jobIds: pulumi.Output<number[]>;
   declare readonly active: pulumi.Output<boolean>;
+  /** The webhook's rate as the service holds it; null when it has none. */
+  declare readonly maxRequestsPerSecond: pulumi.Output<number | null>;
   declare readonly webhookId: pulumi.Output<string>;
   /** A secret: known only when this stack created the webhook or rotated its secret (the API shows it once). */
   declare readonly hmacSecret: pulumi.Output<string>;

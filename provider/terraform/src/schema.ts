@@ -1,7 +1,7 @@
 // The schemas this provider serves, attribute for attribute those of the public `dbt-labs/dbtcloud`
 // provider (v1.x) for its configuration, `dbtcloud_webhook` resource and data source, so one configuration
-// works against either; plus the secret rotation attributes, jobhooks' own, which a configuration for dbt Cloud
-// leaves out. Types are Terraform type constraints in their JSON form.
+// works against either; plus the delivery rate and secret rotation attributes, jobhooks' own, which a configuration
+// for dbt Cloud leaves out. Types are Terraform type constraints in their JSON form.
 import { FIRST_RETRY_DELAY_MS } from '@jobhooks/client';
 import { durationText, LIMITS } from '@jobhooks/client/contract';
 import type { TfObject, TfValue } from './values';
@@ -127,7 +127,16 @@ export const WEBHOOK_RESOURCE_SCHEMA: BlockSchema = {
       description: 'Signing secret, known from create only.',
     },
     { name: 'account_identifier', type: 'string', computed: true, description: 'The account identifier.' },
-    // jobhooks' own (dbt Cloud has no secret rotation): a configuration that sets them works only against jobhooks.
+    // jobhooks' own (dbt Cloud has neither a delivery rate nor secret rotation): a configuration that sets them works
+    // only against jobhooks.
+    {
+      name: 'max_requests_per_second',
+      type: 'number',
+      optional: true,
+      description:
+        `jobhooks' own: the most requests per second sent to client_url, counted over all instances, 1 to ${LIMITS.maxRequestsPerSecondMax}; ` +
+        'null or omitted: no limit. Deliveries beyond it wait their turn without using an attempt.',
+    },
     {
       name: 'secret_rotation',
       type: 'string',

@@ -1,7 +1,8 @@
 // `dbtcloud_webhook` as Terraform sees it: plan, apply, refresh, import and validation over the shared API
 // client, with the public provider's behaviour (computed values unknown at plan, everything updated in place,
 // hmac_secret kept from create, a new client_url for a webhook that stays inactive refused at plan time), and
-// jobhooks' own secret rotation: a new secret_rotation value rotates hmac_secret in place.
+// jobhooks' own delivery rate (max_requests_per_second, a writable field like the others) and secret rotation: a new
+// secret_rotation value rotates hmac_secret in place.
 import { RotateSecretBody, type WebhookDetail, type WebhookSummary } from '@jobhooks/client/contract';
 import type { WebhookInput, WebhooksClient } from '@jobhooks/client';
 import { FIELD_OF_PROPERTY, webhookProblems, type WebhookProperties } from '@jobhooks/client';
@@ -14,7 +15,15 @@ import { asNumber, isWhollyKnown, sameValue, type TfObject, type TfValue, UNKNOW
 export type WebhookApi = Pick<WebhooksClient, 'create' | 'get' | 'update' | 'delete' | 'rotateSecret'>;
 
 /** The attributes the API writes; a change to any of them is an in-place update (a PUT). */
-const WRITABLE = ['name', 'description', 'client_url', 'event_types', 'job_ids', 'active'] as const;
+const WRITABLE = [
+  'name',
+  'description',
+  'client_url',
+  'event_types',
+  'job_ids',
+  'active',
+  'max_requests_per_second',
+] as const;
 
 /** The API fields changed from the prior state to the planned one: whether an update needs a PUT. */
 const writableChanged = (prior: TfObject, planned: TfObject) =>
@@ -40,6 +49,7 @@ function propertiesOf(config: TfObject): WebhookProperties {
     description: present(config.description ?? null),
     jobIds: present(config.job_ids ?? null),
     active: present(config.active ?? null),
+    maxRequestsPerSecond: present(config.max_requests_per_second ?? null),
   };
 }
 
@@ -116,6 +126,8 @@ function inputOf(planned: TfObject): WebhookInput {
     event_types: planned.event_types as WebhookInput['event_types'],
     job_ids: jobIds,
     active: planned.active as boolean,
+    // Null (unset) sends null, so removing the attribute removes the rate.
+    max_requests_per_second: asNumber(planned.max_requests_per_second ?? null),
   };
 }
 
@@ -145,6 +157,8 @@ function stateOf(webhook: WebhookSummary | WebhookDetail, carried: Carried): TfO
     event_types: [...webhook.event_types],
     job_ids: carried.jobIdsNull && webhook.job_ids.length === 0 ? null : webhook.job_ids.map(Number),
     active: webhook.active,
+    // Absent from the API's answer when the webhook has no rate: null, as an unset attribute is.
+    max_requests_per_second: webhook.max_requests_per_second ?? null,
     http_status_code: webhook.http_status_code,
     hmac_secret: carried.hmacSecret,
     account_identifier: webhook.account_identifier,

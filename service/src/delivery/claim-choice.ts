@@ -2,12 +2,17 @@
 // and within an account across its webhooks, the least busy first and, among equals, endpoints that answered
 // healthily before those not heard from, and those before sick ones; within a webhook, the oldest first. A
 // webhook never gets more than its endpoint's health allows (endpoint-health.ts), counting its requests in
-// flight on every instance, and endpoints not proven healthy share only part of the slots, so a backlog, or
-// slow, hung or new endpoints, cannot take the turn of others.
+// flight on every instance, nor more starts than its own delivery rate lets through (domain/send-rate.ts), and
+// endpoints not proven healthy share only part of the slots, so a backlog, or slow, hung or new endpoints, cannot
+// take the turn of others. A webhook held back by its rate takes no slot: the others' turns go on.
+import type { Micros } from '../core/time';
 import type { DueCandidate } from '../domain/delivery';
+import { rateWakeAt, startsAllowed } from '../domain/send-rate';
 import type { Standing } from './endpoint-health';
 
 export interface ClaimRoom {
+  /** The time of the claim: a webhook's delivery rate depends on it. */
+  now: Micros;
   /** Free request slots in total. */
   total: number;
   /** Free slots for requests to endpoints not proven healthy (not heard from, or sick). */
@@ -58,7 +63,7 @@ function rankWithinWebhooks(candidates: readonly DueCandidate[], room: ClaimRoom
   for (const [webhookId, due] of groupBy(candidates, (c) => c.webhookId)) {
     // Other instances' requests to the webhook count too: its limit holds for the cluster, not per instance.
     const busy = (room.inFlight.get(webhookId) ?? 0) + due[0]!.inFlightElsewhere;
-    const fits = Math.max(0, room.allowed(webhookId) - busy);
+    const fits = Math.min(Math.max(0, room.allowed(webhookId) - busy), startsAllowed(due[0]!.sendRate, room.now));
     const standing = STANDING_ORDER[room.standing(webhookId)];
     due.sort(byAge);
     due.slice(0, fits).forEach((candidate, rank) => {
@@ -102,4 +107,25 @@ export function chooseClaims(candidates: readonly DueCandidate[], room: ClaimRoo
  */
 export function saturatedWebhooks(room: ClaimRoom): string[] {
   return [...room.inFlight].filter(([id, count]) => count >= room.allowed(id)).map(([id]) => id);
+}
+
+/**
+ * When to look again for deliveries a claim left because of their webhook's rate: the earliest next slot among
+ * the rate-limited webhooks that keep due deliveries after this claim; null when there is none.
+ */
+export function nextRateWake(
+  candidates: readonly DueCandidate[],
+  chosen: readonly DueCandidate[],
+  now: Micros,
+): Micros | null {
+  const sent = new Map<string, number>();
+  for (const c of chosen) sent.set(c.webhookId, (sent.get(c.webhookId) ?? 0) + 1);
+  let earliest: Micros | null = null;
+  for (const [webhookId, due] of groupBy(candidates, (c) => c.webhookId)) {
+    const taken = sent.get(webhookId) ?? 0;
+    if (due.length <= taken) continue;
+    const at = rateWakeAt(due[0]!.sendRate, taken > 0, now);
+    if (at !== null && (earliest === null || at < earliest)) earliest = at;
+  }
+  return earliest;
 }

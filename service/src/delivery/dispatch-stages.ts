@@ -14,7 +14,7 @@ import type { OperationalEventMaker } from '../store/operational-plan';
 import type { Store } from '../store/store';
 import { nextDispatchState } from './archive-policy';
 import { type AttemptMade, type AttemptPlan, scheduledResult } from './attempt';
-import { chooseClaims, type ClaimRoom, saturatedWebhooks } from './claim-choice';
+import { chooseClaims, type ClaimRoom, nextRateWake, saturatedWebhooks } from './claim-choice';
 import type { EndpointHealthRegistry } from './endpoint-health';
 import { signingSecrets } from './signing-secrets';
 
@@ -38,6 +38,12 @@ export interface StageDeps {
   operationalEvents?: OperationalEventMaker;
 }
 
+/** What a claim leased, and when to look again for deliveries it left because of a webhook's rate (or null). */
+export interface Claimed {
+  deliveries: ClaimedDelivery[];
+  rateWakeAt: Micros | null;
+}
+
 /** What to do with a claimed delivery: nothing to send (its webhook is archived or inactive), or an attempt. */
 export type Prepared = { kind: 'skip' } | { kind: 'attempt'; plan: AttemptPlan };
 
@@ -56,9 +62,10 @@ export function createDispatchStages(deps: StageDeps) {
   }
 
   /** Stage 1: leases as many due deliveries as `room` has space for, oldest first within each webhook. */
-  function claim(room: ClaimRoom): Promise<ClaimedDelivery[]> {
+  async function claim(room: ClaimRoom): Promise<Claimed> {
     const now = nowMicros(clock);
-    return store.deliveries.claimDue(
+    let rateWakeAt: Micros | null = null;
+    const deliveries = await store.deliveries.claimDue(
       {
         owner,
         now,
@@ -69,9 +76,12 @@ export function createDispatchStages(deps: StageDeps) {
       (candidates) => {
         // The room's rules go by the endpoint health the store read just now (another instance's answers too).
         for (const { webhookId, endpointHealth } of candidates) deps.health.adopt(webhookId, endpointHealth);
-        return chooseClaims(candidates, room);
+        const chosen = chooseClaims(candidates, { ...room, now });
+        rateWakeAt = nextRateWake(candidates, chosen, now);
+        return chosen;
       },
     );
+    return { deliveries, rateWakeAt };
   }
 
   /**

@@ -55,6 +55,14 @@ export interface Dispatcher {
   inFlight(): number;
 }
 
+/**
+ * The timer's wait until a rate slot at `at`, rounded up, plus a millisecond: a timer may fire up to a millisecond
+ * before the clock reaches its time, and a claim then would find the webhook still held.
+ */
+export function slotDelayMs(at: Micros, now: Micros): Millis {
+  return Math.max(0, Math.ceil((at - now) / 1000)) + 1;
+}
+
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const stages = createDispatchStages({ ...deps, leaseMicros: deps.limits.leaseMicros });
 
@@ -74,11 +82,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   async function turn(): Promise<void> {
     const room = scheduler.room(nowMicros(deps.clock));
     if (room.total <= 0) return;
-    for (const delivery of await stages.claim(room)) {
+    const claimed = await stages.claim(room);
+    for (const delivery of claimed.deliveries) {
       scheduler.launch(delivery, (endRequest) =>
         deliver(delivery, endRequest).catch((error: unknown) => deps.onError(error, 'deliver')),
       );
     }
+    if (claimed.rateWakeAt !== null) scheduler.wakeAfter(slotDelayMs(claimed.rateWakeAt, nowMicros(deps.clock)));
   }
 
   const capacity = {

@@ -52,7 +52,11 @@ export interface Scheduler {
   start(): void;
   /** Asks for a turn; the wake-ups of one event-loop turn make one. */
   wake(): void;
-  /** The room the next claim may fill. */
+  /**
+   * Asks for a turn in `delayMs` (when a webhook's delivery rate lets its next request start): one timer, kept
+   * for the earliest time asked, so a rate-limited backlog wakes the scheduler once per slot, never in a loop.
+   */
+  wakeAfter(delayMs: Millis): void;
   /** The room the next claim may fill, at `now` (the claim's time; an open circuit's end depends on it). */
   room(now: Micros): ClaimRoom;
   /**
@@ -82,6 +86,9 @@ export function createScheduler(
   let running: Promise<void> | null = null;
   let again = false;
   let pollTimer: NodeJS.Timeout | null = null;
+  let slotTimer: NodeJS.Timeout | null = null;
+  /** When slotTimer fires, by performance.now(). */
+  let slotTimerAt = 0;
   const wakeUps = createTurnBatch<void>(() => runTurn());
 
   function wake(): void {
@@ -118,6 +125,21 @@ export function createScheduler(
     pollTimer.unref();
   }
 
+  function wakeAfter(delayMs: Millis): void {
+    if (!started || stopping) return;
+    const at = performance.now() + delayMs;
+    if (slotTimer !== null) {
+      if (slotTimerAt <= at) return;
+      clearTimeout(slotTimer);
+    }
+    slotTimerAt = at;
+    slotTimer = setTimeout(() => {
+      slotTimer = null;
+      wake();
+    }, delayMs);
+    slotTimer.unref();
+  }
+
   function launch(owner: SlotOwner, task: (endRequest: EndRequest) => Promise<void>): void {
     const release = slots.take(owner);
     // Every freed slot may take the next request: it wakes the scheduler.
@@ -136,7 +158,9 @@ export function createScheduler(
   async function stop(graceMs: Millis): Promise<void> {
     stopping = true;
     if (pollTimer !== null) clearTimeout(pollTimer);
+    if (slotTimer !== null) clearTimeout(slotTimer);
     pollTimer = null;
+    slotTimer = null;
     await running;
     let graceTimer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
@@ -152,6 +176,7 @@ export function createScheduler(
       wake();
     },
     wake,
+    wakeAfter,
     room: slots.room,
     launch,
     inFlight: slots.inFlight,
@@ -176,6 +201,7 @@ function createSlots(limits: SchedulerLimits, capacity: Capacity) {
 
   return {
     room: (now: Micros): ClaimRoom => ({
+      now,
       total: limits.maxInFlight - taken,
       unprovenTotal: unprovenMax - unprovenTaken,
       maxPerWebhook: limits.maxInFlightPerWebhook,

@@ -3,6 +3,7 @@ import type { Micros } from '../core/time';
 import type { DeliveredEventType } from '@jobhooks/client/contract';
 import type { EventTrace } from '../core/trace-context';
 import type { EndpointHealth } from './endpoint-health';
+import type { SendRate } from './send-rate';
 
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
 
@@ -35,6 +36,8 @@ export interface DueCandidate {
   inFlightElsewhere: number;
   /** Its endpoint's health as the store keeps it. */
   endpointHealth: EndpointHealth;
+  /** Its webhook's delivery rate (send-rate.ts); null for most webhooks, which have none. */
+  sendRate: SendRate | null;
 }
 
 /** A delivery leased to one dispatcher, with what its attempt needs. */

@@ -22,6 +22,8 @@ export interface WebhookRecord {
   /** Job ids as decimal strings, in the order they were written. */
   jobIds: string[];
   active: boolean;
+  /** At most this many requests per second to its endpoint, over all instances; null for no limit. */
+  maxRequestsPerSecond: number | null;
   sealedSecret: string;
   /**
    * The secret a rotation replaced, kept until `previousSecretUntil` (microseconds): while it lasts, deliveries
@@ -45,7 +47,7 @@ export interface WebhookRecord {
 /** The fields a user writes through create and update. */
 export type WebhookWritable = Pick<
   WebhookRecord,
-  'name' | 'description' | 'clientUrl' | 'eventTypes' | 'jobIds' | 'active'
+  'name' | 'description' | 'clientUrl' | 'eventTypes' | 'jobIds' | 'active' | 'maxRequestsPerSecond'
 >;
 
 /**

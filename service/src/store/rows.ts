@@ -105,6 +105,7 @@ export interface WebhookRow extends DispatchRow {
   event_types: string;
   job_ids: string;
   active: Flag;
+  max_requests_per_second: number | null;
   sealed_secret: string;
   previous_sealed_secret: string | null;
   previous_secret_until: number | null;
@@ -127,6 +128,7 @@ export function webhookFromRow(row: WebhookRow): StoredWebhook {
     eventTypes: JSON.parse(row.event_types) as DeliveredEventType[],
     jobIds: JSON.parse(row.job_ids) as string[],
     active: isSet(row.active),
+    maxRequestsPerSecond: row.max_requests_per_second,
     sealedSecret: row.sealed_secret,
     previousSealedSecret: row.previous_sealed_secret,
     previousSecretUntil: row.previous_secret_until,

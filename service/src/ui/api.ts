@@ -40,7 +40,10 @@ export type WebhookFields = Omit<CreateWebhookBody, 'id'>;
  * What the form sends: job ids as typed, so that a wrong entry is named by the API's own validation
  * rather than by a second copy of it here.
  */
-export type WebhookDraft = Omit<WebhookFields, 'job_ids'> & { job_ids: Array<number | string> };
+export type WebhookDraft = Omit<WebhookFields, 'job_ids' | 'max_requests_per_second'> & {
+  job_ids: Array<number | string>;
+  max_requests_per_second: number | string | null;
+};
 
 /**
  * The delivery log's filters as the API takes them (docs/api-contract.md#11-delivery-log-and-redelivery); `since` and
@@ -259,6 +262,8 @@ export function fieldsOf(webhook: WebhookDetail, changes: Partial<WebhookFields>
     event_types: webhook.event_types,
     job_ids: webhook.job_ids.map(Number),
     active: webhook.active,
+    // A PUT replaces every field: the rate goes back as read, or a pause would lift it.
+    max_requests_per_second: webhook.max_requests_per_second ?? null,
     ...changes,
   };
 }

@@ -60,6 +60,15 @@ function fact(term: string, ...value: (Node | string)[]): HTMLElement[] {
   return [h('dt', {}, term), h('dd', {}, ...value)];
 }
 
+/** The webhook's own delivery rate: "At most 5 requests per second", or "None". */
+function rateFact(webhook: WebhookDetail): HTMLElement[] {
+  const rate = webhook.max_requests_per_second;
+  return fact(
+    'Rate limit',
+    rate === undefined ? 'None' : `At most ${rate} ${rate === 1 ? 'request' : 'requests'} per second`,
+  );
+}
+
 export function webhookFacts(webhook: WebhookDetail, detailed = false): HTMLElement {
   const state = stateOf(webhook);
   return h(
@@ -68,6 +77,7 @@ export function webhookFacts(webhook: WebhookDetail, detailed = false): HTMLElem
     ...fact('Endpoint', h('code', { class: 'url' }, webhook.client_url)),
     ...fact('Event types', webhook.event_types.join(', ')),
     ...fact('Jobs', jobsText(webhook.job_ids)),
+    ...(detailed || webhook.max_requests_per_second !== undefined ? rateFact(webhook) : []),
     ...fact('State', state === 'archived' ? 'Archived (not sending)' : state === 'active' ? 'Active' : 'Inactive'),
     ...(detailed ? circuitFact(webhook) : []),
     ...(detailed ? overlapFact(webhook) : []),

@@ -3,12 +3,21 @@
 // (Running the zod schemas here too would add the whole schema library, ~450 kB, to the page.)
 import { EVENT_TYPES } from '@jobhooks/client/contract/closed-lists';
 import type { FieldErrors } from '@jobhooks/client/contract/envelope';
+import { LIMITS } from '@jobhooks/client/contract/limits';
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
 import { ApiProblem, type WebhookDraft } from './api';
 import { h, uniqueId } from './dom';
 import { managedEditWarning, managedMarker, managedNameHint, nameToSave, shownName } from './managed-as-code';
 
-const FIELDS = ['name', 'client_url', 'event_types', 'job_ids', 'description', 'active'] as const;
+const FIELDS = [
+  'name',
+  'client_url',
+  'event_types',
+  'job_ids',
+  'description',
+  'max_requests_per_second',
+  'active',
+] as const;
 type Field = (typeof FIELDS)[number];
 
 /** "12, 34" → [12, 34]; an entry that is not digits is kept as text, for the API to name the problem. */
@@ -17,6 +26,13 @@ export function parseJobIds(text: string): Array<number | string> {
     .split(/[\s,]+/)
     .filter((entry) => entry !== '')
     .map((entry) => (/^\d{1,16}$/.test(entry) ? Number(entry) : entry));
+}
+
+/** "" → null (no limit), "5" → 5; anything else is kept as text, for the API to name the problem. */
+export function parseRate(text: string): number | string | null {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  return /^\d{1,9}$/.test(trimmed) ? Number(trimmed) : trimmed;
 }
 
 export interface WebhookFormOptions {
@@ -87,6 +103,18 @@ export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
     'Description',
     h('textarea', { name: 'description', rows: 2 }, existing?.description ?? ''),
   );
+  const rate = fieldView(
+    'Max requests per second',
+    h('input', {
+      type: 'text',
+      name: 'max_requests_per_second',
+      value: existing?.max_requests_per_second?.toString() ?? '',
+      inputmode: 'numeric',
+      autocomplete: 'off',
+    }),
+    `Optional, 1 to ${LIMITS.maxRequestsPerSecondMax}, counted over all instances. Leave empty for no limit. ` +
+      'Deliveries beyond it wait their turn without using a retry.',
+  );
   const activeBox = h('input', { type: 'checkbox', name: 'active', checked: existing ? existing.active : true });
   const activeError = h('p', { class: 'field-error', id: uniqueId('error'), hidden: true });
   const active: FieldView = {
@@ -105,6 +133,7 @@ export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
     event_types: eventTypes,
     job_ids: jobIds,
     description,
+    max_requests_per_second: rate,
     active,
   };
   const formError = h('p', { class: 'form-error', role: 'alert', tabindex: -1, hidden: true });
@@ -155,6 +184,7 @@ export function webhookForm(options: WebhookFormOptions): HTMLFormElement {
       event_types: EVENT_TYPES.filter((_eventType, index) => eventTypes.boxes[index]?.checked === true),
       job_ids: parseJobIds((jobIds.control as HTMLInputElement).value),
       description: (description.control as HTMLTextAreaElement).value,
+      max_requests_per_second: parseRate((rate.control as HTMLInputElement).value),
       active: activeBox.checked,
     };
     showErrors({});

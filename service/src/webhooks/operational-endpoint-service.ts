@@ -24,6 +24,8 @@ function toWritable(body: OperationalEndpointBody): WebhookWritable {
     eventTypes: body.event_types,
     jobIds: [],
     active: body.active,
+    // Operational events are few: an endpoint has no delivery rate of its own.
+    maxRequestsPerSecond: null,
   };
 }
 

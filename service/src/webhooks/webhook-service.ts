@@ -64,12 +64,18 @@ function toWritable(input: WebhookValues): WebhookWritable {
     eventTypes: input.event_types,
     jobIds: input.job_ids.map(String),
     active: input.active,
+    maxRequestsPerSecond: input.max_requests_per_second,
   };
 }
 
-/** Same request, same fingerprint: key order is fixed by toWritable. */
+/**
+ * Same request, same fingerprint: key order is fixed by toWritable. Without a rate the fingerprint is the one of the
+ * fields before it existed, so keys recorded then still match their replays.
+ */
 function fingerprint(writable: WebhookWritable): string {
-  return createHash('sha256').update(JSON.stringify(writable)).digest('hex');
+  const { maxRequestsPerSecond, ...fields } = writable;
+  const hashed = maxRequestsPerSecond === null ? fields : writable;
+  return createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
 }
 
 function checkIdempotencyKey(key: string): void {

@@ -27,6 +27,7 @@ export function toSummary(record: WebhookRecord): WebhookSummary {
     account_id: String(record.accountId),
     archived,
     ...(archived ? { archived_at: String(record.archivedAt), archived_reason: record.archivedReason ?? '' } : {}),
+    ...(record.maxRequestsPerSecond !== null ? { max_requests_per_second: record.maxRequestsPerSecond } : {}),
   };
 }
 

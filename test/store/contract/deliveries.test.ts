@@ -188,6 +188,7 @@ describe('claimDue', () => {
           .map((w) => ({ id: `wdl_idle_${i}`, webhookId: w.id, state: 'pending' as const, payloadHead: headOf('y') })),
       }));
     const room: ClaimRoom = {
+      now: T0 + 2 * SECOND,
       total: 256,
       unprovenTotal: 256,
       maxPerWebhook: 16,

@@ -62,6 +62,7 @@ export function webhook(accountId: number, id: string, overrides: Partial<Webhoo
     eventTypes: ['job.run.completed', 'job.run.errored'],
     jobIds: ['42', '7'],
     active: true,
+    maxRequestsPerSecond: null,
     sealedSecret: `v1:sealed-${id}`,
     previousSealedSecret: null,
     previousSecretUntil: null,

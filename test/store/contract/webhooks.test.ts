@@ -142,6 +142,7 @@ describe('update', () => {
         eventTypes: ['job.run.started'],
         jobIds: ['5'],
         active: false,
+        maxRequestsPerSecond: 7,
         updatedAt: T0 + 100,
         consecutiveFailures: 0,
         failingSince: null,
@@ -158,6 +159,7 @@ describe('update', () => {
       eventTypes: ['job.run.started'],
       jobIds: ['5'],
       active: false,
+      maxRequestsPerSecond: 7,
       updatedAt: T0 + 100,
     });
     expect(updated).toEqual(expected);

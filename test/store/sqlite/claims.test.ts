@@ -47,6 +47,7 @@ const request = (overrides: Partial<ClaimRequest> = {}): ClaimRequest => ({
   ...overrides,
 });
 const room = (total: number, inFlight: Array<[string, number]> = []): ClaimRoom => ({
+  now: NOW,
   total,
   unprovenTotal: total,
   maxPerWebhook: 16,

@@ -13,6 +13,11 @@ export const LIMITS = {
   secretOverlapMaxSeconds: 7 * 24 * 60 * 60,
   /** The overlap when a rotation names none: a day, for receivers to take the new secret. */
   secretOverlapDefaultSeconds: 24 * 60 * 60,
+  /**
+   * The highest max_requests_per_second a webhook may set: requests to a rate-limited webhook are spaced evenly,
+   * one claim each, so a higher rate is better left to the in-flight limit per webhook.
+   */
+  maxRequestsPerSecondMax: 100,
   /** Idempotency-Key replays are honoured for this long. */
   idempotencyWindowMicros: 24 * 60 * 60 * 1_000_000,
 } as const;

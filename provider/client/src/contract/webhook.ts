@@ -34,7 +34,12 @@ const EventTypes = z
   .meta({ description: 'The event types to send.' });
 
 /** What an omitted optional field means, on create and on update (a full replacement) alike. */
-export const WEBHOOK_DEFAULTS = { description: '', job_ids: [] as number[], active: true } as const;
+export const WEBHOOK_DEFAULTS = {
+  description: '',
+  job_ids: [] as number[],
+  active: true,
+  max_requests_per_second: null,
+} as const;
 
 const JobId = z
   .number({ error: 'job ids must be numbers' })
@@ -64,6 +69,23 @@ export const Active = z
   .transform((value) => value ?? WEBHOOK_DEFAULTS.active)
   .meta({ description: 'Whether events are sent; true when omitted.' });
 
+const MAX_RATE = LIMITS.maxRequestsPerSecondMax;
+const RATE_ERROR = `max_requests_per_second must be a whole number from 1 to ${MAX_RATE}, or null for no limit`;
+
+// jobhooks' own (dbt Cloud has no such field): a client that does not know it omits it, which means no limit.
+const MaxRequestsPerSecond = z
+  .number({ error: RATE_ERROR })
+  .int(RATE_ERROR)
+  .min(1, RATE_ERROR)
+  .max(MAX_RATE, RATE_ERROR)
+  .nullish()
+  .transform((value) => value ?? WEBHOOK_DEFAULTS.max_requests_per_second)
+  .meta({
+    description:
+      `jobhooks only: the most requests per second sent to the endpoint, over all instances (1 to ${MAX_RATE}); ` +
+      'null or omitted for no limit. Deliveries beyond it wait their turn without using an attempt.',
+  });
+
 /**
  * The writable fields, shared by create and update. PUT is a full replacement
  * (docs/decisions.md#2-required-fields-and-defaults), so an
@@ -77,6 +99,7 @@ const WebhookFields = z.object({
   event_types: EventTypes,
   job_ids: JobIds,
   active: Active,
+  max_requests_per_second: MaxRequestsPerSecond,
 });
 
 const BODY_MUST_BE_OBJECT = { error: 'the request body must be a JSON object with the webhook fields' };
@@ -135,6 +158,8 @@ export const WebhookSummary = z
     archived: z.boolean().optional(),
     archived_at: Digits.optional(),
     archived_reason: z.string().optional(),
+    // jobhooks' own too, and only present when set: a webhook without a rate reads exactly as dbt Cloud's.
+    max_requests_per_second: z.number().int().optional(),
   })
   .meta({
     id: 'WebhookSummary',

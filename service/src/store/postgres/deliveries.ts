@@ -9,6 +9,7 @@ import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { DispatchState, WebhookKind } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
+import { sendRateOf, slotsTaken } from '../../domain/send-rate';
 import { asColumns, type PgDatabase, prepared } from './database';
 import {
   claimedFromRow,
@@ -58,12 +59,13 @@ const LOCK_DUE_WEBHOOKS = prepared(`
                            WHERE d.state = 'pending' AND d.webhook_id = w.id AND d.next_attempt_at <= $1
                            ORDER BY d.next_attempt_at LIMIT 1) h
      WHERE NOT (w.id = ANY($2::text[])) AND NOT coalesce(w.circuit_until > $1, false)
+       AND NOT (w.max_requests_per_second IS NOT NULL AND coalesce(w.rate_next_at > $1, false))
      ORDER BY h.next_attempt_at LIMIT ${WEBHOOKS_PER_CLAIM}
   )
   SELECT webhook_id FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))`);
 const DUE_CANDIDATES = prepared(`
   WITH busy AS MATERIALIZED (
-    SELECT w.id AS webhook_id, w.account_id, ${healthColumnsOf('w')},
+    SELECT w.id AS webhook_id, w.account_id, w.max_requests_per_second, w.rate_next_at, ${healthColumnsOf('w')},
            (SELECT count(*) FROM deliveries l
              WHERE l.state = 'pending' AND l.webhook_id = w.id AND l.lease_owner IS NOT NULL
                AND l.next_attempt_at > $1 AND left(l.lease_owner, length($4)) <> $4)::int AS elsewhere
@@ -71,7 +73,7 @@ const DUE_CANDIDATES = prepared(`
      WHERE w.id = ANY($2::text[]) AND NOT coalesce(w.circuit_until > $1, false)
   )
   SELECT c.id, busy.webhook_id, busy.account_id, c.next_attempt_at AS due_at, busy.elsewhere,
-         ${healthColumnsOf('busy')}
+         busy.max_requests_per_second, busy.rate_next_at, ${healthColumnsOf('busy')}
     FROM busy CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at FROM deliveries d
        WHERE d.state = 'pending' AND d.webhook_id = busy.webhook_id AND d.next_attempt_at <= $1
@@ -90,6 +92,12 @@ const LEASE = `
   SELECT l.*, e.event_type, e.payload_tail, e.traceparent, e.tracestate, w.client_url, w.sealed_secret, w.previous_sealed_secret,
          w.previous_secret_until, w.active, w.archived_at
     FROM leased l JOIN events e ON e.id = l.event_id JOIN webhooks w ON w.id = l.webhook_id`;
+
+// Only a claim that sends to a rate-limited webhook runs this, under the webhook's claim lock, so the next claim
+// of any instance reads the slot it took. Ids sorted (slotsTaken), as every transaction that locks webhook rows.
+const SET_RATE_NEXT_AT = prepared(`
+  UPDATE webhooks w SET rate_next_at = u.next_at
+    FROM unnest($1::text[], $2::bigint[]) AS u(id, next_at) WHERE w.id = u.id`);
 
 const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at,
   archived_at, archived_reason`;
@@ -155,6 +163,8 @@ interface CandidateRow extends HealthRow {
   account_id: number;
   due_at: number;
   elsewhere: number;
+  max_requests_per_second: number | null;
+  rate_next_at: number | null;
 }
 
 /** The dispatch and health columns of a webhook row and its id, as LOCK_DISPATCH_STATES selects them. */
@@ -317,6 +327,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
         dueAt: r.due_at,
         inFlightElsewhere: r.elsewhere,
         endpointHealth: healthFromRow(r),
+        sendRate: sendRateOf(r.max_requests_per_second, r.rate_next_at),
       })),
     );
     if (chosen.length === 0) return [];
@@ -328,6 +339,13 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
       request.now,
     ]);
     const byId = new Map(leased.rows.map((row) => [row.id, row]));
+    const slots = slotsTaken(
+      chosen.filter((c) => byId.has(c.id)),
+      request.now,
+    );
+    if (slots.length > 0) {
+      await client.query(SET_RATE_NEXT_AT, [slots.map((s) => s.webhookId), slots.map((s) => s.nextAt)]);
+    }
     // In the order the fairness rule chose them.
     return chosen.flatMap((c) => {
       const row = byId.get(c.id);

@@ -24,8 +24,9 @@ const COUNT_FOR_ACCOUNT = 'SELECT count(*) AS n FROM webhooks WHERE account_id =
 const INSERT_WEBHOOK = `
   INSERT INTO webhooks (id, account_id, sealed_secret, created_at, http_status_code,
                         name, description, client_url, event_types, job_ids, active, updated_at,
-                        consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason, kind)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`;
+                        consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason,
+                        max_requests_per_second, kind)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`;
 const UPSERT_KEY = `
   INSERT INTO idempotency_keys (account_id, key, request_hash, webhook_id, created_at)
   VALUES ($1, $2, $3, $4, $5)
@@ -39,7 +40,7 @@ const UPDATE_WEBHOOK = `
   UPDATE webhooks
      SET name = $3, description = $4, client_url = $5, event_types = $6, job_ids = $7, active = $8,
          updated_at = $9, consecutive_failures = $10, failing_since = $11, last_failure_at = $12,
-         archived_at = $13, archived_reason = $14
+         archived_at = $13, archived_reason = $14, max_requests_per_second = $15
    WHERE account_id = $1 AND id = $2`;
 const RESET_ENDPOINT_HEALTH = `UPDATE webhooks SET ${RESET_HEALTH} WHERE id = $1`;
 const UPDATE_SECRET = `
@@ -66,7 +67,7 @@ interface CountRow {
   n: number;
 }
 
-/** The writable and resettable columns, in the order of UPDATE_WEBHOOK ($3..$14) and INSERT_WEBHOOK ($6..$17). */
+/** The writable and resettable columns, in the order of UPDATE_WEBHOOK ($3..$15) and INSERT_WEBHOOK ($6..$18). */
 function changeValues(change: WebhookChange): unknown[] {
   return [
     change.name,
@@ -81,6 +82,7 @@ function changeValues(change: WebhookChange): unknown[] {
     change.lastFailureAt,
     change.archivedAt,
     change.archivedReason,
+    change.maxRequestsPerSecond,
   ];
 }
 

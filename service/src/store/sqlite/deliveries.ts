@@ -31,6 +31,7 @@ import {
   rollupOf,
 } from '../results-plan';
 import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
+import { sendRateOf, slotsTaken } from '../../domain/send-rate';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 
 /** The claim's statements, named so a test can check SQLite answers them from an index, not a scan. */
@@ -48,10 +49,17 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
   // a busy webhook's thousands of due rows are not read while it has no room.
   const nextPendingWebhook = db.prepare<[string], { webhookId: string }>(CLAIM_QUERIES.nextPendingWebhook);
   const dueOfWebhook = db.prepare<[string, number, number], { id: string; dueAt: Micros }>(CLAIM_QUERIES.dueOfWebhook);
-  // The account a claim's fairness needs: read once per webhook with due deliveries, not joined into every row.
-  const accountOfWebhook = db.prepare<[string], { accountId: number }>(
-    'SELECT account_id AS accountId FROM webhooks WHERE id = ?',
+  // The account a claim's fairness needs, and the webhook's delivery rate: read once per webhook with due
+  // deliveries, not joined into every row.
+  const accountOfWebhook = db.prepare<
+    [string],
+    { accountId: number; perSecond: number | null; rateNextAt: Micros | null }
+  >(
+    `SELECT account_id AS accountId, max_requests_per_second AS perSecond, rate_next_at AS rateNextAt
+       FROM webhooks WHERE id = ?`,
   );
+  // Only a claim that sends to a rate-limited webhook writes this.
+  const setRateNextAt = db.prepare<[Micros, string]>('UPDATE webhooks SET rate_next_at = ? WHERE id = ?');
   // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again. lease_owner holds
   // the claim's own lease (the owner and a claim number), so a result applies only to the claim that made it.
   const lease = db.prepare(
@@ -135,12 +143,14 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       if (excluded.has(webhookId) || health.isClosedOff(webhookId, request.now)) continue;
       const due = dueOfWebhook.all(webhookId, request.now, request.perWebhook);
       if (due.length === 0) continue;
-      const accountId = accountOfWebhook.get(webhookId)?.accountId;
-      if (accountId === undefined) continue; // deleted since: its deliveries go with it
+      const webhook = accountOfWebhook.get(webhookId);
+      if (webhook === undefined) continue; // deleted since: its deliveries go with it
+      const { accountId } = webhook;
+      const sendRate = sendRateOf(webhook.perSecond, webhook.rateNextAt);
       // One process owns a SQLite database (the file lock), so every lease in flight is this process's own.
       const endpointHealth = health.of(webhookId);
       for (const { id, dueAt } of due)
-        rows.push({ id, webhookId, accountId, dueAt, inFlightElsewhere: 0, endpointHealth });
+        rows.push({ id, webhookId, accountId, dueAt, inFlightElsewhere: 0, endpointHealth, sendRate });
     }
     return rows;
   }
@@ -151,11 +161,15 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       const candidates = dueCandidates(request);
       const leaseOfClaim = `${request.owner}/${(claimsMade += 1)}`;
       const result: ClaimedDelivery[] = [];
-      for (const { id, accountId, dueAt } of choose(candidates)) {
+      const sent: DueCandidate[] = [];
+      for (const candidate of choose(candidates)) {
+        const { id, accountId, dueAt } = candidate;
         if (lease.run({ id, lease: leaseOfClaim, leaseUntil: request.leaseUntil }).changes !== 1) continue;
         const row = claimed.get(id)!;
         result.push(claimedFromRow(row, { accountId, dueAt, lease: leaseOfClaim }));
+        sent.push(candidate);
       }
+      for (const { webhookId, nextAt } of slotsTaken(sent, request.now)) setRateNextAt.run(nextAt, webhookId);
       return result;
     },
   );

@@ -18,6 +18,7 @@ function changeParams(change: WebhookChange) {
     eventTypes: JSON.stringify(change.eventTypes),
     jobIds: JSON.stringify(change.jobIds),
     active: change.active ? 1 : 0,
+    maxRequestsPerSecond: change.maxRequestsPerSecond,
     updatedAt: change.updatedAt,
     consecutiveFailures: change.consecutiveFailures,
     failingSince: change.failingSince,
@@ -50,10 +51,10 @@ export function createWebhooksStore(
   };
   const insert = db.prepare(
     `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active,
-                                sealed_secret, created_at, updated_at, http_status_code, consecutive_failures,
-                                failing_since, last_failure_at, archived_at, archived_reason, kind)
+                                max_requests_per_second, sealed_secret, created_at, updated_at, http_status_code,
+                                consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason, kind)
      VALUES (@id, @accountId, @name, @description, @clientUrl, @eventTypes, @jobIds, @active,
-             @sealedSecret, @createdAt, @updatedAt, @httpStatusCode, @consecutiveFailures,
+             @maxRequestsPerSecond, @sealedSecret, @createdAt, @updatedAt, @httpStatusCode, @consecutiveFailures,
              @failingSince, @lastFailureAt, @archivedAt, @archivedReason, @kind)`,
   );
   const get = db.prepare<[number, string], WebhookRow>(`${SELECT_WEBHOOK} WHERE w.account_id = ? AND w.id = ?`);
@@ -74,7 +75,8 @@ export function createWebhooksStore(
   const update = db.prepare(
     `UPDATE webhooks
         SET name = @name, description = @description, client_url = @clientUrl, event_types = @eventTypes,
-            job_ids = @jobIds, active = @active, updated_at = @updatedAt,
+            job_ids = @jobIds, active = @active, max_requests_per_second = @maxRequestsPerSecond,
+            updated_at = @updatedAt,
             consecutive_failures = @consecutiveFailures, failing_since = @failingSince,
             last_failure_at = @lastFailureAt, archived_at = @archivedAt, archived_reason = @archivedReason
       WHERE account_id = @accountId AND id = @id`,
