@@ -179,3 +179,21 @@ test('with no slot before its lease would run out, a delivery sends nothing and 
   expect(new Set(sent.map((request) => request.headers['webhook-id'])).size).toBe(3);
   expect(sent.map((request) => request.headers['webhook-id'])).toContain(claimed[0]);
 });
+
+test('a dispatcher that stops ends the waits for start slots at once: no request starts after that', async () => {
+  await limitedWebhookWithBacklog();
+  const clock = creepingClock();
+  // Another instance holds the slots for 30 s: inside the lease, so the delivery waits.
+  const { store, asks } = contestedStore((at) => at + 30_000_000);
+  const sent: OutgoingDelivery[] = [];
+  startDispatcher(store, clock, sent);
+  await waitFor(() => asks.length === 1, 'the first ask');
+  expect(asks[0]!.answer).toMatchObject({ granted: false });
+
+  const stopping = performance.now();
+  await dispatcher!.stop(60_000);
+  dispatcher = null;
+  expect(performance.now() - stopping).toBeLessThan(5_000);
+  expect(asks).toHaveLength(1);
+  expect(sent).toEqual([]);
+});

@@ -108,6 +108,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     wake: scheduler.wake,
     inFlight: scheduler.inFlight,
     async stop(graceMs) {
+      startSlots.stop();
       await scheduler.stop(graceMs);
       await stages.recorded();
     },

@@ -2,7 +2,9 @@
 // delivery takes its start slot through the store, for the time it then records as the attempt's requested_at.
 // Refused (another instance, or this one, took the slot), it keeps its lease and waits for the time the store
 // named, unless its attempt could then no longer finish inside its lease: it then leaves the lease to run out,
-// and the delivery is due again when it does (the existing path of an expired lease), its attempts unchanged. Webhooks without a rate never come here.
+// and the delivery is due again when it does (the existing path of an expired lease), its attempts unchanged.
+// It gives up the same way when the dispatcher stops: no request starts after that. Webhooks without a rate never
+// come here.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Micros, microsFromMillis, type Millis } from '../core/time';
 import { type Clock, nowMicros } from '../core/clock';
@@ -48,10 +50,13 @@ export interface StartSlots {
    * theirs, so at most one waits per webhook and instance, whatever the backlog.
    */
   waiting(): string[];
+  /** Ends every wait, and any ask still to come, without a slot: the dispatcher is stopping. */
+  stop(): void;
 }
 
 export function createStartSlots(deps: StartSlotsDeps): StartSlots {
   const waitingByWebhook = new Map<string, number>();
+  const stopping = new AbortController();
 
   function count(webhookId: string, delta: number): void {
     const next = (waitingByWebhook.get(webhookId) ?? 0) + delta;
@@ -61,7 +66,7 @@ export function createStartSlots(deps: StartSlotsDeps): StartSlots {
 
   async function slotOf(webhookId: string, perSecond: number, leaseUntil: Micros): Promise<Micros | null> {
     const spacing = rateSpacing(perSecond);
-    for (;;) {
+    while (!stopping.signal.aborted) {
       // The time asked for is the attempt's recorded start: the slot is granted for exactly that time.
       const at = nowMicros(deps.clock);
       const slot = await deps.webhooks.takeStartSlot(webhookId, at, spacing);
@@ -73,8 +78,11 @@ export function createStartSlots(deps: StartSlotsDeps): StartSlots {
         deps.wakeAt(slot.retryAt);
         return null;
       }
-      await sleep(slotDelayMs(slot.retryAt, nowMicros(deps.clock)), undefined, { ref: false });
+      const delayMs = slotDelayMs(slot.retryAt, nowMicros(deps.clock));
+      const { signal } = stopping;
+      if (!(await sleep(delayMs, true, { ref: false, signal }).catch(() => false))) break;
     }
+    return null;
   }
 
   return {
@@ -84,5 +92,6 @@ export function createStartSlots(deps: StartSlotsDeps): StartSlots {
       return slotOf(webhookId, perSecond, leaseUntil).finally(() => count(webhookId, -1));
     },
     waiting: () => [...waitingByWebhook.keys()],
+    stop: () => stopping.abort(),
   };
 }

@@ -114,6 +114,7 @@ describe('claimDue', () => {
       webhookId: 'wsu_a',
       accountId: 1,
       dueAt: T0,
+      maxRequestsPerSecond: null,
       payload: Buffer.concat([headOf(id), TAIL]),
       attempts: 0,
       clientUrl: 'http://127.0.0.1:9/wsu_a',
