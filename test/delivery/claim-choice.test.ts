@@ -115,22 +115,21 @@ describe("a webhook's delivery rate", () => {
     sendRate: { perSecond: 5, nextAt },
   });
 
-  test('takes one delivery per claim once its slot has come, and wakes the dispatcher at the next slot', () => {
+  test('takes one delivery per claim once its next start has come; its start, not the claim, wakes the next', () => {
     const candidates = [limited(1, null), limited(2, null), limited(3, null), due('free', 4), due('free', 5)];
     const chosen = chooseClaims(candidates, room({ now: 1_000 }));
     expect(webhooksOf(chosen).sort()).toEqual(['free', 'free', 'limited']);
-    expect(nextRateWake(candidates, chosen, 1_000)).toBe(201_000);
+    expect(nextRateWake(candidates, 1_000)).toBeNull();
   });
 
-  test('while held, takes nothing and leaves the room to others; the wake is its slot', () => {
+  test('while held, takes nothing and leaves the room to others; the wake is its next start', () => {
     const candidates = [limited(1, 5_000), due('free', 2)];
     const chosen = chooseClaims(candidates, room({ now: 1_000, total: 1 }));
     expect(webhooksOf(chosen)).toEqual(['free']);
-    expect(nextRateWake(candidates, chosen, 1_000)).toBe(5_000);
+    expect(nextRateWake(candidates, 1_000)).toBe(5_000);
   });
 
   test('without a rate-limited webhook there is nothing to wake for', () => {
-    const candidates = [due('free', 1), due('free', 2)];
-    expect(nextRateWake(candidates, chooseClaims(candidates, room()), 0)).toBeNull();
+    expect(nextRateWake([due('free', 1), due('free', 2)], 0)).toBeNull();
   });
 });

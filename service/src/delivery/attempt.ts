@@ -59,6 +59,11 @@ export interface AttemptPlan {
   isTest?: boolean;
   /** Asked for by a person (a redelivery or a test): it goes out whatever the circuit, and can only close it. */
   byPerson?: boolean;
+  /**
+   * The start slot a rate-limited webhook's store granted (start-slots.ts): the attempt's requested_at, so the log
+   * records exactly the starts the rate let through. Without one, the clock is read as the attempt begins.
+   */
+  startedAt?: Micros;
 }
 
 export interface AttemptMade {
@@ -133,7 +138,7 @@ export function logEntryOf(
 export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<AttemptMade> {
   const { target } = plan;
   const span = deps.tracing.attempt(plan);
-  const requestedAt = nowMicros(deps.clock);
+  const requestedAt = plan.startedAt ?? nowMicros(deps.clock);
   const signatures = signaturesFor(plan, requestedAt);
   const outcome =
     signatures === null

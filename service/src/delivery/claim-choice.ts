@@ -2,9 +2,10 @@
 // and within an account across its webhooks, the least busy first and, among equals, endpoints that answered
 // healthily before those not heard from, and those before sick ones; within a webhook, the oldest first. A
 // webhook never gets more than its endpoint's health allows (endpoint-health.ts), counting its requests in
-// flight on every instance, nor more starts than its own delivery rate lets through (domain/send-rate.ts), and
-// endpoints not proven healthy share only part of the slots, so a backlog, or slow, hung or new endpoints, cannot
-// take the turn of others. A webhook held back by its rate takes no slot: the others' turns go on.
+// flight on every instance, and a rate-limited webhook one delivery per claim once its next start has come
+// (domain/send-rate.ts; the start itself keeps the rate: start-slots.ts), and endpoints not proven healthy share
+// only part of the slots, so a backlog, or slow, hung or new endpoints, cannot take the turn of others. A webhook
+// held back by its rate takes no slot: the others' turns go on.
 import type { Micros } from '../core/time';
 import type { DueCandidate } from '../domain/delivery';
 import { rateWakeAt, startsAllowed } from '../domain/send-rate';
@@ -110,21 +111,14 @@ export function saturatedWebhooks(room: ClaimRoom): string[] {
 }
 
 /**
- * When to look again for deliveries a claim left because of their webhook's rate: the earliest next slot among
- * the rate-limited webhooks that keep due deliveries after this claim; null when there is none.
+ * When to look again for deliveries a claim left because of their webhook's rate: the earliest next start among
+ * the rate-limited webhooks it held back; null when there is none. (A webhook it leased one for wakes the dispatcher
+ * itself once that delivery takes its start slot: start-slots.ts.)
  */
-export function nextRateWake(
-  candidates: readonly DueCandidate[],
-  chosen: readonly DueCandidate[],
-  now: Micros,
-): Micros | null {
-  const sent = new Map<string, number>();
-  for (const c of chosen) sent.set(c.webhookId, (sent.get(c.webhookId) ?? 0) + 1);
+export function nextRateWake(candidates: readonly DueCandidate[], now: Micros): Micros | null {
   let earliest: Micros | null = null;
-  for (const [webhookId, due] of groupBy(candidates, (c) => c.webhookId)) {
-    const taken = sent.get(webhookId) ?? 0;
-    if (due.length <= taken) continue;
-    const at = rateWakeAt(due[0]!.sendRate, taken > 0, now);
+  for (const { sendRate } of candidates) {
+    const at = rateWakeAt(sendRate, now);
     if (at !== null && (earliest === null || at < earliest)) earliest = at;
   }
   return earliest;

@@ -38,9 +38,10 @@ export interface StageDeps {
   operationalEvents?: OperationalEventMaker;
 }
 
-/** What a claim leased, and when to look again for deliveries it left because of a webhook's rate (or null). */
+/** What a claim leased, until when, and when to look again for deliveries it left because of a webhook's rate (or null). */
 export interface Claimed {
   deliveries: ClaimedDelivery[];
+  leaseUntil: Micros;
   rateWakeAt: Micros | null;
 }
 
@@ -61,27 +62,32 @@ export function createDispatchStages(deps: StageDeps) {
     return secret;
   }
 
-  /** Stage 1: leases as many due deliveries as `room` has space for, oldest first within each webhook. */
-  async function claim(room: ClaimRoom): Promise<Claimed> {
+  /**
+   * Stage 1: leases as many due deliveries as `room` has space for, oldest first within each webhook, leaving alone
+   * the rate-limited webhooks that have a delivery waiting for its start (`waitingToStart`, start-slots.ts).
+   */
+  async function claim(room: ClaimRoom, waitingToStart: readonly string[]): Promise<Claimed> {
     const now = nowMicros(clock);
+    const leaseUntil = now + deps.leaseMicros;
     let rateWakeAt: Micros | null = null;
+    const saturated = saturatedWebhooks(room);
     const deliveries = await store.deliveries.claimDue(
       {
         owner,
         now,
-        leaseUntil: now + deps.leaseMicros,
+        leaseUntil,
         perWebhook: Math.min(room.maxPerWebhook, room.total),
-        excludeWebhookIds: saturatedWebhooks(room),
+        excludeWebhookIds: waitingToStart.length === 0 ? saturated : [...saturated, ...waitingToStart],
       },
       (candidates) => {
         // The room's rules go by the endpoint health the store read just now (another instance's answers too).
         for (const { webhookId, endpointHealth } of candidates) deps.health.adopt(webhookId, endpointHealth);
         const chosen = chooseClaims(candidates, { ...room, now });
-        rateWakeAt = nextRateWake(candidates, chosen, now);
+        rateWakeAt = nextRateWake(candidates, now);
         return chosen;
       },
     );
-    return { deliveries, rateWakeAt };
+    return { deliveries, leaseUntil, rateWakeAt };
   }
 
   /**

@@ -13,6 +13,7 @@ import { createDispatchStages } from './dispatch-stages';
 import type { OperationalEventMaker } from '../store/operational-plan';
 import type { EndpointHealthRegistry } from './endpoint-health';
 import { createScheduler, type EndRequest, type SchedulerLimits } from './scheduler';
+import { createStartSlots, slotDelayMs } from './start-slots';
 import type { Send, SendOutcome } from './sender';
 
 export interface DispatcherLimits extends SchedulerLimits {
@@ -55,22 +56,27 @@ export interface Dispatcher {
   inFlight(): number;
 }
 
-/**
- * The timer's wait until a rate slot at `at`, rounded up, plus a millisecond: a timer may fire up to a millisecond
- * before the clock reaches its time, and a claim then would find the webhook still held.
- */
-export function slotDelayMs(at: Micros, now: Micros): Millis {
-  return Math.max(0, Math.ceil((at - now) / 1000)) + 1;
-}
-
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const stages = createDispatchStages({ ...deps, leaseMicros: deps.limits.leaseMicros });
 
-  async function deliver(delivery: ClaimedDelivery, endRequest: EndRequest): Promise<void> {
+  const wakeAt = (at: Micros) => scheduler.wakeAfter(slotDelayMs(at, nowMicros(deps.clock)));
+  const startSlots = createStartSlots({ webhooks: deps.store.webhooks, clock: deps.clock, wakeAt });
+
+  async function deliver(delivery: ClaimedDelivery, leaseUntil: Micros, endRequest: EndRequest): Promise<void> {
     const prepared = stages.prepare(delivery);
     if (prepared.kind === 'skip') return stages.skip(delivery);
+    let plan = prepared.plan;
+    // A rate-limited webhook's request starts only in a start slot, its recorded start (start-slots.ts). Waiting for
+    // it, the delivery holds its request slot here: it counts as in flight to its webhook, and at most one waits per
+    // webhook (the claim leaves the webhook alone meanwhile).
+    if (delivery.maxRequestsPerSecond !== null) {
+      const startedAt = await startSlots.take(delivery.webhookId, delivery.maxRequestsPerSecond, leaseUntil);
+      // No slot in time: the lease runs out, and the delivery is due again then, its attempts unchanged.
+      if (startedAt === null) return;
+      plan = { ...plan, startedAt };
+    }
     // makeAttempt tells the endpoint's health what it answered before the slot is freed below.
-    const made = await makeAttempt(deps, prepared.plan);
+    const made = await makeAttempt(deps, plan);
     // The endpoint has answered: its slot can take the next request while this result waits to be written
     // (the delivery stays leased until then, so no claim can take it again).
     endRequest();
@@ -82,13 +88,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   async function turn(): Promise<void> {
     const room = scheduler.room(nowMicros(deps.clock));
     if (room.total <= 0) return;
-    const claimed = await stages.claim(room);
+    const claimed = await stages.claim(room, startSlots.waiting());
     for (const delivery of claimed.deliveries) {
       scheduler.launch(delivery, (endRequest) =>
-        deliver(delivery, endRequest).catch((error: unknown) => deps.onError(error, 'deliver')),
+        deliver(delivery, claimed.leaseUntil, endRequest).catch((error: unknown) => deps.onError(error, 'deliver')),
       );
     }
-    if (claimed.rateWakeAt !== null) scheduler.wakeAfter(slotDelayMs(claimed.rateWakeAt, nowMicros(deps.clock)));
+    if (claimed.rateWakeAt !== null) wakeAt(claimed.rateWakeAt);
   }
 
   const capacity = {
@@ -108,6 +114,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     wake: scheduler.wake,
     inFlight: scheduler.inFlight,
     async stop(graceMs) {
+      startSlots.stop();
       await scheduler.stop(graceMs);
       await stages.recorded();
     },

@@ -55,6 +55,8 @@ export interface ClaimedDelivery {
   accountId: number;
   /** When this attempt came due (before the lease moved next_attempt_at), in microseconds since the epoch. */
   dueAt: Micros;
+  /** Its webhook's delivery rate as the claim read it: its attempt first takes a start slot (send-rate.ts); null for none. */
+  maxRequestsPerSecond: number | null;
   payload: Buffer;
   /** Its event's trace context; null for an event taken in before traces were kept. */
   trace: EventTrace | null;

@@ -1,5 +1,11 @@
 // A webhook's own delivery rate (max_requests_per_second): its requests start evenly spaced, at least a second
-// divided by the rate apart, counted over every instance. One rule, read by the claim's choice and by both stores.
+// divided by the rate apart, counted over every instance. The guarantee is on the starts the delivery log records
+// (requested_at): each is a start slot the store granted (decideStart), so two consecutive recorded starts of the
+// webhook are at least rateSpacing apart and no second, wherever it begins, holds more than the rate. A request
+// reaches its receiver a moment after its recorded start (the store's answer, then the connection and the
+// network), and that moment varies: the receiver may see two requests closer together than the spacing.
+// The claim only paces itself by the same stored time (startsAllowed), so it does not lease deliveries that
+// would only wait; it is not what keeps the rate.
 import type { Micros } from '../core/time';
 
 const MICROS_PER_SECOND = 1_000_000;
@@ -26,44 +32,29 @@ export function rateSpacing(perSecond: number): Micros {
   return Math.ceil(MICROS_PER_SECOND / perSecond);
 }
 
+/** What asking for a start slot at some time decides: granted (and the webhook's new next start), or when to ask again. */
+export type StartDecision = { granted: true; nextAt: Micros } | { granted: false; retryAt: Micros };
+
 /**
- * How many requests a webhook's rate lets a claim at `now` start: one once its slot has come, none while it is
- * held, and no limit without a rate. One per claim keeps the spacing: a second request in the same claim would
- * start with the first.
+ * The start slot of a request that would start at `at`, given the webhook's stored next start (null before its
+ * first): granted once that time has come, and the next start moves to `at + spacing`; refused before it, to be
+ * asked again then. The one decision of the rate; each store makes it atomically for all instances.
+ */
+export function decideStart(storedNextAt: Micros | null, at: Micros, spacing: Micros): StartDecision {
+  if (storedNextAt === null || storedNextAt <= at) return { granted: true, nextAt: at + spacing };
+  return { granted: false, retryAt: storedNextAt };
+}
+
+/**
+ * How many deliveries of a webhook a claim at `now` leases: one once its next start has come, none before, no
+ * limit without a rate. One, not more: a second would only wait for the next slot, holding its lease meanwhile.
  */
 export function startsAllowed(rate: SendRate | null, now: Micros): number {
   if (rate === null) return Number.POSITIVE_INFINITY;
   return rate.nextAt === null || rate.nextAt <= now ? 1 : 0;
 }
 
-/** The slot after a request that starts at `now`: what the claim that sends it stores as the webhook's nextAt. */
-export function nextStartAfter(rate: SendRate, now: Micros): Micros {
-  return now + rateSpacing(rate.perSecond);
-}
-
-/**
- * When a dispatcher should look again for a webhook it left deliveries of because of its rate: at its next slot.
- * `sent`: whether this claim sends to it (its slot then moves on from `now`). Null without a rate.
- */
-export function rateWakeAt(rate: SendRate | null, sent: boolean, now: Micros): Micros | null {
-  if (rate === null) return null;
-  if (sent) return nextStartAfter(rate, now);
-  return rate.nextAt !== null && rate.nextAt > now ? rate.nextAt : null;
-}
-
-/**
- * What a claim stores for the rate-limited webhooks it sends to: each one's next slot, sorted by webhook id so two
- * transactions always lock webhook rows in the same order. Empty (no write at all) when none has a rate.
- */
-export function slotsTaken(
-  sent: ReadonlyArray<{ webhookId: string; sendRate: SendRate | null }>,
-  now: Micros,
-): Array<{ webhookId: string; nextAt: Micros }> {
-  const slots = new Map<string, Micros>();
-  for (const { webhookId, sendRate } of sent) {
-    if (sendRate !== null) slots.set(webhookId, nextStartAfter(sendRate, now));
-  }
-  return [...slots]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([webhookId, nextAt]) => ({ webhookId, nextAt }));
+/** When a claim that left a webhook's deliveries because of its rate should look again: its next start; else null. */
+export function rateWakeAt(rate: SendRate | null, now: Micros): Micros | null {
+  return rate !== null && rate.nextAt !== null && rate.nextAt > now ? rate.nextAt : null;
 }

@@ -5,7 +5,7 @@ import type { DeliveredEventType, PermissionSet, Plan } from '@jobhooks/client/c
 import type { EventTrace } from '../core/trace-context';
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { LoggedAttempt } from '../domain/attempt';
-import type { ClaimedDelivery, DeliveryRecord, DeliveryState } from '../domain/delivery';
+import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../domain/delivery';
 import type { DispatchState, WebhookKind, WebhookRecord } from '../domain/webhook';
 
 /** A boolean column as either backend returns it. */
@@ -195,19 +195,21 @@ export interface ClaimedRow {
   archived_at: number | null;
 }
 
-/** A claimed delivery from its row, with what the claim decided: its account, when it came due, its lease. */
+/** A claimed delivery from its row, with what the claim read of it (its account, when it came due, its rate) and its lease. */
 export function claimedFromRow(
   row: ClaimedRow,
-  claim: { accountId: number; dueAt: number; lease: string },
+  candidate: Pick<DueCandidate, 'accountId' | 'dueAt' | 'sendRate'>,
+  lease: string,
 ): ClaimedDelivery {
   return {
     id: row.id,
-    lease: claim.lease,
+    lease,
     eventId: row.event_id,
     eventType: row.event_type,
     webhookId: row.webhook_id,
-    accountId: claim.accountId,
-    dueAt: claim.dueAt,
+    accountId: candidate.accountId,
+    dueAt: candidate.dueAt,
+    maxRequestsPerSecond: candidate.sendRate?.perSecond ?? null,
     payload: payloadBytes(row),
     trace: traceFromRow(row),
     attempts: row.attempts,

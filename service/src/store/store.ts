@@ -9,6 +9,7 @@ import type { StatsHour } from '../domain/delivery-stats';
 import type { EndpointHealth, EndpointHealthChange } from '../domain/endpoint-health';
 import type { EventRecord } from '../domain/event';
 import type { OperationalEventMaker } from './operational-plan';
+import type { StartDecision } from '../domain/send-rate';
 import type { DispatchState, SecretChange, WebhookChange, WebhookKind, WebhookRecord } from '../domain/webhook';
 
 export interface IdempotencyClaim {
@@ -76,6 +77,13 @@ export interface WebhooksStore {
   dropEndedSecrets(now: Micros): Promise<number>;
   delete(accountId: number, id: string): Promise<boolean>;
   countArchived(): Promise<number>;
+  /**
+   * Asks for the start slot of a request to a rate-limited webhook that starts at `at`, and takes it when granted
+   * (domain/send-rate.ts, decideStart: the webhook's next start then moves to `at + spacing`). One decision on the
+   * webhook's row, made atomically for every instance: two requests are never both granted within one spacing.
+   * A webhook deleted meanwhile is granted, as one that never started a request.
+   */
+  takeStartSlot(webhookId: string, at: Micros, spacing: Micros): Promise<StartDecision>;
 }
 
 export type IngestOutcome =

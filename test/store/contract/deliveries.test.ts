@@ -116,6 +116,7 @@ describe('claimDue', () => {
       webhookId: 'wsu_a',
       accountId: 1,
       dueAt: T0,
+      maxRequestsPerSecond: null,
       payload: Buffer.concat([headOf(id), TAIL]),
       trace,
       attempts: 0,
@@ -212,6 +213,35 @@ describe('claimDue', () => {
       },
     );
     expect(ids(turns)).toEqual(['wdl_busy_0', 'wdl_idle_0', 'wdl_busy_1', 'wdl_idle_1']);
+  });
+
+  test('a rate-limited webhook gets one delivery a claim, none before the next start its slots stored, and its claimed deliveries carry its rate', async () => {
+    await store().webhooks.update(1, 'wsu_a', (current) => ({ ...current, maxRequestsPerSecond: 5 }));
+    await eventsOfAccount1(3);
+    const room = (now: number): ClaimRoom => ({
+      now,
+      total: 256,
+      unprovenTotal: 256,
+      maxPerWebhook: 16,
+      allowed: () => 16,
+      standing: () => 'proven',
+      inFlight: new Map(),
+      inFlightByAccount: new Map(),
+    });
+    const claimAt = (now: number) =>
+      store().deliveries.claimDue(claimRequest(now), (candidates) => chooseClaims(candidates, room(now)));
+    const now = T0 + 5 * SECOND;
+    const first = await claimAt(now);
+    expect(first.map((c) => [c.id, c.maxRequestsPerSecond]).sort()).toEqual([
+      [d(1, 'wsu_a'), 5],
+      [d(1, 'wsu_b'), null],
+      [d(2, 'wsu_b'), null],
+      [d(3, 'wsu_b'), null],
+    ]);
+    // Its delivery starts: the next start is a fifth of a second on, and no claim before then leases another.
+    await store().webhooks.takeStartSlot('wsu_a', now, SECOND / 5);
+    expect(await claimAt(now + SECOND / 5 - 1)).toEqual([]);
+    expect(ids(await claimAt(now + SECOND / 5))).toEqual([d(2, 'wsu_a')]);
   });
 });
 

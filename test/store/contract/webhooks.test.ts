@@ -2,7 +2,8 @@
 // change of the current row, and secret rotation.
 import { ROTATED_KEY_PREFIX, type WebhookRecord } from '../../../service/src/domain/webhook';
 import type { IdempotencyClaim } from '../../../service/src/store/store';
-import { account, addWebhook, SECOND, T0, useStore, webhook } from './fixtures';
+import { openTestStore } from '../../support/stores';
+import { account, addWebhook, backend, SECOND, T0, useStore, webhook } from './fixtures';
 
 const store = useStore();
 
@@ -290,5 +291,60 @@ describe('delete and counts', () => {
     expect(await store().webhooks.countArchived()).toBe(1);
     await store().webhooks.update(2, 'wsu_c', (current) => ({ ...current, archivedAt: T0 + 1, archivedReason: 'x' }));
     expect(await store().webhooks.countArchived()).toBe(2);
+  });
+});
+
+describe("a rate-limited webhook's start slots", () => {
+  const SPACING = SECOND / 5;
+
+  test('of two asks at the same time one is granted; the other is told when, and is granted then', async () => {
+    await addWebhook(store(), webhook(1, 'wsu_a', { maxRequestsPerSecond: 5 }));
+    const slots = store().webhooks;
+    expect(await slots.takeStartSlot('wsu_a', T0, SPACING)).toEqual({ granted: true, nextAt: T0 + SPACING });
+    expect(await slots.takeStartSlot('wsu_a', T0, SPACING)).toEqual({ granted: false, retryAt: T0 + SPACING });
+    expect(await slots.takeStartSlot('wsu_a', T0 + SPACING - 1, SPACING)).toEqual({
+      granted: false,
+      retryAt: T0 + SPACING,
+    });
+    expect(await slots.takeStartSlot('wsu_a', T0 + SPACING, SPACING)).toEqual({
+      granted: true,
+      nextAt: T0 + 2 * SPACING,
+    });
+  });
+
+  test('each webhook has its own slots, and one deleted meanwhile is granted (nothing left to pace)', async () => {
+    await addWebhook(store(), webhook(1, 'wsu_a', { maxRequestsPerSecond: 5 }));
+    await addWebhook(store(), webhook(1, 'wsu_b', { maxRequestsPerSecond: 5 }));
+    expect(await store().webhooks.takeStartSlot('wsu_a', T0, SPACING)).toMatchObject({ granted: true });
+    expect(await store().webhooks.takeStartSlot('wsu_b', T0, SPACING)).toMatchObject({ granted: true });
+    expect(await store().webhooks.takeStartSlot('wsu_gone', T0, SPACING)).toMatchObject({ granted: true });
+  });
+
+  test('asks from two instances at once are never both granted within one spacing', async () => {
+    await addWebhook(store(), webhook(1, 'wsu_a', { maxRequestsPerSecond: 5 }));
+    // On PostgreSQL a second store on the same database, as another instance; one process owns a SQLite file.
+    const other = backend === 'postgres' ? await openTestStore(backend, store.where().databaseUrl!) : null;
+    try {
+      const instances = [store(), other?.store ?? store()];
+      // 60 asks, 20 ms apart in their times but all in flight at once: the later times often decided first.
+      const asks = Array.from({ length: 60 }, (_, i) => ({ at: T0 + i * 20_000, instance: instances[i % 2]! }));
+      const answers = await Promise.all(
+        asks.map(({ at, instance }) => instance.webhooks.takeStartSlot('wsu_a', at, SPACING)),
+      );
+      const granted = asks.filter((_, i) => answers[i]!.granted).map(({ at }) => at);
+      const gaps = granted.slice(1).map((at, i) => at - granted[i]!);
+      expect(granted.length).toBeGreaterThan(0);
+      expect(Math.min(...gaps, SPACING)).toBeGreaterThanOrEqual(SPACING);
+      // Every refusal named a time after its own.
+      for (const [i, answer] of answers.entries())
+        if (!answer.granted) expect(answer.retryAt).toBeGreaterThan(asks[i]!.at);
+      // The last slot granted is the one stored: the next ask is refused until a spacing after it.
+      expect(await store().webhooks.takeStartSlot('wsu_a', granted.at(-1)!, SPACING)).toEqual({
+        granted: false,
+        retryAt: granted.at(-1)! + SPACING,
+      });
+    } finally {
+      await other?.close();
+    }
   });
 });

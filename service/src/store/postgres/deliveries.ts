@@ -9,7 +9,7 @@ import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { DispatchState, WebhookKind } from '../../domain/webhook';
 import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
-import { sendRateOf, slotsTaken } from '../../domain/send-rate';
+import { sendRateOf } from '../../domain/send-rate';
 import { asColumns, type PgDatabase, prepared } from './database';
 import {
   claimedFromRow,
@@ -51,6 +51,8 @@ const WEBHOOKS_PER_CLAIM = 256;
 // Both are prepared: they reach deliveries only through deliveries_pending_by_webhook, one webhook at a time, in
 // the index's order and with a LIMIT, a plan that a table grown since does not make worse (prepared, in the bench
 // run that grows a table from empty to 50,000 deliveries to one webhook, the first took 0.16 ms a call).
+// A webhook whose circuit is open, or whose rate holds its next start back (domain/send-rate.ts, startsAllowed), is
+// passed over in the first, so its backlog takes none of the claim's places while others wait.
 const LOCK_DUE_WEBHOOKS = prepared(`
   WITH heads AS MATERIALIZED (
     SELECT w.id AS webhook_id, h.next_attempt_at
@@ -92,12 +94,6 @@ const LEASE = `
   SELECT l.*, e.event_type, e.payload_tail, e.traceparent, e.tracestate, w.client_url, w.sealed_secret, w.previous_sealed_secret,
          w.previous_secret_until, w.active, w.archived_at
     FROM leased l JOIN events e ON e.id = l.event_id JOIN webhooks w ON w.id = l.webhook_id`;
-
-// Only a claim that sends to a rate-limited webhook runs this, under the webhook's claim lock, so the next claim
-// of any instance reads the slot it took. Ids sorted (slotsTaken), as every transaction that locks webhook rows.
-const SET_RATE_NEXT_AT = prepared(`
-  UPDATE webhooks w SET rate_next_at = u.next_at
-    FROM unnest($1::text[], $2::bigint[]) AS u(id, next_at) WHERE w.id = u.id`);
 
 const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at,
   archived_at, archived_reason`;
@@ -339,17 +335,10 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
       request.now,
     ]);
     const byId = new Map(leased.rows.map((row) => [row.id, row]));
-    const slots = slotsTaken(
-      chosen.filter((c) => byId.has(c.id)),
-      request.now,
-    );
-    if (slots.length > 0) {
-      await client.query(SET_RATE_NEXT_AT, [slots.map((s) => s.webhookId), slots.map((s) => s.nextAt)]);
-    }
     // In the order the fairness rule chose them.
     return chosen.flatMap((c) => {
       const row = byId.get(c.id);
-      return row === undefined ? [] : [claimedFromRow(row, { accountId: c.accountId, dueAt: c.dueAt, lease })];
+      return row === undefined ? [] : [claimedFromRow(row, c, lease)];
     });
   }
 

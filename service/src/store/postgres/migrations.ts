@@ -356,8 +356,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     description: "a webhook's own delivery rate, and when its next request may start",
     sql: `
       -- max_requests_per_second: NULL for no limit. rate_next_at (microseconds): the earliest start of the webhook's
-      -- next request on any instance, moved on by each claim that sends to a rate-limited webhook while it holds the
-      -- webhook's claim lock (domain/send-rate.ts).
+      -- next request on any instance, moved on by each request's start slot (domain/send-rate.ts).
       ALTER TABLE webhooks ADD COLUMN max_requests_per_second integer, ADD COLUMN rate_next_at bigint;
     `,
   },

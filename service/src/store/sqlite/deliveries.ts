@@ -31,7 +31,7 @@ import {
   rollupOf,
 } from '../results-plan';
 import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
-import { sendRateOf, slotsTaken } from '../../domain/send-rate';
+import { sendRateOf } from '../../domain/send-rate';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 
 /** The claim's statements, named so a test can check SQLite answers them from an index, not a scan. */
@@ -58,8 +58,6 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     `SELECT account_id AS accountId, max_requests_per_second AS perSecond, rate_next_at AS rateNextAt
        FROM webhooks WHERE id = ?`,
   );
-  // Only a claim that sends to a rate-limited webhook writes this.
-  const setRateNextAt = db.prepare<[Micros, string]>('UPDATE webhooks SET rate_next_at = ? WHERE id = ?');
   // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again. lease_owner holds
   // the claim's own lease (the owner and a claim number), so a result applies only to the claim that made it.
   const lease = db.prepare(
@@ -161,15 +159,11 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       const candidates = dueCandidates(request);
       const leaseOfClaim = `${request.owner}/${(claimsMade += 1)}`;
       const result: ClaimedDelivery[] = [];
-      const sent: DueCandidate[] = [];
       for (const candidate of choose(candidates)) {
-        const { id, accountId, dueAt } = candidate;
+        const { id } = candidate;
         if (lease.run({ id, lease: leaseOfClaim, leaseUntil: request.leaseUntil }).changes !== 1) continue;
-        const row = claimed.get(id)!;
-        result.push(claimedFromRow(row, { accountId, dueAt, lease: leaseOfClaim }));
-        sent.push(candidate);
+        result.push(claimedFromRow(claimed.get(id)!, candidate, leaseOfClaim));
       }
-      for (const { webhookId, nextAt } of slotsTaken(sent, request.now)) setRateNextAt.run(nextAt, webhookId);
       return result;
     },
   );

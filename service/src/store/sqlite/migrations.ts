@@ -342,7 +342,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "a webhook's own delivery rate, and when its next request may start",
     sql: `
       -- max_requests_per_second: NULL for no limit. rate_next_at (microseconds): the earliest start of the webhook's
-      -- next request, moved on by each claim that sends to a rate-limited webhook (domain/send-rate.ts).
+      -- next request, moved on by each request's start slot (domain/send-rate.ts).
       ALTER TABLE webhooks ADD COLUMN max_requests_per_second INTEGER;
       ALTER TABLE webhooks ADD COLUMN rate_next_at INTEGER;
     `,

@@ -1,4 +1,5 @@
 // SQLite access to webhooks and the idempotency keys of their creation.
+import type { Micros } from '../../core/time';
 import type { SqliteDatabase } from './database';
 import { SELECT_WEBHOOK } from './webhook-select';
 import type { InProcessEndpointHealth } from './endpoint-health';
@@ -7,6 +8,7 @@ import { observeOtherConnections, type OtherConnections } from './other-connecti
 import { createWebhookCache } from './webhook-cache';
 import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
 import type { CreateWebhookOutcome, WebhooksStore } from '../store';
+import { decideStart, type StartDecision } from '../../domain/send-rate';
 import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
 
 /** The parameters of the writable and resettable columns, as the UPDATE and INSERT statements name them. */
@@ -162,6 +164,17 @@ export function createWebhooksStore(
     },
   );
 
+  // A rate-limited webhook's next start (domain/send-rate.ts): on its row, so a restart keeps the spacing.
+  const readRateNextAt = db.prepare<[string], { nextAt: Micros | null }>(
+    'SELECT rate_next_at AS nextAt FROM webhooks WHERE id = ?',
+  );
+  const writeRateNextAt = db.prepare<[Micros, string]>('UPDATE webhooks SET rate_next_at = ? WHERE id = ?');
+  const takeStartSlotInTransaction = db.transaction((id: string, at: Micros, spacing: Micros): StartDecision => {
+    const decision = decideStart(readRateNextAt.get(id)?.nextAt ?? null, at, spacing);
+    if (decision.granted) writeRateNextAt.run(decision.nextAt, id);
+    return decision;
+  });
+
   return {
     // IMMEDIATE takes the write lock first, so the count and key checks see every committed create.
     create: async (record, options) =>
@@ -189,5 +202,6 @@ export function createWebhooksStore(
       return deleted;
     },
     countArchived: async () => countArchived.get()!.n,
+    takeStartSlot: async (id, at, spacing) => takeStartSlotInTransaction.immediate(id, at, spacing),
   };
 }
