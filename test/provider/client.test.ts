@@ -132,11 +132,14 @@ async function startProxy(
 ) {
   let failed = 0;
   const seen: IncomingMessage[] = [];
+  /** Each request's body as it came, by the request. */
+  const bodies = new Map<IncomingMessage, string>();
   proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     const respond = async () => {
       seen.push(req);
+      bodies.set(req, Buffer.concat(chunks).toString());
       const fail = match(req) && failed < failures;
       if (fail) failed += 1;
       if (!fail || failure.forwardFirst) {
@@ -154,8 +157,24 @@ async function startProxy(
     req.on('end', () => void respond().catch((error: Error) => res.destroy(error)));
   });
   await new Promise<void>((resolve) => proxy!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`, seen };
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`, seen, bodies };
 }
+
+test("a webhook without a rate goes on the wire as dbt Cloud's body: max_requests_per_second only when set", async () => {
+  const writes = (req: IncomingMessage) => req.method === 'POST' || req.method === 'PUT';
+  const { url, seen, bodies } = await startProxy(new URL(hostUrl).origin, 0, writes, {
+    status: 502,
+    forwardFirst: false,
+  });
+  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN });
+  const created = await client.create(input);
+  await client.update(created.id, { ...input, max_requests_per_second: 5 });
+  await client.update(created.id, { ...input, max_requests_per_second: null });
+  const sent = seen.filter(writes).map((req) => JSON.parse(bodies.get(req)!) as Record<string, unknown>);
+  expect(sent.map((body) => 'max_requests_per_second' in body)).toEqual([false, true, false]);
+  expect(sent[1]).toMatchObject({ max_requests_per_second: 5 });
+  expect(await client.get(created.id)).not.toHaveProperty('max_requests_per_second');
+});
 
 test('a create whose response was lost is retried with the same Idempotency-Key and makes one webhook', async () => {
   const origin = new URL(hostUrl).origin;

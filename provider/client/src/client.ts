@@ -181,6 +181,18 @@ function apiErrorFrom(status: number, text: string, operation: string): ApiError
 
 export type WebhooksClient = ReturnType<typeof createWebhooksClient>;
 
+/**
+ * A webhook's body as sent: jobhooks' own max_requests_per_second only when set. Left out, it means no limit to
+ * jobhooks, the same as null; and dbt Cloud, which has no such field, gets the body it knows.
+ */
+function onTheWire<T extends { max_requests_per_second: number | null }>(
+  body: T,
+): T | Omit<T, 'max_requests_per_second'> {
+  if (body.max_requests_per_second !== null) return body;
+  const { max_requests_per_second: _none, ...dbtFields } = body;
+  return dbtFields;
+}
+
 export function createWebhooksClient(options: ClientOptions) {
   const problem = hostUrlProblem(options.hostUrl);
   if (problem !== null) throw new Error(problem);
@@ -301,7 +313,7 @@ export function createWebhooksClient(options: ClientOptions) {
     operationalEndpoints,
     /** Creates a webhook. One Idempotency-Key per call, reused by its retries, so a retried create never duplicates. */
     async create(input: WebhookInput): Promise<CreatedWebhook> {
-      const body = CreateWebhookBody.parse(input);
+      const body = onTheWire(CreateWebhookBody.parse(input));
       const envelope = await call(
         dataEnvelope(CreatedWebhook),
         201,
@@ -322,7 +334,7 @@ export function createWebhooksClient(options: ClientOptions) {
     },
     /** Full replacement: an omitted optional field takes its default. */
     async update(id: string, input: WebhookInput): Promise<WebhookSummary> {
-      const body = UpdateWebhookBody.parse(input);
+      const body = onTheWire(UpdateWebhookBody.parse(input));
       return (await call(dataEnvelope(WebhookSummary), 200, 'PUT', single(id), `Update webhook ${id}`, body)).data;
     },
     /** True when deleted now, false when it was already gone. */
