@@ -1,6 +1,11 @@
 // The file format: what a webhooks file may say, as one zod schema built on the API contract's create body, so
 // a file is checked by the same rules the service applies. The JSON Schema editors read is generated from it.
-import { CreateWebhookBody, MARKER_IDENTIFIER, MARKER_IDENTIFIER_RULE } from '@jobhooks/client/contract';
+import {
+  CreateWebhookBody,
+  MARKER_IDENTIFIER,
+  MARKER_IDENTIFIER_RULE,
+  OperationalEndpointBody,
+} from '@jobhooks/client/contract';
 import { z } from 'zod';
 
 /** An identifier or a namespace: it goes into the webhook's name on the server, between `[[` and `]]`. */
@@ -16,6 +21,16 @@ export type DeclaredValues = z.output<typeof DeclaredWebhook>;
 
 export const WEBHOOK_FIELDS = Object.keys(DeclaredWebhook.shape) as Array<keyof DeclaredValues>;
 
+/** One operational endpoint as a file declares it: the API's body, refusing unknown fields. */
+export const DeclaredOperationalEndpoint = OperationalEndpointBody.strict();
+/** A declared operational endpoint with the API's defaults applied. */
+export type DeclaredEndpointValues = z.output<typeof DeclaredOperationalEndpoint>;
+
+export const ENDPOINT_FIELDS = Object.keys(DeclaredOperationalEndpoint.shape) as Array<keyof DeclaredEndpointValues>;
+
+/** The file's maps of declared things, by the key that holds them. */
+export const DECLARED_MAPS = ['webhooks', 'operational_endpoints'] as const;
+
 export const WebhooksFile = z
   .strictObject({
     namespace: Identifier.optional().meta({
@@ -23,8 +38,12 @@ export const WebhooksFile = z
         'Scopes what these files manage: only webhooks marked with this namespace are changed or deleted. ' +
         `Identifiers and namespaces are ${IDENTIFIER_RULE}.`,
     }),
-    webhooks: z.record(Identifier, DeclaredWebhook).meta({
+    webhooks: z.record(Identifier, DeclaredWebhook).optional().meta({
       description: 'The webhooks, by identifier. The identifier links an entry to its webhook on the server.',
+    }),
+    operational_endpoints: z.record(Identifier, DeclaredOperationalEndpoint).optional().meta({
+      description:
+        "The account's operational endpoints, by identifier (their own identifiers, apart from the webhooks').",
     }),
   })
   .meta({
@@ -32,6 +51,16 @@ export const WebhooksFile = z
     description: 'Webhooks declared for jobhooks-as-code (validate, plan, apply, import).',
   });
 export type WebhooksFile = z.output<typeof WebhooksFile>;
+
+/**
+ * True for a file (a map) with neither `webhooks` nor `operational_endpoints`: a mistake (a typo of the key, most
+ * likely) rather than "manage nothing", which applied would delete everything managed. Checked before the schema,
+ * whose two maps are each optional.
+ */
+export function declaresNothing(file: unknown): boolean {
+  if (typeof file !== 'object' || file === null || Array.isArray(file)) return false;
+  return DECLARED_MAPS.every((key) => !(key in file));
+}
 
 /**
  * Top-level keys starting with `x-` are the file's own (as in Compose files): a place for YAML anchors shared by

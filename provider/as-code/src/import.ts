@@ -1,16 +1,23 @@
-// `import`: the account's webhooks as a webhooks file that `validate` accepts. Webhooks managed in the chosen
-// namespace keep their identifiers; unmanaged ones get identifiers made from their names; another namespace's are
-// never written (applying them here would duplicate them).
-import { readMarker, roomForName, type WebhookDetail } from '@jobhooks/client/contract';
+// `import`: the account's webhooks and operational endpoints as a file that `validate` accepts. Those managed in the
+// chosen namespace keep their identifiers; unmanaged ones get identifiers made from their names; another
+// namespace's are never written (applying them here would duplicate them).
+import { type OperationalEndpoint, readMarker, roomForName, type WebhookDetail } from '@jobhooks/client/contract';
 import { Document } from 'yaml';
 import { byAge } from './remote';
 
-export interface ImportedWebhook {
+/** What import reads of a webhook or an operational endpoint to choose it. */
+interface Importable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ImportedWebhook<Item extends Importable = WebhookDetail> {
   identifier: string;
   /** The name as the file writes it (without marker). */
   name: string;
-  webhook: WebhookDetail;
-  /** False for a webhook no file manages yet: `--link` marks it. */
+  webhook: Item;
+  /** False for a webhook (or endpoint) no file manages yet: `--link` marks it. */
   managed: boolean;
 }
 
@@ -19,8 +26,11 @@ export interface ImportChoice {
   managedOnly: boolean;
 }
 
-export function chooseImported(remote: readonly WebhookDetail[], choice: ImportChoice): ImportedWebhook[] {
-  const chosen: ImportedWebhook[] = [];
+export function chooseImported<Item extends Importable>(
+  remote: readonly Item[],
+  choice: ImportChoice,
+): Array<ImportedWebhook<Item>> {
+  const chosen: Array<ImportedWebhook<Item>> = [];
   const taken = new Set<string>();
   const oldestFirst = [...remote].sort(byAge);
   for (const webhook of oldestFirst) {
@@ -45,19 +55,20 @@ export function chooseImported(remote: readonly WebhookDetail[], choice: ImportC
   return chosen;
 }
 
-/** A file's text: the schema line for editors, the namespace, and each webhook with only what differs from the defaults. */
+/**
+ * A file's text: the schema line for editors, the namespace, and each webhook (then each operational endpoint) with
+ * only what differs from the defaults.
+ */
 export function importedFileText(
   imported: readonly ImportedWebhook[],
   namespace: string | null,
   schemaReference: string,
+  endpoints: ReadonlyArray<ImportedWebhook<OperationalEndpoint>> = [],
 ): string {
   const webhooks: Record<string, Record<string, unknown>> = {};
   for (const { identifier, name, webhook } of imported) {
     webhooks[identifier] = {
-      name: literal(name),
-      ...(webhook.description !== '' ? { description: literal(webhook.description) } : {}),
-      client_url: literal(webhook.client_url),
-      event_types: webhook.event_types,
+      ...describing(name, webhook),
       ...(webhook.job_ids.length > 0 ? { job_ids: webhook.job_ids.map(Number) } : {}),
       ...(webhook.active ? {} : { active: false }),
       ...(webhook.max_requests_per_second !== undefined
@@ -65,9 +76,27 @@ export function importedFileText(
         : {}),
     };
   }
-  const document = new Document(namespace === null ? { webhooks } : { namespace, webhooks });
+  const operational_endpoints: Record<string, Record<string, unknown>> = {};
+  for (const { identifier, name, webhook: endpoint } of endpoints) {
+    operational_endpoints[identifier] = {
+      ...describing(name, endpoint),
+      ...(endpoint.active ? {} : { active: false }),
+    };
+  }
+  const maps = endpoints.length === 0 ? { webhooks } : { webhooks, operational_endpoints };
+  const document = new Document(namespace === null ? maps : { namespace, ...maps });
   document.commentBefore = ` yaml-language-server: $schema=${schemaReference}`;
   return document.toString({ lineWidth: 0 });
+}
+
+/** The fields both kinds have, as a file writes them, in the order `validate`'s schema lists them. */
+function describing(name: string, item: { description: string; client_url: string; event_types: readonly string[] }) {
+  return {
+    name: literal(name),
+    ...(item.description !== '' ? { description: literal(item.description) } : {}),
+    client_url: literal(item.client_url),
+    event_types: item.event_types,
+  };
 }
 
 /** A text as the files write it: `${` would be read as a variable, so it is written `$${`. */

@@ -4,7 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Document, LineCounter, parseDocument, visit } from 'yaml';
-import { type DeclaredValues, WebhooksFile, withoutExtensionKeys } from './declaration';
+import {
+  DECLARED_MAPS,
+  type DeclaredEndpointValues,
+  type DeclaredValues,
+  declaresNothing,
+  WebhooksFile,
+  withoutExtensionKeys,
+} from './declaration';
 import { expandFilePatterns } from './files';
 import { type Marker, markedName, roomForName } from '@jobhooks/client/contract';
 import type { Problem } from './problem';
@@ -12,11 +19,11 @@ import { messageOf, pathOf } from './problem-messages';
 import { substituteVariables } from './variables';
 import { identifierOfNodePath, type LineOf, lineFinder, lineOfPath, yamlMessage } from './yaml-positions';
 
-export interface DeclaredEntry {
+export interface DeclaredEntry<Values = DeclaredValues> {
   identifier: string;
   file: string;
   line: number | null;
-  values: DeclaredValues;
+  values: Values;
 }
 
 export interface Declaration {
@@ -24,6 +31,11 @@ export interface Declaration {
   namespace: string | null;
   files: string[];
   webhooks: DeclaredEntry[];
+  /**
+   * Omitted when no file has the `operational_endpoints` key: such files leave operational endpoints alone (and a
+   * server without them, dbt Cloud, is never asked). With the key, even empty, the files manage them.
+   */
+  operationalEndpoints?: Array<DeclaredEntry<DeclaredEndpointValues>>;
 }
 
 export type LoadResult = { declaration: Declaration; problems: [] } | { declaration: null; problems: Problem[] };
@@ -48,6 +60,8 @@ interface ParsedFile {
   file: string;
   namespace: string | null;
   webhooks: DeclaredEntry[];
+  /** Null when the file has no `operational_endpoints` key. */
+  operationalEndpoints: Array<DeclaredEntry<DeclaredEndpointValues>> | null;
   /** The line of the `namespace:` key, for the problem of files that disagree. */
   namespaceLine: number | null;
 }
@@ -90,35 +104,54 @@ function parseWebhooksFile(path: string, env: NodeJS.ProcessEnv, problems: Probl
     problems.push({ line: null, identifier: null, message: yamlMessage((error as Error).message) });
     return null;
   }
-  const checked = WebhooksFile.safeParse(withoutExtensionKeys(content));
+  const declared = withoutExtensionKeys(content);
+  // The same words as when `webhooks:` was the one map a file had: most files are of webhooks.
+  if (declaresNothing(declared))
+    problems.push({
+      line: lineOf(doc.contents),
+      identifier: null,
+      message: 'webhooks must be a map from identifiers to webhooks',
+    });
+  const checked = WebhooksFile.safeParse(declared);
   if (!checked.success) {
     for (const issue of checked.error.issues) {
       const line = lineOfPath(doc, pathOf(issue), lineOf);
       // A value whose variable is missing is reported once, as that.
       if (line !== null && variableLines.has(line)) continue;
-      const identifier = issue.path[0] === 'webhooks' && typeof issue.path[1] === 'string' ? issue.path[1] : null;
+      const inEntry = DECLARED_MAPS.some((map) => map === issue.path[0]) && typeof issue.path[1] === 'string';
+      const identifier = inEntry ? String(issue.path[1]) : null;
       problems.push({ line, identifier, message: messageOf(issue) });
     }
     return null;
   }
   if (problems.length > 0) return null;
   const namespace = checked.data.namespace ?? null;
-  const webhooks = Object.entries(checked.data.webhooks).map(([identifier, values]) => ({
-    identifier,
-    file: '',
-    line: lineOfPath(doc, ['webhooks', identifier], lineOf),
-    values,
-  }));
-  for (const entry of webhooks) {
-    const problem = nameTooLong(entry.values.name, { namespace, identifier: entry.identifier });
-    if (problem !== null)
-      problems.push({
-        line: lineOfPath(doc, ['webhooks', entry.identifier, 'name'], lineOf),
-        identifier: entry.identifier,
-        message: problem,
-      });
-  }
-  return problems.length > 0 ? null : { namespace, webhooks, namespaceLine: lineOfPath(doc, ['namespace'], lineOf) };
+  const entriesOf = <Values extends { name: string }>(
+    map: (typeof DECLARED_MAPS)[number],
+    declared: Record<string, Values>,
+  ) => {
+    const entries = Object.entries(declared).map(([identifier, values]) => ({
+      identifier,
+      file: '',
+      line: lineOfPath(doc, [map, identifier], lineOf),
+      values,
+    }));
+    for (const entry of entries) {
+      const problem = nameTooLong(entry.values.name, { namespace, identifier: entry.identifier });
+      if (problem !== null)
+        problems.push({
+          line: lineOfPath(doc, [map, entry.identifier, 'name'], lineOf),
+          identifier: entry.identifier,
+          message: problem,
+        });
+    }
+    return entries;
+  };
+  const webhooks = entriesOf('webhooks', checked.data.webhooks ?? {});
+  const endpointsMap = checked.data.operational_endpoints;
+  const operationalEndpoints = endpointsMap === undefined ? null : entriesOf('operational_endpoints', endpointsMap);
+  if (problems.length > 0) return null;
+  return { namespace, webhooks, operationalEndpoints, namespaceLine: lineOfPath(doc, ['namespace'], lineOf) };
 }
 
 /** Replaces `${VAR}` in every value; answers the lines of the values that could not be completed. */
@@ -161,8 +194,31 @@ function combine(files: ParsedFile[]): { declaration: Declaration | null; proble
         message: `the files set different namespaces (${said}); files applied together share one`,
       });
   }
-  const seen = new Map<string, DeclaredEntry>();
-  for (const entry of files.flatMap((file) => file.webhooks.map((webhook) => ({ ...webhook, file: file.file })))) {
+  const webhooks = onceEach(
+    files.flatMap((file) => file.webhooks.map((entry) => ({ ...entry, file: file.file }))),
+    'webhook',
+    problems,
+  );
+  const operationalEndpoints = onceEach(
+    files.flatMap((file) => (file.operationalEndpoints ?? []).map((entry) => ({ ...entry, file: file.file }))),
+    'operational endpoint',
+    problems,
+  );
+  const managesEndpoints = files.some((file) => file.operationalEndpoints !== null);
+  if (problems.length > 0) return { declaration: null, problems };
+  const declaration: Declaration = {
+    namespace: files[0]?.namespace ?? null,
+    files: files.map((file) => file.file),
+    webhooks,
+    ...(managesEndpoints ? { operationalEndpoints } : {}),
+  };
+  return { declaration, problems: [] };
+}
+
+/** The entries of one kind, each identifier once; a second declaration of one is a problem. */
+function onceEach<Values>(entries: Array<DeclaredEntry<Values>>, noun: string, problems: Problem[]) {
+  const seen = new Map<string, DeclaredEntry<Values>>();
+  for (const entry of entries) {
     const first = seen.get(entry.identifier);
     if (first === undefined) seen.set(entry.identifier, entry);
     else
@@ -170,16 +226,10 @@ function combine(files: ParsedFile[]): { declaration: Declaration | null; proble
         file: entry.file,
         line: entry.line,
         identifier: entry.identifier,
-        message: `the identifier is declared twice (first at ${first.file}:${first.line ?? '?'}); each webhook needs its own`,
+        message: `the identifier is declared twice (first at ${first.file}:${first.line ?? '?'}); each ${noun} needs its own`,
       });
   }
-  if (problems.length > 0) return { declaration: null, problems };
-  const declaration = {
-    namespace: files[0]?.namespace ?? null,
-    files: files.map((file) => file.file),
-    webhooks: [...seen.values()],
-  };
-  return { declaration, problems: [] };
+  return [...seen.values()];
 }
 
 function codeOf(error: unknown): string {

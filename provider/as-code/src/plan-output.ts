@@ -1,7 +1,7 @@
 // A plan as people read it, and as one JSON document for automation. Neither ever holds a secret: a plan has
 // none (secrets exist only in create responses, during apply).
 import { counted } from './words';
-import { ACTIONS, type Action, countByAction, type Plan, type PlannedChange } from './plan';
+import { ACTIONS, type Action, countByAction, type Plan, type PlannedChange, subjectOf } from './plan';
 
 export interface Target {
   hostUrl: string;
@@ -18,11 +18,12 @@ export function planText(plan: Plan, target: Target): string {
     lines.push(
       plan.unchanged === 0
         ? '  No changes: the files declare no webhook, and none is managed in this namespace.'
-        : `  No changes: ${counted(plan.unchanged, 'webhook')} already ${plan.unchanged === 1 ? 'matches' : 'match'} the files.`,
+        : `  No changes: ${unchangedText(plan)} already ${plan.unchanged === 1 ? 'matches' : 'match'} the files.`,
     );
   if (plan.warnings.length > 0) {
     lines.push('Warnings:');
-    for (const warning of plan.warnings) lines.push(`  ! ${warning.key} (${warning.webhookId}): ${warning.message}`);
+    for (const warning of plan.warnings)
+      lines.push(`  ! ${subjectOf(warning)} (${warning.webhookId}): ${warning.message}`);
   }
   if (plan.changes.length > 0) {
     const counts = countByAction(plan);
@@ -33,8 +34,15 @@ export function planText(plan: Plan, target: Target): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** "2 webhooks", or "1 webhook and 1 operational endpoint" when the files declare operational endpoints. */
+function unchangedText(plan: Plan): string {
+  const endpoints = plan.unchangedOperationalEndpoints;
+  if (endpoints === undefined) return counted(plan.unchanged, 'webhook');
+  return `${counted(plan.unchanged - endpoints, 'webhook')} and ${counted(endpoints, 'operational endpoint')}`;
+}
+
 function changeLines(change: PlannedChange): string[] {
-  const head = `  ${SIGN[change.action]} ${change.action} ${change.key}`;
+  const head = `  ${SIGN[change.action]} ${change.action} ${subjectOf(change)}`;
   switch (change.action) {
     case 'create':
       return [head, ...Object.entries(change.values).map(([field, value]) => `      ${field}: ${show(value)}`)];
@@ -56,27 +64,30 @@ export function planJson(plan: Plan, target: Target): string {
     host_url: target.hostUrl,
     account_id: target.accountId,
     namespace: plan.namespace,
-    changes: plan.changes.map((change) =>
-      change.action === 'create'
-        ? { action: change.action, key: change.key, values: change.values }
-        : change.action === 'delete'
-          ? {
-              action: change.action,
-              key: change.key,
-              webhook_id: change.webhookId,
-              name: change.name,
-              reason: change.reason,
-            }
-          : { action: change.action, key: change.key, webhook_id: change.webhookId, fields: change.fields },
-    ),
+    changes: plan.changes.map((change) => ({ ...kindOf(change), ...changeJson(change) })),
     warnings: plan.warnings.map((warning) => ({
+      ...kindOf(warning),
       key: warning.key,
-      webhook_id: warning.webhookId,
+      [idField(warning)]: warning.webhookId,
       message: warning.message,
     })),
     summary: { ...countByAction(plan), unchanged: plan.unchanged },
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }
+
+function changeJson(change: PlannedChange) {
+  if (change.action === 'create') return { action: change.action, key: change.key, values: change.values };
+  const id = { [idField(change)]: change.webhookId };
+  if (change.action === 'delete')
+    return { action: change.action, key: change.key, ...id, name: change.name, reason: change.reason };
+  return { action: change.action, key: change.key, ...id, fields: change.fields };
+}
+
+/** An operational endpoint's change or warning says so, with `endpoint_id`; a webhook's reads as it always has. */
+const kindOf = (item: { kind?: 'operational_endpoint' | undefined }) =>
+  item.kind === undefined ? {} : { kind: item.kind };
+const idField = (item: { kind?: 'operational_endpoint' | undefined }) =>
+  item.kind === 'operational_endpoint' ? 'endpoint_id' : 'webhook_id';
 
 const show = (value: unknown) => JSON.stringify(value);

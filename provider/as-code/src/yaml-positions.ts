@@ -1,4 +1,5 @@
 // Where things are in a parsed YAML document, so that every problem names its line and its webhook.
+import { DECLARED_MAPS } from './declaration';
 import { type Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
 
 export type LineOf = (node: Node | null | undefined) => number | null;
@@ -30,17 +31,17 @@ export function lineOfPath(doc: Document, path: readonly PropertyKey[], lineOf: 
 
 /** The identifier of the entry a node path (from yaml's `visit`) is inside, if any. */
 export function identifierOfNodePath(path: readonly unknown[]): string | null {
-  // path: Document, root map, the `webhooks` pair, the webhooks map, an entry's pair, ...
+  // path: Document, root map, the `webhooks` (or `operational_endpoints`) pair, its map, an entry's pair, ...
   const pair = path[4];
-  const webhooksPair = path[2];
-  if (!isPairWithKey(webhooksPair, 'webhooks') || !isPairWithKey(pair)) return null;
+  const mapPair = path[2];
+  if (!isPairWithKey(mapPair, DECLARED_MAPS) || !isPairWithKey(pair)) return null;
   return String(pair.key.value);
 }
 
-function isPairWithKey(value: unknown, key?: string): value is { key: { value: unknown } } {
+function isPairWithKey(value: unknown, keys?: readonly string[]): value is { key: { value: unknown } } {
   if (typeof value !== 'object' || value === null || !('key' in value)) return false;
   const pairKey = (value as { key: unknown }).key;
-  return isScalar(pairKey) && (key === undefined || pairKey.value === key);
+  return isScalar(pairKey) && (keys === undefined || keys.some((key) => pairKey.value === key));
 }
 
 /** yaml's message without the excerpt and the position it appends (the line is reported apart). */

@@ -1,7 +1,7 @@
 // How the IaC tools change a webhook's URL, shared by the Pulumi provider and the Terraform provider.
 // The API makes a webhook active (and un-archived) whenever its client_url changes
 // (docs/decisions.md#5-archived-state-in-the-api).
-import type { WebhookInput, WebhooksClient } from './client';
+import type { WebhookInput } from './client';
 import type { WebhookSummary } from './contract';
 
 interface UrlAndActive {
@@ -25,14 +25,18 @@ export function urlChangeWhileInactive(prior: UrlAndActive, next: UrlAndActive):
 
 /**
  * A full-replacement update that ends in exactly the state asked for. Moving the URL and deactivating in the
- * same change takes two requests: the first (with the new URL) reactivates, the second deactivates.
+ * same change takes two requests: the first (with the new URL) reactivates, the second deactivates. The same holds
+ * for an operational endpoint, whose PUT follows the webhook's rule: `api` may be `client.operationalEndpoints`.
  */
-export async function updateWebhook(
-  api: Pick<WebhooksClient, 'update'>,
+export async function updateWebhook<
+  Input extends { client_url: string; active?: boolean | null } = WebhookInput,
+  Answer = WebhookSummary,
+>(
+  api: { update(id: string, input: Input): Promise<Answer> },
   id: string,
   currentUrl: string,
-  input: WebhookInput,
-): Promise<WebhookSummary> {
+  input: Input,
+): Promise<Answer> {
   if (input.client_url !== currentUrl && input.active === false) {
     await api.update(id, { ...input, active: true });
   }

@@ -25,10 +25,11 @@ export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo
   if (plan.changes.length === 0) return 0;
 
   const { create: creates, delete: deletes } = countByAction(plan);
+  const endpointCreates = plan.changes.filter((c) => c.action === 'create' && c.kind === 'operational_endpoint').length;
   const sinks = secretSinks(flags, io);
   if (creates > 0 && sinks.length === 0)
     throw new CliError(
-      `Nothing was changed: apply would create ${counted(creates, 'webhook')}, whose secret${creates === 1 ? ' is' : 's are'} shown only once; pass --secrets-out FILE (or --show-secrets) to keep ${creates === 1 ? 'it' : 'them'}.`,
+      `Nothing was changed: apply would create ${createdText(creates - endpointCreates, endpointCreates)}, whose secret${creates === 1 ? ' is' : 's are'} shown only once; pass --secrets-out FILE (or --show-secrets) to keep ${creates === 1 ? 'it' : 'them'}.`,
     );
   // Before asking: a secrets file that cannot be written is known before anyone says yes.
   if (creates > 0 || deletes > 0) for (const sink of sinks) sink.prepare();
@@ -52,6 +53,15 @@ export async function applyCommand(files: string[], flags: ApplyFlags, io: CliIo
     io.stdout(`The secrets of the created webhooks are in ${flags.secretsOut}.\n`);
   io.stdout(`Apply complete: ${counted(plan.changes.length, 'change')}.\n`);
   return 0;
+}
+
+/** "2 webhooks", "1 operational endpoint", or both joined by "and". */
+function createdText(webhooks: number, endpoints: number): string {
+  const parts = [
+    ...(webhooks > 0 ? [counted(webhooks, 'webhook')] : []),
+    ...(endpoints > 0 ? [counted(endpoints, 'operational endpoint')] : []),
+  ];
+  return parts.join(' and ');
 }
 
 function secretSinks(flags: ApplyFlags, io: CliIo): SecretSink[] {

@@ -1,15 +1,15 @@
-// `import`: the account's webhooks as a webhooks file; --link marks the unmanaged ones it wrote, so that the files
-// manage them from then on.
+// `import`: the account's webhooks and operational endpoints as a file; --link marks the unmanaged ones it wrote, so
+// that the files manage them from then on.
 import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError } from '@jobhooks/client';
 import type { ConnectionFlags } from '../connection';
 import { chooseImported, type ImportedWebhook, importedFileText } from '../import';
 import type { CliIo } from '../io';
-import { markedName, markerKey } from '@jobhooks/client/contract';
+import { markedName, markerKey, type OperationalEndpoint } from '@jobhooks/client/contract';
 import { listAllWebhooks } from '../remote';
 import { counted } from '../words';
-import { approved, type Connected, connect, talking } from './shared';
+import { approved, type Connected, connect, operationalEndpointsOf, talking } from './shared';
 
 export interface ImportFlags extends ConnectionFlags {
   namespace?: string;
@@ -30,21 +30,27 @@ export async function importCommand(flags: ImportFlags, io: CliIo): Promise<numb
   const output = flags.output === undefined ? null : newOutputFile(flags.output, io.cwd);
   try {
     const remote = await talking(connected, () => listAllWebhooks(connected.api));
-    const imported = chooseImported(remote, { namespace, managedOnly: flags.managedOnly });
+    const remoteEndpoints = await operationalEndpointsOf(connected, false);
+    const choice = { namespace, managedOnly: flags.managedOnly };
+    const imported = chooseImported(remote, choice);
+    const endpoints = chooseImported(remoteEndpoints, choice);
     // Linked before the file is written: a file listing webhooks that are not yet linked would create them again.
     if (flags.link)
       await link(
-        imported.filter((entry) => !entry.managed),
-        namespace,
+        [
+          ...imported.filter((entry) => !entry.managed).map((entry) => webhookRename(entry, namespace, connected)),
+          ...endpoints.filter((entry) => !entry.managed).map((entry) => endpointRename(entry, namespace, connected)),
+        ],
         flags.autoApprove,
         connected,
         io,
       );
-    const text = importedFileText(imported, namespace, SCHEMA_REFERENCE);
+    const text = importedFileText(imported, namespace, SCHEMA_REFERENCE, endpoints);
     if (output === null) io.stdout(text);
     else {
       writeFileSync(output.fd, text);
-      io.stderr(`Wrote ${counted(imported.length, 'webhook')} to ${flags.output}.\n`);
+      const more = endpoints.length > 0 ? ` and ${counted(endpoints.length, 'operational endpoint')}` : '';
+      io.stderr(`Wrote ${counted(imported.length, 'webhook')}${more} to ${flags.output}.\n`);
     }
   } catch (error) {
     if (output !== null) rmSync(output.path, { force: true });
@@ -70,40 +76,73 @@ function newOutputFile(name: string, cwd: string): { fd: number; path: string } 
   }
 }
 
-async function link(
-  unmanaged: ImportedWebhook[],
-  namespace: string | null,
-  autoApprove: boolean,
-  connected: Connected,
-  io: CliIo,
-) {
-  if (unmanaged.length === 0) return;
+/** A rename --link makes: what it is, from which name to which, and the request that makes it. */
+interface Rename {
+  id: string;
+  from: string;
+  to: string;
+  /** How the line after the rename names it: `key` or `operational endpoint key`. */
+  linked: string;
+  rename(): Promise<unknown>;
+}
+
+async function link(renames: Rename[], autoApprove: boolean, connected: Connected, io: CliIo) {
+  if (renames.length === 0) return;
   io.stderr(
-    `--link renames ${counted(unmanaged.length, 'webhook')} on the server so that the files manage ${unmanaged.length === 1 ? 'it' : 'them'}:\n`,
+    `--link renames ${counted(renames.length, 'webhook')} on the server so that the files manage ${renames.length === 1 ? 'it' : 'them'}:\n`,
   );
-  for (const entry of unmanaged)
-    io.stderr(
-      `  ${entry.webhook.id}: ${JSON.stringify(entry.webhook.name)} -> ${JSON.stringify(linkedName(entry, namespace))}\n`,
-    );
+  for (const rename of renames)
+    io.stderr(`  ${rename.id}: ${JSON.stringify(rename.from)} -> ${JSON.stringify(rename.to)}\n`);
   if (!(await approved(autoApprove, 'Rename them?', io)))
     throw new CliError('Import cancelled; nothing was renamed or written.');
-  for (const entry of unmanaged) {
-    const { webhook } = entry;
-    // A full replacement with the webhook's own values and the marked name: nothing else changes (the same URL and
-    // active flag leave an archived webhook archived).
-    await talking(connected, () =>
+  for (const rename of renames) {
+    await talking(connected, rename.rename);
+    io.stderr(`linked ${rename.linked} (${rename.id})\n`);
+  }
+}
+
+// A full replacement with the item's own values and the marked name: nothing else changes (the same URL and active
+// flag leave an archived webhook or endpoint archived).
+
+function webhookRename(entry: ImportedWebhook, namespace: string | null, connected: Connected): Rename {
+  const { webhook } = entry;
+  const to = markedName(entry.name, { namespace, identifier: entry.identifier });
+  return {
+    id: webhook.id,
+    from: webhook.name,
+    to,
+    linked: markerKey({ namespace, identifier: entry.identifier }),
+    rename: () =>
       connected.api.update(webhook.id, {
-        name: linkedName(entry, namespace),
+        name: to,
         description: webhook.description,
         client_url: webhook.client_url,
         event_types: webhook.event_types,
         job_ids: webhook.job_ids.map(Number),
         active: webhook.active,
       }),
-    );
-    io.stderr(`linked ${markerKey({ namespace, identifier: entry.identifier })} (${webhook.id})\n`);
-  }
+  };
 }
 
-const linkedName = (entry: ImportedWebhook, namespace: string | null) =>
-  markedName(entry.name, { namespace, identifier: entry.identifier });
+function endpointRename(
+  entry: ImportedWebhook<OperationalEndpoint>,
+  namespace: string | null,
+  connected: Connected,
+): Rename {
+  const { webhook: endpoint } = entry;
+  const to = markedName(entry.name, { namespace, identifier: entry.identifier });
+  return {
+    id: endpoint.id,
+    from: endpoint.name,
+    to,
+    linked: `operational endpoint ${markerKey({ namespace, identifier: entry.identifier })}`,
+    rename: () =>
+      connected.api.operationalEndpoints.update(endpoint.id, {
+        name: to,
+        description: endpoint.description,
+        client_url: endpoint.client_url,
+        event_types: endpoint.event_types,
+        active: endpoint.active,
+      }),
+  };
+}

@@ -1,12 +1,12 @@
 // Steps more than one command takes: reading the files, connecting, planning, asking before a change.
-import type { WebhooksClient } from '@jobhooks/client';
-import { CliError } from '@jobhooks/client';
+import { ApiError, CliError, type WebhooksClient } from '@jobhooks/client';
+import type { OperationalEndpoint } from '@jobhooks/client/contract';
 import { clientOf, type Connection, connectionFrom, type ConnectionFlags, describeApiFailure } from '../connection';
 import type { CliIo } from '../io';
 import { type Declaration, loadDeclarations } from '../load-declarations';
 import { type Plan, planChanges } from '../plan';
 import { formatProblem } from '../problem';
-import { listAllWebhooks } from '../remote';
+import { listAllOperationalEndpoints, listAllWebhooks } from '../remote';
 import { counted } from '../words';
 
 /** The declaration, or a CliError after printing every problem of the files. */
@@ -29,19 +29,44 @@ export function connect(flags: ConnectionFlags, io: CliIo): Connected {
 }
 
 /** Runs API calls, turning a refusal into the one sentence that says what to check. */
-export async function talking<T>(connected: Connected, work: () => Promise<T>): Promise<T> {
+export async function talking<T>(
+  connected: Connected,
+  work: () => Promise<T>,
+  options: { passing?: (error: unknown) => boolean } = {},
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    // `passing`: errors the caller handles itself.
+    if (error instanceof CliError || options.passing?.(error)) throw error;
     throw new CliError(describeApiFailure(error, connected.connection));
   }
 }
 
 export async function planFor(declaration: Declaration, connected: Connected): Promise<Plan> {
   const remote = await talking(connected, () => listAllWebhooks(connected.api));
-  return planChanges(declaration, remote);
+  // Files without `operational_endpoints` leave them alone: the server is not asked.
+  const endpoints = declaration.operationalEndpoints === undefined ? [] : await operationalEndpointsOf(connected, true);
+  return planChanges(declaration, remote, endpoints);
 }
+
+/**
+ * The account's operational endpoints. A server without them (dbt Cloud answers 404) has none: for import, an
+ * empty list; for files that manage them (`declared`), a mistake in the files or the connection.
+ */
+export async function operationalEndpointsOf(connected: Connected, declared: boolean): Promise<OperationalEndpoint[]> {
+  try {
+    return await talking(connected, () => listAllOperationalEndpoints(connected.api), { passing: isNotFound });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    if (!declared) return [];
+    throw new CliError(
+      `${connected.connection.hostUrl} has no operational endpoints (they are jobhooks' own, not dbt Cloud's); remove "operational_endpoints" from the files to use this server.`,
+    );
+  }
+}
+
+const isNotFound = (error: unknown) => error instanceof ApiError && error.status === 404;
 
 /**
  * True to go ahead: `--auto-approve`, or "yes" typed on a terminal. With neither a terminal nor `--auto-approve`

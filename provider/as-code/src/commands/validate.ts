@@ -5,8 +5,11 @@ import { declarationOrProblems } from './shared';
 
 export async function validateCommand(files: string[], io: CliIo): Promise<number> {
   const declaration = await declarationOrProblems(files, io);
-  const count = declaration.webhooks.length;
+  const endpoints = declaration.operationalEndpoints?.length ?? 0;
+  const declared =
+    counted(declaration.webhooks.length, 'webhook') +
+    (endpoints > 0 ? ` and ${counted(endpoints, 'operational endpoint')}` : '');
   const scope = declaration.namespace === null ? '' : ` (namespace ${declaration.namespace})`;
-  io.stdout(`${counted(count, 'webhook')} in ${counted(declaration.files.length, 'file')}${scope}: valid.\n`);
+  io.stdout(`${declared} in ${counted(declaration.files.length, 'file')}${scope}: valid.\n`);
   return 0;
 }
