@@ -360,4 +360,13 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhooks ADD COLUMN max_requests_per_second integer, ADD COLUMN rate_next_at bigint;
     `,
   },
+  {
+    version: 13,
+    description: "an account's webhooks of one kind are counted from an index, not by reading every row",
+    sql: `
+      -- Each create counts the account's webhooks of its kind (the per-account limit); webhooks_by_account has no
+      -- kind, so the count read every webhook row of the account.
+      CREATE INDEX webhooks_by_account_kind ON webhooks(account_id, kind);
+    `,
+  },
 ];

@@ -347,4 +347,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhooks ADD COLUMN rate_next_at INTEGER;
     `,
   },
+  {
+    version: 19,
+    description: "an account's webhooks of one kind are counted from an index, not by reading every row",
+    sql: `
+      -- Each create counts the account's webhooks of its kind (the per-account limit); webhooks_by_account has no
+      -- kind, so the count read every webhook row of the account.
+      CREATE INDEX webhooks_by_account_kind ON webhooks(account_id, kind);
+    `,
+  },
 ];

@@ -32,6 +32,9 @@ function changeParams(change: WebhookChange) {
 
 export { SELECT_WEBHOOK };
 
+/** An account's webhooks of one kind, counted before each create: from the (account_id, kind) index alone. */
+export const COUNT_OF_KIND = 'SELECT count(*) AS n FROM webhooks WHERE account_id = ? AND kind = ?';
+
 export function createWebhooksStore(
   db: SqliteDatabase,
   health: InProcessEndpointHealth,
@@ -71,9 +74,7 @@ export function createWebhooksStore(
   const page = db.prepare<[number, string, number, number], WebhookRow>(
     `${SELECT_WEBHOOK} WHERE w.account_id = ? AND w.kind = ? ORDER BY w.created_at, w.id LIMIT ? OFFSET ?`,
   );
-  const countForAccount = db.prepare<[number, string], { n: number }>(
-    'SELECT count(*) AS n FROM webhooks WHERE account_id = ? AND kind = ?',
-  );
+  const countForAccount = db.prepare<[number, string], { n: number }>(COUNT_OF_KIND);
   const update = db.prepare(
     `UPDATE webhooks
         SET name = @name, description = @description, client_url = @clientUrl, event_types = @eventTypes,
