@@ -51,7 +51,7 @@ test('create, get, update, list, test, delete and get again, with the shapes of 
   expect(await client.accounts()).toEqual([expect.objectContaining({ id: 1 })]);
 });
 
-test("an account's operational endpoints: create, get, list, update, delete, apart from its webhooks", async () => {
+test("an account's operational endpoints: create, get, list, update, rotate, delete, apart from its webhooks", async () => {
   const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
   const endpoints = client.operationalEndpoints;
   const created = await endpoints.create({
@@ -69,6 +69,10 @@ test("an account's operational endpoints: create, get, list, update, delete, apa
     active: false,
   });
   expect(updated).toMatchObject({ event_types: ['webhook.failing'], active: false });
+  const rotated = await endpoints.rotateSecret(created.id, 60);
+  expect(rotated.hmac_secret).toMatch(/^[0-9a-f]{64}$/);
+  expect(rotated.hmac_secret).not.toBe(created.hmac_secret);
+  expect((await endpoints.get(created.id))?.previous_secret_expires_at).toMatch(/^\d+$/);
   expect((await endpoints.list()).data.map((e) => e.id)).toEqual([created.id]);
   expect((await client.list()).extra.pagination.total_count).toBe(0);
   expect(await client.get(created.id)).toBeNull();

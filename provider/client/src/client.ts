@@ -299,6 +299,15 @@ export function createWebhooksClient(options: ClientOptions) {
       const operation = `Update operational endpoint ${id}`;
       return (await call(dataEnvelope(OperationalEndpoint), 200, 'PUT', endpoint(id), operation, body)).data;
     },
+    /** A new secret, the old one signing beside it for the overlap; not retried, as a webhook's rotation. */
+    async rotateSecret(id: string, overlapSeconds?: number): Promise<RotatedSecret> {
+      const body = RotateSecretBody.parse(overlapSeconds === undefined ? {} : { overlap_seconds: overlapSeconds });
+      const operation = `Rotate the secret of operational endpoint ${id}`;
+      const how = { onlyIfRefused: true };
+      return (
+        await call(dataEnvelope(RotatedSecret), 200, 'POST', `${endpoint(id)}/secret/rotate`, operation, body, how)
+      ).data;
+    },
     /** True when deleted now, false when it was already gone. */
     async delete(id: string): Promise<boolean> {
       const operation = `Delete operational endpoint ${id}`;

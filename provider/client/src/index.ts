@@ -25,10 +25,18 @@ export {
   fromEnvironment,
 } from './connection-settings';
 /** The event names a webhook may subscribe to, as a union type derived from the contract's one list. */
-export type { EventType } from './contract/vocabulary';
+export type { EventType, OperationalEventType } from './contract/vocabulary';
 export { hostUrlProblem } from './host-url';
 export { outputTime, rfc3339FromMicros } from './output-times';
-export { FIELD_OF_PROPERTY, type WebhookProblem, type WebhookProperties, webhookProblems } from './webhook-problems';
+export {
+  FIELD_OF_PROPERTY,
+  type OperationalEndpointProblem,
+  type OperationalEndpointProperties,
+  operationalEndpointProblems,
+  type WebhookProblem,
+  type WebhookProperties,
+  webhookProblems,
+} from './webhook-problems';
 export { updateWebhook, urlChangeWhileInactive } from './webhook-updates';
 export {
   DBTCLOUD_PROVIDER_ADDRESS,
