@@ -41,8 +41,16 @@ export type StartDecision = { granted: true; nextAt: Micros } | { granted: false
  * asked again then. The one decision of the rate; each store makes it atomically for all instances.
  */
 export function decideStart(storedNextAt: Micros | null, at: Micros, spacing: Micros): StartDecision {
-  if (storedNextAt === null || storedNextAt <= at) return { granted: true, nextAt: at + spacing };
-  return { granted: false, retryAt: storedNextAt };
+  const waitUntil = nextStartAfter(storedNextAt, at);
+  return waitUntil === null ? { granted: true, nextAt: at + spacing } : { granted: false, retryAt: waitUntil };
+}
+
+/**
+ * The webhook's next start if it is still to come at `at`; null once it has come (or before its first start). The
+ * one test of the time, shared by the store's decision and the claim's pacing so the two cannot drift apart.
+ */
+function nextStartAfter(storedNextAt: Micros | null, at: Micros): Micros | null {
+  return storedNextAt !== null && storedNextAt > at ? storedNextAt : null;
 }
 
 /**
@@ -51,10 +59,10 @@ export function decideStart(storedNextAt: Micros | null, at: Micros, spacing: Mi
  */
 export function startsAllowed(rate: SendRate | null, now: Micros): number {
   if (rate === null) return Number.POSITIVE_INFINITY;
-  return rate.nextAt === null || rate.nextAt <= now ? 1 : 0;
+  return nextStartAfter(rate.nextAt, now) === null ? 1 : 0;
 }
 
 /** When a claim that left a webhook's deliveries because of its rate should look again: its next start; else null. */
 export function rateWakeAt(rate: SendRate | null, now: Micros): Micros | null {
-  return rate !== null && rate.nextAt !== null && rate.nextAt > now ? rate.nextAt : null;
+  return rate === null ? null : nextStartAfter(rate.nextAt, now);
 }
