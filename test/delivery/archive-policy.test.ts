@@ -1,6 +1,6 @@
 // The archiving rules (docs/decisions.md#9-failed-deliveries-and-archiving), on a timeline of attempts (microseconds).
 import type { AttemptFacts } from '../../service/src/domain/attempt';
-import type { DispatchState } from '../../service/src/domain/webhook';
+import { type DispatchState, NEW_DISPATCH_STATE } from '../../service/src/domain/webhook';
 import {
   ARCHIVE_AFTER_EXHAUSTED_DELIVERIES,
   ARCHIVE_REASONS,
@@ -11,15 +11,7 @@ const HOUR = 3600 * 1_000_000;
 const DAY = 24 * HOUR;
 const T0 = 1_800_000_000_000_000;
 
-const fresh: DispatchState = {
-  httpStatusCode: '0',
-  dispatchedAt: null,
-  consecutiveFailures: 0,
-  failingSince: null,
-  lastFailureAt: null,
-  archivedAt: null,
-  archivedReason: null,
-};
+const fresh: DispatchState = NEW_DISPATCH_STATE;
 
 const failed = (requestedAt: number, exhausted = true): AttemptFacts => ({
   requestedAt,

@@ -4,7 +4,7 @@
 import type { AttemptFacts, AttemptResult } from '../../service/src/domain/attempt';
 import { circuitFacts, type EndpointHealth, UNKNOWN_ENDPOINT } from '../../service/src/domain/endpoint-health';
 import { afterAnswer, type Answer, DEFAULT_HEALTH_RULES } from '../../service/src/delivery/endpoint-health';
-import type { DispatchState, WebhookRecord } from '../../service/src/domain/webhook';
+import { type DispatchState, type WebhookRecord, NEW_DISPATCH_STATE } from '../../service/src/domain/webhook';
 import { nextDispatchState } from '../../service/src/delivery/archive-policy';
 import { createManualClock } from '../../service/src/core/clock';
 import { createOperationalEventMaker } from '../../service/src/delivery/operational-payload';
@@ -19,15 +19,7 @@ import {
 
 const T0 = 1_800_000_000_000_000;
 const HOUR = 3600 * 1_000_000;
-const FRESH: DispatchState = {
-  httpStatusCode: '0',
-  dispatchedAt: null,
-  consecutiveFailures: 0,
-  failingSince: null,
-  lastFailureAt: null,
-  archivedAt: null,
-  archivedReason: null,
-};
+const FRESH: DispatchState = NEW_DISPATCH_STATE;
 
 type Verdict = AttemptFacts['verdict'];
 let n = 0;

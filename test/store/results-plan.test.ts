@@ -1,19 +1,11 @@
 // The plan of a batch of attempt results, as plain data: what both backends write (store/results-plan.ts).
 import type { AttemptFacts, AttemptResult } from '../../service/src/domain/attempt';
 import type { EndpointHealth } from '../../service/src/domain/endpoint-health';
-import type { DispatchState } from '../../service/src/domain/webhook';
+import { type DispatchState, NEW_DISPATCH_STATE } from '../../service/src/domain/webhook';
 import { endOf, loggedAttempts, planResults, rollupOf } from '../../service/src/store/results-plan';
 
 const T0 = 1_800_000_000_000_000;
-const STATE: DispatchState = {
-  httpStatusCode: '0',
-  dispatchedAt: null,
-  consecutiveFailures: 0,
-  failingSince: null,
-  lastFailureAt: null,
-  archivedAt: null,
-  archivedReason: null,
-};
+const STATE: DispatchState = NEW_DISPATCH_STATE;
 
 function result(webhookId: string, n: number, change: Partial<AttemptResult> = {}): AttemptResult {
   const statusCode = change.facts?.statusCode ?? '500';

@@ -93,3 +93,14 @@ export interface DispatchState {
   archivedAt: Micros | null;
   archivedReason: string | null;
 }
+
+/** A new webhook's dispatch state: never sent to, no failure, not archived. */
+export const NEW_DISPATCH_STATE: Readonly<DispatchState> = Object.freeze({
+  httpStatusCode: '0',
+  dispatchedAt: null,
+  consecutiveFailures: 0,
+  failingSince: null,
+  lastFailureAt: null,
+  archivedAt: null,
+  archivedReason: null,
+});

@@ -27,6 +27,7 @@ import type { SecretBox } from '../security/secret-box';
 import type { AccountRecord } from '../domain/account';
 import {
   endpointRenewed,
+  NEW_DISPATCH_STATE,
   ROTATED_KEY_PREFIX,
   type WebhookKind,
   type WebhookRecord,
@@ -152,13 +153,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       previousSecretUntil: null,
       createdAt: now,
       updatedAt: now,
-      dispatchedAt: null,
-      httpStatusCode: '0',
-      consecutiveFailures: 0,
-      failingSince: null,
-      lastFailureAt: null,
-      archivedAt: null,
-      archivedReason: null,
+      ...NEW_DISPATCH_STATE,
       endpointHealth: UNKNOWN_ENDPOINT,
     };
     return { record, hmacSecret };

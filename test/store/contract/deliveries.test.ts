@@ -3,7 +3,7 @@
 import { chooseClaims, type ClaimRoom } from '../../../service/src/delivery/claim-choice';
 import type { AttemptFacts } from '../../../service/src/domain/attempt';
 import type { ClaimedDelivery, DueCandidate } from '../../../service/src/domain/delivery';
-import type { DispatchState } from '../../../service/src/domain/webhook';
+import { type DispatchState, NEW_DISPATCH_STATE } from '../../../service/src/domain/webhook';
 import { REFUSAL, refuseLogRowsContaining, refuseRows } from '../../support/refused-rows';
 import {
   accountWithWebhooks,
@@ -332,18 +332,9 @@ describe('recordAttempts', () => {
     await store().deliveries.recordAttempts(results, next);
 
     expect(calls.map((c) => c.facts)).toEqual(results.map((r) => r.facts));
-    const initial: DispatchState = {
-      httpStatusCode: '0',
-      dispatchedAt: null,
-      consecutiveFailures: 0,
-      failingSince: null,
-      lastFailureAt: null,
-      archivedAt: null,
-      archivedReason: null,
-    };
-    expect(calls[0]!.current).toEqual(initial);
-    expect(calls[1]!.current).toEqual(initial);
-    expect(calls[2]!.current).toEqual(countFailures(initial, results[0]!.facts));
+    expect(calls[0]!.current).toEqual(NEW_DISPATCH_STATE);
+    expect(calls[1]!.current).toEqual(NEW_DISPATCH_STATE);
+    expect(calls[2]!.current).toEqual(countFailures(NEW_DISPATCH_STATE, results[0]!.facts));
     expect(calls[3]!.current).toMatchObject({ consecutiveFailures: 2, failingSince: T0 + 1 });
     expect(await store().webhooks.get(1, 'wsu_a')).toMatchObject({
       httpStatusCode: '503',

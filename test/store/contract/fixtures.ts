@@ -5,7 +5,7 @@ import type { AttemptFacts, AttemptResult, AttemptVerdict } from '../../../servi
 import type { ClaimedDelivery, DeliveryChange, DueCandidate, NewDelivery } from '../../../service/src/domain/delivery';
 import { UNKNOWN_ENDPOINT } from '../../../service/src/domain/endpoint-health';
 import type { EventRecord } from '../../../service/src/domain/event';
-import type { DispatchState, WebhookRecord } from '../../../service/src/domain/webhook';
+import { type DispatchState, NEW_DISPATCH_STATE, type WebhookRecord } from '../../../service/src/domain/webhook';
 import type { ClaimRequest, IngestOutcome, Store } from '../../../service/src/store/store';
 import { testBackend } from '../../support/postgres';
 import { openTestStore, type TestStore } from '../../support/stores';
@@ -68,13 +68,7 @@ export function webhook(accountId: number, id: string, overrides: Partial<Webhoo
     previousSecretUntil: null,
     createdAt: T0,
     updatedAt: T0,
-    dispatchedAt: null,
-    httpStatusCode: '0',
-    consecutiveFailures: 0,
-    failingSince: null,
-    lastFailureAt: null,
-    archivedAt: null,
-    archivedReason: null,
+    ...NEW_DISPATCH_STATE,
     // A store that keeps endpoint health with the webhook reads a new one back as not heard from.
     endpointHealth: UNKNOWN_ENDPOINT,
     ...overrides,
