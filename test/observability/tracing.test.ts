@@ -124,6 +124,13 @@ test("a job run's trace holds its ingestion and every attempt, in the caller's t
       'jobhooks.webhook.id': hook.id,
     });
   expect(attempts[3]!.attributes['jobhooks.attempt.manual']).toBe(true);
+  // Each attempt's span begins at the start its log entry records.
+  const logged = (await h.call('GET', `${webhookPath(hook.id)}/deliveries`)).json().data as Array<{
+    attempt: number;
+    requested_at: string;
+  }>;
+  const startOf = new Map(logged.map((row) => [row.attempt, `${row.requested_at}000`]));
+  expect(attempts.map((span) => span.startTimeUnixNano)).toEqual([1, 2, 3, 4].map((n) => startOf.get(n)));
   expect(new Set(attempts.map((span) => span.spanId)).size).toBe(4);
 
   // Each request names its own attempt's span, in the caller's trace, sampled, with the caller's tracestate.

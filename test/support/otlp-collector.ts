@@ -16,6 +16,8 @@ export interface CollectedSpan {
   name: string;
   /** OTLP's SpanKind: 2 server, 3 client. */
   kind: number;
+  /** When the span began, in nanoseconds since the epoch, as digits. */
+  startTimeUnixNano: string;
   attributes: Record<string, AttributeValue>;
   /** OTLP's StatusCode: 0 unset, 1 ok, 2 error. */
   status: { code: number; message: string };
@@ -95,6 +97,7 @@ interface DecodedRequest {
         parentSpanId?: string | Uint8Array;
         name: string;
         kind?: number;
+        startTimeUnixNano?: string | number;
         attributes?: KeyValue[];
         status?: { code?: number; message?: string };
       }>;
@@ -140,6 +143,7 @@ function spansOf(request: DecodedRequest): CollectedSpan[] {
         parentSpanId: hex(span.parentSpanId),
         name: span.name,
         kind: span.kind ?? 0,
+        startTimeUnixNano: String(span.startTimeUnixNano ?? ''),
         attributes: attributesOf(span.attributes),
         status: { code: span.status?.code ?? 0, message: span.status?.message ?? '' },
         resource,

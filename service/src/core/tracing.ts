@@ -1,7 +1,7 @@
 // Traces as a dependency: ingestion and each attempt ask a Tracing for their W3C trace context, and tell it how
 // they ended. Without exported traces it is createHeadersOnlyTracing here (random ids and strings, nothing else);
 // with them, observability/otel-tracing.ts, loaded only then (docs/tracing.md).
-import type { Millis } from './time';
+import type { Micros, Millis } from './time';
 import type { RandomBytes } from './random';
 import {
   childTraceparent,
@@ -82,7 +82,8 @@ export interface Tracing {
   /** True when spans are exported (OTEL_* configured); false when only the headers are made. */
   readonly exporting: boolean;
   ingestion(incoming: IncomingTrace): IngestionSpan;
-  attempt(start: AttemptStart): AttemptSpan;
+  /** An attempt's span, begun at `startedAt`: the start the delivery log records as its requested_at. */
+  attempt(start: AttemptStart, startedAt: Micros): AttemptSpan;
   /** Exports what is still buffered, then stops. */
   close(): Promise<void>;
 }

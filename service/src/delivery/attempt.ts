@@ -137,8 +137,9 @@ export function logEntryOf(
 
 export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<AttemptMade> {
   const { target } = plan;
-  const span = deps.tracing.attempt(plan);
   const requestedAt = plan.startedAt ?? nowMicros(deps.clock);
+  // The span begins at the recorded start: for a rate-limited webhook, the slot the store granted.
+  const span = deps.tracing.attempt(plan, requestedAt);
   const signatures = signaturesFor(plan, requestedAt);
   const outcome =
     signatures === null

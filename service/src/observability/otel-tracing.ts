@@ -43,6 +43,7 @@ import { type Clock, nowMillis } from '../core/clock';
 import { cleanTracestate, type EventTrace, formatTraceparent, parseTraceparent, traceOf } from '../core/trace-context';
 import type { AttemptEnd, AttemptSpan, AttemptStart, IngestionSpan, IncomingTrace, Tracing } from '../core/tracing';
 import { VERSION } from '../core/version';
+import type { Micros } from '../core/time';
 import { createThreadSpanExporter } from './trace-export-thread';
 import type { SamplerName, TracingSettings } from './tracing-config';
 
@@ -107,6 +108,11 @@ function reportingExporter(inner: SpanExporter, deps: OtelTracingDeps): SpanExpo
 function hrTimeOf(clock: Clock): HrTime {
   const nanos = clock.nowNanos();
   return [Number(nanos / 1_000_000_000n), Number(nanos % 1_000_000_000n)];
+}
+
+/** A time in microseconds since the epoch as OpenTelemetry's time. */
+function hrTimeOfMicros(micros: Micros): HrTime {
+  return [Math.floor(micros / 1_000_000), (micros % 1_000_000) * 1000];
 }
 
 /** A context whose remote parent is the span a `traceparent` names, with its `tracestate`. */
@@ -228,10 +234,11 @@ export function createOtelTracing(settings: TracingSettings, deps: OtelTracingDe
     };
   }
 
-  function attempt(start: AttemptStart): AttemptSpan {
+  function attempt(start: AttemptStart, startedAt: Micros): AttemptSpan {
     const parent =
       start.trace === null ? ROOT_CONTEXT : remoteParent(traceOf(start.trace.traceparent), start.trace.tracestate);
-    const span = tracer.startSpan(SPAN_NAMES.attempt, { kind: SpanKind.CLIENT, startTime: hrTimeOf(clock) }, parent);
+    const startTime = hrTimeOfMicros(startedAt);
+    const span = tracer.startSpan(SPAN_NAMES.attempt, { kind: SpanKind.CLIENT, startTime }, parent);
     // An attempt the sampler left out has a span id for its traceparent, and nothing more is computed for it.
     if (span.isRecording()) span.setAttributes(attemptAttributes(start));
     const { traceparent, tracestate } = eventTraceOf(span);
