@@ -79,3 +79,23 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): v
     }).immediate();
   }
 }
+
+/** SQLite's `synchronous` levels this service sets: NORMAL (1) and FULL (2). */
+const SYNCHRONOUS_NORMAL = 1;
+
+/**
+ * Runs `commit` (a transaction that commits) without waiting for the disk, whatever the durability: in WAL mode
+ * at NORMAL the commit survives a crash of the process, and only a power loss or a crash of the OS may take it
+ * back. For writes whose loss only a restart of the machine can cause, and that such a restart makes harmless.
+ * The connection's own level comes back afterwards, and a later synced commit syncs this one's pages too.
+ */
+export function commitWithoutSync<T>(db: SqliteDatabase, commit: () => T): T {
+  const level = db.pragma('synchronous', { simple: true }) as number;
+  if (level <= SYNCHRONOUS_NORMAL) return commit();
+  db.pragma(`synchronous = ${SYNCHRONOUS_NORMAL}`);
+  try {
+    return commit();
+  } finally {
+    db.pragma(`synchronous = ${level}`);
+  }
+}
