@@ -11,10 +11,13 @@ export interface WebhookConnectionArgs {
   token: pulumi.Input<string>;
 }
 
-/** The inputs every resource class has besides its own fields. */
+/** The inputs every resource class has besides its event types and its own fields. */
 export interface CommonArgs {
   /** Defaults to the resource's name. */
   name?: pulumi.Input<string>;
+  clientUrl: pulumi.Input<string>;
+  description?: pulumi.Input<string>;
+  active?: pulumi.Input<boolean>;
   /**
    * This resource's own API and account, for a program that manages more than one; the stack config's
    * (`jobhooks:*` or `dbtcloud:*`) when omitted. Kept in the state as a secret, since it holds a token.

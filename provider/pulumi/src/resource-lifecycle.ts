@@ -26,6 +26,17 @@ export interface ManagedInputs extends RotationInputs {
   connection?: ResourceConnection;
 }
 
+/** The inputs that are jobhooks' own and the server knows nothing of: outputs keep them as given. */
+export type OwnInputs<AdoptInput extends string> =
+  AdoptInput | 'connection' | 'secretRotation' | 'secretOverlapSeconds';
+
+/** A kind's outputs: every API field as the server holds it, the own inputs as given, and the secret. */
+export type OutputsOf<Inputs extends ManagedInputs, AdoptInput extends keyof Inputs & string> = Required<
+  Omit<Inputs, OwnInputs<AdoptInput>>
+> &
+  Pick<Inputs, OwnInputs<AdoptInput>> &
+  Secret;
+
 /** The outputs the lifecycle itself reads. */
 export interface ManagedOutputs extends Secret, RotationInputs {
   clientUrl: string;
@@ -42,11 +53,15 @@ export interface ManagedApi<Body, Answer> {
   rotateSecret(id: string, overlapSeconds?: number): Promise<RotatedSecret>;
 }
 
+/** What the lifecycle reads of a request body and of the API's answer. */
+type BodyShape = { client_url: string; active?: boolean | null };
+type AnswerShape = { id: string; previous_secret_expires_at?: string | null | undefined };
+
 export interface ResourceKind<
   Inputs extends ManagedInputs,
   Outputs extends ManagedOutputs,
-  Body extends { client_url: string; active?: boolean | null },
-  Answer extends { id: string; previous_secret_expires_at?: string | null | undefined },
+  Body extends BodyShape,
+  Answer extends AnswerShape,
 > {
   /** How messages name one: 'webhook'. */
   noun: string;
@@ -79,8 +94,8 @@ const place = (connection: ResourceConnection | undefined) =>
 export function createResourceProvider<
   Inputs extends ManagedInputs,
   Outputs extends ManagedOutputs,
-  Body extends { client_url: string; active?: boolean | null },
-  Answer extends { id: string; previous_secret_expires_at?: string | null | undefined },
+  Body extends BodyShape,
+  Answer extends AnswerShape,
 >(kind: ResourceKind<Inputs, Outputs, Body, Answer>, env: NodeJS.ProcessEnv): pulumi.dynamic.ResourceProvider {
   const clients = createClients(env);
   const api = (own: ResourceConnection | undefined) => kind.api(clients.of(own));
@@ -122,7 +137,7 @@ export function createResourceProvider<
       if (olds.clientUrl !== undefined && known(news.clientUrl) && urlChangeWhileInactive(olds, news)) {
         failures.push({
           property: 'clientUrl',
-          reason: `Cannot change clientUrl while active is false: the service reactivates a ${kind.noun} whose URL changes. Set active: true in the same change.`,
+          reason: `Cannot change clientUrl while active is false: the service reactivates any ${kind.noun} whose URL changes. Set active: true in the same change.`,
         });
       }
       return { inputs: news, failures };
@@ -148,7 +163,9 @@ export function createResourceProvider<
       const adopt = adoptId(inputs);
       if (adopt) {
         const existing = await client.get(adopt);
-        if (!existing) throw new Error(`Cannot adopt ${kind.noun} ${adopt}: it does not exist in this account.`);
+        if (!existing) {
+          throw new Error(`Cannot adopt ${kind.noun} ${adopt}: it does not exist in this account.`);
+        }
         const updated = await client.update(existing.id, kind.body(inputs));
         const secret = { hmacSecret: '', previousSecretExpiresAt: existing.previous_secret_expires_at ?? null };
         return { id: updated.id, outs: outputsOf(updated, secret, inputs) };

@@ -10,7 +10,7 @@ import type * as pulumi from '@pulumi/pulumi';
 export const PROVIDER_MODULE = '@jobhooks/pulumi/provider';
 
 /** The functions of PROVIDER_MODULE that hand out one provider per process, by resource kind. */
-export type SharedProvider = 'sharedWebhookProvider';
+export type SharedProvider = 'sharedWebhookProvider' | 'sharedOperationalEndpointProvider';
 
 /**
  * The provider as Pulumi serializes it. Capturing the client or the schemas directly would make Pulumi serialize

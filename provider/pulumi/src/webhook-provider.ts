@@ -1,24 +1,19 @@
 // The lifecycle of a jobhooks webhook for Pulumi (check, diff, create, read, update, delete), over the typed
-// client and the service's own schemas, with jobhooks' own delivery rate (`maxRequestsPerSecond`) and secret rotation (a new `secretRotation` value rotates
-// `hmacSecret` in place). Loaded by the serialized shell in serialized-provider.ts inside the provider host.
+// client and the service's own schemas, with jobhooks' own delivery rate (`maxRequestsPerSecond`) and secret
+// rotation (a new `secretRotation` value rotates `hmacSecret` in place). Loaded by the serialized shell in
+// serialized-provider.ts inside the provider host.
 import type * as pulumi from '@pulumi/pulumi';
 import { type WebhookInput, webhookProblems } from '@jobhooks/client';
 import { WEBHOOK_DEFAULTS, type WebhookDetail, type WebhookSummary } from '@jobhooks/client/contract';
 import type { ResourceConnection } from './connection';
-import { createResourceProvider, type ResourceKind } from './resource-lifecycle';
-import type { RotationInputs, Secret } from './secret-rotation';
+import { createResourceProvider, type ManagedInputs, type OutputsOf, type ResourceKind } from './resource-lifecycle';
 
 /** The API a resource talks to when it does not use the stack's: one program can manage several accounts. */
 export type WebhookConnection = ResourceConnection;
 
 /** What a program declares, in Pulumi's camelCase (the public pulumi-dbtcloud Webhook's inputs). */
-export interface WebhookInputs extends RotationInputs {
-  name: string;
-  clientUrl: string;
-  eventTypes: string[];
-  description?: string;
+export interface WebhookInputs extends ManagedInputs {
   jobIds?: number[];
-  active?: boolean;
   /**
    * jobhooks' own (dbt Cloud has no such field): the most requests per second sent to `clientUrl`, over all
    * instances, 1 to 100; omitted or null: no limit (and outputs hold null).
@@ -26,15 +21,9 @@ export interface WebhookInputs extends RotationInputs {
   maxRequestsPerSecond?: number | null;
   /** Take over an existing webhook by id instead of creating one (`pulumi import` does not work for dynamic providers). */
   adoptWebhookId?: string;
-  /** This resource's own API connection (kept as a secret); the stack config's when omitted. */
-  connection?: WebhookConnection;
 }
 
-/** The inputs that are jobhooks' own and the server knows nothing of: outputs keep them as given. */
-type OwnInputs = 'adoptWebhookId' | 'connection' | 'secretRotation' | 'secretOverlapSeconds';
-
-export interface WebhookOutputs
-  extends Required<Omit<WebhookInputs, OwnInputs>>, Pick<WebhookInputs, OwnInputs>, Secret {
+export interface WebhookOutputs extends OutputsOf<WebhookInputs, 'adoptWebhookId'> {
   webhookId: string;
   httpStatusCode: string;
   accountIdentifier: string;

@@ -9,13 +9,10 @@ export { PROVIDER_MODULE, serializableProvider } from './serialized-provider';
 export type { WebhookConnectionArgs } from './managed-resource';
 
 export interface WebhookArgs extends CommonArgs {
-  clientUrl: pulumi.Input<string>;
   /** A typo ('job.run.failed') fails at compile time: the names come from the contract's list. */
   eventTypes: pulumi.Input<pulumi.Input<EventType>[]>;
-  description?: pulumi.Input<string>;
   /** Empty (the default) means every job. */
   jobIds?: pulumi.Input<pulumi.Input<number>[]>;
-  active?: pulumi.Input<boolean>;
   /**
    * jobhooks' own (dbt Cloud has no such field): the most requests per second sent to `clientUrl`, counted over all
    * instances, 1 to 100; omitted: no limit. Deliveries beyond it wait their turn without using an attempt.
