@@ -101,7 +101,10 @@ export function createResourceProvider<
   const api = (own: ResourceConnection | undefined) => kind.api(clients.of(own));
   /** The inputs that are jobhooks' own and the server knows nothing of: outputs keep them as given. */
   const own: readonly string[] = [kind.adoptInput, 'connection', 'secretRotation', 'secretOverlapSeconds'];
-  /** Only the own inputs that are set: Pulumi's structs take no undefined. */
+  /**
+   * Only the own inputs that are set: Pulumi's structs take no undefined. An empty adoption id or connection is
+   * none; a rotation value or an overlap of 0 is a value.
+   */
   const ownInputs = (origin: object): Record<string, unknown> =>
     Object.fromEntries(
       Object.entries(origin).filter(
