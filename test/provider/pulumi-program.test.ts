@@ -4,6 +4,7 @@ import Module from 'node:module';
 import * as pulumi from '@pulumi/pulumi';
 import { createWebhooksClient } from '@jobhooks/client';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+import { stackConfig } from '../support/pulumi-config';
 import { closePulumiInspector } from '../support/pulumi-inspector';
 
 let h: Harness;
@@ -34,21 +35,20 @@ function outputValue<T>(output: pulumi.Output<T>): Promise<T> {
   return new Promise((resolve) => output.apply((value) => resolve(value)));
 }
 
-test('the example program creates its three webhooks through its own serialized providers', async () => {
-  const config: Record<string, string> = {
-    'jobhooks:baseUrl': hostUrl,
-    'jobhooks:accountId': '1',
-    'jobhooks:token': ADMIN_TOKEN,
-  };
+/**
+ * Mocks the engine: each registered resource's serialized provider is rehydrated, checked and created against the
+ * live service. Returns the ids created and, by resource type, what each registration asks the engine to keep
+ * secret (additionalSecretOutputs travels in each registration request).
+ */
+async function mockEngine(): Promise<{ created: string[]; secretOutputs: Record<string, string[][]> }> {
   const created: string[] = [];
+  const secretOutputs: Record<string, string[][]> = {};
   await pulumi.runtime.setMocks(
     {
       newResource: async ({ inputs }) => {
         const { __provider: serialized, ...declared } = inputs as Record<string, unknown>;
         const provider = rehydrate(serialized as string);
-        await provider.configure({
-          config: { get: (key: string) => config[key], require: (key: string) => config[key]! },
-        });
+        await provider.configure({ config: stackConfig(hostUrl) });
         const { failures } = await provider.check({}, declared);
         if (failures && failures.length > 0) throw new Error(JSON.stringify(failures));
         const { id, outs } = await provider.create(declared);
@@ -61,16 +61,20 @@ test('the example program creates its three webhooks through its own serialized 
     'test',
     false,
   );
-  // What the engine is asked to keep secret: additionalSecretOutputs travels in each registration request.
   const monitor = pulumi.runtime.getMonitor() as unknown as {
     registerResource: (req: RegisterRequest, callback: unknown) => unknown;
   };
   const register = monitor.registerResource.bind(monitor);
-  const secretOutputs: string[][] = [];
   monitor.registerResource = (req, callback) => {
-    if (req.getType().endsWith(':Webhook')) secretOutputs.push(req.getAdditionalsecretoutputsList());
+    const type = req.getType().split(':').at(-1)!;
+    (secretOutputs[type] ??= []).push(req.getAdditionalsecretoutputsList());
     return register(req, callback);
   };
+  return { created, secretOutputs };
+}
+
+test('the example program creates its three webhooks through its own serialized providers', async () => {
+  const { created, secretOutputs } = await mockEngine();
   // Loaded only now, after setMocks, as the Pulumi language host would run it.
   const program = require('../../examples/pulumi/index') as typeof import('../../examples/pulumi/index.js');
   const ids = await outputValue(pulumi.output(program.webhookIds));
@@ -92,9 +96,30 @@ test('the example program creates its three webhooks through its own serialized 
   expect(Object.values(secrets).every((secret) => /^[0-9a-f]{64}$/.test(secret))).toBe(true);
   // The exported secrets are secret in the program, and every Webhook asks the engine to keep hmacSecret secret.
   expect(await pulumi.isSecret(program.hmacSecrets)).toBe(true);
-  expect(secretOutputs).toEqual([
+  expect(secretOutputs.Webhook).toEqual([
     ['hmacSecret', 'connection'],
     ['hmacSecret', 'connection'],
     ['hmacSecret', 'connection'],
   ]);
+});
+
+test('a program declares an OperationalEndpoint: the service holds it, and its hmacSecret is kept secret', async () => {
+  const { created, secretOutputs } = await mockEngine();
+  const { OperationalEndpoint } = require('@jobhooks/pulumi') as typeof import('@jobhooks/pulumi');
+  const endpoint = new OperationalEndpoint('platform-on-call', {
+    clientUrl: 'http://127.0.0.1:9/operational',
+    eventTypes: ['webhook.archived', 'webhook.failing'],
+    active: false,
+  });
+  const id = await outputValue(endpoint.endpointId);
+  expect(created).toEqual([id]);
+  const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  expect(await client.operationalEndpoints.get(id)).toMatchObject({
+    name: 'platform-on-call',
+    event_types: ['webhook.archived', 'webhook.failing'],
+    active: false,
+  });
+  expect(await outputValue(endpoint.hmacSecret)).toMatch(/^[0-9a-f]{64}$/);
+  // The engine (not the mocks) applies it: the registration asks it to keep hmacSecret secret.
+  expect(secretOutputs.OperationalEndpoint).toEqual([['hmacSecret', 'connection']]);
 });

@@ -10,6 +10,7 @@ import {
 } from '../../provider/pulumi/src/webhook-provider';
 import { ingest } from '../support/events';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+import { configured } from '../support/pulumi-config';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
 import { waitFor } from '../support/wait';
@@ -22,13 +23,7 @@ beforeEach(async () => {
   h = await startHarness();
   hostUrl = await h.listen();
   receiver = await startReceiver();
-  provider = createWebhookProvider({}) as Required<pulumi.dynamic.ResourceProvider>;
-  const config: Record<string, string> = {
-    'jobhooks:baseUrl': hostUrl,
-    'jobhooks:accountId': '1',
-    'jobhooks:token': ADMIN_TOKEN,
-  };
-  await provider.configure({ config: { get: (key: string) => config[key], require: (key: string) => config[key]! } });
+  provider = await configured(createWebhookProvider({}), hostUrl);
 });
 afterEach(async () => {
   await receiver.close();

@@ -1,11 +1,16 @@
 // The front ends' closed inputs are typed from the contract's one list of event types, so a typo in a program
 // fails at compile time (ts-jest and `npm run typecheck` both compile this file: an unused @ts-expect-error, that
 // is a typo the types let through, fails them).
-import type { EventType as ClientEventType, WebhookInput } from '@jobhooks/client';
+import type { EventType as ClientEventType, OperationalEventType, WebhookInput } from '@jobhooks/client';
 import { EVENT_TYPES } from '@jobhooks/client/contract';
 import type { DbtcloudWebhookConfig, EventType as CdktfEventType } from '@jobhooks/cdktf';
 import type { DbtcloudWebhookConfig as CdktnWebhookConfig } from '@jobhooks/cdktn';
-import type { EventType as PulumiEventType, WebhookArgs } from '@jobhooks/pulumi';
+import type {
+  EventType as PulumiEventType,
+  OperationalEndpointArgs,
+  OperationalEventType as PulumiOperationalEventType,
+  WebhookArgs,
+} from '@jobhooks/pulumi';
 
 /** True only when A and B are the same type. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -47,4 +52,16 @@ test("a typo ('job.run.failed') does not compile in any front end", () => {
     true,
   ]);
   expect(EVENT_TYPES).not.toContain('job.run.failed');
+});
+
+test("Pulumi's OperationalEndpoint takes only operational event types: a typo or a job-run type does not compile", () => {
+  const union: Same<PulumiOperationalEventType, OperationalEventType> = true;
+  const eventTypes: OperationalEndpointArgs['eventTypes'] = [
+    'webhook.archived',
+    // @ts-expect-error not an event type
+    'webhook.archive',
+    // @ts-expect-error a webhook's event type, not an operational one
+    'job.run.completed',
+  ];
+  expect([union, (eventTypes as string[]).includes('webhook.archive')]).toEqual([true, true]);
 });

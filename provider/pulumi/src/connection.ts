@@ -1,5 +1,6 @@
 // Where the Pulumi provider finds the API: a resource's own `connection`, else the stack config (`jobhooks:*` or
-// pulumi-dbtcloud's `dbtcloud:*` names), else the public providers' environment variables.
+// pulumi-dbtcloud's `dbtcloud:*` names), else the public providers' environment variables; and the clients built from it.
+import { createWebhooksClient, hostUrlProblem, type WebhooksClient } from '@jobhooks/client';
 export interface Connection {
   hostUrl: string;
   accountId: number;
@@ -47,4 +48,55 @@ export function checkedConnection(
     throw new Error(`${accountIdName} must be a positive whole number, not "${given.accountId}"`);
   }
   return { hostUrl: given.hostUrl, accountId, token: given.token };
+}
+
+/** A resource's own connection as declared (the `connection` input): kept as a secret, since it holds a token. */
+export interface ResourceConnection {
+  /** The API base URL, ending in /api. */
+  hostUrl: string;
+  accountId: number;
+  token: string;
+}
+
+/** What is wrong with a resource's own connection, if it has one, as one sentence naming the setting. */
+export function connectionProblem(connection: unknown): string | null {
+  if (connection === undefined || connection === null) return null;
+  const given = connection as Partial<Record<keyof ResourceConnection, unknown>>;
+  const missing = (['hostUrl', 'accountId', 'token'] as const).filter(
+    (key) => given[key] === undefined || given[key] === '',
+  );
+  if (missing.length > 0) return `connection needs ${missing.join(', ')}`;
+  const badUrl = hostUrlProblem(String(given.hostUrl));
+  if (badUrl !== null) return `connection.${badUrl}`;
+  try {
+    checkedConnection(given as ResourceConnection, 'connection.accountId');
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/**
+ * The typed clients of one provider, built when first needed: the stack's from the config the host passed to
+ * configure(), one per resource's own connection.
+ */
+export function createClients(env: NodeJS.ProcessEnv) {
+  let config: ConfigSource | undefined;
+  const clients = new Map<string, WebhooksClient>();
+  return {
+    configure(next: ConfigSource | undefined): void {
+      config = next;
+      clients.clear();
+    },
+    of(own: ResourceConnection | undefined): WebhooksClient {
+      const key = own ? JSON.stringify([own.hostUrl, own.accountId, own.token]) : '';
+      let client = clients.get(key);
+      if (client === undefined) {
+        const connection = own ? checkedConnection(own, 'connection.accountId') : resolveConnection(config, env);
+        client = createWebhooksClient(connection);
+        clients.set(key, client);
+      }
+      return client;
+    },
+  };
 }

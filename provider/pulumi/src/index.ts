@@ -1,4 +1,6 @@
-// @jobhooks/pulumi: `import { Webhook } from '@jobhooks/pulumi'`.
+// @jobhooks/pulumi: `import { Webhook, OperationalEndpoint } from '@jobhooks/pulumi'`.
 export { PROVIDER_MODULE, Webhook, type WebhookArgs, type WebhookConnectionArgs } from './webhook';
+export { OperationalEndpoint, type OperationalEndpointArgs } from './operational-endpoint';
 export type { WebhookConnection, WebhookInputs, WebhookOutputs } from './webhook-provider';
-export type { EventType } from '@jobhooks/client';
+export type { OperationalEndpointInputs, OperationalEndpointOutputs } from './operational-endpoint-provider';
+export type { EventType, OperationalEventType } from '@jobhooks/client';
