@@ -4,7 +4,7 @@
 import { CLIENT_URL_WHILE_INACTIVE } from '../../provider/terraform/src/resource-rules';
 import { RESOURCES } from '../../provider/terraform/src/resource-registry';
 import { OPERATIONAL_ENDPOINT_TYPE, WEBHOOK_TYPE } from '../../provider/terraform/src/schema';
-import { UNKNOWN } from '../../provider/terraform/src/values';
+import { type TfObject, UNKNOWN } from '../../provider/terraform/src/values';
 
 const endpoint = RESOURCES.get(OPERATIONAL_ENDPOINT_TYPE)!;
 
@@ -26,7 +26,7 @@ const state = {
   previous_secret_expires_at: null,
 };
 /** What Terraform proposes: the configuration, with the prior state's computed values. */
-const proposedFrom = (prior: typeof state | null, configured: Record<string, unknown>) =>
+const proposedFrom = (prior: typeof state | null, configured: TfObject): TfObject =>
   prior === null
     ? { ...configured }
     : { ...configured, id: prior.id, endpoint_id: prior.endpoint_id, http_status_code: prior.http_status_code };
