@@ -2,14 +2,9 @@
 // URL for operational events, managed over the client's operationalEndpoints by the rules every resource of this
 // provider shares (resource-rules.ts), and checked at plan time by the operational endpoints API's own body schema.
 import type { OperationalEndpoint } from '@jobhooks/client/contract';
-import {
-  ApiError,
-  FIELD_OF_PROPERTY,
-  type OperationalEndpointInput,
-  operationalEndpointProblems,
-} from '@jobhooks/client';
+import { ApiError, type OperationalEndpointInput, operationalEndpointProblems } from '@jobhooks/client';
 import { errorAt } from './diagnostics';
-import { isKnown, type ManagedResource, present } from './resource-rules';
+import { commonBody, commonProperties, isKnown, type ManagedResource, problemsAtAttributes } from './resource-rules';
 import { OPERATIONAL_ENDPOINT_RESOURCE_SCHEMA } from './schema';
 import type { TfObject } from './values';
 
@@ -25,25 +20,10 @@ export const OPERATIONAL_ENDPOINT_RESOURCE: ManagedResource<OperationalEndpointI
   noun: 'operational endpoint',
   schema: OPERATIONAL_ENDPOINT_RESOURCE_SCHEMA,
   writable: ['name', 'description', 'client_url', 'event_types', 'active'],
-  problems: (config) =>
-    operationalEndpointProblems(
-      {
-        name: present(config.name),
-        clientUrl: present(config.client_url),
-        eventTypes: present(config.event_types),
-        description: present(config.description),
-        active: present(config.active),
-      },
-      isKnown,
-    ).map(({ property, reason }) =>
-      errorAt(FIELD_OF_PROPERTY[property], `Invalid ${FIELD_OF_PROPERTY[property]}`, reason),
-    ),
+  problems: (config) => problemsAtAttributes(operationalEndpointProblems(commonProperties(config), isKnown)),
   inputOf: (planned) => ({
-    name: planned.name as string,
-    description: planned.description as string,
-    client_url: planned.client_url as string,
+    ...commonBody(planned),
     event_types: planned.event_types as OperationalEndpointInput['event_types'],
-    active: planned.active as boolean,
   }),
   fieldsOf: (endpoint: OperationalEndpoint): TfObject => ({
     id: endpoint.id,

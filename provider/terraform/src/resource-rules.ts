@@ -4,7 +4,7 @@
 // jobhooks' own secret rotation: a new secret_rotation value rotates hmac_secret in place. A resource states only
 // what differs: its schema, its API fields and how its state is read from an answer.
 import { RotateSecretBody } from '@jobhooks/client/contract';
-import { outputTime, updateWebhook, urlChangeWhileInactive } from '@jobhooks/client';
+import { FIELD_OF_PROPERTY, outputTime, updateWebhook, urlChangeWhileInactive } from '@jobhooks/client';
 import { type Diagnostic, diagnosticsOf, errorAt, warning } from './diagnostics';
 import { type BlockSchema, conform } from './schema';
 import { asNumber, isWhollyKnown, sameValue, type TfObject, type TfValue, UNKNOWN } from './values';
@@ -72,6 +72,29 @@ export const present = (value: TfValue | undefined): TfValue | undefined => (val
 
 /** Whether a value the shared validation sees is known (Terraform's unknowns wait for apply). */
 export const isKnown = (value: unknown): boolean => isWhollyKnown(value as TfValue);
+
+/** The properties every resource has, as the shared validation (webhookProblems and the like) names them. */
+export const commonProperties = (config: TfObject) => ({
+  name: present(config.name),
+  clientUrl: present(config.client_url),
+  eventTypes: present(config.event_types),
+  description: present(config.description),
+  active: present(config.active),
+});
+
+/** The shared validation's problems, each at its attribute, in the API's words. */
+export const problemsAtAttributes = (problems: Array<{ property: keyof typeof FIELD_OF_PROPERTY; reason: string }>) =>
+  problems.map(({ property, reason }) =>
+    errorAt(FIELD_OF_PROPERTY[property], `Invalid ${FIELD_OF_PROPERTY[property]}`, reason),
+  );
+
+/** The body fields every resource has (event_types typed by the caller), from a wholly known planned state. */
+export const commonBody = (planned: TfObject) => ({
+  name: planned.name as string,
+  description: planned.description as string,
+  client_url: planned.client_url as string,
+  active: planned.active as boolean,
+});
 
 /** secret_overlap_seconds by the rotation endpoint's own body schema, in its words; unset or unknown: nothing. */
 function overlapProblems(overlap: TfValue): Diagnostic[] {

@@ -81,6 +81,23 @@ export const PROVIDER_SCHEMA: BlockSchema = {
   ],
 };
 
+/** The latest delivery's status and the signing secret, computed the same way on every resource. */
+const STATUS_AND_SECRET_ATTRIBUTES: AttributeSchema[] = [
+  {
+    name: 'http_status_code',
+    type: 'string',
+    computed: true,
+    description: 'The latest delivery status ("599" when there was no response).',
+  },
+  {
+    name: 'hmac_secret',
+    type: 'string',
+    computed: true,
+    sensitive: true,
+    description: 'Signing secret, known from create only.',
+  },
+];
+
 /**
  * jobhooks' own secret rotation (dbt Cloud has none), the same on every resource that has a signing secret: a
  * configuration that sets these works only against jobhooks.
@@ -145,19 +162,7 @@ export const WEBHOOK_RESOURCE_SCHEMA: BlockSchema = {
       computed: true,
       description: 'Whether events are sent (default true). true reactivates an archived webhook.',
     },
-    {
-      name: 'http_status_code',
-      type: 'string',
-      computed: true,
-      description: 'The latest delivery status ("599" when there was no response).',
-    },
-    {
-      name: 'hmac_secret',
-      type: 'string',
-      computed: true,
-      sensitive: true,
-      description: 'Signing secret, known from create only.',
-    },
+    ...STATUS_AND_SECRET_ATTRIBUTES,
     { name: 'account_identifier', type: 'string', computed: true, description: 'The account identifier.' },
     // jobhooks' own (dbt Cloud has no delivery rate): a configuration that sets it works only against jobhooks.
     {
@@ -201,19 +206,7 @@ export const OPERATIONAL_ENDPOINT_RESOURCE_SCHEMA: BlockSchema = {
       computed: true,
       description: 'Whether events are sent (default true). true reactivates an archived endpoint.',
     },
-    {
-      name: 'http_status_code',
-      type: 'string',
-      computed: true,
-      description: 'The latest delivery status ("599" when there was no response).',
-    },
-    {
-      name: 'hmac_secret',
-      type: 'string',
-      computed: true,
-      sensitive: true,
-      description: 'Signing secret, known from create only.',
-    },
+    ...STATUS_AND_SECRET_ATTRIBUTES,
     ...SECRET_ROTATION_ATTRIBUTES,
   ],
 };

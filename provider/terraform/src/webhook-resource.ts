@@ -5,15 +5,18 @@
 // secret_rotation value rotates hmac_secret in place.
 import type { WebhookDetail, WebhookSummary } from '@jobhooks/client/contract';
 import type { WebhookInput, WebhooksClient } from '@jobhooks/client';
-import { FIELD_OF_PROPERTY, outputTime, webhookProblems } from '@jobhooks/client';
+import { outputTime, webhookProblems } from '@jobhooks/client';
 import { type Diagnostic, diagnosticsOf, errorAt } from './diagnostics';
 import {
   applyChange,
+  commonBody,
+  commonProperties,
   importById,
   isKnown,
   type ManagedResource,
   planChange,
   present,
+  problemsAtAttributes,
   readCurrent,
   upgradeState,
   validateConfig,
@@ -49,27 +52,20 @@ export const WEBHOOK_RESOURCE: ManagedResource<WebhookInput, WebhookSummary> = {
   schema: WEBHOOK_RESOURCE_SCHEMA,
   writable: ['name', 'description', 'client_url', 'event_types', 'job_ids', 'active', 'max_requests_per_second'],
   problems: (config) =>
-    webhookProblems(
-      {
-        name: present(config.name),
-        clientUrl: present(config.client_url),
-        eventTypes: present(config.event_types),
-        description: present(config.description),
-        jobIds: present(config.job_ids),
-        active: present(config.active),
-        maxRequestsPerSecond: present(config.max_requests_per_second),
-      },
-      isKnown,
-    ).map(({ property, reason }) =>
-      errorAt(FIELD_OF_PROPERTY[property], `Invalid ${FIELD_OF_PROPERTY[property]}`, reason),
+    problemsAtAttributes(
+      webhookProblems(
+        {
+          ...commonProperties(config),
+          jobIds: present(config.job_ids),
+          maxRequestsPerSecond: present(config.max_requests_per_second),
+        },
+        isKnown,
+      ),
     ),
   inputOf: (planned) => ({
-    name: planned.name as string,
-    description: planned.description as string,
-    client_url: planned.client_url as string,
+    ...commonBody(planned),
     event_types: planned.event_types as WebhookInput['event_types'],
     job_ids: Array.isArray(planned.job_ids) ? planned.job_ids.map((id) => asNumber(id) ?? Number.NaN) : [],
-    active: planned.active as boolean,
     // Null (unset) sends null, so removing the attribute removes the rate.
     max_requests_per_second: asNumber(planned.max_requests_per_second ?? null),
   }),
