@@ -6,6 +6,7 @@ import { OPERATIONAL_ENDPOINT_RESOURCE } from './operational-endpoint-resource';
 import {
   type Answer,
   applyChange,
+  type Body,
   importById,
   type ManagedResource,
   planChange,
@@ -36,7 +37,7 @@ export interface ResourceHandler {
 }
 
 /** The shared rules bound to one resource and the part of the client that manages it. */
-function handlerOf<I extends { client_url: string; active?: boolean | null }, R extends Answer>(
+function handlerOf<I extends Body, R extends Answer>(
   resource: ManagedResource<I, R>,
   apiOf: (client: WebhooksClient) => ResourceApi<I, R>,
 ): ResourceHandler {

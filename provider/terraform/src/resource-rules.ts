@@ -10,7 +10,7 @@ import { type BlockSchema, conform } from './schema';
 import { asNumber, isWhollyKnown, sameValue, type TfObject, type TfValue, UNKNOWN } from './values';
 
 /** What a create or update body holds that the rules read. */
-type Body = { client_url: string; active?: boolean | null };
+export type Body = { client_url: string; active?: boolean | null };
 
 /** What every answer of a resource's API holds that the rules read. */
 export interface Answer {
@@ -128,6 +128,7 @@ export function planChange(
   const planned: TfObject = { ...proposed };
   if (config.description === null) planned.description = '';
   if (config.active === null) planned.active = true;
+  // The attributes only the server sets (ids, status, secret, the overlap's end...): unknown at create, then kept.
   const carried = resource.schema.attributes
     .filter(({ computed, optional }) => computed === true && optional !== true)
     .map(({ name }) => name);
