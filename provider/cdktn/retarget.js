@@ -23,7 +23,7 @@ for (const file of readdirSync(dist).filter((name) => /\.(js|d\.ts)$/.test(name)
     throw new Error(`retarget: dist/${file} still names the cdktf module after the rewrite.`);
   }
 }
-for (const file of ['webhook.js', 'provider.js', 'webhook.d.ts', 'provider.d.ts']) {
+for (const file of ['webhook.js', 'provider.js', 'endpoint-resource.js', 'endpoint-resource.d.ts', 'provider.d.ts']) {
   if (!CDKTN.test(readFileSync(join(dist, file), 'utf8'))) {
     throw new Error(`retarget: dist/${file} does not import cdktn after the rewrite; the build output changed shape.`);
   }

@@ -1,12 +1,19 @@
 // The CDKTF constructs: the example stack synthesizes the public provider's dbtcloud_webhook exactly, in JSON
-// and HCL, and invalid webhooks are refused at synth time with the service's own messages.
+// and HCL, jobhooks' own dbtcloud_operational_endpoint is emitted too, and invalid declarations are refused at synth
+// time with the service's own messages.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Testing, TerraformStack, TerraformVariable } from 'cdktf';
+import { App, Testing, TerraformOutput, TerraformStack, TerraformVariable } from 'cdktf';
 import { WebhooksStack } from '../../examples/cdktf/main';
-import { DbtcloudProvider, DbtcloudWebhook, type EventType } from '@jobhooks/cdktf';
+import {
+  DbtcloudOperationalEndpoint,
+  DbtcloudProvider,
+  DbtcloudWebhook,
+  type EventType,
+  type OperationalEventType,
+} from '@jobhooks/cdktf';
 
 /** The parts of a synthesized stack these tests read. */
 interface SynthesizedStack {
@@ -167,6 +174,61 @@ describe('synth-time validation', () => {
           eventTypes: ['job.run.completed'],
         }),
     ).not.toThrow();
+  });
+});
+
+describe("DbtcloudOperationalEndpoint (jobhooks' own)", () => {
+  const declared = {
+    name: 'Ops',
+    clientUrl: 'https://ops.example.com/jobhooks',
+    eventTypes: ['webhook.archived', 'delivery.exhausted'] as OperationalEventType[],
+  };
+
+  test('emits dbtcloud_operational_endpoint in JSON and HCL, optionals only when set, and its id and secret as references', () => {
+    const stack = new TerraformStack(Testing.app(), 's');
+    const endpoint = new DbtcloudOperationalEndpoint(stack, 'ops', declared);
+    new DbtcloudOperationalEndpoint(stack, 'quiet', { ...declared, name: 'Quiet', description: 'd', active: false });
+    new TerraformOutput(stack, 'ops_id', { value: endpoint.endpointId });
+    new TerraformOutput(stack, 'ops_secret', { value: endpoint.hmacSecret, sensitive: true });
+    const json = JSON.parse(Testing.synth(stack)) as SynthesizedStack;
+    expect(json.resource).toEqual({
+      dbtcloud_operational_endpoint: {
+        ops: { name: 'Ops', client_url: 'https://ops.example.com/jobhooks', event_types: declared.eventTypes },
+        quiet: {
+          name: 'Quiet',
+          client_url: 'https://ops.example.com/jobhooks',
+          event_types: declared.eventTypes,
+          description: 'd',
+          active: false,
+        },
+      },
+    });
+    expect(json.output).toEqual({
+      ops_id: { value: '${dbtcloud_operational_endpoint.ops.id}' },
+      ops_secret: { value: '${dbtcloud_operational_endpoint.ops.hmac_secret}', sensitive: true },
+    });
+    const hcl = Testing.synthHcl(stack);
+    expect(hcl).toMatch(
+      /resource "dbtcloud_operational_endpoint" "ops" \{[^}]*event_types\s*=\s*\[\s*"webhook\.archived",\s*"delivery\.exhausted"\s*\]/,
+    );
+    expect(hcl).toMatch(/resource "dbtcloud_operational_endpoint" "quiet" \{[^}]*active\s*=\s*false/);
+  });
+
+  const build = (config: Partial<ConstructorParameters<typeof DbtcloudOperationalEndpoint>[2]>) => () =>
+    new DbtcloudOperationalEndpoint(new TerraformStack(Testing.app(), 's'), 'ops', { ...declared, ...config });
+
+  test.each([
+    [
+      'a job-run event type',
+      // As a JavaScript app passes it: the type would refuse it at compile time.
+      { eventTypes: ['job.run.completed'] as string[] as OperationalEventType[] },
+      /eventTypes: event_types may contain only webhook.archived, webhook.failing, webhook.circuit_opened, webhook.recovered, delivery.exhausted/,
+    ],
+    ['no event types', { eventTypes: [] }, /eventTypes: event_types needs at least one event type/],
+    ['a URL that is not http(s)', { clientUrl: 'ftp://x' }, /clientUrl:/],
+  ])('%s is refused at synth time, naming the construct and the property', (_name, config, message) => {
+    expect(build(config)).toThrow(/^Invalid dbtcloud_operational_endpoint "ops":/);
+    expect(build(config)).toThrow(message);
   });
 });
 

@@ -59,6 +59,29 @@ test("the cdktn build writes maxRequestsPerSecond (jobhooks' own) as max_request
   );
 });
 
+test("the cdktn build emits jobhooks' own dbtcloud_operational_endpoint as the cdktf build does, and checks it", () => {
+  const endpoint = {
+    name: 'Ops',
+    clientUrl: 'https://ops.example.com/jobhooks',
+    eventTypes: ['webhook.failing'] as cdktn.OperationalEventType[],
+  };
+  const stack = new TerraformStack(Testing.app(), 'ops');
+  new cdktn.DbtcloudOperationalEndpoint(stack, 'ops', endpoint);
+  const fromCdktf = new CdktfStack(CdktfTesting.app(), 'ops');
+  new cdktf.DbtcloudOperationalEndpoint(fromCdktf, 'ops', endpoint);
+  const json = JSON.parse(Testing.synth(stack)) as Record<string, unknown>;
+  expect(json.resource).toEqual({
+    dbtcloud_operational_endpoint: {
+      ops: { name: 'Ops', client_url: 'https://ops.example.com/jobhooks', event_types: ['webhook.failing'] },
+    },
+  });
+  expect(json.resource).toEqual((JSON.parse(CdktfTesting.synth(fromCdktf)) as Record<string, unknown>).resource);
+  const jobRun = ['job.run.errored'] as string[] as cdktn.OperationalEventType[];
+  expect(() => new cdktn.DbtcloudOperationalEndpoint(stack, 'job_runs', { ...endpoint, eventTypes: jobRun })).toThrow(
+    /eventTypes: event_types may contain only webhook\.archived/,
+  );
+});
+
 test('the cdktn build loads cdktn and not cdktf', () => {
   // In a plain Node process (jest keeps its own module registry): what does requiring the package load?
   const script =

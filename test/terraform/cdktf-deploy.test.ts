@@ -1,12 +1,12 @@
-// The CDKTF example, deployed for real: its synthesized stack goes through terraform init/apply/destroy with
-// this project's provider against a real service; and cdktf's own toBeValidTerraform matcher, which runs
+// The CDKTF example, deployed for real: its synthesized stack, plus one operational endpoint (jobhooks' own), goes
+// through terraform init/apply/destroy with this project's provider against a real service; and cdktf's own toBeValidTerraform matcher, which runs
 // terraform init and validate, passes for a valid stack and fails for one with an unknown attribute.
 import { join } from 'node:path';
-import { Testing, TerraformStack } from 'cdktf';
+import { Testing, TerraformOutput, TerraformStack } from 'cdktf';
 // Types of the matchers Testing.setupJest() registers (toBeValidTerraform).
 import 'cdktf/lib/testing/adapters/jest';
 import { createWebhooksClient } from '@jobhooks/client';
-import { DbtcloudProvider, DbtcloudWebhook } from '@jobhooks/cdktf';
+import { DbtcloudOperationalEndpoint, DbtcloudProvider, DbtcloudWebhook } from '@jobhooks/cdktf';
 import { WebhooksStack } from '../../examples/cdktf/main';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { createTerraformWorkspace, type TerraformWorkspace } from '../support/terraform';
@@ -33,8 +33,15 @@ afterAll(async () => {
   await harness?.close();
 });
 
-test('the synthesized example stack applies, settles, and destroys through the provider', async () => {
-  const outdir = Testing.fullSynth(new WebhooksStack(Testing.app(), 'webhooks'));
+test("the synthesized example stack, with jobhooks' own operational endpoint added, applies, settles, and destroys through the provider", async () => {
+  const stack = new WebhooksStack(Testing.app(), 'webhooks');
+  const endpoint = new DbtcloudOperationalEndpoint(stack, 'ops', {
+    name: 'Ops',
+    clientUrl: 'http://127.0.0.1:9/ops',
+    eventTypes: ['webhook.archived', 'delivery.exhausted'],
+  });
+  new TerraformOutput(stack, 'ops_id', { value: endpoint.endpointId });
+  const outdir = Testing.fullSynth(stack);
   const stackDir = join(outdir, 'stacks', 'webhooks');
   await workspace.must(['init', '-input=false'], 0, stackDir);
   await workspace.must(['apply', '-auto-approve', '-input=false'], 0, stackDir);
@@ -58,7 +65,16 @@ test('the synthesized example stack applies, settles, and destroys through the p
     'Nightly jobs',
   ]);
 
+  const ops = outputs.ops_id!.value;
+  expect(await api.operationalEndpoints.get(ops)).toMatchObject({
+    name: 'Ops',
+    client_url: 'http://127.0.0.1:9/ops',
+    event_types: ['webhook.archived', 'delivery.exhausted'],
+    active: true,
+  });
+
   await workspace.must(['destroy', '-auto-approve', '-input=false'], 0, stackDir);
+  expect(await api.operationalEndpoints.get(ops)).toBeNull();
   for (const name of ['all_completed_runs', 'nightly_jobs', 'errored_runs'])
     expect(await api.get(outputs[`${name}_id`]!.value)).toBeNull();
 });

@@ -1,7 +1,10 @@
 // The public provider's own acceptance lifecycle for dbtcloud_webhook, as plain HCL steps run by the real
 // terraform binary through this project's provider against a real service on 127.0.0.1; plus archiving,
-// out-of-band deletion and import. After every apply a second plan must show no changes.
+// out-of-band deletion and import; and jobhooks' own dbtcloud_operational_endpoint's lifecycle. After every apply a
+// second plan must show no changes.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createWebhooksClient } from '@jobhooks/client';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -54,12 +57,25 @@ ${attributes}
 `;
 }
 
-/** Applies the configuration, then proves a second plan has nothing to do. */
-async function applyAndSettle(attributes: string): Promise<Record<string, unknown>> {
-  workspace.write('main.tf', webhookConfig(attributes));
+const ENDPOINT = 'dbtcloud_operational_endpoint.ops';
+
+function endpointConfig(attributes: string): string {
+  return `${providerBlock(hostUrl, ADMIN_TOKEN)}
+resource "dbtcloud_operational_endpoint" "ops" {
+${attributes}
+}
+`;
+}
+
+/** Applies the configuration (a webhook's, or another resource's), then proves a second plan has nothing to do. */
+async function applyAndSettle(
+  attributes: string,
+  { config = webhookConfig, address = ADDRESS } = {},
+): Promise<Record<string, unknown>> {
+  workspace.write('main.tf', config(attributes));
   await workspace.must(['apply', '-auto-approve', '-input=false']);
   await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 0);
-  return (await workspace.attributes(ADDRESS))!;
+  return (await workspace.attributes(address))!;
 }
 
 test('init works offline from the mirror that "jobhooks terraform install" lays out', async () => {
@@ -341,4 +357,146 @@ output "read" {
     active: true,
     rate: 7,
   });
+});
+
+test("dbtcloud_operational_endpoint (jobhooks' own): create, update in place, rotate, refresh after an out-of-band delete, import, destroy", async () => {
+  const endpoint = { config: endpointConfig, address: ENDPOINT };
+  const endpoints = () => api().operationalEndpoints;
+  const created = await applyAndSettle(
+    `  name        = "ops-one"
+  client_url  = "http://127.0.0.1:9/ops"
+  event_types = ["webhook.archived", "delivery.exhausted"]`,
+    endpoint,
+  );
+  expect(created).toMatchObject({
+    name: 'ops-one',
+    description: '',
+    client_url: 'http://127.0.0.1:9/ops',
+    event_types: ['webhook.archived', 'delivery.exhausted'],
+    active: true,
+    http_status_code: expect.any(String),
+    previous_secret_expires_at: null,
+  });
+  const id = created.id as string;
+  expect(created.endpoint_id).toBe(id);
+  expect(created.hmac_secret).toMatch(/^[0-9a-f]{64}$/);
+  expect(await endpoints().get(id)).toMatchObject({ name: 'ops-one', active: true });
+
+  // In place: the same id and secret, new fields, inactive.
+  const moved = `  name        = "ops-two"
+  description = "Pages the data team"
+  client_url  = "http://127.0.0.1:9/ops-two"
+  event_types = ["webhook.failing"]
+  active      = false`;
+  workspace.write('main.tf', endpointConfig(moved));
+  const update = await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 2);
+  expect(update.stdout).toMatch(/will be updated in-place/);
+  expect(update.stdout).toMatch(/0 to add, 1 to change, 0 to destroy/);
+  const updated = await applyAndSettle(moved, endpoint);
+  expect(updated).toMatchObject({ id, name: 'ops-two', event_types: ['webhook.failing'], active: false });
+  expect(updated.hmac_secret).toBe(created.hmac_secret);
+  expect(await endpoints().get(id)).toMatchObject({
+    name: 'ops-two',
+    description: 'Pages the data team',
+    client_url: 'http://127.0.0.1:9/ops-two',
+    active: false,
+  });
+
+  // The webhook's rule: a new URL while it stays inactive is refused at plan time, at client_url.
+  workspace.write('main.tf', endpointConfig(moved.replace('/ops-two', '/ops-three')));
+  const refused = await workspace.must(['plan', '-input=false'], 1);
+  expect(refused.stderr).toMatch(/Cannot change client_url while active=false/);
+  expect(refused.stderr).toMatch(/The operational endpoint is inactive and would stay so/);
+  expect(refused.stderr).toMatch(/client_url\s+=\s+"http:\/\/127\.0\.0\.1:9\/ops-three"/);
+
+  // A new secret_rotation rotates the secret in place.
+  const rotated = await applyAndSettle(`${moved}\n  secret_rotation = "2026-11"`, endpoint);
+  expect(rotated).toMatchObject({ id, secret_rotation: '2026-11' });
+  expect(rotated.hmac_secret).toMatch(/^[0-9a-f]{64}$/);
+  expect(rotated.hmac_secret).not.toBe(created.hmac_secret);
+  expect(rotated.previous_secret_expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+
+  // Deleted outside Terraform: the refresh removes it from the state, and the plan creates it again.
+  expect(await endpoints().delete(id)).toBe(true);
+  const gone = await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 2);
+  expect(gone.stdout).toMatch(/dbtcloud_operational_endpoint\.ops will be created/);
+  const again = await applyAndSettle(moved, endpoint);
+  expect(again.id).not.toBe(id);
+
+  // Import by id: the same state, the secret aside (known from create only).
+  await workspace.must(['state', 'rm', ENDPOINT]);
+  expect((await workspace.must(['import', '-input=false', ENDPOINT, again.id as string])).stdout).toMatch(
+    /Import successful/,
+  );
+  const { hmac_secret: _secret, ...expected } = again;
+  expect(await workspace.attributes(ENDPOINT)).toEqual({ ...expected, hmac_secret: null });
+  await workspace.must(['plan', '-detailed-exitcode', '-input=false'], 0);
+
+  await workspace.must(['destroy', '-auto-approve', '-input=false']);
+  expect(await endpoints().get(again.id as string)).toBeNull();
+});
+
+test('dbtcloud_operational_endpoint: a job-run event type, or no event type, is refused at plan time at event_types', async () => {
+  workspace.write(
+    'main.tf',
+    `${endpointConfig('  name = "job-runs"\n  client_url = "http://127.0.0.1:9/a"\n  event_types = ["job.run.completed"]')}
+resource "dbtcloud_operational_endpoint" "none" {
+  name        = "nothing"
+  client_url  = "http://127.0.0.1:9/b"
+  event_types = []
+}
+`,
+  );
+  const refused = await workspace.must(['plan', '-input=false'], 1);
+  // Each error block, its lines joined (terraform wraps long details): the attribute's line, then the API's words.
+  const errors = refused.stderr
+    .split(/(?=Error: )/)
+    .filter((block) => block.startsWith('Error: '))
+    .map((block) => block.replace(/\s+/g, ' '));
+  expect(errors).toHaveLength(2);
+  expect(errors).toEqual(
+    expect.arrayContaining([
+      expect.stringContaining(
+        'event_types = ["job.run.completed"] event_types may contain only webhook.archived, webhook.failing, webhook.circuit_opened, webhook.recovered, delivery.exhausted',
+      ),
+      expect.stringContaining('event_types = [] event_types needs at least one event type'),
+    ]),
+  );
+  expect(
+    errors.every((error) => error.startsWith('Error: Invalid event_types with dbtcloud_operational_endpoint.')),
+  ).toBe(true);
+});
+
+test('dbtcloud_operational_endpoint against a host without the operational endpoints API (as dbt Cloud) fails in one sentence', async () => {
+  // A stand-in for dbt Cloud, which answers 404 on the operational endpoints route (it has no such API).
+  const paths: string[] = [];
+  const dbtCloud = createServer((request, response) => {
+    paths.push(`${request.method} ${request.url}`);
+    response.writeHead(404, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ status: { code: 404, is_success: false, user_message: 'Not found.' }, data: null }));
+  });
+  await new Promise<void>((listening) => dbtCloud.listen(0, '127.0.0.1', listening));
+  try {
+    const { port } = dbtCloud.address() as AddressInfo;
+    workspace.write(
+      'main.tf',
+      `${providerBlock(`http://127.0.0.1:${port}/api`, ADMIN_TOKEN).replace('host_url', 'skip_credentials_validation = true\n  host_url')}
+resource "dbtcloud_operational_endpoint" "ops" {
+  name        = "ops"
+  client_url  = "http://127.0.0.1:9/ops"
+  event_types = ["webhook.archived"]
+}
+`,
+    );
+    const failed = await workspace.must(['apply', '-auto-approve', '-input=false'], 1);
+    expect(paths).toEqual(['POST /api/v3/accounts/1/operational-endpoints']);
+    const said = failed.stderr.replace(/\s+/g, ' ');
+    // The whole of what terraform prints: one error, one sentence, nothing of the client's internals.
+    expect(said.trim()).toBe(
+      'Error: Unable to create operational endpoint with dbtcloud_operational_endpoint.ops, on main.tf line 17, in resource "dbtcloud_operational_endpoint" "ops": 17: resource "dbtcloud_operational_endpoint" "ops" { Operational endpoints are jobhooks\' own (dbt Cloud has no such API): the host at host_url answered 404 to the operational endpoints API, so dbtcloud_operational_endpoint works only with host_url pointing at a jobhooks service.',
+    );
+    expect(await workspace.attributes('dbtcloud_operational_endpoint.ops')).toBeNull();
+  } finally {
+    await new Promise((closed) => dbtCloud.close(closed));
+  }
 });

@@ -67,7 +67,7 @@ test("a client presenting Terraform's certificate gets the schema", async () => 
     resource_schemas: Record<string, unknown>;
     data_source_schemas: Record<string, unknown>;
   }>(client, 'GetProviderSchema');
-  expect(Object.keys(schema.resource_schemas)).toEqual(['dbtcloud_webhook']);
+  expect(Object.keys(schema.resource_schemas)).toEqual(['dbtcloud_webhook', 'dbtcloud_operational_endpoint']);
   expect(Object.keys(schema.data_source_schemas)).toEqual(['dbtcloud_webhook']);
   client.close();
 });

@@ -1,5 +1,5 @@
-// The tfplugin6 Provider service: decodes Terraform's messages, runs the provider and webhook logic, and
-// encodes the answers. Holds the one piece of state a provider process has: the client made at configure.
+// The tfplugin6 Provider service: decodes Terraform's messages, runs the provider logic and that of the resource
+// type named in each request (resource-registry.ts), and encodes the answers. Holds the one piece of state a provider process has: the client made at configure.
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import * as protobuf from 'protobufjs';
@@ -8,24 +8,17 @@ import { type Diagnostic, errorAt } from './diagnostics';
 import { GO_PLUGIN_PROTO } from './protocol/go-plugin';
 import { TFPLUGIN6_PROTO } from './protocol/tfplugin6';
 import { connect, resolveProviderSettings, validateProviderConfig } from './provider-config';
+import { RESOURCES, type ResourceHandler } from './resource-registry';
 import {
+  type BlockSchema,
   conform,
   PROVIDER_SCHEMA,
   schemaMessage,
   WEBHOOK_DATA_SOURCE_SCHEMA,
-  WEBHOOK_RESOURCE_SCHEMA,
   WEBHOOK_TYPE,
 } from './schema';
-import { decodeDynamic, encodeDynamic, type TfValue } from './values';
-import {
-  applyWebhook,
-  importWebhook,
-  planWebhook,
-  readWebhook,
-  readWebhookDataSource,
-  upgradeWebhookState,
-  validateWebhookConfig,
-} from './webhook-resource';
+import { decodeDynamic, encodeDynamic } from './values';
+import { readWebhookDataSource } from './webhook-resource';
 
 interface ServiceDefinitions {
   provider: grpc.ServiceDefinition;
@@ -60,10 +53,18 @@ function unary(handler: Handler): grpc.handleUnaryCall<Request, Record<string, u
 }
 
 const decode = (value: unknown) => decodeDynamic(value as Dynamic);
-const objectOf = (schema: typeof WEBHOOK_RESOURCE_SCHEMA, value: unknown) => conform(schema, decode(value));
-const unknownType = (typeName: string): Diagnostic[] => [
-  errorAt(null, 'Unknown type', `This provider serves ${WEBHOOK_TYPE} only, not ${typeName}.`),
+const objectOf = (schema: BlockSchema, value: unknown) => conform(schema, decode(value));
+const unknownType = (typeName: string, served: readonly string[]): Diagnostic[] => [
+  errorAt(null, 'Unknown type', `This provider serves ${served.join(', ')}, not ${typeName}.`),
 ];
+const RESOURCE_TYPES = [...RESOURCES.keys()];
+const DATA_SOURCE_TYPES = [WEBHOOK_TYPE];
+/** The request's resource type: its handler, or the diagnostics of a type this provider does not serve. */
+function resourceOf(request: Request): { handler: ResourceHandler } | { diagnostics: Diagnostic[] } {
+  const typeName = String(request.type_name);
+  const handler = RESOURCES.get(typeName);
+  return handler === undefined ? { diagnostics: unknownType(typeName, RESOURCE_TYPES) } : { handler };
+}
 const notConfigured: Diagnostic[] = [
   errorAt(null, 'Provider not configured', 'The dbtcloud provider was used before it was configured.'),
 ];
@@ -79,38 +80,50 @@ export function providerHandlers(options: ProviderServerOptions) {
   type Response = Record<string, unknown>;
   const withClient = async (empty: Response, run: (api: WebhooksClient) => Promise<Response>): Promise<Response> =>
     client === null ? { ...empty, diagnostics: notConfigured } : run(client);
+  /** Runs with the request's resource handler and the client; an unknown type or no client: `empty` with why. */
+  const withResource = async (
+    request: Request,
+    empty: Response,
+    run: (handler: ResourceHandler, api: WebhooksClient) => Promise<Response>,
+  ): Promise<Response> => {
+    const resource = resourceOf(request);
+    return 'handler' in resource ? withClient(empty, (api) => run(resource.handler, api)) : { ...empty, ...resource };
+  };
 
   const provider = {
     GetMetadata: unary(() => ({
       server_capabilities: { get_provider_schema_optional: false, plan_destroy: false, move_resource_state: false },
-      resources: [{ type_name: WEBHOOK_TYPE }],
-      data_sources: [{ type_name: WEBHOOK_TYPE }],
+      resources: RESOURCE_TYPES.map((type_name) => ({ type_name })),
+      data_sources: DATA_SOURCE_TYPES.map((type_name) => ({ type_name })),
       diagnostics: [],
     })),
     GetProviderSchema: unary(() => ({
       provider: schemaMessage(PROVIDER_SCHEMA),
-      resource_schemas: { [WEBHOOK_TYPE]: schemaMessage(WEBHOOK_RESOURCE_SCHEMA) },
+      resource_schemas: Object.fromEntries(
+        [...RESOURCES].map(([typeName, { schema }]) => [typeName, schemaMessage(schema)]),
+      ),
       data_source_schemas: { [WEBHOOK_TYPE]: schemaMessage(WEBHOOK_DATA_SOURCE_SCHEMA) },
       server_capabilities: { get_provider_schema_optional: false, plan_destroy: false, move_resource_state: false },
       diagnostics: [],
     })),
     GetFunctions: unary(() => ({ diagnostics: [] })),
     ValidateProviderConfig: unary((request) => ({ diagnostics: validateProviderConfig(decode(request.config)) })),
-    ValidateResourceConfig: unary((request) =>
-      request.type_name === WEBHOOK_TYPE
-        ? { diagnostics: validateWebhookConfig(decode(request.config)) }
-        : { diagnostics: unknownType(String(request.type_name)) },
-    ),
+    ValidateResourceConfig: unary((request) => {
+      const resource = resourceOf(request);
+      return 'handler' in resource ? { diagnostics: resource.handler.validate(decode(request.config)) } : resource;
+    }),
     ValidateDataResourceConfig: unary((request) => ({
-      diagnostics: request.type_name === WEBHOOK_TYPE ? [] : unknownType(String(request.type_name)),
+      diagnostics: request.type_name === WEBHOOK_TYPE ? [] : unknownType(String(request.type_name), DATA_SOURCE_TYPES),
     })),
     /**
      * One schema version so far: the stored JSON state is re-encoded (unknown old attributes dropped), with its
      * times in the format this version writes.
      */
     UpgradeResourceState: unary((request) => {
+      const resource = resourceOf(request);
+      if (!('handler' in resource)) return resource;
       const raw = (request.raw_state as { json?: Uint8Array } | null)?.json;
-      const state = upgradeWebhookState(conform(WEBHOOK_RESOURCE_SCHEMA, decode({ json: raw })));
+      const state = resource.handler.upgrade(conform(resource.handler.schema, decode({ json: raw })));
       return { upgraded_state: encodeDynamic(state), diagnostics: [] };
     }),
     ConfigureProvider: unary(async (request) => {
@@ -121,34 +134,37 @@ export function providerHandlers(options: ProviderServerOptions) {
       return { diagnostics: connected.diagnostics };
     }),
     ReadResource: unary((request) =>
-      withClient({ new_state: request.current_state }, async (api) => {
-        const current = objectOf(WEBHOOK_RESOURCE_SCHEMA, request.current_state);
+      withResource(request, { new_state: request.current_state }, async ({ schema, read }, api) => {
+        const current = objectOf(schema, request.current_state);
         if (current === null) return { new_state: request.current_state, diagnostics: [] };
-        const { newState, diagnostics } = await readWebhook(api, current);
+        const { newState, diagnostics } = await read(api, current);
         return { new_state: encodeDynamic(newState), diagnostics };
       }),
     ),
     PlanResourceChange: unary((request) => {
-      const { planned, diagnostics } = planWebhook(
-        objectOf(WEBHOOK_RESOURCE_SCHEMA, request.prior_state),
-        objectOf(WEBHOOK_RESOURCE_SCHEMA, request.proposed_new_state),
-        objectOf(WEBHOOK_RESOURCE_SCHEMA, request.config),
+      const resource = resourceOf(request);
+      if (!('handler' in resource)) return resource;
+      const { schema, plan } = resource.handler;
+      const { planned, diagnostics } = plan(
+        objectOf(schema, request.prior_state),
+        objectOf(schema, request.proposed_new_state),
+        objectOf(schema, request.config),
       );
       return { planned_state: encodeDynamic(planned), requires_replace: [], diagnostics };
     }),
     ApplyResourceChange: unary((request) =>
-      withClient({ new_state: request.prior_state }, async (api) => {
-        const prior = objectOf(WEBHOOK_RESOURCE_SCHEMA, request.prior_state);
-        const planned = objectOf(WEBHOOK_RESOURCE_SCHEMA, request.planned_state);
-        const { newState, diagnostics } = await applyWebhook(api, prior, planned);
+      withResource(request, { new_state: request.prior_state }, async ({ schema, apply }, api) => {
+        const prior = objectOf(schema, request.prior_state);
+        const planned = objectOf(schema, request.planned_state);
+        const { newState, diagnostics } = await apply(api, prior, planned);
         return { new_state: encodeDynamic(newState), diagnostics };
       }),
     ),
     ImportResourceState: unary((request) => {
-      if (request.type_name !== WEBHOOK_TYPE)
-        return { imported_resources: [], diagnostics: unknownType(String(request.type_name)) };
-      const state: TfValue = importWebhook(String(request.id));
-      return { imported_resources: [{ type_name: WEBHOOK_TYPE, state: encodeDynamic(state) }], diagnostics: [] };
+      const resource = resourceOf(request);
+      if (!('handler' in resource)) return { imported_resources: [], ...resource };
+      const state = encodeDynamic(resource.handler.importState(String(request.id)));
+      return { imported_resources: [{ type_name: request.type_name, state }], diagnostics: [] };
     }),
     ReadDataSource: unary((request) =>
       withClient({}, async (api) => {

@@ -1,9 +1,9 @@
 // The schemas this provider serves, attribute for attribute those of the public `dbt-labs/dbtcloud`
 // provider (v1.x) for its configuration, `dbtcloud_webhook` resource and data source, so one configuration
-// works against either; plus the delivery rate and secret rotation attributes, jobhooks' own, which a configuration
-// for dbt Cloud leaves out. Types are Terraform type constraints in their JSON form.
+// works against either; plus what is jobhooks' own, which a configuration for dbt Cloud leaves out: the delivery
+// rate and secret rotation attributes, and the `dbtcloud_operational_endpoint` resource. Types are Terraform type constraints in their JSON form.
 import { FIRST_RETRY_DELAY_MS } from '@jobhooks/client';
-import { durationText, LIMITS } from '@jobhooks/client/contract';
+import { durationText, LIMITS, OPERATIONAL_EVENT_TYPES } from '@jobhooks/client/contract';
 import type { TfObject, TfValue } from './values';
 import { isObject } from './values';
 
@@ -27,6 +27,7 @@ export interface BlockSchema {
 
 export const PROVIDER_TYPE = 'dbtcloud';
 export const WEBHOOK_TYPE = 'dbtcloud_webhook';
+export const OPERATIONAL_ENDPOINT_TYPE = 'dbtcloud_operational_endpoint';
 
 export const PROVIDER_SCHEMA: BlockSchema = {
   description: 'The jobhooks API (or dbt Cloud), reached at host_url with an API token for account_id.',
@@ -80,6 +81,54 @@ export const PROVIDER_SCHEMA: BlockSchema = {
   ],
 };
 
+/** The latest delivery's status and the signing secret, computed the same way on every resource. */
+const STATUS_AND_SECRET_ATTRIBUTES: AttributeSchema[] = [
+  {
+    name: 'http_status_code',
+    type: 'string',
+    computed: true,
+    description: 'The latest delivery status ("599" when there was no response).',
+  },
+  {
+    name: 'hmac_secret',
+    type: 'string',
+    computed: true,
+    sensitive: true,
+    description: 'Signing secret, known from create only.',
+  },
+];
+
+/**
+ * jobhooks' own secret rotation (dbt Cloud has none), the same on every resource that has a signing secret: a
+ * configuration that sets these works only against jobhooks.
+ */
+const SECRET_ROTATION_ATTRIBUTES: AttributeSchema[] = [
+  {
+    name: 'secret_rotation',
+    type: 'string',
+    optional: true,
+    description:
+      'jobhooks\' own: change it to any new value (e.g. "2026-11") to rotate hmac_secret in place; the old secret keeps signing beside the new one for secret_overlap_seconds. Setting it at create, or removing it, rotates nothing.',
+  },
+  {
+    name: 'secret_overlap_seconds',
+    type: 'number',
+    optional: true,
+    description:
+      "jobhooks' own: how long a rotation's replaced secret keeps signing, 0 to " +
+      `${LIMITS.secretOverlapMaxSeconds} (${durationText(LIMITS.secretOverlapMaxSeconds)}); ` +
+      `${LIMITS.secretOverlapDefaultSeconds} (${durationText(LIMITS.secretOverlapDefaultSeconds)}) when omitted. ` +
+      'Changing it alone does nothing.',
+  },
+  {
+    name: 'previous_secret_expires_at',
+    type: 'string',
+    computed: true,
+    description:
+      "jobhooks' own: while a rotation's overlap lasts, when the replaced secret stops signing, in RFC 3339 (UTC, e.g. 2026-11-27T09:30:00.000000Z); null otherwise.",
+  },
+];
+
 export const WEBHOOK_RESOURCE_SCHEMA: BlockSchema = {
   description: 'A webhook that receives signed job-run events.',
   attributes: [
@@ -113,22 +162,9 @@ export const WEBHOOK_RESOURCE_SCHEMA: BlockSchema = {
       computed: true,
       description: 'Whether events are sent (default true). true reactivates an archived webhook.',
     },
-    {
-      name: 'http_status_code',
-      type: 'string',
-      computed: true,
-      description: 'The latest delivery status ("599" when there was no response).',
-    },
-    {
-      name: 'hmac_secret',
-      type: 'string',
-      computed: true,
-      sensitive: true,
-      description: 'Signing secret, known from create only.',
-    },
+    ...STATUS_AND_SECRET_ATTRIBUTES,
     { name: 'account_identifier', type: 'string', computed: true, description: 'The account identifier.' },
-    // jobhooks' own (dbt Cloud has neither a delivery rate nor secret rotation): a configuration that sets them works
-    // only against jobhooks.
+    // jobhooks' own (dbt Cloud has no delivery rate): a configuration that sets it works only against jobhooks.
     {
       name: 'max_requests_per_second',
       type: 'number',
@@ -137,30 +173,41 @@ export const WEBHOOK_RESOURCE_SCHEMA: BlockSchema = {
         `jobhooks' own: the most requests per second sent to client_url, counted over all instances, 1 to ${LIMITS.maxRequestsPerSecondMax}; ` +
         'null or omitted: no limit. Deliveries beyond it wait their turn without using an attempt.',
     },
+    ...SECRET_ROTATION_ATTRIBUTES,
+  ],
+};
+
+export const OPERATIONAL_ENDPOINT_RESOURCE_SCHEMA: BlockSchema = {
+  description:
+    "jobhooks' own (dbt Cloud has no such API, and the public dbt-labs/dbtcloud provider no such resource): an " +
+    "operational endpoint, a URL that receives signed operational events about the account's webhooks and their " +
+    'deliveries. A configuration that declares one works only against jobhooks.',
+  attributes: [
+    { name: 'id', type: 'string', computed: true, description: 'The operational endpoint id.' },
+    { name: 'endpoint_id', type: 'string', computed: true, description: 'The operational endpoint id, as id.' },
+    { name: 'name', type: 'string', required: true, description: 'Name of the operational endpoint.' },
+    { name: 'description', type: 'string', optional: true, computed: true, description: 'Description (default "").' },
     {
-      name: 'secret_rotation',
+      name: 'client_url',
       type: 'string',
-      optional: true,
-      description:
-        'jobhooks\' own: change it to any new value (e.g. "2026-11") to rotate hmac_secret in place; the old secret keeps signing beside the new one for secret_overlap_seconds. Setting it at create, or removing it, rotates nothing.',
+      required: true,
+      description: 'The https URL operational events are POSTed to.',
     },
     {
-      name: 'secret_overlap_seconds',
-      type: 'number',
-      optional: true,
-      description:
-        "jobhooks' own: how long a rotation's replaced secret keeps signing, 0 to " +
-        `${LIMITS.secretOverlapMaxSeconds} (${durationText(LIMITS.secretOverlapMaxSeconds)}); ` +
-        `${LIMITS.secretOverlapDefaultSeconds} (${durationText(LIMITS.secretOverlapDefaultSeconds)}) when omitted. ` +
-        'Changing it alone does nothing.',
+      name: 'event_types',
+      type: ['list', 'string'],
+      required: true,
+      description: `Operational event types, one or more of ${OPERATIONAL_EVENT_TYPES.join(', ')}.`,
     },
     {
-      name: 'previous_secret_expires_at',
-      type: 'string',
+      name: 'active',
+      type: 'bool',
+      optional: true,
       computed: true,
-      description:
-        "jobhooks' own: while a rotation's overlap lasts, when the replaced secret stops signing, in RFC 3339 (UTC, e.g. 2026-11-27T09:30:00.000000Z); null otherwise.",
+      description: 'Whether events are sent (default true). true reactivates an archived endpoint.',
     },
+    ...STATUS_AND_SECRET_ATTRIBUTES,
+    ...SECRET_ROTATION_ATTRIBUTES,
   ],
 };
 
