@@ -126,7 +126,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     // Each endpoint's capacity and circuit, learned from its answers, as the store keeps them: on the webhook's
     // row for every instance, or in the one SQLite process's memory (endpoint-health.ts).
     // The operational events that results and the circuit make true, written with them (docs/operational-webhooks.md).
-    const operationalEvents = createOperationalEventMaker(ids, clock, config.publicUrl);
+    const operationalEvents = createOperationalEventMaker(ids, clock, random, config.publicUrl);
     const health = new EndpointHealthRegistry(
       { ...DEFAULT_HEALTH_RULES, maxInFlight: config.delivery.maxInFlightPerWebhook },
       () => uniformFraction(random),

@@ -6,6 +6,7 @@ import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
 import { isGenuine, isGenuineStandard } from '../support/signature';
 import { waitFor } from '../support/wait';
+import { parseTraceparent } from '../../service/src/core/trace-context';
 
 const ENDPOINTS = '/api/v3/accounts/1/operational-endpoints';
 const ALL_TYPES = [
@@ -86,6 +87,11 @@ test("a webhook archived by a 410 sends the account's operational endpoint a web
   expect(retried.statusCode).toBe(200);
   expect(operations.requests).toHaveLength(2);
   expect(operations.requests[1]!.body.equals(request!.body)).toBe(true);
+  // The event's trace, continued by both requests, each with a span of its own.
+  const [first, again] = operations.requests.map((r) => parseTraceparent(r.headers.traceparent));
+  expect(first).toMatchObject({ sampled: true });
+  expect(again!.traceId).toBe(first!.traceId);
+  expect(again!.spanId).not.toBe(first!.spanId);
 });
 
 test('an endpoint whose circuit opens sends webhook.circuit_opened once, and webhook.recovered when it answers again', async () => {
@@ -110,9 +116,12 @@ test('an endpoint whose circuit opens sends webhook.circuit_opened once, and web
 
   // A person's test send that the endpoint answers closes the circuit for everyone.
   gone.respondWith(answer(200));
+  const beforeTest = gone.requests.length;
   expect((await h.call('GET', `${webhookPath(hook.id)}/test`)).json().data).toMatchObject({
     verification_status_code: '200',
   });
+  // A test send carries a traceparent too, in a trace of its own.
+  expect(parseTraceparent(gone.requests[beforeTest]!.headers.traceparent)).not.toBeNull();
   await waitFor(async () => operations.requests.length === 2, 'the endpoint to recover');
   const recovered = JSON.parse(operations.requests[1]!.body.toString('utf8'));
   expect(recovered).toMatchObject({ type: 'webhook.recovered', data: { webhook: { id: hook.id } } });

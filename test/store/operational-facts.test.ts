@@ -175,7 +175,13 @@ function record(id: string, overrides: Partial<WebhookRecord> = {}): WebhookReco
 
 test('each fact is one event, delivered to the operational endpoints that want its type, skipped for an archived one', () => {
   let ids = 0;
-  const maker = createOperationalEventMaker({ next: (kind) => `${kind}_${(ids += 1)}` }, createManualClock(), null);
+  const random = (size: number) => Buffer.alloc(size, 0xab);
+  const maker = createOperationalEventMaker(
+    { next: (kind) => `${kind}_${(ids += 1)}` },
+    createManualClock(),
+    random,
+    null,
+  );
   const ops = (id: string, overrides: Partial<WebhookRecord>) =>
     record(id, { kind: 'operational', eventTypes: ['webhook.archived'], ...overrides });
   const endpoints = [
@@ -197,6 +203,8 @@ test('each fact is one event, delivered to the operational endpoints that want i
   ]);
   const events = planOperationalEvents([fact, aboutOps], subjects, () => endpoints, maker);
   expect(events).toHaveLength(1);
+  // A trace of its own, sampled, that its attempts continue.
+  expect(events[0]!.trace).toEqual({ traceparent: `00-${'ab'.repeat(16)}-${'ab'.repeat(8)}-01`, tracestate: null });
   expect(events[0]!.deliveries.map((d) => [d.webhookId, d.state])).toEqual([
     ['wsu_wants', 'pending'],
     ['wsu_archived', 'skipped'],

@@ -7,6 +7,8 @@ import type { OperationalFact } from '../store/results-plan';
 import { isoTimestampNanos } from '../events/payload';
 import type { IdGenerator } from '../core/ids';
 import { type Clock, nowMicros } from '../core/clock';
+import type { RandomBytes } from '../core/random';
+import { eventTraceWithoutExport } from '../core/tracing';
 import type { OperationalEventMaker } from '../store/operational-plan';
 
 const NANOS_PER_MICRO = 1000n;
@@ -61,6 +63,8 @@ export function operationalPayload(input: {
   return Buffer.from(JSON.stringify(payload), 'utf8');
 }
 
+const NO_CALLER = { traceparent: undefined, tracestate: undefined };
+
 /**
  * The maker the store writes operational events with. A webhook's page is `<publicUrl>/ui/#/webhooks/<id>`; without
  * a public URL (JOBHOOKS_PUBLIC_URL) the link is that path alone, for the receiver to put behind the service's address.
@@ -68,11 +72,14 @@ export function operationalPayload(input: {
 export function createOperationalEventMaker(
   ids: IdGenerator,
   clock: Clock,
+  random: RandomBytes,
   publicUrl: string | null,
 ): OperationalEventMaker {
   const base = publicUrl === null ? '' : publicUrl.replace(/\/+$/, '');
   return {
     ids,
+    // A trace of the event's own, started by no request: its root span is not exported, its attempts' spans are.
+    newTrace: () => eventTraceWithoutExport(NO_CALLER, random),
     now: () => nowMicros(clock),
     payloadOf: ({ id, fact, subject }) =>
       operationalPayload({ id, fact, subject, uiUrl: `${base}/ui/#/webhooks/${encodeURIComponent(subject.id)}` }),

@@ -2,6 +2,7 @@
 // backends from what the transaction read: one event per fact, with its payload, and one delivery per operational
 // endpoint of the webhook's account that wants its type, delivered like any job-run event's.
 import type { Micros } from '../core/time';
+import type { EventTrace } from '../core/trace-context';
 import type { IdGenerator } from '../core/ids';
 import type { NewDelivery } from '../domain/delivery';
 import { plannedState } from '../domain/delivery-lifecycle';
@@ -15,6 +16,11 @@ import type { OperationalFact } from './results-plan';
  */
 export interface OperationalEventMaker {
   ids: IdGenerator;
+  /**
+   * The trace context an operational event keeps, as a job-run event keeps its ingestion's: each of its attempts,
+   * retries and redeliveries included, is a child of it, so one event's requests are one trace.
+   */
+  newTrace(): EventTrace;
   /** The time, in microseconds, of a fact whose own time is not known (a circuit closing). */
   now(): Micros;
   payloadOf(input: { id: string; fact: OperationalFact; subject: WebhookRecord }): Buffer;
@@ -27,6 +33,7 @@ export interface PlannedOperationalEvent {
   eventType: OperationalEventType;
   createdAt: Micros;
   payload: Buffer;
+  trace: EventTrace;
   /** Each with an empty head: every endpoint gets the same bytes, kept once, on the event. */
   deliveries: NewDelivery[];
 }
@@ -60,6 +67,7 @@ export function planOperationalEvents(
     if (deliveries.length === 0) return [];
     const id = maker.ids.next('event');
     const payload = maker.payloadOf({ id, fact, subject });
-    return [{ id, accountId: subject.accountId, eventType: fact.type, createdAt: fact.at, payload, deliveries }];
+    const trace = maker.newTrace();
+    return [{ id, accountId: subject.accountId, eventType: fact.type, createdAt: fact.at, payload, trace, deliveries }];
   });
 }

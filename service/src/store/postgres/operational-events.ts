@@ -15,10 +15,10 @@ const ENDPOINTS_OF_ACCOUNTS = `${SELECT_WEBHOOK} WHERE w.account_id = ANY($1::bi
   ORDER BY w.created_at, w.id`;
 // run_id is the event's own id: an operational event is never a duplicate of another.
 const INSERT_EVENTS = `
-  INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
-  SELECT e.id, e.account_id, e.event_type, e.id, e.created_at, e.payload
-    FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[])
-         AS e(id, account_id, event_type, created_at, payload)`;
+  INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail, traceparent, tracestate)
+  SELECT e.id, e.account_id, e.event_type, e.id, e.created_at, e.payload, e.traceparent, e.tracestate
+    FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[], $6::text[], $7::text[])
+         AS e(id, account_id, event_type, created_at, payload, traceparent, tracestate)`;
 const NOTIFY_DUE = `SELECT pg_notify('${CHANNELS.due}', '')`;
 
 /** Writes a batch's facts in the caller's transaction; other instances' dispatchers hear of what it queued. */
@@ -42,8 +42,16 @@ export async function writeOperationalEvents(
   await client.query(
     INSERT_EVENTS,
     asColumns(
-      events.map((e) => [e.id, e.accountId, e.eventType, e.createdAt, e.payload]),
-      5,
+      events.map((e) => [
+        e.id,
+        e.accountId,
+        e.eventType,
+        e.createdAt,
+        e.payload,
+        e.trace.traceparent,
+        e.trace.tracestate,
+      ]),
+      7,
     ),
   );
   await client.query(

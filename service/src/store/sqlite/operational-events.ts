@@ -17,8 +17,8 @@ export function prepareOperationalWrite(db: SqliteDatabase, health: { of(webhook
   );
   // run_id is the event's own id: an operational event is never a duplicate of another.
   const insertEvent = db.prepare(
-    `INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
-     VALUES (@id, @accountId, @eventType, @id, @createdAt, @payload)`,
+    `INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail, traceparent, tracestate)
+     VALUES (@id, @accountId, @eventType, @id, @createdAt, @payload, @traceparent, @tracestate)`,
   );
   const insertDeliveries = prepareDeliveriesInsert(db);
   const recordOf = (row: WebhookRow): WebhookRecord => ({ ...webhookFromRow(row), endpointHealth: health.of(row.id) });
@@ -37,7 +37,7 @@ export function prepareOperationalWrite(db: SqliteDatabase, health: { of(webhook
       return known;
     };
     for (const event of planOperationalEvents(facts, subjects, endpointsOf, maker)) {
-      insertEvent.run(event);
+      insertEvent.run({ ...event, ...event.trace });
       insertDeliveries(event, event.deliveries);
     }
   };
