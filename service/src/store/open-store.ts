@@ -8,11 +8,15 @@ export interface StoreSettings {
   sqlitePath: string;
   durability: Durability;
   postgres: { url: string; poolSize: number } | null;
-  /** A failure away from any request (PostgreSQL: a lost idle or LISTEN connection); logged by the caller. */
+  /**
+   * A failure away from any request (PostgreSQL: a lost idle or LISTEN connection; SQLite: circuit events whose
+   * write failed after their results' commit); logged by the caller.
+   */
   onBackgroundError: (error: unknown, what: string) => void;
 }
 
 export async function openStore(settings: StoreSettings): Promise<Store> {
-  if (settings.postgres === null) return createSqliteStore(settings.sqlitePath, undefined, settings.durability);
+  if (settings.postgres === null)
+    return createSqliteStore(settings.sqlitePath, undefined, settings.durability, settings.onBackgroundError);
   return createPostgresStore({ ...settings.postgres, onBackgroundError: settings.onBackgroundError });
 }

@@ -35,7 +35,14 @@ export interface InProcessEndpointHealth extends EndpointHealthStore {
 
 const isClosed = (circuit: Circuit) => circuit.state === 'closed';
 
-export function createInProcessEndpointHealth(db: SqliteDatabase): InProcessEndpointHealth {
+/**
+ * `onLost` hears of circuit events a failed write lost (a full disk): the results they follow are committed by
+ * then, so the failure is reported rather than thrown.
+ */
+export function createInProcessEndpointHealth(
+  db: SqliteDatabase,
+  onLost: (error: unknown) => void = () => undefined,
+): InProcessEndpointHealth {
   // Only webhooks whose endpoint answered are kept; the webhooks of one database bound them (1,000 an account).
   const healths = new Map<string, EndpointHealth>();
   const exists = db.prepare<[string], { found: number }>('SELECT 1 AS found FROM webhooks WHERE id = ?');
@@ -102,8 +109,8 @@ export function createInProcessEndpointHealth(db: SqliteDatabase): InProcessEndp
       if (maker === null || !moveCircuit(steps)) return;
       try {
         writeCircuitEvents.immediate(steps, maker);
-      } catch {
-        // Lost with the disk's failure; the results are committed.
+      } catch (error) {
+        onLost(error);
       }
     },
     async change(webhookId, change, maker = null) {

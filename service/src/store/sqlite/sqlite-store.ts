@@ -17,15 +17,23 @@ import { createInProcessRateWindows, createInProcessSignInWindows } from './wind
 
 /**
  * `monotonicNow` times how long a look at other connections' commits serves (tests pass their own);
- * `durability` is when a commit reaches the disk (see openDatabase).
+ * `durability` is when a commit reaches the disk (see openDatabase); `onBackgroundError` hears of a write that
+ * failed away from any request (circuit events after their results' commit).
  */
-export function createSqliteStore(path: string, monotonicNow?: () => number, durability: Durability = 'full'): Store {
+export function createSqliteStore(
+  path: string,
+  monotonicNow?: () => number,
+  durability: Durability = 'full',
+  onBackgroundError: (error: unknown, what: string) => void = () => undefined,
+): Store {
   const db = openDatabase(path, MIGRATIONS, durability);
   const probeReadiness = createReadinessProbe(db, () => microsFromMillis(Date.now()));
   // One look at other connections' commits serves both caches, so a request that authenticates and then
   // reads its webhook pays for it once.
   const otherConnections = observeOtherConnections(db, monotonicNow);
-  const endpointHealth = createInProcessEndpointHealth(db);
+  const endpointHealth = createInProcessEndpointHealth(db, (error) =>
+    onBackgroundError(error, 'Writing webhook.circuit_opened or webhook.recovered (those events are lost)'),
+  );
   return {
     backend: 'sqlite',
     accounts: createAccountsStore(db),
