@@ -2,6 +2,8 @@
 // own SQLite file, on 127.0.0.1): declared in the same files, planned, applied, changed, deleted and imported; the
 // dbt-compatible webhook list never shows them.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWebhooksClient, type WebhooksClient } from '@jobhooks/client';
@@ -163,4 +165,35 @@ test("a bad event type is reported at its line with the contract's message, and 
   expect(typo.stderr).toContain(
     'typo.yml:6: oncall: unknown field job_ids: an operational endpoint has name, description, client_url, event_types, active',
   );
+});
+
+test("against a server without operational endpoints (as dbt Cloud), files that declare them get one sentence; files that don't, a plan", async () => {
+  // A stand-in on 127.0.0.1 for dbt Cloud: an empty webhook list, and 404 on jobhooks' own routes.
+  const standIn = createServer((request, response) => {
+    const notHere = (request.url ?? '').includes('/operational-endpoints');
+    response.writeHead(notHere ? 404 : 200, { 'content-type': 'application/json' });
+    const empty = { pagination: { total_count: 0, count: 0 }, filters: { offset: 0, limit: 100 } };
+    const body = notHere
+      ? { status: { code: 404, is_success: false, user_message: 'Not found.', developer_message: '' }, data: null }
+      : { data: [], status: { code: 200 }, extra: empty };
+    response.end(JSON.stringify(body));
+  });
+  await new Promise<void>((listening) => standIn.listen(0, '127.0.0.1', listening));
+  const hostUrl = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}/api`;
+  try {
+    const toStandIn = (args: string[]) => runAsCode(args, { cwd: dir, env: { ...env, JOBHOOKS_HOST_URL: hostUrl } });
+    write('platform.yml', file('[webhook.archived]'));
+    const refused = await toStandIn(['plan', 'platform.yml']);
+    expectOk(refused, 1);
+    expect(refused.stderr).toContain(
+      `${hostUrl} has no operational endpoints (they are jobhooks' own, not dbt Cloud's); remove "operational_endpoints" from the files to use this server.`,
+    );
+    write(
+      'platform.yml',
+      `webhooks:\n  runs:\n    name: Runs\n    client_url: ${NOWHERE}\n    event_types: [job.run.errored]\n`,
+    );
+    expect(changeLines(await toStandIn(['plan', 'platform.yml']))).toEqual(['+ create runs']);
+  } finally {
+    await new Promise((closed) => standIn.close(closed));
+  }
 });
