@@ -1,8 +1,17 @@
 // The browser's client of the management API: the same paths and envelopes as every other client, with the
 // signed-in token. Responses are typed by the contract's schemas; failures become one ApiProblem.
 import type { AccountView } from '@jobhooks/client/contract/account';
-import type { EventTypeName, OperationalEventTypeName } from '@jobhooks/client/contract/closed-lists';
-import type { CreatedOperationalEndpoint, OperationalEndpoint } from '@jobhooks/client/contract/operational';
+import {
+  EVENT_TYPES,
+  OPERATIONAL_EVENT_TYPES,
+  type EventTypeName,
+  type OperationalEventTypeName,
+} from '@jobhooks/client/contract/closed-lists';
+import type {
+  CreatedOperationalEndpoint,
+  OperationalEndpoint,
+  OperationalEndpointBody,
+} from '@jobhooks/client/contract/operational';
 import type { DeliveryAttemptView, DeliveryDetail, RecoveredDeliveries } from '@jobhooks/client/contract/delivery';
 import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract/envelope';
 import type { AccountStatistics, StatisticsWindow, WebhookStatistics } from '@jobhooks/client/contract/statistics';
@@ -51,9 +60,26 @@ export type WebhookDraft = Omit<WebhookFields, 'job_ids' | 'max_requests_per_sec
  */
 export interface DeliveryFilters {
   status?: 'succeeded' | 'failed';
-  event_type?: EventTypeName;
+  event_type?: EventTypeName | OperationalEventTypeName;
   since?: string;
   until?: string;
+}
+
+/**
+ * Whose delivery log and secret: a webhook's or an operational endpoint's. The views take this, not the webhook,
+ * so that one log view and one rotation serve both; the calls differ only in the path they are made under.
+ */
+export interface DeliveryOwner {
+  id: string;
+  name: string;
+  /** The event types its log may be filtered by. */
+  eventTypes: readonly (EventTypeName | OperationalEventTypeName)[];
+  deliveries(offset: number, limit: number, filters?: DeliveryFilters): Promise<Page<DeliveryAttemptView>>;
+  delivery(deliveryId: string): Promise<DeliveryDetail>;
+  redeliver(deliveryId: string): Promise<DeliveryAttemptView>;
+  rotateSecret(overlapSeconds: number | string): Promise<RotatedSecret>;
+  /** Recovery of failed deliveries over a window: webhooks only. */
+  recover?(since: string | undefined, until: string | undefined): Promise<RecoveredDeliveries>;
 }
 
 interface ListBody<T> {
@@ -165,14 +191,9 @@ export class Api {
    * A new secret, answered this once; the replaced one keeps signing for `overlapSeconds` (checked by the API, so
    * a wrong entry is sent as typed and named by its field error). Sent once: fetch never repeats a POST.
    */
-  async rotateSecret(id: string, overlapSeconds: number | string): Promise<RotatedSecret> {
-    return (
-      await this.request<{ data: RotatedSecret }>(
-        'POST',
-        `${this.webhooks}/subscription/${encodeURIComponent(id)}/secret/rotate`,
-        { overlap_seconds: overlapSeconds },
-      )
-    ).data;
+  private async rotateSecretAt(owner: string, overlapSeconds: number | string): Promise<RotatedSecret> {
+    const body = { overlap_seconds: overlapSeconds };
+    return (await this.request<{ data: RotatedSecret }>('POST', `${owner}/secret/rotate`, body)).data;
   }
 
   /** Ends a rotation's overlap now: only the new secret signs from then on. */
@@ -191,25 +212,56 @@ export class Api {
     ).data;
   }
 
-  async deliveries(
-    id: string,
+  private async deliveriesAt(
+    owner: string,
     offset: number,
     limit: number,
     filters: DeliveryFilters = {},
   ): Promise<Page<DeliveryAttemptView>> {
     const query = new URLSearchParams({ offset: String(offset), limit: String(limit) });
     for (const [name, value] of Object.entries(filters)) if (value) query.set(name, value);
-    const body = await this.request<ListBody<DeliveryAttemptView>>(
-      'GET',
-      `${this.webhooks}/subscription/${encodeURIComponent(id)}/deliveries?${query.toString()}`,
-    );
+    const body = await this.request<ListBody<DeliveryAttemptView>>('GET', `${owner}/deliveries?${query.toString()}`);
     return { items: body.data, total: body.extra.pagination.total_count };
   }
 
   /** One delivery as sent: the request, and every attempt with what the endpoint answered, oldest first. */
-  async delivery(id: string, deliveryId: string): Promise<DeliveryDetail> {
-    const path = `${this.webhooks}/subscription/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}`;
+  private async deliveryAt(owner: string, deliveryId: string): Promise<DeliveryDetail> {
+    const path = `${owner}/deliveries/${encodeURIComponent(deliveryId)}`;
     return (await this.request<{ data: DeliveryDetail }>('GET', path)).data;
+  }
+
+  private async redeliverAt(owner: string, deliveryId: string): Promise<DeliveryAttemptView> {
+    const path = `${owner}/deliveries/${encodeURIComponent(deliveryId)}/retry`;
+    return (await this.request<{ data: DeliveryAttemptView }>('POST', path)).data;
+  }
+
+  /** The calls every owner of a log and a secret has, under the owner's path. */
+  private ownerAt(
+    path: string,
+    owner: Pick<DeliveryOwner, 'id' | 'name' | 'eventTypes'>,
+  ): Omit<DeliveryOwner, 'recover'> {
+    return {
+      ...owner,
+      deliveries: (offset, limit, filters) => this.deliveriesAt(path, offset, limit, filters),
+      delivery: (deliveryId) => this.deliveryAt(path, deliveryId),
+      redeliver: (deliveryId) => this.redeliverAt(path, deliveryId),
+      rotateSecret: (overlapSeconds) => this.rotateSecretAt(path, overlapSeconds),
+    };
+  }
+
+  /** A webhook's log and secret; its log's filters offer the job-run event types. */
+  webhookOwner(webhook: { id: string; name: string }): DeliveryOwner {
+    const path = `${this.webhooks}/subscription/${encodeURIComponent(webhook.id)}`;
+    return {
+      ...this.ownerAt(path, { id: webhook.id, name: webhook.name, eventTypes: EVENT_TYPES }),
+      recover: (since, until) => this.recover(webhook.id, since, until),
+    };
+  }
+
+  /** An operational endpoint's log and secret; its log's filters offer the operational event types. */
+  operationalOwner(endpoint: { id: string; name: string }): DeliveryOwner {
+    const path = `${this.operational}/${encodeURIComponent(endpoint.id)}`;
+    return this.ownerAt(path, { id: endpoint.id, name: endpoint.name, eventTypes: OPERATIONAL_EVENT_TYPES });
   }
 
   /**
@@ -243,13 +295,19 @@ export class Api {
     return (await this.request<{ data: CreatedOperationalEndpoint }>('POST', this.operational, fields)).data;
   }
 
-  async removeOperationalEndpoint(id: string): Promise<void> {
-    await this.request('DELETE', `${this.operational}/${encodeURIComponent(id)}`);
+  async operationalEndpoint(id: string): Promise<OperationalEndpoint> {
+    const path = `${this.operational}/${encodeURIComponent(id)}`;
+    return (await this.request<{ data: OperationalEndpoint }>('GET', path)).data;
   }
 
-  async redeliver(id: string, deliveryId: string): Promise<DeliveryAttemptView> {
-    const path = `${this.webhooks}/subscription/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`;
-    return (await this.request<{ data: DeliveryAttemptView }>('POST', path)).data;
+  /** A full replacement, as for a webhook: a new URL or active=true reactivates an archived endpoint. */
+  async updateOperationalEndpoint(id: string, fields: OperationalEndpointBody): Promise<OperationalEndpoint> {
+    const path = `${this.operational}/${encodeURIComponent(id)}`;
+    return (await this.request<{ data: OperationalEndpoint }>('PUT', path, fields)).data;
+  }
+
+  async removeOperationalEndpoint(id: string): Promise<void> {
+    await this.request('DELETE', `${this.operational}/${encodeURIComponent(id)}`);
   }
 }
 

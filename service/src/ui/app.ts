@@ -1,4 +1,5 @@
 // The web UI's entry: the page shell (header, messages), sign-in and sign-out, and the routes.
+import { renderOperationalDetails, renderOperationalForm } from './operational-details';
 import { renderOperationalPage } from './operational-view';
 import { WRITE_PERMISSION_SETS } from '@jobhooks/client/contract/closed-lists';
 import { Api, ApiProblem, type WebhookDraft } from './api';
@@ -108,11 +109,15 @@ async function renderRoute(base: UiContext): Promise<void> {
   const path = route.split('?')[0] ?? '/';
   const edit = /^\/webhooks\/([^/]+)\/edit$/.exec(path);
   const detail = /^\/webhooks\/([^/]+)$/.exec(path);
+  const operationalEdit = /^\/operational\/([^/]+)\/edit$/.exec(path);
+  const operational = /^\/operational\/([^/]+)$/.exec(path);
   if (path === '/new') renderForm(ctx);
   else if (edit?.[1]) renderForm(ctx, decodeURIComponent(edit[1]));
   else if (detail?.[1]) await renderWebhookDetails(ctx, decodeURIComponent(detail[1]));
   else if (path === '/webhooks') await renderWebhooksPage(ctx);
   else if (path === '/operational') await renderOperationalPage(ctx);
+  else if (operationalEdit?.[1]) await renderOperationalForm(ctx, decodeURIComponent(operationalEdit[1]));
+  else if (operational?.[1]) await renderOperationalDetails(ctx, decodeURIComponent(operational[1]));
   else await renderOverview(ctx);
   if (!view.isConnected) return;
   // Moving between views moves focus to the new view's heading, as a page load would.

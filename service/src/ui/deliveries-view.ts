@@ -1,10 +1,10 @@
-// Recent Deliveries of one webhook (the API keeps 7 days): one row per delivery, newest first, with its result kept
-// in view at any width and its attempts beneath; filters on the log; a delivery's request and responses in a dialog;
-// Redeliver on a failed delivery and Recover failed deliveries for a window, for tokens that may write.
-import { EVENT_TYPES, type EventTypeName } from '@jobhooks/client/contract/closed-lists';
+// Recent Deliveries of one webhook or operational endpoint (the API keeps 7 days): one row per delivery, newest
+// first, with its result kept in view at any width and its attempts beneath; filters on the log; a delivery's request
+// and responses in a dialog; Redeliver on a failed delivery and, for a webhook, Recover failed deliveries for a
+// window, for tokens that may write.
+import type { EventTypeName, OperationalEventTypeName } from '@jobhooks/client/contract/closed-lists';
 import type { DeliveryAttemptView, DeliveryDetail } from '@jobhooks/client/contract/delivery';
-import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
-import type { DeliveryFilters } from './api';
+import type { DeliveryFilters, DeliveryOwner } from './api';
 import type { UiContext } from './context';
 import { showDeliveryDetail } from './delivery-detail';
 import { askToRecover } from './dialogs';
@@ -21,7 +21,7 @@ const STATE_LOOKUPS_PER_PAGE = 20;
 /** The filters as their fields hold them: '' for all; times as `datetime-local` values in the viewer's zone. */
 export interface DeliveryLogFilters {
   status: '' | 'succeeded' | 'failed';
-  event_type: '' | EventTypeName;
+  event_type: '' | EventTypeName | OperationalEventTypeName;
   since: string;
   until: string;
 }
@@ -77,12 +77,12 @@ function rowsOf(items: readonly DeliveryAttemptView[]): DeliveryRow[] {
 }
 
 /** Looks up the deliveries whose newest attempt failed (a few per page), to tell pending from failed. */
-async function lookUpFailed(ctx: UiContext, webhook: WebhookDetail, rows: DeliveryRow[]): Promise<void> {
+async function lookUpFailed(owner: DeliveryOwner, rows: DeliveryRow[]): Promise<void> {
   const failed = rows.filter((row) => row.deliveryId !== null && !row.newest.success);
   await Promise.all(
     failed.slice(0, STATE_LOOKUPS_PER_PAGE).map(async (row) => {
       try {
-        row.detail = await ctx.api.delivery(webhook.id, row.deliveryId ?? '');
+        row.detail = await owner.delivery(row.deliveryId ?? '');
       } catch {
         // Without it the row says what its newest attempt did.
       }
@@ -113,7 +113,7 @@ function resultOf(row: DeliveryRow): Result {
  */
 function redeliverButton(
   ctx: UiContext,
-  webhook: WebhookDetail,
+  owner: DeliveryOwner,
   row: DeliveryRow,
   reload: () => void,
 ): HTMLButtonElement | null {
@@ -126,8 +126,8 @@ function redeliverButton(
   );
   button.addEventListener('click', () => {
     button.disabled = true;
-    ctx.api
-      .redeliver(webhook.id, deliveryId)
+    owner
+      .redeliver(deliveryId)
       .then((sent) => {
         ctx.notify(
           sent.success
@@ -144,7 +144,7 @@ function redeliverButton(
   return button;
 }
 
-function detailButton(ctx: UiContext, webhook: WebhookDetail, row: DeliveryRow): HTMLButtonElement | null {
+function detailButton(ctx: UiContext, owner: DeliveryOwner, row: DeliveryRow): HTMLButtonElement | null {
   const deliveryId = row.deliveryId;
   if (deliveryId === null) return null;
   const button = h(
@@ -155,7 +155,7 @@ function detailButton(ctx: UiContext, webhook: WebhookDetail, row: DeliveryRow):
   button.addEventListener('click', () =>
     busy(button, async () => {
       try {
-        showDeliveryDetail(await ctx.api.delivery(webhook.id, deliveryId));
+        showDeliveryDetail(await owner.delivery(deliveryId));
       } catch (error) {
         ctx.fail(error);
       }
@@ -216,9 +216,9 @@ function attemptsSummary(row: DeliveryRow): string {
   return row.attempts.length < count ? `${total} (${row.attempts.length} on this page)` : total;
 }
 
-function deliveryItem(ctx: UiContext, webhook: WebhookDetail, row: DeliveryRow, reload: () => void): HTMLElement {
+function deliveryItem(ctx: UiContext, owner: DeliveryOwner, row: DeliveryRow, reload: () => void): HTMLElement {
   const result = resultOf(row);
-  const actions = [detailButton(ctx, webhook, row), redeliverButton(ctx, webhook, row, reload)].filter(
+  const actions = [detailButton(ctx, owner, row), redeliverButton(ctx, owner, row, reload)].filter(
     (button) => button !== null,
   );
   return h(
@@ -247,14 +247,17 @@ function deliveryItem(ctx: UiContext, webhook: WebhookDetail, row: DeliveryRow, 
   );
 }
 
-function recoverButton(ctx: UiContext, webhook: WebhookDetail, recovered: () => void): HTMLButtonElement {
+function recoverButton(
+  ctx: UiContext,
+  name: string,
+  recover: NonNullable<DeliveryOwner['recover']>,
+  recovered: () => void,
+): HTMLButtonElement {
   const button = h('button', { type: 'button', 'data-focus-key': 'recover' }, 'Recover failed deliveries');
   button.addEventListener('click', () =>
     busy(button, async () => {
       try {
-        const answer = await askToRecover(shownName(webhook.name), (since, until) =>
-          ctx.api.recover(webhook.id, since, until),
-        );
+        const answer = await askToRecover(shownName(name), recover);
         if (answer === null) return;
         ctx.notify(
           answer.recovered === 1
@@ -288,7 +291,11 @@ function timeField(label: string, name: string, value: string): HTMLElement {
 }
 
 /** The filters above the log; `apply` draws the log's first page with the chosen ones. */
-function filterForm(filters: DeliveryLogFilters, apply: (filters: DeliveryLogFilters) => void): HTMLFormElement {
+function filterForm(
+  eventTypes: DeliveryOwner['eventTypes'],
+  filters: DeliveryLogFilters,
+  apply: (filters: DeliveryLogFilters) => void,
+): HTMLFormElement {
   const clear = h('button', { type: 'button', 'data-focus-key': 'clear-filters' }, 'Clear filters');
   const form = h(
     'form',
@@ -300,7 +307,7 @@ function filterForm(filters: DeliveryLogFilters, apply: (filters: DeliveryLogFil
     ]),
     selectField('Event type', 'event_type', filters.event_type, [
       ['', 'All'],
-      ...EVENT_TYPES.map((type): [string, string] => [type, type]),
+      ...eventTypes.map((type): [string, string] => [type, type]),
     ]),
     timeField('Since', 'since', filters.since),
     timeField('Until', 'until', filters.until),
@@ -339,18 +346,18 @@ function filterSummary(filters: DeliveryLogFilters): HTMLElement | null {
 }
 
 /**
- * Draws the filters and one page of the log into `into`. `redrawPage` runs after a redelivery or a recovery (the
- * webhook's status may change too), with the view to keep; by default only the log is drawn again.
+ * Draws the filters and one page of `owner`'s log into `into`. `redrawPage` runs after a redelivery or a recovery
+ * (the owner's status may change too), with the view to keep; by default only the log is drawn again.
  */
 export async function renderDeliveries(
   ctx: UiContext,
-  webhook: WebhookDetail,
+  owner: DeliveryOwner,
   into: HTMLElement,
   view: DeliveryLogView = FIRST_PAGE,
   redrawPage?: (view: DeliveryLogView) => void,
 ): Promise<void> {
   const { offset, filters } = view;
-  const go = (next: DeliveryLogView) => void renderDeliveries(ctx, webhook, into, next, redrawPage);
+  const go = (next: DeliveryLogView) => void renderDeliveries(ctx, owner, into, next, redrawPage);
   const reload = () => (redrawPage ? redrawPage(view) : go(view));
   const focusKey = into.contains(document.activeElement)
     ? (document.activeElement as HTMLElement).dataset['focusKey']
@@ -360,9 +367,9 @@ export async function renderDeliveries(
     'div',
     { class: 'actions delivery-toolbar' },
     refresh,
-    ctx.canWrite && recoverButton(ctx, webhook, reload),
+    ctx.canWrite && owner.recover && recoverButton(ctx, owner.name, owner.recover.bind(owner), reload),
   );
-  const form = filterForm(filters, (chosen) => go({ offset: 0, filters: chosen }));
+  const form = filterForm(owner.eventTypes, filters, (chosen) => go({ offset: 0, filters: chosen }));
   into.setAttribute('aria-busy', 'true');
   // A render started later (a Refresh, a reload after an action) supersedes this one: what this one read may be
   // older, and drawing it last would show a page from before what the newer one read.
@@ -372,9 +379,9 @@ export async function renderDeliveries(
   let page;
   let rows: DeliveryRow[];
   try {
-    page = await ctx.api.deliveries(webhook.id, offset, DELIVERIES_PER_PAGE, apiFilters(filters));
+    page = await owner.deliveries(offset, DELIVERIES_PER_PAGE, apiFilters(filters));
     rows = rowsOf(page.items);
-    await lookUpFailed(ctx, webhook, rows);
+    await lookUpFailed(owner, rows);
   } catch (error) {
     if (superseded()) return;
     into.removeAttribute('aria-busy');
@@ -409,7 +416,7 @@ export async function renderDeliveries(
         class: 'delivery-log',
         'aria-label': `Deliveries, newest first: attempts ${offset + 1} to ${last} of ${page.total}`,
       },
-      ...rows.map((row) => deliveryItem(ctx, webhook, row, reload)),
+      ...rows.map((row) => deliveryItem(ctx, owner, row, reload)),
     ),
     h(
       'nav',

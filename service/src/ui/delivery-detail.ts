@@ -87,7 +87,7 @@ export function showDeliveryDetail(detail: DeliveryDetail): HTMLDialogElement {
       h(
         'p',
         { class: 'hint' },
-        'The URL is the webhook’s URL now. The signatures, and the headers that change per attempt, are described ' +
+        'The URL is the endpoint’s URL now. The signatures, and the headers that change per attempt, are described ' +
           'in place of their values: a signature, once read, could be replayed.',
       ),
       h('h4', {}, 'Headers'),

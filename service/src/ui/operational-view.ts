@@ -1,5 +1,6 @@
 // The account's operational endpoints (docs/operational-webhooks.md): where jobhooks tells the owners that webhooks
-// are failing, archived, or that a delivery failed for good. Lists them, adds one (its secret shown once), deletes.
+// are failing, archived, or that a delivery failed for good. Lists them, each linked to its page (operational-details.ts),
+// adds one (its secret shown once), deletes.
 import { OPERATIONAL_EVENT_TYPES } from '@jobhooks/client/contract/closed-lists';
 import type { CreatedOperationalEndpoint, OperationalEndpoint } from '@jobhooks/client/contract/operational';
 import type { UiContext } from './context';
@@ -15,7 +16,7 @@ const TYPE_TEXT: Record<(typeof OPERATIONAL_EVENT_TYPES)[number], string> = {
   'delivery.exhausted': 'a delivery fails for good',
 };
 
-function stateText(endpoint: OperationalEndpoint): string {
+export function stateText(endpoint: OperationalEndpoint): string {
   if (endpoint.archived) return `Archived: ${endpoint.archived_reason ?? ''}`;
   return endpoint.active ? 'Active' : 'Inactive';
 }
@@ -42,7 +43,7 @@ function row(ctx: UiContext, endpoint: OperationalEndpoint, redraw: () => void):
   return h(
     'tr',
     { 'data-endpoint-id': endpoint.id },
-    h('th', { scope: 'row' }, endpoint.name),
+    h('th', { scope: 'row' }, h('a', { href: `#/operational/${encodeURIComponent(endpoint.id)}` }, endpoint.name)),
     h('td', {}, h('code', {}, endpoint.client_url)),
     h('td', {}, endpoint.event_types.join(', ')),
     h('td', {}, stateText(endpoint)),

@@ -2,6 +2,7 @@
 // the new secret once, saying until when the old one keeps signing and what each kind of receiver must do; End
 // overlap now, offered while an overlap lasts, makes the new secret the only one at once.
 import type { WebhookDetail } from '@jobhooks/client/contract/webhook';
+import type { DeliveryOwner } from './api';
 import type { UiContext } from './context';
 import { askToRotate, confirmAction, showSecretOnce } from './dialogs';
 import { busy, h } from './dom';
@@ -53,21 +54,21 @@ function rotationExplanation(previousExpiresAt: string | null): Node[] {
   ];
 }
 
-export function rotateSecretButton(ctx: UiContext, webhook: WebhookDetail, changed: () => void): HTMLButtonElement {
+/** Rotates the secret of `owner`, a webhook or an operational endpoint, with the overlap asked for. */
+export function rotateSecretButton(ctx: UiContext, owner: DeliveryOwner, changed: () => void): HTMLButtonElement {
   const button = h('button', { type: 'button' }, 'Rotate secret');
   button.addEventListener('click', () =>
     busy(button, async () => {
       try {
-        const rotated = await askToRotate(shownName(webhook.name), (overlapSeconds) =>
-          ctx.api.rotateSecret(webhook.id, overlapSeconds),
-        );
+        const name = shownName(owner.name);
+        const rotated = await askToRotate(name, (overlapSeconds) => owner.rotateSecret(overlapSeconds));
         if (rotated === null) return;
-        await showSecretOnce(shownName(webhook.name), rotated.hmac_secret, {
-          title: `New signing secret of ${shownName(webhook.name)}`,
+        await showSecretOnce(name, rotated.hmac_secret, {
+          title: `New signing secret of ${name}`,
           storeHint: 'Store it where your receivers can read it.',
           explanation: rotationExplanation(rotated.previous_secret_expires_at),
         });
-        ctx.notify(`The secret of ${shownName(webhook.name)} is rotated.`);
+        ctx.notify(`The secret of ${name} is rotated.`);
         changed();
       } catch (error) {
         ctx.fail(error);

@@ -145,7 +145,7 @@ export function webhookActions(ctx: UiContext, webhook: WebhookDetail, handlers:
     webhook.archived ? reactivateButton(ctx, webhook, handlers.changed) : activeSwitch(ctx, webhook, handlers.changed),
     h('a', { class: 'button', href: `#/webhooks/${encodeURIComponent(webhook.id)}/edit` }, 'Edit'),
     testButton(ctx, webhook, result),
-    rotateSecretButton(ctx, webhook, handlers.changed),
+    rotateSecretButton(ctx, ctx.api.webhookOwner(webhook), handlers.changed),
     webhook.previous_secret_expires_at !== undefined && endOverlapButton(ctx, webhook, handlers.changed),
     deleteButton(ctx, webhook, handlers.deleted),
   );

@@ -56,7 +56,7 @@ export function timeElement(microseconds: string, withZone = false): HTMLTimeEle
   return h('time', { datetime: dateOf(microseconds).toISOString() }, localTime(microseconds, withZone));
 }
 
-function fact(term: string, ...value: (Node | string)[]): HTMLElement[] {
+export function fact(term: string, ...value: (Node | string)[]): HTMLElement[] {
   return [h('dt', {}, term), h('dd', {}, ...value)];
 }
 
@@ -80,7 +80,7 @@ export function webhookFacts(webhook: WebhookDetail, detailed = false): HTMLElem
     ...(detailed || webhook.max_requests_per_second !== undefined ? rateFact(webhook) : []),
     ...fact('State', state === 'archived' ? 'Archived (not sending)' : state === 'active' ? 'Active' : 'Inactive'),
     ...(detailed ? circuitFact(webhook) : []),
-    ...(detailed ? overlapFact(webhook) : []),
+    ...(detailed ? overlapFact(webhook.previous_secret_expires_at) : []),
     ...fact('Last dispatch', webhook.dispatched_at ? timeElement(webhook.dispatched_at) : 'Never'),
     ...(webhook.archived && webhook.archived_at
       ? fact(
@@ -106,14 +106,15 @@ function circuitFact(webhook: WebhookDetail): HTMLElement[] {
 }
 
 /** What an overlap means for each signature, on the detail view; the badge gives only its end. */
-function overlapFact(webhook: WebhookDetail): HTMLElement[] {
-  const until = webhook.previous_secret_expires_at;
+/** While a rotation's overlap lasts: until when the old secret signs. Only a webhook's overlap can be ended early. */
+export function overlapFact(until: string | undefined, endable = true): HTMLElement[] {
   if (until === undefined) return [];
   return fact(
     'Signing secret',
     'Rotated. Until ',
     timeElement(until, true),
     ' the old secret still signs: the Authorization header (dbt’s scheme) with the old secret, webhook-signature ' +
-      '(Standard Webhooks) with both. Then the new secret alone signs; End overlap now makes that happen at once.',
+      '(Standard Webhooks) with both. Then the new secret alone signs' +
+      (endable ? '; End overlap now makes that happen at once.' : '.'),
   );
 }

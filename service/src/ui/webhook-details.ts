@@ -47,6 +47,12 @@ export async function renderWebhookDetails(
   );
   await Promise.all([
     renderWebhookHealth(ctx, webhook, health),
-    renderDeliveries(ctx, webhook, deliveries, deliveriesView, (view) => void renderWebhookDetails(ctx, id, view)),
+    renderDeliveries(
+      ctx,
+      ctx.api.webhookOwner(webhook),
+      deliveries,
+      deliveriesView,
+      (view) => void renderWebhookDetails(ctx, id, view),
+    ),
   ]);
 }
