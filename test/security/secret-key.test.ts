@@ -13,6 +13,7 @@ import { answer, startReceiver } from '../support/receiver';
 import { isGenuine } from '../support/signature';
 import { startServiceProcess, stopServiceProcesses } from '../support/service-process';
 import { waitFor } from '../support/wait';
+import { untilSeenByService } from '../support/db-inspect';
 
 const run = promisify(execFile);
 const BIN = resolve(__dirname, '..', '..', 'service', 'bin', 'jobhooks.js');
@@ -199,6 +200,7 @@ test('a secret the key cannot open makes a failed attempt that says so, not a de
       created.id,
     );
     db.close();
+    await untilSeenByService();
     await ingest(h!, 'job.run.completed');
     const log = async () =>
       (await h!.call('GET', `${webhookPath(created.id)}/deliveries`)).json().data as Array<Record<string, unknown>>;
@@ -236,6 +238,7 @@ test('a test send and a redelivery of a webhook whose secret the key cannot open
       created.id,
     );
     db.close();
+    await untilSeenByService();
     const unsent =
       "not sent: the webhook's secret cannot be decrypted with this service's key (JOBHOOKS_SECRET_KEY or secret.key)";
 

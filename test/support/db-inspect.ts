@@ -2,8 +2,10 @@
 // dump of everything, so a test can assert that a request changed nothing. The SQL is written once, in the
 // common dialect of both (`?` placeholders become `$1`, `$2` on PostgreSQL), and rows come back as SQLite gives
 // them: numbers for bigints and booleans as 1 or 0.
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { LOOK_REUSE_MS } from '../../service/src/store/sqlite/other-connections';
 
 /** int8 as a number, as the PostgreSQL store itself reads it (service/src/store/postgres/database.ts). */
 pg.types.setTypeParser(20, (value: string) => Number(value));
@@ -31,6 +33,12 @@ const BOOKKEEPING = new Set([
   'schema_migrations',
 ]);
 
+/**
+ * Waits until a SQLite service sees a commit another connection just made: it looks for them at most once per
+ * LOOK_REUSE_MS, so a request arriving sooner may still be answered from its cache (as documented for the CLI).
+ */
+export const untilSeenByService = () => sleep(LOOK_REUSE_MS + 1);
+
 const dumpOf = (tables: Record<string, unknown[]>) =>
   JSON.stringify(tables, (_key, value: unknown) => (Buffer.isBuffer(value) ? value.toString('hex') : value));
 
@@ -48,6 +56,7 @@ function sqliteInspector(path: string): DatabaseInspector {
       withDb(true, (db) => db.prepare(sql).all(...params) as T[]),
     run: async (sql, params = []) => {
       withDb(false, (db) => db.prepare(sql).run(...params));
+      await untilSeenByService();
     },
     snapshot: async () =>
       withDb(true, (db) => {
