@@ -1,5 +1,5 @@
 // API tokens: generated with enough entropy to be unguessable, stored only as SHA-256 hashes.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { RandomBytes } from '../core/random';
 
 const TOKEN_PREFIX = 'jhk_';
@@ -11,10 +11,11 @@ export function generateApiToken(random: RandomBytes): string {
 
 /**
  * A fast hash is right here: tokens carry 256 random bits, so there is nothing to brute-force, and
- * looking a token up by its hash compares no secret byte by byte.
+ * looking a token up by its hash compares no secret byte by byte. Every API request hashes its token, so this is
+ * the one-shot `hash`, which makes no Hash stream object per call (docs/performance.md#measurements-behind-choices-in-the-code).
  */
 export function hashApiToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** Parses `Token <t>` or `Bearer <t>` (both used by real clients); null when the header has neither. */

@@ -11,12 +11,14 @@ import type { RateWindowsStore, SharedRateWindow, SignInWindowsStore } from '../
 const CLIENT_WINDOWS_KEPT = 10_000;
 
 export function createInProcessRateWindows(): RateWindowsStore {
-  const windows = new Map<string, SharedRateWindow>();
+  // Per budget, by account id: every API request updates one, and a number key costs no string to build and hash.
+  const budgets = new Map<string, Map<number, SharedRateWindow>>();
   return {
     update: async (accountId, budget, decide) => {
-      const key = `${accountId}/${budget}`;
-      const { window, answer } = decide(windows.get(key));
-      windows.set(key, window);
+      let windows = budgets.get(budget);
+      if (windows === undefined) budgets.set(budget, (windows = new Map()));
+      const { window, answer } = decide(windows.get(accountId));
+      windows.set(accountId, window);
       return answer;
     },
   };
