@@ -4,16 +4,22 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { processCpuSeconds } from './thread-cpu';
 
 export interface ApiFigures {
   getPerSecond: number;
   createPerSecond: number;
   getCeilingPerSecond: number;
   createCeilingPerSecond: number;
+  /** CPU microseconds per request of the service's process (all its threads), and of the bare route's. */
+  getCpuUs: number;
+  getCeilingCpuUs: number;
 }
 
 interface Target {
   origin: string;
+  /** The service's process, whose CPU per request is counted. */
+  pid: number;
   token: string;
   accountId: number;
   webhookId: string;
@@ -30,22 +36,33 @@ const CONNECTIONS = 32;
  */
 const WARM_UP_SECONDS = 1;
 
-/** A turn of load: the requests answered in it, and their median latency in ms (autocannon's). */
+/**
+ * A turn of load: the requests answered in it, their median latency in ms (autocannon's), and the CPU seconds the
+ * server's process used meanwhile (0 when its pid is not known).
+ */
 interface Turn {
   requests: number;
   p50Ms: number;
+  cpuSeconds: number;
 }
 
 /** Requests answered by `url` in `seconds` of load, after the warm-up; a failed request fails the run. */
-async function requestsIn(url: string, options: Partial<autocannon.Options>, seconds: number): Promise<Turn> {
+async function requestsIn(
+  url: string,
+  options: Partial<autocannon.Options>,
+  seconds: number,
+  serverPid?: number,
+): Promise<Turn> {
   await autocannon({ url, connections: CONNECTIONS, duration: WARM_UP_SECONDS, ...options });
+  const cpuBefore = serverPid === undefined ? 0 : processCpuSeconds(serverPid);
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, ...options });
+  const cpuSeconds = serverPid === undefined ? 0 : processCpuSeconds(serverPid) - cpuBefore;
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0)
     throw new Error(
       `${url}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors})`,
     );
-  return { requests: result.requests.total, p50Ms: result.latency.p50 };
+  return { requests: result.requests.total, p50Ms: result.latency.p50, cpuSeconds };
 }
 
 /**
@@ -55,11 +72,18 @@ async function requestsIn(url: string, options: Partial<autocannon.Options>, sec
  */
 const ROUNDS = 2;
 
-/** `service` and `ceiling` in requests a second; `serviceP50Ms` the service's median latency, averaged over its turns. */
+/**
+ * `service` and `ceiling` in requests a second; `serviceP50Ms` the service's median latency, averaged over its
+ * turns; `serviceCpuUs` and `ceilingCpuUs` each server's CPU microseconds per request, when `pids` names them.
+ * A ratio moves with how fast the machine runs each side; CPU per request tells a dearer request from a machine
+ * that favoured the ceiling in that run.
+ */
 export interface AgainstCeiling {
   service: number;
   ceiling: number;
   serviceP50Ms: number;
+  serviceCpuUs: number;
+  ceilingCpuUs: number;
 }
 
 export async function rateAgainstCeiling(
@@ -67,25 +91,37 @@ export async function rateAgainstCeiling(
   ceiling: string,
   options: { service: Partial<autocannon.Options>; ceiling: Partial<autocannon.Options> },
   seconds: number,
+  pids: { service?: number; ceiling?: number } = {},
 ): Promise<AgainstCeiling> {
   const turn = seconds / ROUNDS;
-  let served = 0;
-  let ceilingServed = 0;
+  const served = { requests: 0, cpuSeconds: 0 };
+  const ceilingServed = { requests: 0, cpuSeconds: 0 };
   let p50Sum = 0;
   for (let round = 0; round < ROUNDS; round += 1) {
-    const measured = await requestsIn(service, options.service, turn);
-    served += measured.requests;
+    const measured = await requestsIn(service, options.service, turn, pids.service);
+    served.requests += measured.requests;
+    served.cpuSeconds += measured.cpuSeconds;
     p50Sum += measured.p50Ms;
-    ceilingServed += (await requestsIn(ceiling, options.ceiling, turn)).requests;
+    const ceilingMeasured = await requestsIn(ceiling, options.ceiling, turn, pids.ceiling);
+    ceilingServed.requests += ceilingMeasured.requests;
+    ceilingServed.cpuSeconds += ceilingMeasured.cpuSeconds;
   }
-  return { service: served / seconds, ceiling: ceilingServed / seconds, serviceP50Ms: p50Sum / ROUNDS };
+  const cpuUs = ({ requests, cpuSeconds }: typeof served) => Number(((cpuSeconds * 1e6) / requests).toFixed(1));
+  return {
+    service: served.requests / seconds,
+    ceiling: ceilingServed.requests / seconds,
+    serviceP50Ms: p50Sum / ROUNDS,
+    serviceCpuUs: cpuUs(served),
+    ceilingCpuUs: cpuUs(ceilingServed),
+  };
 }
 
 function startBareFastify(getBody: unknown, createBody: unknown): Promise<{ origin: string; child: ChildProcess }> {
-  const tsx = require.resolve('tsx/cli');
+  // tsx as a loader of this node, not its CLI (which runs a second node): the child's pid is the server's, whose
+  // CPU is counted.
   const child = spawn(
     process.execPath,
-    [tsx, join(__dirname, 'bare-fastify.ts'), JSON.stringify({ getBody, createBody })],
+    ['--import', 'tsx', join(__dirname, 'bare-fastify.ts'), JSON.stringify({ getBody, createBody })],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {
@@ -114,6 +150,7 @@ export async function apiThroughput(target: Target, seconds: number): Promise<Ap
       `${bare.origin}${webhookPath}`,
       { service: { method: 'GET', headers: authorized }, ceiling: { method: 'GET', headers: plain } },
       seconds,
+      { service: target.pid, ceiling: bare.child.pid },
     );
     const create = await rateAgainstCeiling(
       `${target.origin}${target.createPath}`,
@@ -129,6 +166,8 @@ export async function apiThroughput(target: Target, seconds: number): Promise<Ap
       createPerSecond: create.service,
       getCeilingPerSecond: get.ceiling,
       createCeilingPerSecond: create.ceiling,
+      getCpuUs: get.serviceCpuUs,
+      getCeilingCpuUs: get.ceilingCpuUs,
     };
   } finally {
     bare.child.removeAllListeners('exit');

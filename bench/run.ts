@@ -255,6 +255,7 @@ async function main(): Promise<void> {
       apiThroughput(
         {
           origin: new URL(first.baseUrl).origin,
+          pid,
           token: TOKEN,
           accountId: ACCOUNT_ID,
           webhookId: throughput.webhookIds[0]!,
@@ -278,6 +279,8 @@ async function main(): Promise<void> {
       api_get_per_s: Math.round(api.getPerSecond),
       api_get_ceiling_per_s: Math.round(api.getCeilingPerSecond),
       api_get_ratio: ratio(api.getPerSecond, api.getCeilingPerSecond),
+      api_get_cpu_us: api.getCpuUs,
+      api_get_ceiling_cpu_us: api.getCeilingCpuUs,
       api_create_per_s: Math.round(api.createPerSecond),
       api_create_ceiling_per_s: Math.round(api.createCeilingPerSecond),
       api_create_ratio: ratio(api.createPerSecond, api.createCeilingPerSecond),
@@ -350,6 +353,7 @@ function deliveryLines(figures: Figures): string[] {
     `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}`,
     `  latency accepted -> received         p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`,
     `  API GET one webhook                  ${figures.api_get_per_s} req/s, bare Fastify ${figures.api_get_ceiling_per_s} req/s   api_get_ratio ${figures.api_get_ratio}`,
+    `  CPU per GET                          ${figures.api_get_cpu_us} us, bare Fastify ${figures.api_get_ceiling_cpu_us} us`,
     `  API create                           ${figures.api_create_per_s} req/s, bare Fastify ${figures.api_create_ceiling_per_s} req/s   api_create_ratio ${figures.api_create_ratio}`,
   ];
 }

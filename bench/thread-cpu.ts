@@ -60,6 +60,11 @@ export interface ThreadCpu {
   cores: number;
 }
 
+/** CPU seconds a whole process (every thread) has used so far. */
+export function processCpuSeconds(pid: number): number {
+  return ticksOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8')) / TICKS_PER_SECOND;
+}
+
 /** Starts counting; the function it returns reads the CPU used since, per second of wall time. */
 export function countThreadCpu(servicePid: number): () => ThreadCpu {
   const started = performance.now();
