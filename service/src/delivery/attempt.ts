@@ -116,6 +116,7 @@ function signaturesFor(plan: AttemptPlan, requestedAt: Micros): Signatures | nul
   };
 }
 
+/** Built field by field, not spread from `target`: one shape for every attempt's row, which V8 copies fastest. */
 export function logEntryOf(
   target: AttemptTarget,
   outcome: SendOutcome,
@@ -123,7 +124,11 @@ export function logEntryOf(
   isTest: boolean,
 ): AttemptLogEntry {
   return {
-    ...target,
+    deliveryId: target.deliveryId,
+    webhookId: target.webhookId,
+    eventId: target.eventId,
+    eventType: target.eventType,
+    attempt: target.attempt,
     requestedAt,
     durationMs: outcome.durationMs,
     statusCode: statusCodeOf(outcome),
