@@ -19,6 +19,11 @@ export interface ScaleOutOptions {
   /** Webhooks of the run; deliveries = events x webhooks. */
   webhooks: number;
   events: number;
+  /**
+   * Deliveries made before each run is measured, to the same webhooks, as the SQLite run does (bench/run.ts,
+   * WARM_UP_EVENTS): the instances are measured warm, like the ceiling.
+   */
+  warmUpDeliveries: number;
   ingestConcurrency: number;
   /** The same-run ceiling for a set of signed requests. */
   ceiling: (requests: SignedRequest[]) => Promise<number>;
@@ -33,6 +38,8 @@ export interface ScaleOutFigures {
 }
 
 const ACCOUNT_ID = 1;
+/** Run ids of the warm-up's events, apart from the measured run's (1...). */
+const WARM_UP_FIRST_RUN_ID = 2_000_000;
 
 /** Clock ticks per second of /proc's CPU times. */
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
@@ -101,26 +108,32 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     const pools = instances.map(
       (instance) => new Pool(new URL(instance.baseUrl).origin, { connections: options.ingestConcurrency }),
     );
+    /** Posts the events to the instances in turn, and waits until the receiver holds all their deliveries. */
+    const deliverAll = async (runIds: number[]) => {
+      const before = receiver.delivered();
+      const expected = runIds.length * options.webhooks;
+      await Promise.all(
+        pools.map((pool, p) =>
+          ingest(
+            pool,
+            `/api/v3/accounts/${ACCOUNT_ID}/webhooks/events`,
+            runIds.filter((_, i) => i % pools.length === p),
+            Math.ceil(options.ingestConcurrency / pools.length),
+          ),
+        ),
+      );
+      await waitUntil(() => receiver.delivered() - before >= expected, `${expected} deliveries`, 600_000);
+    };
+    const warmUpEvents = Math.ceil(options.warmUpDeliveries / options.webhooks);
+    await deliverAll(Array.from({ length: warmUpEvents }, (_, i) => WARM_UP_FIRST_RUN_ID + i));
     const expected = options.events * options.webhooks;
-    const before = receiver.delivered();
     receiver.captured.length = 0;
     receiver.capture = true;
     const stopCounting = await countDatabaseWork(url, () => clusterCpuSeconds(cluster), {
       walByRelation: options.walByRelation,
     });
     const started = performance.now();
-    const runIds = Array.from({ length: options.events }, (_, i) => i + 1);
-    await Promise.all(
-      pools.map((pool, p) =>
-        ingest(
-          pool,
-          `/api/v3/accounts/${ACCOUNT_ID}/webhooks/events`,
-          runIds.filter((_, i) => i % pools.length === p),
-          Math.ceil(options.ingestConcurrency / pools.length),
-        ),
-      ),
-    );
-    await waitUntil(() => receiver.delivered() - before >= expected, `${expected} deliveries`, 600_000);
+    await deliverAll(Array.from({ length: options.events }, (_, i) => i + 1));
     const seconds = (performance.now() - started) / 1000;
     const work = await stopCounting();
     options.onDatabaseWork?.(`${count} instance(s), ${options.webhooks} webhook(s)`, work, expected);
