@@ -6,8 +6,7 @@ import { circuitFacts, type EndpointHealth, UNKNOWN_ENDPOINT } from '../../servi
 import { afterAnswer, type Answer, DEFAULT_HEALTH_RULES } from '../../service/src/delivery/endpoint-health';
 import { type DispatchState, type WebhookRecord, NEW_DISPATCH_STATE } from '../../service/src/domain/webhook';
 import { nextDispatchState } from '../../service/src/delivery/archive-policy';
-import { createManualClock } from '../../service/src/core/clock';
-import { createOperationalEventMaker } from '../../service/src/delivery/operational-payload';
+import { fakeOperationalEventMaker } from '../support/operational-event-maker';
 import { FAILING_THRESHOLD_PERCENTS, thresholdsCrossed } from '../../service/src/domain/failing-thresholds';
 import { planOperationalEvents } from '../../service/src/store/operational-plan';
 import {
@@ -174,14 +173,7 @@ function record(id: string, overrides: Partial<WebhookRecord> = {}): WebhookReco
 }
 
 test('each fact is one event, delivered to the operational endpoints that want its type, skipped for an archived one', () => {
-  let ids = 0;
-  const random = (size: number) => Buffer.alloc(size, 0xab);
-  const maker = createOperationalEventMaker(
-    { next: (kind) => `${kind}_${(ids += 1)}` },
-    createManualClock(),
-    random,
-    null,
-  );
+  const maker = fakeOperationalEventMaker({ fill: 0xab });
   const ops = (id: string, overrides: Partial<WebhookRecord>) =>
     record(id, { kind: 'operational', eventTypes: ['webhook.archived'], ...overrides });
   const endpoints = [

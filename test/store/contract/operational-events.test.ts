@@ -2,10 +2,9 @@
 // makes true are written in its transaction, as one event each with its own trace and a delivery to each operational
 // endpoint that wants its type. The planning rules themselves are tested on a fake clock in
 // test/store/operational-facts.test.ts; this checks both stores write what they plan.
-import { createManualClock } from '../../../service/src/core/clock';
 import { parseTraceparent } from '../../../service/src/core/trace-context';
 import { nextDispatchState } from '../../../service/src/delivery/archive-policy';
-import { createOperationalEventMaker } from '../../../service/src/delivery/operational-payload';
+import { fakeOperationalEventMaker } from '../../support/operational-event-maker';
 import {
   account,
   addWebhook,
@@ -20,13 +19,7 @@ import {
 } from './fixtures';
 
 const store = useStore();
-let n = 0;
-const maker = createOperationalEventMaker(
-  { next: (kind) => `${kind}_op_${(n += 1)}` },
-  createManualClock(),
-  (size) => Buffer.alloc(size, (n += 1)),
-  null,
-);
+const maker = fakeOperationalEventMaker({ idPrefix: 'op_' });
 
 test('a delivery that fails for good at the 500th failure in a row makes webhook.failing (50 %) and delivery.exhausted, each delivered to the endpoint that wants it', async () => {
   await store().accounts.insert(account(1));

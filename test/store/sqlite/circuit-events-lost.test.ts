@@ -1,7 +1,6 @@
 // On SQLite the circuit's events are written after their results' commit, in a transaction of their own: a write
 // that fails then (a full disk) loses them, and the loss is reported, not thrown and not silent.
-import { createManualClock } from '../../../service/src/core/clock';
-import { createOperationalEventMaker } from '../../../service/src/delivery/operational-payload';
+import { fakeOperationalEventMaker } from '../../support/operational-event-maker';
 import { type EndpointHealth, UNKNOWN_ENDPOINT } from '../../../service/src/domain/endpoint-health';
 import { createInProcessEndpointHealth } from '../../../service/src/store/sqlite/endpoint-health';
 import { insertAccountWithWebhook, useTempDatabase } from '../../support/temp-database';
@@ -27,14 +26,7 @@ test('a circuit event whose write fails is reported with its error, and the heal
   db.exec("CREATE TRIGGER refuse BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
   const lost: unknown[] = [];
   const health = createInProcessEndpointHealth(db, (error) => lost.push(error));
-  let n = 0;
-  const random = (size: number) => Buffer.alloc(size, 1);
-  const maker = createOperationalEventMaker(
-    { next: (kind) => `${kind}_${(n += 1)}` },
-    createManualClock(),
-    random,
-    null,
-  );
+  const maker = fakeOperationalEventMaker({ fill: 1 });
 
   health.applyDeferred([['wsu_a', () => opened]], maker);
 
