@@ -3,6 +3,7 @@
 // taking turns.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { processCpuSeconds } from './thread-cpu';
 
@@ -121,7 +122,12 @@ function startBareFastify(getBody: unknown, createBody: unknown): Promise<{ orig
   // CPU is counted.
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(__dirname, 'bare-fastify.ts'), JSON.stringify({ getBody, createBody })],
+    [
+      '--import',
+      pathToFileURL(require.resolve('tsx')).href,
+      join(__dirname, 'bare-fastify.ts'),
+      JSON.stringify({ getBody, createBody }),
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {

@@ -37,6 +37,7 @@ import { createTestDatabase, startTestCluster } from '../test/support/postgres';
 import { createWebhooks, ingest, ingestAtRate, latenciesOf, percentile, TOKEN, waitUntil } from './load';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
 import { countThreadCpu, threadCpuLine } from './thread-cpu';
+import { checkPerfInstalled, recordThread } from './perf-record';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
 
 const QUICK = process.argv.includes('--quick');
@@ -51,6 +52,8 @@ const POSTGRES = process.argv.includes('--postgres');
 const STATEMENTS = process.argv.includes('--statements');
 /** `--wal` (with --postgres): each run's WAL per delivery by table and index, on stderr. */
 const WAL = process.argv.includes('--wal');
+/** `--perf=DIR`: a `perf` profile of the service's main thread during the measured delivery run (bench/perf-record.ts). */
+const PERF_DIR = process.argv.find((arg) => arg.startsWith('--perf='))?.slice('--perf='.length);
 /** `--profile=DIR`: each service process writes a V8 CPU profile there (summarise with bench/profile-summary.ts). */
 const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
 /**
@@ -110,10 +113,11 @@ interface Figures {
 /**
  * Events posted before the measured throughput run, to the same webhooks, and as many of its requests replayed
  * before the ceiling's: each side is measured warm. Without it the service alone would start cold (its code not
- * yet optimised by V8, its page cache empty) while the ceiling's process has already received every delivery; the
- * first 5,000 deliveries of a new service ran at about half its later rate. The warm-up's own rate is reported.
+ * yet optimised by V8, its page cache empty) while the ceiling's process has already received every delivery
+ * (docs/performance.md#what-the-figures-mean). The warm-up's own rate is reported.
  */
 const WARM_UP_EVENTS = Math.ceil(SCALE.warmUpDeliveries / SCALE.webhooks);
+const WARM_UP_DELIVERIES = WARM_UP_EVENTS * SCALE.webhooks;
 /** Run ids of the warm-up's events, apart from the measured run's (1...) and the latency run's (1,000,000...). */
 const WARM_UP_FIRST_RUN_ID = 2_000_000;
 
@@ -159,11 +163,15 @@ async function deliveryThroughput(
 
 /**
  * The same signed requests POSTed by a plain undici loop at the same concurrency, with no storage, after the
- * warm-up's count of them replayed untimed.
+ * warm-up's count of them replayed untimed; `measure` wraps the timed replay alone (--threads).
  */
-async function deliveryCeiling(receiver: BenchReceiver, requests: SignedRequest[]): Promise<number> {
-  await undiciLoop(receiver, requests.slice(0, SCALE.warmUpDeliveries));
-  return undiciLoop(receiver, requests);
+async function deliveryCeiling(
+  receiver: BenchReceiver,
+  requests: SignedRequest[],
+  measure: (run: () => Promise<number>) => Promise<number> = (run) => run(),
+): Promise<number> {
+  await undiciLoop(receiver, requests.slice(0, WARM_UP_DELIVERIES));
+  return measure(() => undiciLoop(receiver, requests));
 }
 
 /** Requests a second of `requests` POSTed by a plain undici loop at the dispatcher's concurrency. */
@@ -222,9 +230,12 @@ const ACCOUNT_ID = 1;
 
 function startService(databasePath: string, label: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const profiling =
-    PROFILE_DIR === undefined
-      ? []
-      : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=service-${label}.cpuprofile`];
+    PERF_DIR !== undefined
+      ? // perf names compiled JavaScript from the map this writes to /tmp; V8's own log goes with the profile.
+        ['--perf-basic-prof', `--logfile=${join(PERF_DIR, `service-${label}-v8.log`)}`, '--no-logfile-per-isolate']
+      : PROFILE_DIR === undefined
+        ? []
+        : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=service-${label}.cpuprofile`];
   return startServiceProcess(
     {
       JOBHOOKS_DB: databasePath,
@@ -263,7 +274,19 @@ function templatesOf(receiver: BenchReceiver, webhookIds: string[]): BacklogTemp
   });
 }
 
+/** `run`, with the service's main thread recorded by perf meanwhile when --perf asks for it. */
+async function withPerf<T>(servicePid: number, run: () => Promise<T>): Promise<T> {
+  if (PERF_DIR === undefined) return run();
+  const stop = await recordThread(servicePid, PERF_DIR, 'delivery');
+  try {
+    return await run();
+  } finally {
+    await stop();
+  }
+}
+
 async function main(): Promise<void> {
+  if (PERF_DIR !== undefined) checkPerfInstalled();
   const dir = mkdtempSync(join(tmpdir(), 'jobhooks-bench-'));
   const databasePath = join(dir, 'bench.db');
   const receiver = await startBenchReceiver();
@@ -273,15 +296,17 @@ async function main(): Promise<void> {
     const first = service;
     const pid = first.child.pid!;
     const throughput = await deliveryThroughput(first, receiver, client, (run) =>
-      measured('delivery', pid, run, () => ({ count: EVENTS * SCALE.webhooks, name: 'delivery' })),
+      measured(
+        'delivery',
+        pid,
+        () => withPerf(pid, run),
+        () => ({ count: EVENTS * SCALE.webhooks, name: 'delivery' }),
+      ),
     );
     const templates = templatesOf(receiver, throughput.webhookIds);
     const replayed = { count: receiver.captured.length, name: 'delivery' };
-    const ceiling = await measured(
-      'its ceiling',
-      pid,
-      () => deliveryCeiling(receiver, receiver.captured),
-      () => replayed,
+    const ceiling = await deliveryCeiling(receiver, receiver.captured, (run) =>
+      measured('its ceiling', pid, run, () => replayed),
     );
     receiver.captured.length = 0;
     const { p50, p99 } = await latency(service, receiver, client);
@@ -384,7 +409,7 @@ async function main(): Promise<void> {
 /** The delivery, latency and API lines of the table. */
 function deliveryLines(figures: Figures): string[] {
   return [
-    `  delivery, end to end (durable)       ${figures.delivery_per_s} deliveries/s, after ${SCALE.warmUpDeliveries} at ${figures.delivery_warm_up_per_s}/s to warm up`,
+    `  delivery, end to end (durable)       ${figures.delivery_per_s} deliveries/s, after ${WARM_UP_DELIVERIES} at ${figures.delivery_warm_up_per_s}/s to warm up`,
     `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}`,
     `  latency accepted -> received         p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`,
     `  API GET one webhook                  ${figures.api_get_per_s} req/s, bare Fastify ${figures.api_get_ceiling_per_s} req/s   api_get_ratio ${figures.api_get_ratio}`,
