@@ -69,8 +69,8 @@ export interface RateLimiter {
 }
 
 /**
- * Every API request is admitted, so the answer is built field by field rather than spread from `decision`: a
- * spread of either shape of the union is V8's slow generic copy.
+ * Every API request is admitted, so the answer is built field by field rather than spread from `decision`, whose
+ * union has two shapes (docs/performance.md#measurements-behind-choices-in-the-code).
  */
 export function admittedAs(accountId: number, budget: RateBudgetName, decision: RateDecision): Admitted {
   const admission: Admission = { accountId, budget, windowStartMs: decision.state.windowStartMs };

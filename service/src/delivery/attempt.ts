@@ -116,7 +116,10 @@ function signaturesFor(plan: AttemptPlan, requestedAt: Micros): Signatures | nul
   };
 }
 
-/** Built field by field, not spread from `target`: one shape for every attempt's row, which V8 copies fastest. */
+/**
+ * Built field by field, not spread from `target` (targets come in several shapes, and V8 copies a spread of mixed
+ * shapes the slow way): one shape for every attempt's row (docs/performance.md#measurements-behind-choices-in-the-code).
+ */
 export function logEntryOf(
   target: AttemptTarget,
   outcome: SendOutcome,
