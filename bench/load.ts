@@ -24,6 +24,40 @@ export async function waitUntil(condition: () => boolean, what: string, timeoutM
   }
 }
 
+/**
+ * Run ids of the warm-up's events (bench/run.ts, bench/postgres-scale-out.ts), apart from those of a measured run
+ * (1...) and of the latency run (1,000,000...).
+ */
+export const WARM_UP_FIRST_RUN_ID = 2_000_000;
+
+/**
+ * Posts one event per run id, spread over `pools` in turn (one per service instance) with `concurrency` loops in
+ * all, and waits until the receiver holds every delivery of them (`webhooks` per event); their rate, end to end.
+ */
+export async function deliverEvents(
+  pools: readonly Pool[],
+  receiver: BenchReceiver,
+  runIds: readonly number[],
+  webhooks: number,
+  concurrency: number,
+): Promise<number> {
+  const before = receiver.delivered();
+  const expected = runIds.length * webhooks;
+  const started = performance.now();
+  await Promise.all(
+    pools.map((pool, p) =>
+      ingest(
+        pool,
+        '/api/v3/accounts/1/webhooks/events',
+        runIds.filter((_, i) => i % pools.length === p),
+        Math.ceil(concurrency / pools.length),
+      ),
+    ),
+  );
+  await waitUntil(() => receiver.delivered() - before >= expected, `${expected} deliveries`, 600_000);
+  return expected / ((performance.now() - started) / 1000);
+}
+
 /** Posts events with the given runIds through `concurrency` parallel loops; notes each acceptance time. */
 export async function ingest(
   pool: Pool,

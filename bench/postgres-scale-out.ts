@@ -10,7 +10,7 @@ import { Pool } from 'undici';
 import { createWebhooksClient } from '@jobhooks/client';
 import { createTestDatabase, startTestCluster, TEST_SECRET_KEY, type TestCluster } from '../test/support/postgres';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
-import { createWebhooks, ingest, TOKEN, waitUntil } from './load';
+import { createWebhooks, deliverEvents, TOKEN, WARM_UP_FIRST_RUN_ID } from './load';
 import type { BenchReceiver, SignedRequest } from './receiver';
 import { countDatabaseWork, type DatabaseWork } from './database-work';
 
@@ -38,8 +38,6 @@ export interface ScaleOutFigures {
 }
 
 const ACCOUNT_ID = 1;
-/** Run ids of the warm-up's events, apart from the measured run's (1...). */
-const WARM_UP_FIRST_RUN_ID = 2_000_000;
 
 /** Clock ticks per second of /proc's CPU times. */
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
@@ -108,22 +106,8 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     const pools = instances.map(
       (instance) => new Pool(new URL(instance.baseUrl).origin, { connections: options.ingestConcurrency }),
     );
-    /** Posts the events to the instances in turn, and waits until the receiver holds all their deliveries. */
-    const deliverAll = async (runIds: number[]) => {
-      const before = receiver.delivered();
-      const expected = runIds.length * options.webhooks;
-      await Promise.all(
-        pools.map((pool, p) =>
-          ingest(
-            pool,
-            `/api/v3/accounts/${ACCOUNT_ID}/webhooks/events`,
-            runIds.filter((_, i) => i % pools.length === p),
-            Math.ceil(options.ingestConcurrency / pools.length),
-          ),
-        ),
-      );
-      await waitUntil(() => receiver.delivered() - before >= expected, `${expected} deliveries`, 600_000);
-    };
+    const deliverAll = (runIds: number[]) =>
+      deliverEvents(pools, receiver, runIds, options.webhooks, options.ingestConcurrency);
     const warmUpEvents = Math.ceil(options.warmUpDeliveries / options.webhooks);
     await deliverAll(Array.from({ length: warmUpEvents }, (_, i) => WARM_UP_FIRST_RUN_ID + i));
     const expected = options.events * options.webhooks;
@@ -132,9 +116,7 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     const stopCounting = await countDatabaseWork(url, () => clusterCpuSeconds(cluster), {
       walByRelation: options.walByRelation,
     });
-    const started = performance.now();
-    await deliverAll(Array.from({ length: options.events }, (_, i) => i + 1));
-    const seconds = (performance.now() - started) / 1000;
+    const perSecond = await deliverAll(Array.from({ length: options.events }, (_, i) => i + 1));
     const work = await stopCounting();
     options.onDatabaseWork?.(`${count} instance(s), ${options.webhooks} webhook(s)`, work, expected);
     receiver.capture = false;
@@ -142,7 +124,7 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     const ceiling = await options.ceiling(receiver.captured);
     receiver.captured.length = 0;
     return {
-      perSecond: expected / seconds,
+      perSecond,
       ceiling,
       perDelivery: {
         statements: work.statements / expected,

@@ -34,7 +34,16 @@ import type { DatabaseWork } from './database-work';
 import { statisticsLines, statisticsScenario, type StatisticsFigures } from './statistics';
 import { tracingLines, tracingScenario } from './tracing';
 import { createTestDatabase, startTestCluster } from '../test/support/postgres';
-import { createWebhooks, ingest, ingestAtRate, latenciesOf, percentile, TOKEN, waitUntil } from './load';
+import {
+  createWebhooks,
+  deliverEvents,
+  ingestAtRate,
+  latenciesOf,
+  percentile,
+  TOKEN,
+  waitUntil,
+  WARM_UP_FIRST_RUN_ID,
+} from './load';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
 import { countThreadCpu, threadCpuLine } from './thread-cpu';
 import { checkPerfInstalled, recordThread } from './perf-record';
@@ -118,18 +127,6 @@ interface Figures {
  */
 const WARM_UP_EVENTS = Math.ceil(SCALE.warmUpDeliveries / SCALE.webhooks);
 const WARM_UP_DELIVERIES = WARM_UP_EVENTS * SCALE.webhooks;
-/** Run ids of the warm-up's events, apart from the measured run's (1...) and the latency run's (1,000,000...). */
-const WARM_UP_FIRST_RUN_ID = 2_000_000;
-
-/** Posts one event per run id and waits until the receiver holds all their deliveries; their rate, end to end. */
-async function deliveriesPerSecond(pool: Pool, receiver: BenchReceiver, runIds: number[]): Promise<number> {
-  const before = receiver.delivered();
-  const expected = runIds.length * SCALE.webhooks;
-  const started = performance.now();
-  await ingest(pool, '/api/v3/accounts/1/webhooks/events', runIds, INGEST_CONCURRENCY);
-  await waitUntil(() => receiver.delivered() - before >= expected, `${expected} deliveries`, 600_000);
-  return expected / ((performance.now() - started) / 1000);
-}
 
 /**
  * Deliveries per second end to end, from the first event posted until the receiver holds every delivery, after a
@@ -143,19 +140,10 @@ async function deliveryThroughput(
 ): Promise<{ perSecond: number; warmUpPerSecond: number; deliveries: number; webhookIds: string[] }> {
   const webhookIds = await createWebhooks(client, receiver, SCALE.webhooks, 'throughput');
   const pool = new Pool(new URL(service.baseUrl).origin, { connections: INGEST_CONCURRENCY });
-  const warmUpPerSecond = await deliveriesPerSecond(
-    pool,
-    receiver,
-    Array.from({ length: WARM_UP_EVENTS }, (_, i) => WARM_UP_FIRST_RUN_ID + i),
-  );
+  const deliver = (runIds: number[]) => deliverEvents([pool], receiver, runIds, SCALE.webhooks, INGEST_CONCURRENCY);
+  const warmUpPerSecond = await deliver(Array.from({ length: WARM_UP_EVENTS }, (_, i) => WARM_UP_FIRST_RUN_ID + i));
   receiver.capture = true;
-  const perSecond = await measure(() =>
-    deliveriesPerSecond(
-      pool,
-      receiver,
-      Array.from({ length: EVENTS }, (_, i) => i + 1),
-    ),
-  );
+  const perSecond = await measure(() => deliver(Array.from({ length: EVENTS }, (_, i) => i + 1)));
   receiver.capture = false;
   await pool.close();
   return { perSecond, warmUpPerSecond, deliveries: EVENTS * SCALE.webhooks, webhookIds };
