@@ -1,6 +1,6 @@
 // Every state a delivery can be in and every move between them, in one place. Code that moves a delivery asks
 // these functions what the move is; each store only writes it (a lease is stored as a pending row with a lease
-// owner, its next_attempt_at on SQLite, its lease_until on PostgreSQL, holding when the lease ends).
+// owner, its next_attempt_at holding when the lease ends).
 import type { Micros } from '../core/time';
 import type { DeliveryChange, DeliveryState } from './delivery';
 

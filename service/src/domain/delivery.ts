@@ -53,7 +53,7 @@ export interface ClaimedDelivery {
   eventType: DeliveredEventType;
   webhookId: string;
   accountId: number;
-  /** When this attempt came due (at its lease's end for a lease that ran out), in microseconds since the epoch. */
+  /** When this attempt came due (before the lease moved next_attempt_at), in microseconds since the epoch. */
   dueAt: Micros;
   /** Its webhook's delivery rate as the claim read it: its attempt first takes a start slot (send-rate.ts); null for none. */
   maxRequestsPerSecond: number | null;

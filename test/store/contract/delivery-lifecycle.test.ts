@@ -39,19 +39,15 @@ beforeEach(async () => {
 });
 afterEach(() => db.close());
 
-/**
- * The stage of a delivery at `now`, read from its row: pending under an unexpired lease is leased. A lease ends at
- * next_attempt_at on SQLite, at lease_until on PostgreSQL (where a lease rewrites no indexed column).
- */
+/** The stage of a delivery at `now`, read from its row: pending under an unexpired lease is leased. */
 async function stageOf(id: string, now: number): Promise<DeliveryStage> {
-  const leaseEnd = store.where().databaseUrl === null ? 'next_attempt_at' : 'lease_until';
-  const [row] = await db.rows<{ state: DeliveryStage; lease_owner: string | null; lease_end: number | null }>(
-    `SELECT state, lease_owner, ${leaseEnd} AS lease_end FROM deliveries WHERE id = ?`,
+  const [row] = await db.rows<{ state: DeliveryStage; lease_owner: string | null; next_attempt_at: number | null }>(
+    'SELECT state, lease_owner, next_attempt_at FROM deliveries WHERE id = ?',
     [id],
   );
   if (row === undefined) throw new Error(`no delivery ${id}`);
   if (row.state !== 'pending') return row.state;
-  return row.lease_owner !== null && row.lease_end !== null && row.lease_end > now ? 'leased' : 'pending';
+  return row.lease_owner !== null && row.next_attempt_at !== null && row.next_attempt_at > now ? 'leased' : 'pending';
 }
 
 const A1 = deliveryId('wev_1', 'wsu_a');

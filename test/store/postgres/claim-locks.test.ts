@@ -32,8 +32,8 @@ test("the in-flight count is read by a statement after the one that took the web
     query.mockRestore();
   }
   const locking = sent.findIndex((text) => text.includes('pg_try_advisory_xact_lock'));
-  const counting = sent.findIndex((text) => text.includes('FROM claim_leases'));
+  const counting = sent.findIndex((text) => text.includes('lease_owner IS NOT NULL'));
   expect(locking).toBeGreaterThanOrEqual(0);
   expect(counting).toBeGreaterThan(locking);
-  expect(sent[locking]).not.toContain('FROM claim_leases');
+  expect(sent[locking]).not.toContain('lease_owner IS NOT NULL');
 });

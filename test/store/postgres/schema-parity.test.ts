@@ -20,11 +20,6 @@ const ONLY_POSTGRES: Record<string, string[] | 'table'> = {
   cluster_results: 'table',
   // the migrations applied, under an advisory lock several instances take; SQLite keeps the version in user_version
   schema_migrations: 'table',
-  // each claim's leases per webhook, which other instances' claims count (store/postgres/deliveries.ts)
-  claim_leases: 'table',
-  // a lease's end apart from the next attempt's time, so a lease rewrites no indexed column; SQLite's lease moves
-  // next_attempt_at
-  deliveries: ['lease_until'],
   // each endpoint's capacity and circuit, for every instance (store/postgres/endpoint-health.ts)
   webhooks: [
     'endpoint_heard',

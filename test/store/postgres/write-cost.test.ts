@@ -109,40 +109,6 @@ test("a connection prepares the claim's and the rate window's statements once, a
   }
 });
 
-test("a claim's leases are heap-only updates: each row's new version stays on its page, and no index gets an entry", async () => {
-  await db.query(
-    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
-                           created_at, updated_at)
-     VALUES ('wsu_hot', 1, 'Hot', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', true, 'sealed', 0, 0)`,
-  );
-  await db.query(
-    `INSERT INTO events (id, account_id, event_type, run_id, created_at) VALUES ('wev_hot', 1, 'job.run.completed', 'h', 0)`,
-  );
-  // Several pages of deliveries side by side, as a fan-out or a backlog writes them, each with a payload as large as
-  // a run's, all leased by one claim.
-  await db.query(
-    `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
-     SELECT 'wdl_hot' || lpad(g::text, 3, '0'), 'wev_hot', 'wsu_hot', 'pending', decode(repeat('7b', 210), 'hex'), 0, g,
-            0, 0
-       FROM generate_series(1, 60) g`,
-  );
-  const claimed = await createPgDeliveriesStore(db).claimDue(
-    { owner: 'hot', now: 100, leaseUntil: 200, perWebhook: 60, excludeWebhookIds: [] },
-    (candidates) => candidates.filter((c) => c.webhookId === 'wsu_hot'),
-  );
-  expect(claimed).toHaveLength(60);
-  await db.query('CREATE EXTENSION IF NOT EXISTS pageinspect');
-  // HEAP_ONLY_TUPLE (0x8000 of t_infomask2): a version no index entry points to, reached from the older one on its page.
-  const { rows } = await db.query<{ id: string; heap_only: boolean }>(
-    `SELECT d.id, (p.t_infomask2 & 32768) <> 0 AS heap_only
-       FROM deliveries d
-       CROSS JOIN LATERAL heap_page_items(get_raw_page('deliveries', (d.ctid::text::point)[0]::int)) p
-      WHERE d.webhook_id = 'wsu_hot' AND p.lp = (d.ctid::text::point)[1]::int`,
-  );
-  expect(rows).toHaveLength(60);
-  expect(rows.filter((row) => !row.heap_only).map((row) => row.id)).toEqual([]);
-});
-
 /** `db` with its transactions counted, and the most that ran at once. */
 function watched(): { db: PgDatabase; transactions: () => number; mostAtOnce: () => number } {
   let started = 0;

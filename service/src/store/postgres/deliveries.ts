@@ -1,13 +1,8 @@
 // PostgreSQL access to deliveries: leasing due ones to the dispatchers of several instances, and recording each
 // attempt's result. A claim takes a webhook only if it gets that webhook's transaction-scoped advisory lock, so
 // instances claiming at the same moment split the webhooks between them; the lease itself re-checks that the
-// row is still pending, due and not leased, so no delivery is ever leased twice, lock or not. A claim passes over
-// webhooks whose endpoint's circuit is open, and reads the others' endpoint health for the dispatcher to go by.
-// A lease writes lease_owner and lease_until, which no index reads, so it is a heap-only update: the row's new
-// version stays on its page (the table leaves half of each page free for it) and no index gets an entry. A leased
-// row so stays where it was in deliveries_pending_by_webhook, due: claims pass over it by its lease_until. How
-// many deliveries each claim leased per webhook, less those whose results are written, is kept in claim_leases:
-// a claim counts other instances' requests to a webhook there.
+// row is still pending and due, so no delivery is ever leased twice, lock or not. A claim passes over webhooks
+// whose endpoint's circuit is open, and reads the others' endpoint health for the dispatcher to go by.
 import type pg from 'pg';
 import type { EventType } from '@jobhooks/client/contract';
 import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
@@ -49,14 +44,10 @@ import {
  */
 const WEBHOOKS_PER_CLAIM = 256;
 
-/** The delivery `alias` is under no lease that runs past `now` (a parameter). */
-const NOT_LEASED = (alias: string, now: string) => `NOT coalesce(${alias}.lease_until > ${now}, false)`;
-
-// A claim is two statements, then its lease. The first locks the webhooks to look at. The second, whose snapshot
-// is taken once the locks are held, counts their leases in flight elsewhere and reads their due deliveries and
-// health: a claim of another instance that held one of these locks has committed by then, so its leases are
-// counted (read in the same statement as the locks, they could be missed, and the webhook's in-flight limit
-// overshot).
+// A claim is two statements. The first locks the webhooks to look at. The second, whose snapshot is taken once the
+// locks are held, counts their leases in flight elsewhere and reads their due deliveries and health: a claim of
+// another instance that held one of these locks has committed by then, so its leases are counted (read in the
+// same statement as the locks, they could be missed, and the webhook's in-flight limit overshot).
 // Both are prepared: they reach deliveries only through deliveries_pending_by_webhook, one webhook at a time, in
 // the index's order and with a LIMIT, a plan that a table grown since does not make worse (prepared, in the bench
 // run that grows a table from empty to 50,000 deliveries to one webhook, the first took 0.16 ms a call).
@@ -68,7 +59,6 @@ const LOCK_DUE_WEBHOOKS = prepared(`
       FROM webhooks w
       CROSS JOIN LATERAL (SELECT d.next_attempt_at FROM deliveries d
                            WHERE d.state = 'pending' AND d.webhook_id = w.id AND d.next_attempt_at <= $1
-                             AND ${NOT_LEASED('d', '$1')}
                            ORDER BY d.next_attempt_at LIMIT 1) h
      WHERE NOT (w.id = ANY($2::text[])) AND NOT coalesce(w.circuit_until > $1, false)
        AND NOT (w.max_requests_per_second IS NOT NULL AND coalesce(w.rate_next_at > $1, false))
@@ -78,33 +68,29 @@ const LOCK_DUE_WEBHOOKS = prepared(`
 const DUE_CANDIDATES = prepared(`
   WITH busy AS MATERIALIZED (
     SELECT w.id AS webhook_id, w.account_id, w.max_requests_per_second, w.rate_next_at, ${healthColumnsOf('w')},
-           (SELECT coalesce(sum(c.deliveries), 0) FROM claim_leases c
-             WHERE c.webhook_id = w.id AND c.lease_until > $1 AND left(c.lease, length($4)) <> $4)::int AS elsewhere
+           (SELECT count(*) FROM deliveries l
+             WHERE l.state = 'pending' AND l.webhook_id = w.id AND l.lease_owner IS NOT NULL
+               AND l.next_attempt_at > $1 AND left(l.lease_owner, length($4)) <> $4)::int AS elsewhere
       FROM webhooks w
      WHERE w.id = ANY($2::text[]) AND NOT coalesce(w.circuit_until > $1, false)
   )
-  SELECT c.id, busy.webhook_id, busy.account_id, c.due_at, busy.elsewhere,
+  SELECT c.id, busy.webhook_id, busy.account_id, c.next_attempt_at AS due_at, busy.elsewhere,
          busy.max_requests_per_second, busy.rate_next_at, ${healthColumnsOf('busy')}
     FROM busy CROSS JOIN LATERAL (
-      -- A delivery whose lease ran out came due again at the lease's end.
-      SELECT d.id, greatest(d.next_attempt_at, d.lease_until) AS due_at FROM deliveries d
+      SELECT d.id, d.next_attempt_at FROM deliveries d
        WHERE d.state = 'pending' AND d.webhook_id = busy.webhook_id AND d.next_attempt_at <= $1
-         AND ${NOT_LEASED('d', '$1')}
        ORDER BY d.next_attempt_at LIMIT $3) c`);
 
-// An expired lease is simply due again. The WHERE is checked again on the newest row, so a delivery another
-// instance leased meanwhile is left alone. The claim's count per webhook goes to claim_leases.
+// While leased, next_attempt_at holds the lease's end: an expired lease is simply due again. The WHERE is checked
+// again on the newest row, so a delivery another instance leased meanwhile is left alone.
 // LEASE and MOVE_LEASED find their rows by id in a table that can grow fast from empty: prepared, their generic
 // plan, made while the table was small, kept scanning all of it (3 ms a call in a bench run of 50,000 deliveries
 // to one webhook, against 1 ms planned at each call), so they are planned at each call, for the table as it is.
 const LEASE = `
   WITH leased AS (
-    UPDATE deliveries d SET lease_owner = $1, lease_until = $2
-     WHERE d.id = ANY($3::text[]) AND d.state = 'pending' AND d.next_attempt_at <= $4 AND ${NOT_LEASED('d', '$4')}
-    RETURNING d.id, d.event_id, d.webhook_id, d.payload, d.attempts, d.last_attempt),
-  counted AS (
-    INSERT INTO claim_leases (lease, webhook_id, deliveries, lease_until)
-    SELECT $1, webhook_id, count(*), $2 FROM leased GROUP BY webhook_id)
+    UPDATE deliveries d SET lease_owner = $1, next_attempt_at = $2
+     WHERE d.id = ANY($3::text[]) AND d.state = 'pending' AND d.next_attempt_at <= $4
+    RETURNING d.id, d.event_id, d.webhook_id, d.payload, d.attempts, d.last_attempt)
   SELECT l.*, e.event_type, e.payload_tail, e.traceparent, e.tracestate, w.client_url, w.sealed_secret, w.previous_sealed_secret,
          w.previous_secret_until, w.active, w.archived_at
     FROM leased l JOIN events e ON e.id = l.event_id JOIN webhooks w ON w.id = l.webhook_id`;
@@ -127,51 +113,35 @@ const SET_DISPATCH_STATES = prepared(`
          AS u(id, http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at, archived_at,
               archived_reason)
    WHERE w.id = u.id`);
-/** The deliveries of `moved` (id, webhook_id, lease) end their claims' counts in claim_leases. */
-const ENDED_IN_CLAIMS = `
-  ended AS (SELECT lease, webhook_id, count(*)::int AS n FROM moved GROUP BY lease, webhook_id),
-  gone AS (DELETE FROM claim_leases c USING ended e
-            WHERE c.lease = e.lease AND c.webhook_id = e.webhook_id AND c.deliveries <= e.n),
-  kept AS (UPDATE claim_leases c SET deliveries = c.deliveries - e.n FROM ended e
-            WHERE c.lease = e.lease AND c.webhook_id = e.webhook_id AND c.deliveries > e.n)`;
 const MOVE_LEASED = `
-  WITH moved AS (
-    UPDATE deliveries d SET state = u.state, attempts = u.attempts, next_attempt_at = u.next_attempt_at,
-                            lease_owner = NULL, lease_until = NULL, updated_at = u.now,
-                            last_attempt = CASE WHEN u.state = 'pending' THEN d.last_attempt ELSE 0 END
-      FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[])
-           AS u(id, lease, state, attempts, next_attempt_at, now)
-     WHERE d.id = u.id AND d.state = 'pending' AND d.lease_owner = u.lease
-    RETURNING d.id, d.webhook_id, u.lease),
-  ${ENDED_IN_CLAIMS}
-  SELECT id FROM moved`;
+  UPDATE deliveries d SET state = u.state, attempts = u.attempts, next_attempt_at = u.next_attempt_at,
+                          lease_owner = NULL, updated_at = u.now,
+                          last_attempt = CASE WHEN u.state = 'pending' THEN d.last_attempt ELSE 0 END
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[])
+         AS u(id, lease, state, attempts, next_attempt_at, now)
+   WHERE d.id = u.id AND d.state = 'pending' AND d.lease_owner = u.lease
+  RETURNING d.id`;
 // A manual redelivery touches only a finished delivery, so it cannot race a dispatcher.
 const MOVE_FINISHED = `
   UPDATE deliveries SET state = coalesce($2, state), attempts = greatest(attempts, $3), updated_at = $4
    WHERE id = $1 AND state <> 'pending'`;
-// Requests in flight to the webhook stay counted in claim_leases until their results or their leases end.
 const SKIP_PENDING_OF = `
-  UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
+  UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL,
                         updated_at = $2, last_attempt = 0
    WHERE webhook_id = $1 AND state = 'pending'`;
 const SKIP_LEASED = `
-  WITH moved AS (
-    UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
-                          updated_at = $3, last_attempt = 0
-     WHERE id = ANY($1::text[]) AND state = 'pending' AND lease_owner = $2
-    RETURNING id, webhook_id, $2::text AS lease),
-  ${ENDED_IN_CLAIMS}
-  SELECT id FROM moved`;
+  UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL,
+                        updated_at = $3, last_attempt = 0
+   WHERE id = ANY($1::text[]) AND state = 'pending' AND lease_owner = $2`;
 const GET_DELIVERY = `
   SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, e.traceparent, e.tracestate,
          d.attempts, d.state
     FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.webhook_id = $1 AND d.id = $2`;
-const COUNT_DUE = `
-  SELECT count(*) AS n FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= $1 AND ${NOT_LEASED('d', '$1')}`;
+const COUNT_DUE = `SELECT count(*) AS n FROM deliveries WHERE state = 'pending' AND next_attempt_at <= $1`;
 // Through deliveries_pending_by_webhook: the backlog's rows, never the finished ones.
 const BACKLOG_OF = `
   SELECT d.webhook_id AS "webhookId", count(*)::int AS pending,
-         count(*) FILTER (WHERE d.next_attempt_at <= $2 AND ${NOT_LEASED('d', '$2')})::int AS due
+         count(*) FILTER (WHERE d.next_attempt_at <= $2)::int AS due
     FROM webhooks w JOIN deliveries d ON d.webhook_id = w.id AND d.state = 'pending'
    WHERE w.account_id = $1 GROUP BY d.webhook_id`;
 // The webhook's failed deliveries created in [since, until) are due again, oldest first, one microsecond apart so

@@ -93,9 +93,6 @@ const PURGE_EVENTS = `
     SELECT id FROM events e WHERE created_at < $1
        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
      LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
-// A claim's count whose lease ran out counts nowhere (deliveries.ts): kept only when results never came (a stopped
-// instance, a start slot that never came), it goes with the log of its time.
-const PURGE_CLAIM_COUNTS = `DELETE FROM claim_leases WHERE lease_until < $1`;
 // An hour of the rollup goes once it has ended by the cutoff (one row per webhook and hour: few at a time).
 const PURGE_HOURS = `DELETE FROM delivery_stats WHERE hour <= $1`;
 
@@ -136,15 +133,12 @@ export function createPgDeliveryLogStore(db: PgDatabase): DeliveryLogStore {
     },
     attemptsOf: async (webhookId, deliveryId) =>
       (await db.query<AttemptRow>(OF_DELIVERY, [webhookId, deliveryId])).rows.map(attemptFromRow),
-    purgeOlderThan: async (cutoff) => {
-      await db.query(PURGE_CLAIM_COUNTS, [cutoff]);
-      return {
-        attempts: await deleteInBatches(db, PURGE_ATTEMPTS, cutoff),
-        deliveries: await deleteInBatches(db, PURGE_DELIVERIES, cutoff),
-        events: await deleteInBatches(db, PURGE_EVENTS, cutoff),
-        hours: (await db.query(PURGE_HOURS, [cutoff - HOUR_MICROS])).rowCount ?? 0,
-      };
-    },
+    purgeOlderThan: async (cutoff) => ({
+      attempts: await deleteInBatches(db, PURGE_ATTEMPTS, cutoff),
+      deliveries: await deleteInBatches(db, PURGE_DELIVERIES, cutoff),
+      events: await deleteInBatches(db, PURGE_EVENTS, cutoff),
+      hours: (await db.query(PURGE_HOURS, [cutoff - HOUR_MICROS])).rowCount ?? 0,
+    }),
     ...createPgStatsReads(db),
   };
 }

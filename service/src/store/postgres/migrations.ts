@@ -369,27 +369,4 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhooks_by_account_kind ON webhooks(account_id, kind);
     `,
   },
-  {
-    version: 14,
-    description: 'a lease is a heap-only update of its delivery, and each claim counts its leases per webhook',
-    sql: `
-      -- A lease wrote next_attempt_at, which deliveries_pending_by_webhook holds: each lease made a new row version
-      -- and an entry in every index of the table. lease_until, in no index, holds the lease's end instead, and half
-      -- of each new page is left free, so a claim's leases, whose rows lie side by side, fit on their pages.
-      -- Leases taken before (every instance is stopped to upgrade) have ended: next_attempt_at holds their end,
-      -- after which the delivery is due again, as it was.
-      ALTER TABLE deliveries ADD COLUMN lease_until bigint;
-      ALTER TABLE deliveries SET (fillfactor = 50);
-      -- Per claim and webhook: the deliveries leased, less those whose result or skip is written (the row goes at
-      -- none). A claim counts other instances' requests to a webhook from here; a lease that ran out counts nowhere.
-      CREATE TABLE claim_leases (
-        lease        text    NOT NULL,
-        webhook_id   text    NOT NULL,
-        deliveries   integer NOT NULL,
-        lease_until  bigint  NOT NULL,
-        PRIMARY KEY (lease, webhook_id)
-      ) WITH (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_insert_scale_factor = 0.01);
-      CREATE INDEX claim_leases_by_webhook ON claim_leases(webhook_id, lease_until);
-    `,
-  },
 ];
