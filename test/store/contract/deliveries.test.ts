@@ -81,6 +81,27 @@ describe('claimDue', () => {
     expect(Object.values(await elsewhere(later))).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
+  test("another process's results and skips end its requests in flight elsewhere", async () => {
+    await eventsOfAccount1(3);
+    const now = T0 + 2 * SECOND;
+    const byB = await store().deliveries.claimDue(claimRequest(now, { owner: 'dispatcher-b' }), (candidates) =>
+      candidates.filter((c) => c.id === d(1, 'wsu_a') || c.id === d(2, 'wsu_a')),
+    );
+    const first = byB.find((c) => c.id === d(1, 'wsu_a'))!;
+    const second = byB.find((c) => c.id === d(2, 'wsu_a'))!;
+    const elsewhere = async () =>
+      (await candidatesAt(store(), now)).find((c) => c.webhookId === 'wsu_a')!.inFlightElsewhere;
+    const other = backend === 'postgres' ? 1 : 0;
+    expect(await elsewhere()).toBe(2 * other);
+    await store().deliveries.recordAttempts(
+      [attemptOf(first, { requestedAt: now, delivery: { state: 'succeeded' } })],
+      countFailures,
+    );
+    expect(await elsewhere()).toBe(other);
+    await store().deliveries.skip([second.id], second.lease, now);
+    expect(await elsewhere()).toBe(0);
+  });
+
   test('only what choose returns is leased; the rest stays due', async () => {
     await eventsOfAccount1(2);
     const claimed = await store().deliveries.claimDue(claimRequest(T0 + SECOND), (candidates) =>
