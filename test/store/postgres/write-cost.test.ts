@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { openPool, type PgDatabase } from '../../../service/src/store/postgres/database';
 import { migratePostgres } from '../../../service/src/store/postgres/migrate';
-import { createPgDeliveriesStore } from '../../../service/src/store/postgres/deliveries';
+import { BY_ID_STATEMENTS, createPgDeliveriesStore } from '../../../service/src/store/postgres/deliveries';
 import { createPgEventsStore } from '../../../service/src/store/postgres/events';
 import { createPgRateWindowsStore } from '../../../service/src/store/postgres/rate-windows';
 import type { SharedRateWindow } from '../../../service/src/store/store';
@@ -106,6 +106,49 @@ test("a connection prepares the claim's and the rate window's statements once, a
     expect(new Set(kept).size).toBe(kept.length);
   } finally {
     await one.close();
+  }
+});
+
+/** Every index a plan (EXPLAIN's JSON) reads, and every table it scans whole. */
+function accessesOf(plan: Record<string, unknown>): string[] {
+  const own = [plan['Index Name'], plan['Node Type'] === 'Seq Scan' ? `all of ${String(plan['Relation Name'])}` : null];
+  const children = (plan['Plans'] as Array<Record<string, unknown>> | undefined) ?? [];
+  return [...own.filter((a): a is string => typeof a === 'string'), ...children.flatMap(accessesOf)];
+}
+
+test('a lease, a batch of results and a skip find their rows by id alone, not by reading the backlog', async () => {
+  await db.query(
+    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
+                           created_at, updated_at)
+     VALUES ('wsu_by_id', 1, 'By id', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', true, 'sealed', 0, 0)`,
+  );
+  await db.query(
+    `INSERT INTO events (id, account_id, event_type, run_id, created_at) VALUES ('wev_by_id', 1, 'job.run.completed', 'by_id', 0)`,
+  );
+  // A queue that keeps up: a small backlog among many finished deliveries, the case in which the planner read the
+  // whole backlog's index for each statement.
+  await db.query(
+    `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
+     SELECT 'wdl_by_id_' || g, 'wev_by_id', 'wsu_by_id', CASE WHEN g <= 40 THEN 'pending' ELSE 'succeeded' END,
+            '\\x7b'::bytea, 0, CASE WHEN g <= 40 THEN g END, g, g
+       FROM generate_series(1, 20000) g`,
+  );
+  await db.query('ANALYZE deliveries');
+  const ids = Array.from({ length: 16 }, (_, i) => `wdl_by_id_${i + 1}`);
+  const column = <T>(value: T) => ids.map(() => value);
+  const parameters: Record<keyof typeof BY_ID_STATEMENTS, unknown[]> = {
+    lease: ['test/1', 1_000_000, ids, 100],
+    moveLeased: [ids, column('test/1'), column('succeeded'), column(1), column(null), column(200)],
+    skipLeased: [ids, 'test/1', 200],
+  };
+  for (const [name, statement] of Object.entries(BY_ID_STATEMENTS)) {
+    const { rows } = await db.query<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }>(
+      `EXPLAIN (FORMAT JSON) ${statement}`,
+      parameters[name as keyof typeof BY_ID_STATEMENTS],
+    );
+    // The lease's join to its events and webhooks aside.
+    const accesses = accessesOf(rows[0]!['QUERY PLAN'][0]!.Plan).filter((a) => a.includes('deliveries'));
+    expect({ name, accesses }).toEqual({ name, accesses: ['deliveries_pkey'] });
   }
 });
 
