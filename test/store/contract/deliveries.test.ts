@@ -418,6 +418,30 @@ describe('recordAttempts', () => {
     expect(await stateOf('wsu_a', d(2, 'wsu_a'))).toBe('skipped');
   });
 
+  test('a result that comes after another batch archived its webhook leaves its delivery skipped', async () => {
+    await recordEvent(store(), event(1, 'wev_2', { createdAt: T0 + SECOND }));
+    const both = await store().deliveries.claimDue(claimRequest(2 * SECOND + T0), (candidates) =>
+      candidates.filter((c) => c.webhookId === 'wsu_a'),
+    );
+    const byId = new Map(both.map((c) => [c.id, c]));
+    const archive = (current: DispatchState, facts: AttemptFacts): DispatchState => ({
+      ...countFailures(current, facts),
+      archivedAt: current.archivedAt ?? facts.requestedAt,
+      archivedReason: 'gone',
+    });
+    await store().deliveries.recordAttempts(
+      [attemptOf(byId.get(d(1, 'wsu_a'))!, { requestedAt: T0 + 1, verdict: 'gone', delivery: { state: 'failed' } })],
+      archive,
+    );
+    expect(await stateOf('wsu_a', d(2, 'wsu_a'))).toBe('skipped');
+    // The other request was in flight meanwhile; its answer comes in the next batch.
+    await store().deliveries.recordAttempts(
+      [attemptOf(byId.get(d(2, 'wsu_a'))!, { requestedAt: T0 + 2, delivery: { state: 'succeeded' } })],
+      countFailures,
+    );
+    expect(await stateOf('wsu_a', d(2, 'wsu_a'))).toBe('skipped');
+  });
+
   test('a result whose webhook was deleted meanwhile is null; the rest of the batch is recorded', async () => {
     const claimed = await claimAll(store(), T0);
     const a = claimed.find((c) => c.webhookId === 'wsu_a')!;

@@ -152,6 +152,23 @@ test('a lease, a batch of results and a skip find their rows by id alone, not by
   }
 });
 
+test('a finished delivery cannot hold a lease, as results and skips find theirs by the lease alone', async () => {
+  await db.query(
+    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
+                           created_at, updated_at)
+     VALUES ('wsu_leased', 1, 'Leased', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', true, 'sealed', 0, 0)`,
+  );
+  await db.query(
+    `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
+     VALUES ('wdl_leased', 'wev_leased', 'wsu_leased', 'pending', '\\x7b'::bytea, 0, 1, 1, 1)`,
+  );
+  await db.query(`UPDATE deliveries SET lease_owner = 'test/2' WHERE id = 'wdl_leased'`);
+  await expect(db.query(`UPDATE deliveries SET state = 'succeeded' WHERE id = 'wdl_leased'`)).rejects.toThrow(
+    /deliveries_lease_only_while_pending/,
+  );
+  await db.query(`UPDATE deliveries SET state = 'succeeded', lease_owner = NULL WHERE id = 'wdl_leased'`);
+});
+
 /** `db` with its transactions counted, and the most that ran at once. */
 function watched(): { db: PgDatabase; transactions: () => number; mostAtOnce: () => number } {
   let started = 0;

@@ -369,4 +369,14 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhooks_by_account_kind ON webhooks(account_id, kind);
     `,
   },
+  {
+    version: 14,
+    description: 'a finished delivery holds no lease',
+    sql: `
+      -- A result or a skip finds its delivery by the lease it holds, with no look at its state (store/postgres/
+      -- deliveries.ts): every way out of pending clears the lease, and this keeps it so.
+      ALTER TABLE deliveries ADD CONSTRAINT deliveries_lease_only_while_pending
+        CHECK (state = 'pending' OR lease_owner IS NULL);
+    `,
+  },
 ];
