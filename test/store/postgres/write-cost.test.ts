@@ -29,6 +29,16 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
+/** A webhook of account 1 that no request reaches. */
+async function addWebhook(id: string): Promise<void> {
+  await db.query(
+    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
+                           created_at, updated_at)
+     VALUES ($1, 1, $1, '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', true, 'sealed', 0, 0)`,
+    [id],
+  );
+}
+
 async function withClient<T>(connectionString: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString });
   await client.connect();
@@ -65,11 +75,7 @@ test('writing a delivery or a logged attempt checks and locks no parent row but 
 });
 
 test("a connection prepares the claim's and the rate window's statements once, and plans the lease at each call", async () => {
-  await db.query(
-    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
-                           created_at, updated_at)
-     VALUES ('wsu_prepared', 1, 'Prepared', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', true, 'sealed', 0, 0)`,
-  );
+  await addWebhook('wsu_prepared');
   await db.query(
     `INSERT INTO events (id, account_id, event_type, run_id, created_at) VALUES ('wev_p', 1, 'job.run.completed', 'p', 0)`,
   );
@@ -117,14 +123,7 @@ function accessesOf(plan: Record<string, unknown>): string[] {
 }
 
 test('a lease, a batch of results and a skip find their rows by id alone, not by reading the backlog', async () => {
-  await db.query(
-    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
-                           created_at, updated_at)
-     VALUES ('wsu_by_id', 1, 'By id', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', true, 'sealed', 0, 0)`,
-  );
-  await db.query(
-    `INSERT INTO events (id, account_id, event_type, run_id, created_at) VALUES ('wev_by_id', 1, 'job.run.completed', 'by_id', 0)`,
-  );
+  await addWebhook('wsu_by_id');
   // A queue that keeps up: a small backlog among many finished deliveries, the case in which the planner read the
   // whole backlog's index for each statement.
   await db.query(
@@ -153,11 +152,7 @@ test('a lease, a batch of results and a skip find their rows by id alone, not by
 });
 
 test('a finished delivery cannot hold a lease, as results and skips find theirs by the lease alone', async () => {
-  await db.query(
-    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
-                           created_at, updated_at)
-     VALUES ('wsu_leased', 1, 'Leased', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', true, 'sealed', 0, 0)`,
-  );
+  await addWebhook('wsu_leased');
   await db.query(
     `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
      VALUES ('wdl_leased', 'wev_leased', 'wsu_leased', 'pending', '\\x7b'::bytea, 0, 1, 1, 1)`,
