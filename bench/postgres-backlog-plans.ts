@@ -44,8 +44,9 @@ async function seed(client: pg.Client): Promise<void> {
        FROM generate_series(1, ${WEBHOOKS}) g`,
   );
   await client.query(
-    `INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail)
-     SELECT 'wev_' || g, 1, 'job.run.completed', 'run-' || g, g, '\\x7d'::bytea FROM generate_series(1, ${PER_WEBHOOK}) g`,
+    `INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail, deliveries_left)
+     SELECT 'wev_' || g, 1, 'job.run.completed', 'run-' || g, g, '\\x7d'::bytea, ${WEBHOOKS}
+       FROM generate_series(1, ${PER_WEBHOOK}) g`,
   );
   await client.query(
     `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)

@@ -57,11 +57,11 @@ async function getJson(baseUrl: string, path: string, token = ADMIN_TOKEN): Prom
   return body;
 }
 
-async function countRows(table: string): Promise<number> {
+async function countRows(table: string, where = 'true'): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
+    return (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`)).rows[0]!.n;
   } finally {
     await client.end();
   }
@@ -128,6 +128,8 @@ test('a running SQLite installation moves to PostgreSQL: the same API answers, a
   const keyFile = join(dir, 'secret.key');
   expect(copied.stdout).toContain(`JOBHOOKS_SECRET_KEY=$(cat ${keyFile})`);
   await sqlite.signal('SIGKILL');
+  // Each copied event counts its deliveries (one to each webhook), which the purge goes by on PostgreSQL.
+  expect(await countRows('events', 'deliveries_left = 2')).toBe(RUNS.length);
 
   // An instance on PostgreSQL with the key of the SQLite installation answers as the SQLite service did, and
   // sends again what that had in flight (its request is held again, so nothing has changed yet).

@@ -13,6 +13,7 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 export type Row = Record<string, unknown>;
 
 export interface DatabaseInspector {
+  readonly backend: 'sqlite' | 'postgres';
   rows<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
   /** A write the test sets up by hand (a state the service would reach only after hours). */
   run(sql: string, params?: unknown[]): Promise<void>;
@@ -52,6 +53,7 @@ function sqliteInspector(path: string): DatabaseInspector {
     }
   };
   return {
+    backend: 'sqlite',
     rows: async <T extends Row>(sql: string, params: unknown[] = []) =>
       withDb(true, (db) => db.prepare(sql).all(...params) as T[]),
     run: async (sql, params = []) => {
@@ -109,6 +111,7 @@ function postgresInspector(url: string): DatabaseInspector {
   const rows = async <T extends Row>(sql: string, params: unknown[] = []) =>
     (await (await connected()).query(numbered(sql), params)).rows.map(asSqliteGivesIt) as T[];
   return {
+    backend: 'postgres',
     rows,
     run: async (sql, params = []) => {
       await (await connected()).query(numbered(sql), params);

@@ -34,9 +34,12 @@ export async function seedLog(db: DatabaseInspector, options: SeedOptions): Prom
                         CAST(? AS BIGINT) - CAST(i % ? AS BIGINT) * 1000000 AS t
                    FROM n JOIN hooks ON hooks.k = i % ${webhookIds.length})`;
     const params = [...webhookIds, options.now, options.spanSeconds];
+    // On PostgreSQL an event counts the deliveries that name it: here, one each.
+    const counted =
+      db.backend === 'postgres' ? { column: ', deliveries_left', value: ', 1' } : { column: '', value: '' };
     await db.run(
-      `${rows} INSERT INTO events (id, account_id, event_type, run_id, created_at)
-       SELECT 'wev_seed' || i, ?, 'job.run.completed', 'seed-' || i, t FROM seeded`,
+      `${rows} INSERT INTO events (id, account_id, event_type, run_id, created_at${counted.column})
+       SELECT 'wev_seed' || i, ?, 'job.run.completed', 'seed-' || i, t${counted.value} FROM seeded`,
       [...params, options.accountId],
     );
     await db.run(

@@ -28,6 +28,14 @@ export type CopiedTable = (typeof COPIED_TABLES)[number];
 /** Rows are read in the order they were written (rowid); a table without rowids, in the order of its key. */
 const READ_ORDER: Partial<Record<CopiedTable, string>> = { delivery_stats: 'account_id, hour, webhook_id' };
 
+/**
+ * Columns PostgreSQL keeps that SQLite does not, computed from the source as each row is read: an event counts the
+ * deliveries that name it (the purge keeps it until none does).
+ */
+const DERIVED_COLUMNS: Partial<Record<CopiedTable, Record<string, string>>> = {
+  events: { deliveries_left: '(SELECT count(*) FROM deliveries d WHERE d.event_id = events.id)' },
+};
+
 /** Rows per INSERT, and the most payload bytes one may carry (events and deliveries hold payloads). */
 const BATCH_ROWS = 1_000;
 const BATCH_BYTES = 8 * 1024 * 1024;
@@ -106,7 +114,9 @@ async function insertBatch(
 
 async function copyTable(source: Database.Database, client: pg.PoolClient, table: CopiedTable): Promise<number> {
   const target = await targetColumns(client, table);
-  const columns = sourceColumns(source, table);
+  const derived = DERIVED_COLUMNS[table] ?? {};
+  const columns = [...sourceColumns(source, table), ...Object.keys(derived)];
+  const selected = ['*', ...Object.entries(derived).map(([name, value]) => `${value} AS ${name}`)].join(', ');
   const missing = columns.filter((c) => !target.has(c));
   if (missing.length > 0) {
     throw new Error(`The PostgreSQL schema has no column ${missing.join(', ')} of table ${table}.`);
@@ -116,7 +126,7 @@ async function copyTable(source: Database.Database, client: pg.PoolClient, table
   let copied = 0;
   // Row by row from SQLite: a log of millions of rows never sits in memory whole.
   for (const row of source
-    .prepare(`SELECT * FROM ${table} ORDER BY ${READ_ORDER[table] ?? 'rowid'}`)
+    .prepare(`SELECT ${selected} FROM ${table} ORDER BY ${READ_ORDER[table] ?? 'rowid'}`)
     .iterate() as Iterable<SqliteRow>) {
     batch.push(row);
     bytes += rowSize(row);

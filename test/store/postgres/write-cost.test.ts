@@ -54,7 +54,6 @@ test('a delivery row is kept in exactly these indexes, each needed by a read or 
     `SELECT indexname FROM pg_indexes WHERE tablename = 'deliveries' ORDER BY indexname`,
   );
   expect(rows.map((r) => r.indexname)).toEqual([
-    'deliveries_by_event', // the purge keeps an event while a delivery names it
     'deliveries_by_webhook', // a webhook's deliveries, newest first
     'deliveries_failed_by_webhook', // recovery of a webhook's failed deliveries
     'deliveries_finished_by_age', // the purge
@@ -77,7 +76,8 @@ test('writing a delivery or a logged attempt checks and locks no parent row but 
 test("a connection prepares the claim's and the rate window's statements once, and plans the lease at each call", async () => {
   await addWebhook('wsu_prepared');
   await db.query(
-    `INSERT INTO events (id, account_id, event_type, run_id, created_at) VALUES ('wev_p', 1, 'job.run.completed', 'p', 0)`,
+    `INSERT INTO events (id, account_id, event_type, run_id, created_at, deliveries_left)
+     VALUES ('wev_p', 1, 'job.run.completed', 'p', 0, 3)`,
   );
   await db.query(
     `INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)

@@ -90,8 +90,7 @@ const PURGE_DELIVERIES = `
     SELECT id FROM deliveries WHERE state <> 'pending' AND updated_at < $1 LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
 const PURGE_EVENTS = `
   DELETE FROM events WHERE id IN (
-    SELECT id FROM events e WHERE created_at < $1
-       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
+    SELECT id FROM events WHERE created_at < $1 AND deliveries_left = 0
      LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
 // An hour of the rollup goes once it has ended by the cutoff (one row per webhook and hour: few at a time).
 const PURGE_HOURS = `DELETE FROM delivery_stats WHERE hour <= $1`;

@@ -32,8 +32,10 @@ const FIND_EVENTS = `
     JOIN unnest($1::bigint[], $2::text[], $3::text[]) AS k(account_id, run_id, event_type)
       ON e.account_id = k.account_id AND e.run_id = k.run_id AND e.event_type = k.event_type`;
 const INSERT_EVENTS = prepared(`
-  INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail, traceparent, tracestate)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bytea[], $7::text[], $8::text[])
+  INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail, traceparent, tracestate,
+                      deliveries_left)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bytea[], $7::text[], $8::text[],
+                       $9::integer[])
   ON CONFLICT (account_id, run_id, event_type) DO NOTHING
   RETURNING id`);
 // Not prepared: its columns are the table's (w.*), and a prepared statement whose columns change under it (a newer
@@ -84,6 +86,8 @@ async function insertEvents(client: pg.PoolClient, fresh: readonly Planned[]): P
     fresh.map(({ planned }) => storedPayloadTail(planned)),
     events.map((e) => e.trace.traceparent),
     events.map((e) => e.trace.tracestate),
+    // Every delivery planned, skipped ones included: insertDeliveries writes them all in this transaction.
+    fresh.map(({ planned }) => planned.deliveries.length),
   ]);
   return new Set(rows.map((r) => r.id));
 }

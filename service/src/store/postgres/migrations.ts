@@ -379,4 +379,31 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         CHECK (state = 'pending' OR lease_owner IS NULL);
     `,
   },
+  {
+    version: 15,
+    description: 'an event counts the deliveries that name it, so no index of deliveries by event is written',
+    sql: `
+      -- The purge keeps an event while a delivery names it. deliveries_by_event answered that, at the price of an
+      -- entry for every version of every delivery row (taken in, leased, moved on: three per delivery). The event
+      -- now counts its deliveries instead: the count is written with the event, which is taken in with all of its
+      -- deliveries in one transaction, and lowered by the trigger below whenever deliveries are deleted (the purge,
+      -- or with their webhook or account), so a count read by the purge is never higher or lower than the rows.
+      ALTER TABLE events ADD COLUMN deliveries_left integer;
+      UPDATE events e SET deliveries_left = (SELECT count(*) FROM deliveries d WHERE d.event_id = e.id);
+      ALTER TABLE events ALTER COLUMN deliveries_left SET NOT NULL,
+        ADD CONSTRAINT events_deliveries_left_counted CHECK (deliveries_left >= 0);
+      CREATE FUNCTION jobhooks_count_deleted_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        -- Locked in id order, as by every deleting transaction, so that two never wait for each other's events.
+        PERFORM 1 FROM events WHERE id IN (SELECT event_id FROM deleted_rows) ORDER BY id FOR NO KEY UPDATE;
+        UPDATE events e SET deliveries_left = e.deliveries_left - gone.n
+          FROM (SELECT event_id, count(*)::int AS n FROM deleted_rows GROUP BY event_id) gone
+         WHERE e.id = gone.event_id;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER deliveries_count_deleted AFTER DELETE ON deliveries
+        REFERENCING OLD TABLE AS deleted_rows FOR EACH STATEMENT EXECUTE FUNCTION jobhooks_count_deleted_deliveries();
+      DROP INDEX deliveries_by_event;
+    `,
+  },
 ];

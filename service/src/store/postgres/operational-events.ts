@@ -15,10 +15,12 @@ const ENDPOINTS_OF_ACCOUNTS = `${SELECT_WEBHOOK} WHERE w.account_id = ANY($1::bi
   ORDER BY w.created_at, w.id`;
 // run_id is the event's own id: an operational event is never a duplicate of another.
 const INSERT_EVENTS = `
-  INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail, traceparent, tracestate)
-  SELECT e.id, e.account_id, e.event_type, e.id, e.created_at, e.payload, e.traceparent, e.tracestate
-    FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[], $6::text[], $7::text[])
-         AS e(id, account_id, event_type, created_at, payload, traceparent, tracestate)`;
+  INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail, traceparent, tracestate,
+                      deliveries_left)
+  SELECT e.id, e.account_id, e.event_type, e.id, e.created_at, e.payload, e.traceparent, e.tracestate, e.deliveries
+    FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[], $6::text[], $7::text[],
+                $8::integer[])
+         AS e(id, account_id, event_type, created_at, payload, traceparent, tracestate, deliveries)`;
 const NOTIFY_DUE = `SELECT pg_notify('${CHANNELS.due}', '')`;
 
 /** Writes a batch's facts in the caller's transaction; other instances' dispatchers hear of what it queued. */
@@ -50,8 +52,9 @@ export async function writeOperationalEvents(
         e.payload,
         e.trace.traceparent,
         e.trace.tracestate,
+        e.deliveries.length,
       ]),
-      7,
+      8,
     ),
   );
   await client.query(
