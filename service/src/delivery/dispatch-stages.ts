@@ -117,7 +117,7 @@ export function createDispatchStages(deps: StageDeps) {
 
   /** The skipped deliveries' leases end as 'skipped': no request is made. */
   const skip = (delivery: ClaimedDelivery): Promise<void> =>
-    store.deliveries.skip([delivery.id], delivery.lease, nowMicros(clock));
+    store.deliveries.skip([delivery], delivery.lease, nowMicros(clock));
 
   // Stage 4: results that arrive in the same turn are written in one transaction.
   const results = createTurnBatch<AttemptResult>(async (batch) => {

@@ -40,6 +40,12 @@ export interface DueCandidate {
   sendRate: SendRate | null;
 }
 
+/** What names one delivery: a delivery's id is looked up among its webhook's. */
+export interface DeliveryKey {
+  webhookId: string;
+  id: string;
+}
+
 /** A delivery leased to one dispatcher, with what its attempt needs. */
 export interface ClaimedDelivery {
   id: string;

@@ -18,6 +18,7 @@ export type NextDispatchState = (current: DispatchState, facts: AttemptFacts) =>
 
 /** A dispatcher's attempt: the delivery moves on only while it still holds the lease the attempt was made under. */
 export interface LeasedMove {
+  webhookId: string;
   deliveryId: string;
   lease: string;
   state: 'pending' | 'succeeded' | 'failed' | 'skipped';
@@ -30,6 +31,7 @@ export interface LeasedMove {
 
 /** A person's redelivery of a finished delivery: a success marks it succeeded, a failure leaves its state. */
 export interface FinishedMove {
+  webhookId: string;
   deliveryId: string;
   /** Null: the state stays. */
   state: 'succeeded' | 'failed' | null;
@@ -148,12 +150,13 @@ function moveOf(
   const { delivery, log } = result;
   if (result.lease === null) {
     const state = delivery.state === 'unchanged' || delivery.state === 'pending' ? null : delivery.state;
-    return { finished: { deliveryId: log.deliveryId, state, attempts: log.attempt, now } };
+    return { finished: { webhookId: log.webhookId, deliveryId: log.deliveryId, state, attempts: log.attempt, now } };
   }
   if (delivery.state === 'unchanged') throw new Error('a leased delivery always moves on');
   const change = archived ? skippedByArchive() : delivery;
   return {
     leased: {
+      webhookId: log.webhookId,
       deliveryId: log.deliveryId,
       lease: result.lease,
       state: change.state,

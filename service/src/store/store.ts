@@ -4,7 +4,7 @@
 import type { Micros, Millis } from '../core/time';
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
-import type { ClaimedDelivery, DeliveryRecord, DueCandidate, PlannedDeliveries } from '../domain/delivery';
+import type { ClaimedDelivery, DeliveryKey, DeliveryRecord, DueCandidate, PlannedDeliveries } from '../domain/delivery';
 import type { StatsHour } from '../domain/delivery-stats';
 import type { EndpointHealth, EndpointHealthChange } from '../domain/endpoint-health';
 import type { EventRecord } from '../domain/event';
@@ -134,7 +134,7 @@ export interface DeliveriesStore {
    * Marks deliveries of one claim skipped (their webhook is archived or inactive): no request is made. Only rows
    * that still hold `lease` (ClaimedDelivery.lease) move.
    */
-  skip(deliveryIds: readonly string[], lease: string, now: Micros): Promise<void>;
+  skip(deliveries: readonly DeliveryKey[], lease: string, now: Micros): Promise<void>;
   get(webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
   /** Pending deliveries whose attempt is due and not leased. */
   countDue(now: Micros): Promise<number>;

@@ -98,7 +98,7 @@ describe('claimDue', () => {
       countFailures,
     );
     expect(await elsewhere()).toBe(other);
-    await store().deliveries.skip([second.id], second.lease, now);
+    await store().deliveries.skip([second], second.lease, now);
     expect(await elsewhere()).toBe(0);
   });
 
@@ -553,9 +553,9 @@ describe('skip, get, countDue and recoverFailed', () => {
     await eventsOfAccount1(2);
     const claimed = await claimAll(store(), T0 + SECOND, { excludeWebhookIds: ['wsu_b'] });
     const [one, two] = [...claimed].sort((x, y) => (x.id < y.id ? -1 : 1));
-    await store().deliveries.skip([one!.id], 'dispatcher-a/not-this-claim', T0 + 2 * SECOND);
+    await store().deliveries.skip([one!], 'dispatcher-a/not-this-claim', T0 + 2 * SECOND);
     expect(await stateOf('wsu_a', one!.id)).toBe('pending');
-    await store().deliveries.skip([one!.id], one!.lease, T0 + 2 * SECOND);
+    await store().deliveries.skip([one!], one!.lease, T0 + 2 * SECOND);
     expect(await stateOf('wsu_a', one!.id)).toBe('skipped');
     expect(await stateOf('wsu_a', two!.id)).toBe('pending');
     await store().deliveries.skip([], one!.lease, T0 + 2 * SECOND);
@@ -565,7 +565,7 @@ describe('skip, get, countDue and recoverFailed', () => {
     await eventsOfAccount1(1);
     const stale = await only(claimAll(store(), T0, { excludeWebhookIds: ['wsu_b'] }));
     await only(claimAll(store(), T0 + LEASE, { excludeWebhookIds: ['wsu_b'] }));
-    await store().deliveries.skip([stale.id], stale.lease, T0 + LEASE + 1);
+    await store().deliveries.skip([stale], stale.lease, T0 + LEASE + 1);
     expect(await stateOf('wsu_a', stale.id)).toBe('pending');
   });
 

@@ -135,7 +135,7 @@ const MADE: Record<DeliveryTransitionName, () => Promise<Observed>> = {
     await store().webhooks.update(1, 'wsu_a', (current) => ({ ...current, archivedAt: T0, archivedReason: 'gone' }));
     const claimed = await claimA(T0);
     const atClaim = await stageOf(A1, T0 + 1);
-    if (skippedAtClaim(claimed)) await store().deliveries.skip([claimed.id], claimed.lease, T0 + 1);
+    if (skippedAtClaim(claimed)) await store().deliveries.skip([claimed], claimed.lease, T0 + 1);
     // When the archive is written: a result of wsu_b archives it; its delivery not yet attempted is skipped.
     await plannedEvent('wev_2');
     const [first] = await claimAll(store(), T0 + 2, { excludeWebhookIds: ['wsu_a'] });

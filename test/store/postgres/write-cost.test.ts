@@ -54,11 +54,10 @@ test('a delivery row is kept in exactly these indexes, each needed by a read or 
     `SELECT indexname FROM pg_indexes WHERE tablename = 'deliveries' ORDER BY indexname`,
   );
   expect(rows.map((r) => r.indexname)).toEqual([
-    'deliveries_by_webhook', // a webhook's deliveries, newest first
     'deliveries_failed_by_webhook', // recovery of a webhook's failed deliveries
     'deliveries_finished_by_age', // the purge
     'deliveries_pending_by_webhook', // claims, the backlog and the due gauge
-    'deliveries_pkey',
+    'deliveries_pkey', // by webhook and id: a webhook's deliveries too, deleted with it
   ]);
 });
 
@@ -122,7 +121,7 @@ function accessesOf(plan: Record<string, unknown>): string[] {
   return [...own.filter((a): a is string => typeof a === 'string'), ...children.flatMap(accessesOf)];
 }
 
-test('a lease, a batch of results and a skip find their rows by id alone, not by reading the backlog', async () => {
+test('a lease, a batch of results and a skip find their rows by key alone, not by reading the backlog', async () => {
   await addWebhook('wsu_by_id');
   // A queue that keeps up: a small backlog among many finished deliveries, the case in which the planner read the
   // whole backlog's index for each statement.
@@ -136,9 +135,9 @@ test('a lease, a batch of results and a skip find their rows by id alone, not by
   const ids = Array.from({ length: 16 }, (_, i) => `wdl_by_id_${i + 1}`);
   const column = <T>(value: T) => ids.map(() => value);
   const parameters: Record<keyof typeof BY_ID_STATEMENTS, unknown[]> = {
-    lease: ['test/1', 1_000_000, ids, 100],
-    moveLeased: [ids, column('test/1'), column('succeeded'), column(1), column(null), column(200)],
-    skipLeased: [ids, 'test/1', 200],
+    lease: ['test/1', 1_000_000, column('wsu_by_id'), ids, 100],
+    moveLeased: [column('wsu_by_id'), ids, column('test/1'), column('succeeded'), column(1), column(null), column(200)],
+    skipLeased: [column('wsu_by_id'), ids, 'test/1', 200],
   };
   for (const [name, statement] of Object.entries(BY_ID_STATEMENTS)) {
     const { rows } = await db.query<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }>(
@@ -149,6 +148,13 @@ test('a lease, a batch of results and a skip find their rows by id alone, not by
     const accesses = accessesOf(rows[0]!['QUERY PLAN'][0]!.Plan).filter((a) => a.includes('deliveries'));
     expect({ name, accesses }).toEqual({ name, accesses: ['deliveries_pkey'] });
   }
+  // A deleted webhook's deliveries go with it: the foreign key's cascade deletes them by webhook_id, which leads the
+  // primary key (this is the statement PostgreSQL runs for it).
+  const { rows } = await db.query<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }>(
+    `EXPLAIN (FORMAT JSON) DELETE FROM ONLY deliveries WHERE $1 OPERATOR(pg_catalog.=) webhook_id`,
+    ['wsu_deleted'],
+  );
+  expect(accessesOf(rows[0]!['QUERY PLAN'][0]!.Plan)).toEqual(['deliveries_pkey']);
 });
 
 test('a finished delivery cannot hold a lease, as results and skips find theirs by the lease alone', async () => {

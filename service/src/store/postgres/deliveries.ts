@@ -86,14 +86,16 @@ const DUE_CANDIDATES = prepared(`
 // LEASE and MOVE_LEASED find their rows by id in a table that can grow fast from empty: prepared, their generic
 // plan, made while the table was small, kept scanning all of it (3 ms a call in a bench run of 50,000 deliveries
 // to one webhook, against 1 ms planned at each call), so they are planned at each call, for the table as it is.
-// Each finds its rows through the primary key alone. A plain `d.state = 'pending'` lets the planner read the whole
+// Each finds its rows through the primary key alone, by webhook and id (the key leads with the webhook, so that a
+// webhook's deliveries need no other index). A plain `d.state = 'pending'` lets the planner read the whole
 // of deliveries_pending_by_webhook as well (its condition holds the partial index's own), and with a small backlog
 // among many finished rows it did, at every call: the lease wraps the condition in IS TRUE, which no index answers,
 // and a result or skip needs none, as only a pending row holds a lease (each way out of pending clears it).
 const LEASE = `
   WITH leased AS (
     UPDATE deliveries d SET lease_owner = $1, next_attempt_at = $2
-     WHERE d.id = ANY($3::text[]) AND (d.state = 'pending' AND d.next_attempt_at <= $4) IS TRUE
+      FROM unnest($3::text[], $4::text[]) AS k(webhook_id, id)
+     WHERE d.webhook_id = k.webhook_id AND d.id = k.id AND (d.state = 'pending' AND d.next_attempt_at <= $5) IS TRUE
     RETURNING d.id, d.event_id, d.webhook_id, d.payload, d.attempts, d.last_attempt)
   SELECT l.*, e.event_type, e.payload_tail, e.traceparent, e.tracestate, w.client_url, w.sealed_secret, w.previous_sealed_secret,
          w.previous_secret_until, w.active, w.archived_at
@@ -121,22 +123,23 @@ const MOVE_LEASED = `
   UPDATE deliveries d SET state = u.state, attempts = u.attempts, next_attempt_at = u.next_attempt_at,
                           lease_owner = NULL, updated_at = u.now,
                           last_attempt = CASE WHEN u.state = 'pending' THEN d.last_attempt ELSE 0 END
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[])
-         AS u(id, lease, state, attempts, next_attempt_at, now)
-   WHERE d.id = u.id AND d.lease_owner = u.lease
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::bigint[], $7::bigint[])
+         AS u(webhook_id, id, lease, state, attempts, next_attempt_at, now)
+   WHERE d.webhook_id = u.webhook_id AND d.id = u.id AND d.lease_owner = u.lease
   RETURNING d.id`;
 // A manual redelivery touches only a finished delivery, so it cannot race a dispatcher.
 const MOVE_FINISHED = `
   UPDATE deliveries SET state = coalesce($2, state), attempts = greatest(attempts, $3), updated_at = $4
-   WHERE id = $1 AND state <> 'pending'`;
+   WHERE webhook_id = $5 AND id = $1 AND state <> 'pending'`;
 const SKIP_PENDING_OF = `
   UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL,
                         updated_at = $2, last_attempt = 0
    WHERE webhook_id = $1 AND state = 'pending'`;
 const SKIP_LEASED = `
   UPDATE deliveries SET state = 'skipped', next_attempt_at = NULL, lease_owner = NULL,
-                        updated_at = $3, last_attempt = 0
-   WHERE id = ANY($1::text[]) AND lease_owner = $2`;
+                        updated_at = $4, last_attempt = 0
+    FROM unnest($1::text[], $2::text[]) AS k(webhook_id, id)
+   WHERE deliveries.webhook_id = k.webhook_id AND deliveries.id = k.id AND lease_owner = $3`;
 /** The statements that find leased rows by id, for the test of their plans. */
 export const BY_ID_STATEMENTS = { lease: LEASE, moveLeased: MOVE_LEASED, skipLeased: SKIP_LEASED };
 
@@ -157,7 +160,7 @@ const RECOVER_FAILED = `
   UPDATE deliveries d SET state = 'pending', last_attempt = 1, updated_at = $4, next_attempt_at = $4 + ranked.n
     FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM deliveries
            WHERE webhook_id = $1 AND state = 'failed' AND created_at >= $2 AND created_at < $3) AS ranked
-   WHERE d.id = ranked.id`;
+   WHERE d.webhook_id = $1 AND d.id = ranked.id`;
 const NOTIFY_DUE = `SELECT pg_notify('${CHANNELS.due}', '')`;
 
 interface CandidateRow extends HealthRow {
@@ -176,8 +179,8 @@ type PgDispatchRow = DispatchRow & HealthRow & { id: string; kind: WebhookKind }
 /** The columns of MOVE_LEASED. */
 function leasedMoveColumns(moves: readonly LeasedMove[]): unknown[][] {
   return asColumns(
-    moves.map((m) => [m.deliveryId, m.lease, m.state, m.attempts, m.nextAttemptAt, m.now]),
-    6,
+    moves.map((m) => [m.webhookId, m.deliveryId, m.lease, m.state, m.attempts, m.nextAttemptAt, m.now]),
+    7,
   );
 }
 
@@ -217,7 +220,8 @@ async function writePlan(
     client,
     rollupOf(plan.rollup, (deliveryId) => moved.has(deliveryId)),
   );
-  for (const m of plan.finishedMoves) await client.query(MOVE_FINISHED, [m.deliveryId, m.state, m.attempts, m.now]);
+  for (const m of plan.finishedMoves)
+    await client.query(MOVE_FINISHED, [m.deliveryId, m.state, m.attempts, m.now, m.webhookId]);
   if (plan.dispatchStates.size > 0) await client.query(SET_DISPATCH_STATES, dispatchStateColumns(plan.dispatchStates));
   for (const { webhookId, at } of plan.archived) await client.query(SKIP_PENDING_OF, [webhookId, at]);
   // After the skips: an operational endpoint archived by this batch gets its events as skipped deliveries.
@@ -338,6 +342,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
     const leased = await client.query<ClaimedRow>(LEASE, [
       lease,
       request.leaseUntil,
+      chosen.map((c) => c.webhookId),
       chosen.map((c) => c.id),
       request.now,
     ]);
@@ -353,8 +358,9 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
     claimDue: (request, choose) => db.transaction((client) => claimInTransaction(client, request, choose)),
     recordAttempts: async (results, next, maker = null) =>
       results.length === 0 ? [] : writeResults(results, next, maker),
-    skip: async (ids, lease, now) => {
-      if (ids.length > 0) await db.query(SKIP_LEASED, [ids, lease, now]);
+    skip: async (keys, lease, now) => {
+      if (keys.length > 0)
+        await db.query(SKIP_LEASED, [keys.map((k) => k.webhookId), keys.map((k) => k.id), lease, now]);
     },
     get: async (webhookId, deliveryId): Promise<DeliveryRecord | null> => {
       const { rows } = await db.query<DeliveryRow>(GET_DELIVERY, [webhookId, deliveryId]);

@@ -18,7 +18,7 @@ const APPEND = `
                                  status_code, error, success, response_excerpt, response_headers, is_test)
   SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
    WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = $2)
-     AND ($1::text IS NULL OR EXISTS (SELECT 1 FROM deliveries WHERE id = $1))
+     AND ($1::text IS NULL OR EXISTS (SELECT 1 FROM deliveries WHERE webhook_id = $2 AND id = $1))
   RETURNING id`;
 
 /** The values of APPEND, in its order. */
@@ -86,8 +86,9 @@ const PURGE_ATTEMPTS = `
   DELETE FROM delivery_attempts WHERE id IN (
     SELECT id FROM delivery_attempts WHERE requested_at < $1 LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
 const PURGE_DELIVERIES = `
-  DELETE FROM deliveries WHERE id IN (
-    SELECT id FROM deliveries WHERE state <> 'pending' AND updated_at < $1 LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
+  DELETE FROM deliveries WHERE (webhook_id, id) IN (
+    SELECT webhook_id, id FROM deliveries WHERE state <> 'pending' AND updated_at < $1
+     LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
 const PURGE_EVENTS = `
   DELETE FROM events WHERE id IN (
     SELECT id FROM events WHERE created_at < $1 AND deliveries_left = 0

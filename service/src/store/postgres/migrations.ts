@@ -406,4 +406,17 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       DROP INDEX deliveries_by_event;
     `,
   },
+  {
+    version: 16,
+    description:
+      "the deliveries' primary key leads with their webhook, so no other index of deliveries by webhook is written",
+    sql: `
+      -- A webhook's deliveries, deleted with it, were found through deliveries_by_webhook: an entry for every version
+      -- of every row, three per delivery. The primary key finds them now, and every statement that reads or moves a
+      -- delivery by its id names its webhook too (store/postgres/deliveries.ts).
+      ALTER TABLE deliveries DROP CONSTRAINT deliveries_pkey;
+      ALTER TABLE deliveries ADD CONSTRAINT deliveries_pkey PRIMARY KEY (webhook_id, id);
+      DROP INDEX deliveries_by_webhook;
+    `,
+  },
 ];

@@ -3,7 +3,7 @@ import type { Micros } from '../../core/time';
 import type { EventType } from '@jobhooks/client/contract';
 import type { DispatchState, WebhookKind } from '../../domain/webhook';
 import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
-import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
+import type { ClaimedDelivery, DeliveryKey, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { SqliteDatabase } from './database';
 import type { InProcessEndpointHealth } from './endpoint-health';
 import { prepareAttemptAppend } from './delivery-log';
@@ -225,8 +225,8 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     return logged;
   }
 
-  const skipInTransaction = db.transaction((ids: readonly string[], leaseOfClaim: string, now: Micros) => {
-    for (const id of ids) skipLeased.run(now, id, leaseOfClaim);
+  const skipInTransaction = db.transaction((keys: readonly DeliveryKey[], leaseOfClaim: string, now: Micros) => {
+    for (const { id } of keys) skipLeased.run(now, id, leaseOfClaim);
   });
 
   return {
@@ -239,8 +239,8 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
           resultWithoutAnswer,
         ),
       ),
-    skip: async (ids, leaseOfClaim, now) => {
-      if (ids.length > 0) skipInTransaction.immediate(ids, leaseOfClaim, now);
+    skip: async (keys, leaseOfClaim, now) => {
+      if (keys.length > 0) skipInTransaction.immediate(keys, leaseOfClaim, now);
     },
     get: async (webhookId, deliveryId): Promise<DeliveryRecord | null> => {
       const row = getDelivery.get(webhookId, deliveryId);
