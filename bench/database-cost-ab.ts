@@ -1,0 +1,141 @@
+// `npx tsx bench/database-cost-ab.ts --other=DIR`: PostgreSQL's CPU per delivery with this checkout's PostgreSQL
+// store against another checkout's (DIR, with its dependencies installed or linked), driven step by step in turn on
+// one durable cluster, so both meet the same machine. No service, HTTP or receiver: each step takes in 25 events
+// to 16 webhooks through the store, then claims and records every due delivery as a success, in two batches per
+// claim. The CPU is that of each database's own backends, read from /proc (a backend's command line names its
+// database). Without --other, this checkout is compared with itself: the spread of the method.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Store } from '../service/src/store/store';
+import {
+  accountWithWebhooks,
+  attemptOf,
+  countFailures,
+  event,
+  fanOutToAll,
+  SECOND,
+  T0,
+} from '../test/store/contract/fixtures';
+import { createTestDatabase, startTestCluster, type TestCluster } from '../test/support/postgres';
+import { openTestStore, type TestStore } from '../test/support/stores';
+
+const WEBHOOKS = 16;
+const EVENTS_PER_STEP = 25;
+const WARM_UP_STEPS = 12;
+/** Due deliveries a claim considers per webhook: 128 a claim, about what the service's claims lease in the bench. */
+const PER_WEBHOOK = 8;
+
+type OpenStore = (backend: 'postgres', location: string) => Promise<TestStore>;
+
+function option(name: string): string | undefined {
+  return process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** CPU seconds so far of the running backends connected to database `name`. */
+function databaseCpuSeconds(name: string): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${name} `)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime: fields 14 and 15 of /proc/PID/stat, counted from the state (field 3).
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks / TICKS_PER_SECOND;
+}
+
+interface Side {
+  label: string;
+  step(): Promise<void>;
+  delivered(): number;
+  cpuSeconds(): number;
+  close(): Promise<void>;
+}
+
+async function openSide(label: string, open: OpenStore, cluster: TestCluster): Promise<Side> {
+  const url = await createTestDatabase(cluster.socketDir);
+  const database = new URL(url).pathname.slice(1);
+  const opened = await open('postgres', url);
+  const store: Store = opened.store;
+  await accountWithWebhooks(
+    store,
+    1,
+    Array.from({ length: WEBHOOKS }, (_, i) => `wsu_${String(i).padStart(4, '0')}`),
+  );
+  let now = T0 + SECOND;
+  let events = 0;
+  let delivered = 0;
+
+  async function claimAndRecord(): Promise<number> {
+    const request = { owner: 'ab', now, leaseUntil: now + 30 * SECOND, perWebhook: PER_WEBHOOK, excludeWebhookIds: [] };
+    const claimed = await store.deliveries.claimDue(request, (candidates) => candidates);
+    now += 1000;
+    const half = Math.ceil(claimed.length / 2);
+    for (const part of [claimed.slice(0, half), claimed.slice(half)].filter((p) => p.length > 0)) {
+      const results = part.map((c) => attemptOf(c, { requestedAt: now, delivery: { state: 'succeeded' } }));
+      await store.deliveries.recordAttempts(results, countFailures);
+    }
+    return claimed.length;
+  }
+
+  return {
+    label,
+    step: async () => {
+      const ids = Array.from({ length: EVENTS_PER_STEP }, () => `wev_${String((events += 1)).padStart(10, '0')}`);
+      await Promise.all(ids.map((id) => store.events.record(event(1, id, { createdAt: now }), fanOutToAll(id))));
+      now += 1000;
+      for (let claimed = await claimAndRecord(); claimed > 0; claimed = await claimAndRecord()) delivered += claimed;
+    },
+    delivered: () => delivered,
+    cpuSeconds: () => databaseCpuSeconds(database),
+    close: () => opened.close(),
+  };
+}
+
+/** One round: both sides warmed up, then measured over `steps` steps taken in turn, the first side alternating. */
+async function round(cluster: TestCluster, steps: number, other: OpenStore, otherLabel: string): Promise<string> {
+  const sides = [await openSide('this checkout', openTestStore, cluster), await openSide(otherLabel, other, cluster)];
+  try {
+    for (let i = 0; i < WARM_UP_STEPS; i += 1) for (const side of sides) await side.step();
+    const before = sides.map((side) => ({ cpu: side.cpuSeconds(), delivered: side.delivered() }));
+    for (let i = 0; i < steps; i += 1) for (const side of i % 2 === 0 ? sides : [...sides].reverse()) await side.step();
+    const perDelivery = sides.map(
+      (side, k) => ((side.cpuSeconds() - before[k]!.cpu) * 1e6) / (side.delivered() - before[k]!.delivered),
+    );
+    const [mine, theirs] = perDelivery as [number, number];
+    const deliveries = sides[0]!.delivered() - before[0]!.delivered;
+    return `${deliveries} deliveries each: this checkout ${mine.toFixed(1)} µs, ${otherLabel} ${theirs.toFixed(1)} µs of PostgreSQL CPU per delivery; ratio ${(mine / theirs).toFixed(3)}`;
+  } finally {
+    for (const side of sides) await side.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const otherDir = option('other');
+  const rounds = Number(option('rounds') ?? 3);
+  const steps = Math.ceil(Number(option('events') ?? 2000) / EVENTS_PER_STEP);
+  const other: OpenStore =
+    otherDir === undefined
+      ? openTestStore
+      : (require(resolve(otherDir, 'test/support/stores')) as { openTestStore: OpenStore }).openTestStore;
+  const otherLabel = otherDir ?? 'this checkout again';
+  console.log(
+    `Comparing PostgreSQL CPU per delivery: this checkout and ${otherLabel}, ${rounds} rounds (this waits a few minutes)`,
+  );
+  const cluster = startTestCluster({ durable: true });
+  try {
+    for (let r = 1; r <= rounds; r += 1) console.log(`round ${r}: ${await round(cluster, steps, other, otherLabel)}`);
+  } finally {
+    cluster.stop();
+  }
+}
+
+void main();
