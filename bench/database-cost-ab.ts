@@ -4,9 +4,12 @@
 // to 16 webhooks through the store, then claims and records every due delivery as a success, in two batches per
 // claim. The CPU is that of each database's own backends, read from /proc (a backend's command line names its
 // database). Without --other, this checkout is compared with itself: the spread of the method.
+// `--other-sql=SQL` runs SQL on the other side's database once its schema is made, before the run: a schema change
+// measured before it is built (`--other-sql="DROP INDEX deliveries_by_webhook"`, say).
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import pg from 'pg';
 import type { Store } from '../service/src/store/store';
 import {
   accountWithWebhooks,
@@ -60,10 +63,21 @@ interface Side {
   close(): Promise<void>;
 }
 
-async function openSide(label: string, open: OpenStore, cluster: TestCluster): Promise<Side> {
+async function runSql(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function openSide(label: string, open: OpenStore, cluster: TestCluster, sql: string | null): Promise<Side> {
   const url = await createTestDatabase(cluster.socketDir);
   const database = new URL(url).pathname.slice(1);
   const opened = await open('postgres', url);
+  if (sql !== null) await runSql(url, sql);
   const store: Store = opened.store;
   await accountWithWebhooks(
     store,
@@ -101,8 +115,18 @@ async function openSide(label: string, open: OpenStore, cluster: TestCluster): P
 }
 
 /** One round: both sides warmed up, then measured over `steps` steps taken in turn, the first side alternating. */
-async function round(cluster: TestCluster, steps: number, other: OpenStore, otherLabel: string): Promise<string> {
-  const sides = [await openSide('this checkout', openTestStore, cluster), await openSide(otherLabel, other, cluster)];
+interface Other {
+  open: OpenStore;
+  label: string;
+  sql: string | null;
+}
+
+async function round(cluster: TestCluster, steps: number, other: Other): Promise<string> {
+  const otherLabel = other.label;
+  const sides = [
+    await openSide('this checkout', openTestStore, cluster, null),
+    await openSide(otherLabel, other.open, cluster, other.sql),
+  ];
   try {
     for (let i = 0; i < WARM_UP_STEPS; i += 1) for (const side of sides) await side.step();
     const before = sides.map((side) => ({ cpu: side.cpuSeconds(), delivered: side.delivered() }));
@@ -122,17 +146,19 @@ async function main(): Promise<void> {
   const otherDir = option('other');
   const rounds = Number(option('rounds') ?? 3);
   const steps = Math.ceil(Number(option('events') ?? 2000) / EVENTS_PER_STEP);
-  const other: OpenStore =
+  const sql = option('other-sql') ?? null;
+  const open: OpenStore =
     otherDir === undefined
       ? openTestStore
       : (require(resolve(otherDir, 'test/support/stores')) as { openTestStore: OpenStore }).openTestStore;
-  const otherLabel = otherDir ?? 'this checkout again';
+  const label = `${otherDir ?? 'this checkout again'}${sql === null ? '' : ' with its SQL'}`;
+  const other: Other = { open, label, sql };
   console.log(
-    `Comparing PostgreSQL CPU per delivery: this checkout and ${otherLabel}, ${rounds} rounds (this waits a few minutes)`,
+    `Comparing PostgreSQL CPU per delivery: this checkout and ${label}, ${rounds} rounds (this waits a few minutes)`,
   );
   const cluster = startTestCluster({ durable: true });
   try {
-    for (let r = 1; r <= rounds; r += 1) console.log(`round ${r}: ${await round(cluster, steps, other, otherLabel)}`);
+    for (let r = 1; r <= rounds; r += 1) console.log(`round ${r}: ${await round(cluster, steps, other)}`);
   } finally {
     cluster.stop();
   }
