@@ -388,13 +388,17 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       -- now counts its deliveries instead: the count is written with the event, which is taken in with all of its
       -- deliveries in one transaction, and lowered by the trigger below whenever deliveries are deleted (the purge,
       -- or with their webhook or account), so a count read by the purge is never higher or lower than the rows.
-      ALTER TABLE events ADD COLUMN deliveries_left integer;
-      UPDATE events e SET deliveries_left = (SELECT count(*) FROM deliveries d WHERE d.event_id = e.id);
-      ALTER TABLE events ALTER COLUMN deliveries_left SET NOT NULL,
+      -- The default fills the column without rewriting the table; only the events that have deliveries are
+      -- updated, and it is dropped after, so that every writer must state the count.
+      ALTER TABLE events ADD COLUMN deliveries_left integer NOT NULL DEFAULT 0;
+      UPDATE events e SET deliveries_left = named.n
+        FROM (SELECT event_id, count(*)::int AS n FROM deliveries GROUP BY event_id) named
+       WHERE e.id = named.event_id;
+      ALTER TABLE events ALTER COLUMN deliveries_left DROP DEFAULT,
         ADD CONSTRAINT events_deliveries_left_counted CHECK (deliveries_left >= 0);
       CREATE FUNCTION jobhooks_count_deleted_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        -- Locked in id order, as by every deleting transaction, so that two never wait for each other's events.
+        -- Locked in id order, so that a batch of the purge and a webhook's deletion never wait for each other's events.
         PERFORM 1 FROM events WHERE id IN (SELECT event_id FROM deleted_rows) ORDER BY id FOR NO KEY UPDATE;
         UPDATE events e SET deliveries_left = e.deliveries_left - gone.n
           FROM (SELECT event_id, count(*)::int AS n FROM deleted_rows GROUP BY event_id) gone
