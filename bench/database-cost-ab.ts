@@ -3,9 +3,9 @@
 // one durable cluster, so both meet the same machine. No service, HTTP or receiver: each step takes in 25 events
 // to 16 webhooks through the store, then claims and records every due delivery as a success, in two batches per
 // claim. The CPU is that of each database's own backends, read from /proc (a backend's command line names its
-// database). Without --other, this checkout is compared with itself: the spread of the method.
+// database) after every step, so that a pooled connection closed meanwhile keeps what it used. Without --other, this checkout is compared with itself: the spread of the method.
 // `--other-sql=SQL` runs SQL on the other side's database once its schema is made, before the run: a schema change
-// measured before it is built (`--other-sql="DROP INDEX deliveries_by_webhook"`, say).
+// measured before it is built (`--other-sql="DROP INDEX delivery_attempts_by_age"`, say).
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -37,22 +37,28 @@ function option(name: string): string | undefined {
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
-/** CPU seconds so far of the running backends connected to database `name`. */
-function databaseCpuSeconds(name: string): number {
-  let ticks = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${name} `)) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // utime and stime: fields 14 and 15 of /proc/PID/stat, counted from the state (field 3).
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // exited meanwhile
+/**
+ * The CPU time of the backends connected to database `name`, each as last read: `read()` looks again (a backend
+ * that has exited keeps its last reading), `seconds()` sums them.
+ */
+function backendsCpu(name: string): { read(): void; seconds(): number } {
+  const ticksOf = new Map<number, number>();
+  const read = () => {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${name} `)) continue;
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        // utime and stime: fields 14 and 15 of /proc/PID/stat, counted from the state (field 3).
+        ticksOf.set(Number(entry), Number(fields[11]) + Number(fields[12]));
+      } catch {
+        // exited meanwhile: its last reading stands
+      }
     }
-  }
-  return ticks / TICKS_PER_SECOND;
+  };
+  const seconds = () => [...ticksOf.values()].reduce((sum, ticks) => sum + ticks, 0) / TICKS_PER_SECOND;
+  return { read, seconds };
 }
 
 interface Side {
@@ -75,7 +81,7 @@ async function runSql(url: string, sql: string): Promise<void> {
 
 async function openSide(label: string, open: OpenStore, cluster: TestCluster, sql: string | null): Promise<Side> {
   const url = await createTestDatabase(cluster.socketDir);
-  const database = new URL(url).pathname.slice(1);
+  const cpu = backendsCpu(new URL(url).pathname.slice(1));
   const opened = await open('postgres', url);
   if (sql !== null) await runSql(url, sql);
   const store: Store = opened.store;
@@ -107,9 +113,10 @@ async function openSide(label: string, open: OpenStore, cluster: TestCluster, sq
       await Promise.all(ids.map((id) => store.events.record(event(1, id, { createdAt: now }), fanOutToAll(id))));
       now += 1000;
       for (let claimed = await claimAndRecord(); claimed > 0; claimed = await claimAndRecord()) delivered += claimed;
+      cpu.read();
     },
     delivered: () => delivered,
-    cpuSeconds: () => databaseCpuSeconds(database),
+    cpuSeconds: () => cpu.seconds(),
     close: () => opened.close(),
   };
 }
@@ -135,8 +142,8 @@ async function round(cluster: TestCluster, steps: number, other: Other): Promise
       (side, k) => ((side.cpuSeconds() - before[k]!.cpu) * 1e6) / (side.delivered() - before[k]!.delivered),
     );
     const [mine, theirs] = perDelivery as [number, number];
-    const deliveries = sides[0]!.delivered() - before[0]!.delivered;
-    return `${deliveries} deliveries each: this checkout ${mine.toFixed(1)} µs, ${otherLabel} ${theirs.toFixed(1)} µs of PostgreSQL CPU per delivery; ratio ${(mine / theirs).toFixed(3)}`;
+    const [ours, others] = sides.map((side, k) => side.delivered() - before[k]!.delivered) as [number, number];
+    return `${ours} and ${others} deliveries: this checkout ${mine.toFixed(1)} µs, ${otherLabel} ${theirs.toFixed(1)} µs of PostgreSQL CPU per delivery; ratio ${(mine / theirs).toFixed(3)}`;
   } finally {
     for (const side of sides) await side.close();
   }
