@@ -1,6 +1,7 @@
 // Real Chromium (Debian's package) driven by playwright-core, for the web UI tests. No browser download:
 // .ci/run installs /usr/bin/chromium when it is missing, and these helpers say so when it is not there.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { type Harness, type HarnessOptions, startHarness } from './harness';
@@ -20,7 +21,14 @@ const BROWSER_CLOSE_GRACE_MS = 5_000;
 export interface LaunchedChromium {
   browser: Browser;
   pid: number;
-  /** Closes gracefully within a few seconds, then kills the process; resolves once it has exited. */
+  /**
+   * The crash handlers Chromium started for itself. Each runs in a session of its own, so killing Chromium's
+   * process group misses them, and each holds Chromium's stdout and stderr: while one lives, Playwright's
+   * close and kill both wait, forever for one that hangs (a CI run's UI teardown ran past jest's 30 s limit
+   * after Chromium had been killed).
+   */
+  crashHandlerPids(): number[];
+  /** Closes gracefully within a few seconds, then kills every process it started; resolves once they are gone. */
   close(): Promise<void>;
 }
 
@@ -30,36 +38,75 @@ export async function launchChromium(): Promise<LaunchedChromium> {
       `Chromium is not at ${CHROMIUM_PATH}: install Debian's chromium package (bash .ci/run does) or set CHROMIUM_PATH.`,
     );
   }
-  const server = await chromium.launchServer({
-    executablePath: CHROMIUM_PATH,
-    host: '127.0.0.1',
-    // As root in a container Chromium needs --no-sandbox; the network flags stop it calling Google's
-    // hosts, which this machine's closed network refuses.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  const browser = await chromium.connect(server.wsEndpoint()).catch(async (error: unknown) => {
+  // Chromium's crash handlers keep their reports under $XDG_CONFIG_HOME and name that folder on their command
+  // line: a folder of this launch's own tells its handlers from another browser's.
+  const configHome = mkdtempSync(join(tmpdir(), 'jobhooks-chromium-'));
+  const crashHandlerPids = () => pidsWhoseCommandNames(configHome);
+  const server = await chromium
+    .launchServer({
+      executablePath: CHROMIUM_PATH,
+      env: { ...process.env, XDG_CONFIG_HOME: configHome },
+      host: '127.0.0.1',
+      // As root in a container Chromium needs --no-sandbox; the network flags stop it calling Google's
+      // hosts, which this machine's closed network refuses.
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    })
+    .catch((error: unknown) => {
+      rmSync(configHome, { recursive: true, force: true });
+      throw error;
+    });
+  const kill = async () => {
+    killAll(crashHandlerPids());
     await server.kill();
+    rmSync(configHome, { recursive: true, force: true });
+  };
+  const browser = await chromium.connect(server.wsEndpoint()).catch(async (error: unknown) => {
+    await kill();
     throw error;
   });
   return {
     browser,
     pid: server.process().pid ?? -1,
+    crashHandlerPids,
     close: async () => {
       const closed = await settlesWithin(BROWSER_CLOSE_GRACE_MS, server.close());
-      if (!closed) {
-        process.stderr.write(`Chromium did not close within ${BROWSER_CLOSE_GRACE_MS} ms; killing it.\n`);
-        await server.kill();
-      }
+      if (!closed) process.stderr.write(`Chromium did not close within ${BROWSER_CLOSE_GRACE_MS} ms; killing it.\n`);
+      // After a graceful close too: a crash handler that outlived its browser would hold the folder.
+      await kill();
     },
   };
+}
+
+/** The processes whose command line contains `text` (Linux's /proc; a process that ends meanwhile is skipped). */
+function pidsWhoseCommandNames(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function killAll(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
 }
 
 /** True when the promise settles (either way) within `ms`; false when it is still pending then. */
