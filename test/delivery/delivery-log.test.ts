@@ -32,11 +32,12 @@ async function exhaustedDelivery(runId = '1') {
   const hook = await webhook();
   const { event_id } = await ingest(h, 'job.run.completed', { runId });
   // Five 500s in a row open the endpoint's circuit: the sixth attempt is its probe, sent once the open period
-  // (10 s, stretched by up to a fifth) is over on the test's clock.
-  await waitFor(async () => {
-    clock.advanceMillis(1_000);
-    return (await log(hook.id)).extra.pagination.total_count === 6;
-  }, 'six logged attempts');
+  // (10 s, stretched by up to a fifth) is over on the test's clock. The clock moves once, by less than a lease
+  // (60 s): moved on while an attempt's result was still being written, it would end that attempt's lease, and
+  // the delivery would be sent again under the same attempt number.
+  await waitFor(async () => (await log(hook.id)).extra.pagination.total_count === 5, 'five logged attempts');
+  clock.advanceMillis(12_001);
+  await waitFor(async () => (await log(hook.id)).extra.pagination.total_count === 6, "the circuit's probe logged");
   return { hook, eventId: event_id, deliveryId: (await log(hook.id)).data[0].delivery_id as string };
 }
 
