@@ -3,7 +3,8 @@
 // one durable cluster, so both meet the same machine. No service, HTTP or receiver: each step takes in 25 events
 // to 16 webhooks through the store, then claims and records every due delivery as a success, in two batches per
 // claim. The CPU is that of each database's own backends, read from /proc (a backend's command line names its
-// database) after every step, so that a pooled connection closed meanwhile keeps what it used. Without --other, this checkout is compared with itself: the spread of the method.
+// database) after every step, so that a pooled connection closed meanwhile keeps what it used. Without --other,
+// this checkout is compared with itself: the spread of the method.
 // `--other-sql=SQL` runs SQL on the other side's database once its schema is made, before the run: a schema change
 // measured before it is built (`--other-sql="DROP INDEX delivery_attempts_by_age"`, say).
 import { execFileSync } from 'node:child_process';

@@ -76,6 +76,15 @@ describe('append and list', () => {
     expect(await store().deliveryLog.list('wsu_b', page())).toEqual({ items: [], total: 0 });
   });
 
+  test("a deleted webhook's log goes with it, and another webhook's stays", async () => {
+    await store().deliveryLog.append(entry());
+    await store().deliveryLog.append(entry({ requestedAt: T0 + 1 }));
+    await store().deliveryLog.append(entry({ webhookId: 'wsu_b' }));
+    expect(await store().webhooks.delete(1, 'wsu_a')).toBe(true);
+    expect(await store().deliveryLog.list('wsu_a', page())).toEqual({ items: [], total: 0 });
+    expect((await store().deliveryLog.list('wsu_b', page())).total).toBe(1);
+  });
+
   test('appending the attempt of a delivery purged meanwhile (a redelivery of an old one) resolves and writes nothing', async () => {
     await expect(
       store().deliveryLog.append(entry({ deliveryId: 'wdl_purged', eventId: 'wev_old', isTest: false })),

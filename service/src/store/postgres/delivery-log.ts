@@ -11,13 +11,14 @@ import { createPgStatsReads } from './delivery-stats';
 
 /**
  * Written only while the webhook and the delivery exist (one deleted during the send, or a finished delivery
- * purged during a redelivery, has no log to add to); returns the id.
+ * purged during a redelivery, has no log to add to); returns the id. The webhook's row is locked until the
+ * insert commits, so a deletion of the webhook waits for it, and then deletes the row with the rest of its log.
  */
 const APPEND = `
   INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, requested_at, duration_ms,
                                  status_code, error, success, response_excerpt, response_headers, is_test)
   SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
-   WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = $2)
+   WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = $2 FOR KEY SHARE)
      AND ($1::text IS NULL OR EXISTS (SELECT 1 FROM deliveries WHERE webhook_id = $2 AND id = $1))
   RETURNING id`;
 

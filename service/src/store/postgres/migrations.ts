@@ -423,4 +423,16 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       DROP INDEX deliveries_by_webhook;
     `,
   },
+  {
+    version: 17,
+    description: "a logged attempt no longer checks its webhook's row: every writer holds that row's lock already",
+    sql: `
+      -- Each attempt logged looked up its webhook and locked it as it was written: one more query per attempt, inside
+      -- transactions that hold the row already (a batch of results locks its webhooks first, store/postgres/
+      -- deliveries.ts; a single logged attempt locks its webhook in its own statement, delivery-log.ts). A webhook's
+      -- log is deleted with it, in the statement after the webhook's (store/postgres/webhooks.ts), which waits for
+      -- every writer that holds the row, so it finds their rows too.
+      ALTER TABLE delivery_attempts DROP CONSTRAINT delivery_attempts_webhook_id_fkey;
+    `,
+  },
 ];
