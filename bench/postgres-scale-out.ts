@@ -13,6 +13,7 @@ import { startServiceProcess, type ServiceProcess } from '../test/support/servic
 import { createWebhooks, deliverEvents, TOKEN, WARM_UP_FIRST_RUN_ID } from './load';
 import type { BenchReceiver, SignedRequest } from './receiver';
 import { countDatabaseWork, type DatabaseWork } from './database-work';
+import { type CpuByKind, type ProcessKind, sampleClusterCpu } from './cluster-cpu';
 
 export interface ScaleOutOptions {
   receiver: BenchReceiver;
@@ -90,7 +91,7 @@ interface Run {
   perSecond: number;
   ceiling: number;
   /** The database's work divided by the run's deliveries. */
-  perDelivery: Pick<DatabaseWork, 'statements' | 'walBytes' | 'cpuSeconds'>;
+  perDelivery: Pick<DatabaseWork, 'statements' | 'walBytes' | 'cpuSeconds'> & { cpuByKind: CpuByKind };
 }
 
 /** `count` instances on a new database: events posted to them in turn, until the receiver holds every delivery. */
@@ -116,7 +117,9 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     const stopCounting = await countDatabaseWork(url, () => clusterCpuSeconds(cluster), {
       walByRelation: options.walByRelation,
     });
+    const sampler = sampleClusterCpu(cluster.dataDir);
     const perSecond = await deliverAll(Array.from({ length: options.events }, (_, i) => i + 1));
+    const cpuByKind = sampler.stop();
     const work = await stopCounting();
     options.onDatabaseWork?.(`${count} instance(s), ${options.webhooks} webhook(s)`, work, expected);
     receiver.capture = false;
@@ -130,6 +133,7 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
         statements: work.statements / expected,
         walBytes: work.walBytes / expected,
         cpuSeconds: work.cpuSeconds / expected,
+        cpuByKind: perEach(cpuByKind, expected),
       },
     };
   } finally {
@@ -139,9 +143,29 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
 
 const ratio = (measured: number, ceiling: number) => Number((measured / ceiling).toFixed(3));
 
+const KINDS: ProcessKind[] = ['clients', 'autovacuum', 'walWriter', 'checkpoints', 'rest'];
+/** The figure's name part of each kind of process (bench/cluster-cpu.ts). */
+const KIND_NAMES: Record<ProcessKind, string> = {
+  clients: 'clients',
+  autovacuum: 'autovacuum',
+  walWriter: 'wal_writer',
+  checkpoints: 'checkpoints',
+  rest: 'rest',
+};
+
+function perEach(cpu: CpuByKind, deliveries: number): CpuByKind {
+  return Object.fromEntries(KINDS.map((kind) => [kind, cpu[kind] / deliveries])) as CpuByKind;
+}
+
 function workFigures(prefix: string, run: Run): ScaleOutFigures {
   return {
     [`${prefix}_cpu_us_per_delivery`]: Math.round(run.perDelivery.cpuSeconds * 1_000_000),
+    ...Object.fromEntries(
+      KINDS.map((kind) => [
+        `${prefix}_${KIND_NAMES[kind]}_cpu_us_per_delivery`,
+        Math.round(run.perDelivery.cpuByKind[kind] * 1_000_000),
+      ]),
+    ),
     [`${prefix}_statements_per_delivery`]: Number(run.perDelivery.statements.toFixed(2)),
     [`${prefix}_wal_bytes_per_delivery`]: Math.round(run.perDelivery.walBytes),
   };
@@ -186,6 +210,14 @@ export function scaleOutLines(figures: ScaleOutFigures): string[] {
       (run) =>
         `    ${run.padEnd(34)} ${String(figures[`${run}_cpu_us_per_delivery`]).padStart(6)}   ` +
         `${String(figures[`${run}_statements_per_delivery`]).padStart(10)}   ${String(figures[`${run}_wal_bytes_per_delivery`]).padStart(9)}`,
+    ),
+    '  PostgreSQL CPU µs per delivery by process   clients   autovacuum   WAL writer   checkpoints   rest',
+    ...['pg1', 'pg2', 'pg1_one_webhook'].map(
+      (run) =>
+        `    ${run.padEnd(40)}` +
+        KINDS.map((kind, i) =>
+          String(figures[`${run}_${KIND_NAMES[kind]}_cpu_us_per_delivery`]).padStart([7, 13, 13, 14, 7][i]!),
+        ).join(''),
     ),
   ];
 }
