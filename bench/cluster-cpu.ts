@@ -13,7 +13,7 @@ export type CpuByKind = Record<ProcessKind, number>;
 const SAMPLE_MS = 100;
 
 /** Clock ticks per second of /proc's CPU times. */
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+export const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
 /** The kind of a PostgreSQL process, by the title it gives itself ("postgres: <user> <database> <host> ..." for a client's). */
 function kindOf(title: string): ProcessKind {
@@ -24,21 +24,24 @@ function kindOf(title: string): ProcessKind {
   return 'rest';
 }
 
-interface Stat {
+export interface Stat {
   /** utime + stime: fields 14 and 15 of /proc/PID/stat. */
   own: number;
   /** cutime + cstime: fields 16 and 17, the children that have exited. */
   children: number;
   ppid: number;
+  /** When the process started (field 22): with the pid, it names one process, as pids are reused. */
+  startTime: number;
 }
 
-function statOf(pid: number | string): Stat | null {
+/** A process's CPU ticks and parent, or null once it has exited. */
+export function statOf(pid: number | string): Stat | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Field n is fields[n - 3]: the split starts at field 3, after the command's parentheses.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const field = (n: number) => Number(fields[n - 3]);
-    return { own: field(14) + field(15), children: field(16) + field(17), ppid: field(4) };
+    return { own: field(14) + field(15), children: field(16) + field(17), ppid: field(4), startTime: field(22) };
   } catch {
     return null; // exited meanwhile
   }
@@ -57,32 +60,56 @@ export function sampleClusterCpu(dataDir: string): { stop(): CpuByKind } {
   const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const first = statOf(postmaster);
   if (first === null) throw new Error('the benchmark cluster is not running');
-  /** Each child's kind, its ticks when first seen (0 when it started during the run) and when last seen. */
-  const seen = new Map<string, { kind: ProcessKind; from: number; last: number }>();
+  /**
+   * Each child (by pid and start time), its kind, its ticks when first seen (0 when it started during the run) and
+   * when last seen. A kind of "rest" is looked at again: a backend may not have titled itself yet.
+   */
+  const seen = new Map<string, { pid: string; startTime: number; kind: ProcessKind; from: number; last: number }>();
   const read = (starting: boolean) => {
     for (const pid of readdirSync('/proc')) {
       if (!/^\d+$/.test(pid)) continue;
       const stat = statOf(pid);
       if (stat?.ppid !== postmaster) continue;
-      const known = seen.get(pid);
-      if (known) known.last = stat.own;
-      else seen.set(pid, { kind: kindOf(titleOf(pid)), from: starting ? stat.own : 0, last: stat.own });
+      const key = `${pid}@${stat.startTime}`;
+      const known = seen.get(key);
+      if (known === undefined)
+        seen.set(key, {
+          pid,
+          startTime: stat.startTime,
+          kind: kindOf(titleOf(pid)),
+          from: starting ? stat.own : 0,
+          last: stat.own,
+        });
+      else {
+        known.last = stat.own;
+        if (known.kind === 'rest') known.kind = kindOf(titleOf(pid));
+      }
     }
   };
   read(true);
-  const timer = setInterval(() => read(false), SAMPLE_MS);
+  // Unref'd: a run that fails does not keep the process alive for it.
+  const timer = setInterval(() => read(false), SAMPLE_MS).unref();
   return {
     stop() {
       clearInterval(timer);
       read(false);
-      const last = statOf(postmaster) ?? first;
       const ticks: CpuByKind = { clients: 0, autovacuum: 0, walWriter: 0, checkpoints: 0, rest: 0 };
       for (const { kind, from, last: to } of seen.values()) ticks[kind] += to - from;
+      // The children seen that have exited, read between two readings of the postmaster that agree, so that none
+      // is reaped in between: their whole lives are in its children's ticks, of which the readings saw `last`.
+      let last: Stat;
+      let goneTicks: number;
+      do {
+        last = statOf(postmaster) ?? first;
+        goneTicks = [...seen.values()]
+          .filter(({ pid, startTime }) => {
+            const now = statOf(pid);
+            return now === null || now.ppid !== postmaster || now.startTime !== startTime;
+          })
+          .reduce((sum, { last: seenLast }) => sum + seenLast, 0);
+      } while ((statOf(postmaster) ?? first).children !== last.children);
       // The postmaster's own, and what exited children used that no reading saw.
-      const exited = last.children - first.children;
-      const sampledExited = [...seen].filter(([pid]) => statOf(pid)?.ppid !== postmaster);
-      const sampledExitedTicks = sampledExited.reduce((sum, [, s]) => sum + s.last, 0);
-      ticks.rest += last.own - first.own + Math.max(0, exited - sampledExitedTicks);
+      ticks.rest += last.own - first.own + Math.max(0, last.children - first.children - goneTicks);
       const seconds = (n: number) => n / TICKS_PER_SECOND;
       return {
         clients: seconds(ticks.clients),

@@ -3,7 +3,6 @@
 // each delivery costs the database: statements, WAL bytes and CPU (bench/database-work.ts), in the fan-out run and
 // in a run of as many deliveries to one webhook. The cluster is Debian's PostgreSQL, started in a temporary folder with its
 // durable defaults (fsync and synchronous_commit on), on the same machine as the instances and the receiver.
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -13,7 +12,7 @@ import { startServiceProcess, type ServiceProcess } from '../test/support/servic
 import { createWebhooks, deliverEvents, TOKEN, WARM_UP_FIRST_RUN_ID } from './load';
 import type { BenchReceiver, SignedRequest } from './receiver';
 import { countDatabaseWork, type DatabaseWork } from './database-work';
-import { type CpuByKind, type ProcessKind, sampleClusterCpu } from './cluster-cpu';
+import { type CpuByKind, type ProcessKind, sampleClusterCpu, statOf, TICKS_PER_SECOND } from './cluster-cpu';
 
 export interface ScaleOutOptions {
   receiver: BenchReceiver;
@@ -40,35 +39,18 @@ export interface ScaleOutFigures {
 
 const ACCOUNT_ID = 1;
 
-/** Clock ticks per second of /proc's CPU times. */
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-
-/** utime, stime, cutime, cstime of a process (fields 14 to 17 of /proc/PID/stat, after the command's parentheses). */
-function cpuTicksOf(pid: number): { own: number; children: number; ppid: number } | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null; // exited meanwhile
-  }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // fields[0] is field 3 (state): field n is fields[n - 3].
-  const field = (n: number) => Number(fields[n - 3]);
-  return { own: field(14) + field(15), children: field(16) + field(17), ppid: field(4) };
-}
-
 /**
  * CPU seconds the cluster has used so far: the postmaster's own and its exited children's (cutime, cstime),
  * plus each running backend's. A backend that exits between two readings moves from the second sum to the first.
  */
 function clusterCpuSeconds(cluster: TestCluster): number {
   const postmaster = Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const main = cpuTicksOf(postmaster);
+  const main = statOf(postmaster);
   if (main === null) throw new Error('the benchmark cluster is not running');
   let ticks = main.own + main.children;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const process = cpuTicksOf(Number(entry));
+    const process = statOf(entry);
     if (process?.ppid === postmaster) ticks += process.own;
   }
   return ticks / TICKS_PER_SECOND;
@@ -118,8 +100,13 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
       walByRelation: options.walByRelation,
     });
     const sampler = sampleClusterCpu(cluster.dataDir);
-    const perSecond = await deliverAll(Array.from({ length: options.events }, (_, i) => i + 1));
-    const cpuByKind = sampler.stop();
+    let cpuByKind: CpuByKind;
+    let perSecond: number;
+    try {
+      perSecond = await deliverAll(Array.from({ length: options.events }, (_, i) => i + 1));
+    } finally {
+      cpuByKind = sampler.stop();
+    }
     const work = await stopCounting();
     options.onDatabaseWork?.(`${count} instance(s), ${options.webhooks} webhook(s)`, work, expected);
     receiver.capture = false;

@@ -60,13 +60,18 @@ export async function launchChromium(): Promise<LaunchedChromium> {
       ],
     })
     .catch((error: unknown) => {
+      // A launch that timed out may have started Chromium and its handlers.
+      killAll(crashHandlerPids());
       rmSync(configHome, { recursive: true, force: true });
       throw error;
     });
   const kill = async () => {
     killAll(crashHandlerPids());
-    await server.kill();
-    rmSync(configHome, { recursive: true, force: true });
+    try {
+      await server.kill();
+    } finally {
+      rmSync(configHome, { recursive: true, force: true });
+    }
   };
   const browser = await chromium.connect(server.wsEndpoint()).catch(async (error: unknown) => {
     await kill();

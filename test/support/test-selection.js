@@ -47,7 +47,7 @@ const NOT_ON_TWO_INSTANCES = {
     "one instance's counters; the gauges every instance shares are tested by test/cluster/cluster-jobs.test.ts",
   'test/http/response-serializer.test.ts': "counts one instance's reads of its own caches",
   'test/ui/':
-    'the browser loads the UI from one instance and every request it makes goes there; what two instances answer the same requests is tested by test/http and test/delivery on two instances',
+    "the browser loads the UI from one instance and sends every request there; what the API answers on either instance, for state either instance's dispatcher wrote, is tested by test/http and test/delivery on two instances",
 };
 
 const ROOT = join(__dirname, '..', '..');

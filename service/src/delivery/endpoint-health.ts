@@ -37,7 +37,7 @@ export const DEFAULT_HEALTH_RULES: Omit<HealthRules, 'maxInFlight'> = {
 };
 
 /** An open period is stretched by up to this fraction, so endpoints that failed together are not probed together. */
-const OPEN_JITTER_FRACTION = 0.2;
+export const OPEN_JITTER_FRACTION = 0.2;
 
 /**
  * `slow-down` is a 429: the receiver is alive and asks for fewer requests, so its capacity halves, but it is

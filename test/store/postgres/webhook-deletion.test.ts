@@ -1,10 +1,10 @@
-// A webhook's deletion on PostgreSQL against a log row written at the same moment: the log has no foreign key to
-// its webhook (each logged attempt would look the webhook up again), so the writer locks the webhook's row and the
-// deletion, which deletes the log after the row, waits for it.
+// A webhook's deletion on PostgreSQL against log rows written to it at the same moment. The log has no foreign key
+// to its webhook (each logged attempt would look the webhook up again): its writers lock the webhook's row, and
+// the deletion waits for them, then its trigger deletes the webhook's log, whoever deleted the webhook.
 import pg from 'pg';
 import type { AttemptLogEntry } from '../../../service/src/domain/attempt';
 import { openPool, type PgDatabase } from '../../../service/src/store/postgres/database';
-import { appendAttempt } from '../../../service/src/store/postgres/delivery-log';
+import { appendAttempt, appendAttempts } from '../../../service/src/store/postgres/delivery-log';
 import { migratePostgres } from '../../../service/src/store/postgres/migrate';
 import { createPgWebhooksStore } from '../../../service/src/store/postgres/webhooks';
 import { createTestDatabase, useSuiteCluster } from '../../support/postgres';
@@ -22,11 +22,7 @@ beforeAll(async () => {
   await db.query(
     `INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (1, 'act_1', 'One', 'enterprise', 0)`,
   );
-  await db.query(
-    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
-                           created_at, updated_at)
-     VALUES ('wsu_gone', 1, 'gone', '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', true, 'sealed', 0, 0)`,
-  );
+  await addWebhook('wsu_gone');
 });
 afterAll(() => db.close());
 
@@ -49,32 +45,107 @@ const testSend: AttemptLogEntry = {
 const logRows = async () =>
   Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM delivery_attempts`)).rows[0]!.n);
 
-test('a deletion waits for a log row being written to its webhook, then deletes it too', async () => {
+async function addWebhook(id: string, accountId = 1): Promise<void> {
+  await db.query(
+    `INSERT INTO webhooks (id, account_id, name, description, client_url, event_types, job_ids, active, sealed_secret,
+                           created_at, updated_at)
+     VALUES ($1, $2, $1, '', 'http://127.0.0.1:9/', '["job.run.completed"]', '[]', true, 'sealed', 0, 0)`,
+    [id, accountId],
+  );
+}
+
+const deletionWaits = () =>
+  waitFor(
+    async () =>
+      (
+        await db.query(
+          `SELECT 1 FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM webhooks%'`,
+        )
+      ).rows.length === 1,
+    'the deletion to wait for the lock',
+  );
+
+/** Runs `work` in a transaction of its own connection, and `meanwhile` while that transaction is still open. */
+async function whileOpen(work: (client: pg.Client) => Promise<void>, meanwhile: () => Promise<void>): Promise<void> {
   const writer = new pg.Client({ connectionString: url });
   await writer.connect();
   try {
     await writer.query('BEGIN');
-    expect(await appendAttempt(writer, testSend)).toEqual(expect.any(Number));
-    let deleted: boolean | null = null;
-    const deleting = createPgWebhooksStore(db)
-      .delete(1, 'wsu_gone')
-      .then((result) => (deleted = result));
-    // The deletion is queued behind the writer's lock on the webhook's row.
-    await waitFor(
-      async () =>
-        (
-          await db.query(
-            `SELECT 1 FROM pg_stat_activity
-              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM webhooks%'`,
-          )
-        ).rows.length === 1,
-      'the deletion to wait for the lock',
-    );
-    expect(deleted).toBeNull();
+    await work(writer);
+    await meanwhile();
     await writer.query('COMMIT');
-    expect(await deleting).toBe(true);
-    expect(await logRows()).toBe(0);
   } finally {
     await writer.end();
+  }
+}
+
+test('a deletion waits for a test send being logged to its webhook, then deletes that row too', async () => {
+  const deletion: { done?: Promise<boolean> } = {};
+  let deleted: boolean | null = null;
+  await whileOpen(
+    async (writer) => expect(await appendAttempt(writer, testSend)).toEqual(expect.any(Number)),
+    async () => {
+      deletion.done = createPgWebhooksStore(db)
+        .delete(1, 'wsu_gone')
+        .then((result) => (deleted = result));
+      // Queued behind the writer's lock on the webhook's row.
+      await deletionWaits();
+      expect(deleted).toBeNull();
+    },
+  );
+  expect(await deletion.done).toBe(true);
+  expect(await logRows()).toBe(0);
+});
+
+test("a deletion waits for a batch of results that holds its webhook, then deletes the batch's log rows too", async () => {
+  await addWebhook('wsu_results');
+  const deletion: { done?: Promise<boolean> } = {};
+  await whileOpen(
+    async (writer) => {
+      // As a batch of results does (store/postgres/deliveries.ts): its webhooks locked, then their log rows written.
+      await writer.query(`SELECT id FROM webhooks WHERE id = 'wsu_results' FOR NO KEY UPDATE`);
+      await appendAttempts(writer, [
+        { ...testSend, webhookId: 'wsu_results', isTest: false },
+        { ...testSend, webhookId: 'wsu_results', attempt: 2, isTest: false },
+      ]);
+    },
+    async () => {
+      deletion.done = createPgWebhooksStore(db).delete(1, 'wsu_results');
+      await deletionWaits();
+    },
+  );
+  expect(await deletion.done).toBe(true);
+  expect(await logRows()).toBe(0);
+});
+
+test("an account's deletion, or a webhook deleted by hand, takes the webhooks' log with it", async () => {
+  await db.query(
+    `INSERT INTO accounts (id, identifier, name, plan, created_at) VALUES (2, 'act_2', 'Two', 'enterprise', 0)`,
+  );
+  await addWebhook('wsu_of_two', 2);
+  await addWebhook('wsu_by_hand');
+  for (const webhookId of ['wsu_of_two', 'wsu_by_hand']) await appendAttempts(db.pool, [{ ...testSend, webhookId }]);
+  expect(await logRows()).toBe(2);
+  await db.query('DELETE FROM accounts WHERE id = 2');
+  await db.query(`DELETE FROM webhooks WHERE id = 'wsu_by_hand'`);
+  expect(await logRows()).toBe(0);
+});
+
+test("the store's statements run in READ COMMITTED whatever the database's default", async () => {
+  const strict = await createTestDatabase();
+  const admin = openPool({ url: strict, poolSize: 1 }, () => undefined);
+  await admin.query(
+    `ALTER DATABASE ${new URL(strict).pathname.slice(1)} SET default_transaction_isolation = 'serializable'`,
+  );
+  await admin.close();
+  const store = openPool({ url: strict, poolSize: 2 }, () => undefined);
+  try {
+    const level = async (query: (text: string) => Promise<pg.QueryResult<{ transaction_isolation: string }>>) =>
+      (await query('SHOW transaction_isolation')).rows[0]!.transaction_isolation;
+    expect(await level((text) => store.query(text))).toBe('read committed');
+    expect(await store.transaction((client) => level((text) => client.query(text)))).toBe('read committed');
+  } finally {
+    await store.close();
   }
 });

@@ -61,12 +61,12 @@ test('a delivery row is kept in exactly these indexes, each needed by a read or 
   ]);
 });
 
-test('writing a delivery checks and locks no parent row but its webhook; a logged attempt none', async () => {
+test("a delivery's row checks its webhook's through a foreign key, and no other; a logged attempt's checks none", async () => {
   const { rows } = await db.query<{ child: string; parent: string }>(
     `SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint
       WHERE contype = 'f' AND conrelid::regclass::text IN ('deliveries', 'delivery_attempts') ORDER BY 1, 2`,
   );
-  // A logged attempt's writers hold its webhook's row already (test/store/postgres/webhook-deletion.test.ts).
+  // A logged attempt's writers lock its webhook's row themselves (test/store/postgres/webhook-deletion.test.ts).
   expect(rows).toEqual([{ child: 'deliveries', parent: 'webhooks' }]);
 });
 

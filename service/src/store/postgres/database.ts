@@ -46,7 +46,7 @@ export interface PgDatabase {
   ): Promise<pg.QueryResult<R>>;
   /**
    * Runs `work` in a transaction on one connection: committed when it resolves, rolled back when it throws. READ
-   * COMMITTED, as PostgreSQL's default: each statement sees what committed before it, and row locks
+   * COMMITTED, whatever the database's default: each statement sees what committed before it, and row locks
    * (FOR UPDATE, SKIP LOCKED) order the writers.
    */
   transaction<T>(work: (client: pg.PoolClient) => Promise<T>, options?: TransactionOptions): Promise<T>;
@@ -66,6 +66,12 @@ export function openPool(options: PostgresOptions, onIdleError: (error: Error) =
   // A pooled connection that breaks while idle (a restart of PostgreSQL) must not crash the process; the
   // next query opens a new one.
   pool.on('error', onIdleError);
+  // The store's statements are written for READ COMMITTED, where each statement sees what committed before it
+  // (a claim's second statement, a webhook's deletion and its trigger): an operator's other default for the
+  // database or role must not change that. Sent first on each new connection, before any query queued on it.
+  pool.on('connect', (client) => {
+    client.query("SET default_transaction_isolation TO 'read committed'").catch(() => undefined);
+  });
   let closed: Promise<void> | null = null;
   return {
     pool,

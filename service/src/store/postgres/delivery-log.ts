@@ -12,7 +12,8 @@ import { createPgStatsReads } from './delivery-stats';
 /**
  * Written only while the webhook and the delivery exist (one deleted during the send, or a finished delivery
  * purged during a redelivery, has no log to add to); returns the id. The webhook's row is locked until the
- * insert commits, so a deletion of the webhook waits for it, and then deletes the row with the rest of its log.
+ * insert commits, so a deletion of the webhook waits for it, and its trigger then deletes the row with the rest of
+ * the webhook's log.
  */
 const APPEND = `
   INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, requested_at, duration_ms,

@@ -435,4 +435,23 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE delivery_attempts DROP CONSTRAINT delivery_attempts_webhook_id_fkey;
     `,
   },
+  {
+    version: 18,
+    description: "a webhook's log goes with it however the webhook is deleted, by a trigger",
+    sql: `
+      -- Version 17 deleted a webhook's log in the service's own statement after the webhook's: a webhook deleted any
+      -- other way (with its account, by hand, or by an instance of the version before) left its log behind. The
+      -- trigger runs after every statement that deletes webhooks, cascades included. Its DELETE takes a snapshot of
+      -- its own once the webhooks' rows are deleted, in READ COMMITTED (the service's transactions say so): every
+      -- transaction that held one of those rows and logged attempts to it has committed by then.
+      CREATE FUNCTION jobhooks_delete_logs_of_deleted_webhooks() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM delivery_attempts WHERE webhook_id IN (SELECT id FROM deleted_webhooks);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER webhooks_delete_logs AFTER DELETE ON webhooks
+        REFERENCING OLD TABLE AS deleted_webhooks FOR EACH STATEMENT
+        EXECUTE FUNCTION jobhooks_delete_logs_of_deleted_webhooks();
+    `,
+  },
 ];

@@ -64,11 +64,8 @@ const MARK_KEYS_ROTATED = `
 const DROP_ENDED_SECRETS = `
   UPDATE webhooks SET previous_sealed_secret = NULL, previous_secret_until = NULL
    WHERE previous_secret_until IS NOT NULL AND previous_secret_until <= $1`;
-// Its deliveries and statistics go with it (their foreign keys cascade). Its log goes in the next statement, whose
-// snapshot is taken once the webhook's row is deleted: every transaction that held the row and logged attempts to
-// it has committed by then, and none can lock it after.
+// Its deliveries and statistics go with it (their foreign keys cascade), and its log (a trigger, migration 18).
 const DELETE_WEBHOOK = 'DELETE FROM webhooks WHERE account_id = $1 AND id = $2';
-const DELETE_LOG_OF = 'DELETE FROM delivery_attempts WHERE webhook_id = $1';
 const COUNT_ARCHIVED = 'SELECT count(*) AS n FROM webhooks WHERE archived_at IS NOT NULL';
 
 interface KeyRow {
@@ -186,12 +183,7 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
         return rereadWebhook(client, accountId, id);
       }),
     dropEndedSecrets: async (now) => (await db.query(DROP_ENDED_SECRETS, [now])).rowCount ?? 0,
-    delete: (accountId, id) =>
-      db.transaction(async (client) => {
-        if ((await client.query(DELETE_WEBHOOK, [accountId, id])).rowCount !== 1) return false;
-        await client.query(DELETE_LOG_OF, [id]);
-        return true;
-      }),
+    delete: async (accountId, id) => (await db.query(DELETE_WEBHOOK, [accountId, id])).rowCount === 1,
     countArchived: async () => (await db.query<CountRow>(COUNT_ARCHIVED)).rows[0]!.n,
     async takeStartSlot(id, at, spacing) {
       for (;;) {
