@@ -4,6 +4,7 @@
 import pg from 'pg';
 import type { AttemptLogEntry } from '../../../service/src/domain/attempt';
 import { openPool, type PgDatabase } from '../../../service/src/store/postgres/database';
+import { LOCK_DISPATCH_STATES } from '../../../service/src/store/postgres/deliveries';
 import { appendAttempt, appendAttempts } from '../../../service/src/store/postgres/delivery-log';
 import { migratePostgres } from '../../../service/src/store/postgres/migrate';
 import { createPgWebhooksStore } from '../../../service/src/store/postgres/webhooks';
@@ -42,8 +43,11 @@ const testSend: AttemptLogEntry = {
   isTest: true,
 };
 
-const logRows = async () =>
-  Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM delivery_attempts`)).rows[0]!.n);
+const logRows = async (webhookId: string) =>
+  Number(
+    (await db.query<{ n: string }>(`SELECT count(*) AS n FROM delivery_attempts WHERE webhook_id = $1`, [webhookId]))
+      .rows[0]!.n,
+  );
 
 async function addWebhook(id: string, accountId = 1): Promise<void> {
   await db.query(
@@ -95,7 +99,7 @@ test('a deletion waits for a test send being logged to its webhook, then deletes
     },
   );
   expect(await deletion.done).toBe(true);
-  expect(await logRows()).toBe(0);
+  expect(await logRows('wsu_gone')).toBe(0);
 });
 
 test("a deletion waits for a batch of results that holds its webhook, then deletes the batch's log rows too", async () => {
@@ -103,8 +107,8 @@ test("a deletion waits for a batch of results that holds its webhook, then delet
   const deletion: { done?: Promise<boolean> } = {};
   await whileOpen(
     async (writer) => {
-      // As a batch of results does (store/postgres/deliveries.ts): its webhooks locked, then their log rows written.
-      await writer.query(`SELECT id FROM webhooks WHERE id = 'wsu_results' FOR NO KEY UPDATE`);
+      // As a batch of results does: its webhooks locked, then their log rows written.
+      await writer.query(LOCK_DISPATCH_STATES, [['wsu_results']]);
       await appendAttempts(writer, [
         { ...testSend, webhookId: 'wsu_results', isTest: false },
         { ...testSend, webhookId: 'wsu_results', attempt: 2, isTest: false },
@@ -116,7 +120,7 @@ test("a deletion waits for a batch of results that holds its webhook, then delet
     },
   );
   expect(await deletion.done).toBe(true);
-  expect(await logRows()).toBe(0);
+  expect(await logRows('wsu_results')).toBe(0);
 });
 
 test("an account's deletion, or a webhook deleted by hand, takes the webhooks' log with it", async () => {
@@ -126,10 +130,10 @@ test("an account's deletion, or a webhook deleted by hand, takes the webhooks' l
   await addWebhook('wsu_of_two', 2);
   await addWebhook('wsu_by_hand');
   for (const webhookId of ['wsu_of_two', 'wsu_by_hand']) await appendAttempts(db.pool, [{ ...testSend, webhookId }]);
-  expect(await logRows()).toBe(2);
+  expect([await logRows('wsu_of_two'), await logRows('wsu_by_hand')]).toEqual([1, 1]);
   await db.query('DELETE FROM accounts WHERE id = 2');
   await db.query(`DELETE FROM webhooks WHERE id = 'wsu_by_hand'`);
-  expect(await logRows()).toBe(0);
+  expect([await logRows('wsu_of_two'), await logRows('wsu_by_hand')]).toEqual([0, 0]);
 });
 
 test("the store's statements run in READ COMMITTED whatever the database's default", async () => {
@@ -143,8 +147,12 @@ test("the store's statements run in READ COMMITTED whatever the database's defau
   try {
     const level = async (query: (text: string) => Promise<pg.QueryResult<{ transaction_isolation: string }>>) =>
       (await query('SHOW transaction_isolation')).rows[0]!.transaction_isolation;
-    expect(await level((text) => store.query(text))).toBe('read committed');
-    expect(await store.transaction((client) => level((text) => client.query(text)))).toBe('read committed');
+    // At once, so that each opens a connection of its own.
+    const levels = await Promise.all([
+      store.transaction((client) => level((text) => client.query(text))),
+      level((text) => store.query(text)),
+    ]);
+    expect(levels).toEqual(['read committed', 'read committed']);
   } finally {
     await store.close();
   }

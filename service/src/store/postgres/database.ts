@@ -57,21 +57,22 @@ export interface PgDatabase {
 pg.types.setTypeParser(INT8_OID, (value: string) => Number(value));
 
 export function openPool(options: PostgresOptions, onIdleError: (error: Error) => void): PgDatabase {
-  const pool = new pg.Pool({
+  // pg-pool awaits the promise onConnect returns before a new connection's first use (@types/pg says void).
+  const config: pg.PoolConfig & { onConnect(client: pg.ClientBase): Promise<unknown> } = {
     connectionString: options.url,
     max: options.poolSize,
     // The service names itself in pg_stat_activity, so an operator sees whose connections these are.
     application_name: 'jobhooks',
-  });
+    // The store's statements are written for READ COMMITTED, where each statement sees what committed before it
+    // (a claim's second statement, a webhook's deletion and its trigger): an operator's other default for the
+    // database or role must not change that. A connection that cannot set it is closed, and the query that asked
+    // for it fails.
+    onConnect: (client) => client.query("SET default_transaction_isolation TO 'read committed'"),
+  };
+  const pool = new pg.Pool(config);
   // A pooled connection that breaks while idle (a restart of PostgreSQL) must not crash the process; the
   // next query opens a new one.
   pool.on('error', onIdleError);
-  // The store's statements are written for READ COMMITTED, where each statement sees what committed before it
-  // (a claim's second statement, a webhook's deletion and its trigger): an operator's other default for the
-  // database or role must not change that. Sent first on each new connection, before any query queued on it.
-  pool.on('connect', (client) => {
-    client.query("SET default_transaction_isolation TO 'read committed'").catch(() => undefined);
-  });
   let closed: Promise<void> | null = null;
   return {
     pool,

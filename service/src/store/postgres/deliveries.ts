@@ -103,8 +103,11 @@ const LEASE = `
 
 const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at,
   archived_at, archived_reason`;
-/** Sorted ids: every transaction locks webhooks in the same order, so two never wait for each other. */
-const LOCK_DISPATCH_STATES = prepared(`
+/**
+ * Sorted ids: every transaction locks webhooks in the same order, so two never wait for each other. Held until the
+ * batch commits, the lock also keeps a webhook's deletion waiting until the batch's log rows are in.
+ */
+export const LOCK_DISPATCH_STATES = prepared(`
   SELECT w.id, w.kind, ${DISPATCH_COLUMNS}, ${healthColumnsOf('w')}
     FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`);
 // The statements of a batch of results take one array per column, so a batch costs the same few round trips
