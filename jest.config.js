@@ -47,9 +47,6 @@ module.exports = {
     },
   ],
   testTimeout: 30000,
-  // Two suites at a time, also on a 2-core machine (jest's default there is one): most suites wait on a service,
-  // PostgreSQL, Chromium or terraform for much of their time, and one at a time left about 60 % of CI's 2 cores idle.
-  maxWorkers: 2,
   // With a memory limit set, jest runs the suites in a worker process even where it would run them in its own
   // (one worker on a 2-core machine): a suite that crashes or changes its process (a native addon, a debugger
   // attached by a library) then fails alone instead of ending the run, and the worker is started afresh once it
