@@ -1,7 +1,6 @@
 // Store contract: the delivery log (newest first, filtered, paged), each delivery's attempts, and the purge of
 // what the retention period left behind.
 import type { EventType } from '@jobhooks/client/contract';
-import type { AttemptLogEntry } from '../../../service/src/domain/attempt';
 import {
   accountWithWebhooks,
   attemptOf,
@@ -13,6 +12,7 @@ import {
   SECOND,
   T0,
   TAIL,
+  testSendEntry,
   useStore,
 } from './fixtures';
 
@@ -22,24 +22,6 @@ beforeEach(async () => {
   await accountWithWebhooks(store(), 1, ['wsu_a', 'wsu_b']);
 });
 
-function entry(overrides: Partial<AttemptLogEntry> = {}): AttemptLogEntry {
-  return {
-    deliveryId: null,
-    webhookId: 'wsu_a',
-    eventId: 'wev_test',
-    eventType: 'job.run.completed',
-    attempt: 1,
-    requestedAt: T0,
-    durationMs: 12,
-    statusCode: '200',
-    error: null,
-    success: true,
-    responseExcerpt: 'ok',
-    responseHeaders: {},
-    isTest: true,
-    ...overrides,
-  };
-}
 const page = (offset = 0, limit = 50) => ({ offset, limit });
 const listed = async (filter = {}, offset = 0, limit = 50) => {
   const { items, total } = await store().deliveryLog.list('wsu_a', page(offset, limit), filter);
@@ -48,7 +30,7 @@ const listed = async (filter = {}, offset = 0, limit = 50) => {
 
 describe('append and list', () => {
   test('an appended test send is listed whole, with an id, its headers and excerpt', async () => {
-    const sent = entry({
+    const sent = testSendEntry({
       statusCode: '418',
       error: 'teapot',
       success: false,
@@ -64,7 +46,7 @@ describe('append and list', () => {
 
   test('an empty excerpt and no headers are read back as empty', async () => {
     await store().deliveryLog.append(
-      entry({ responseExcerpt: '', responseHeaders: {}, statusCode: '0', error: 'refused' }),
+      testSendEntry({ responseExcerpt: '', responseHeaders: {}, statusCode: '0', error: 'refused' }),
     );
     const [item] = (await store().deliveryLog.list('wsu_a', page())).items;
     expect(item).toMatchObject({ responseExcerpt: '', responseHeaders: {}, error: 'refused' });
@@ -72,14 +54,14 @@ describe('append and list', () => {
 
   test('appending to a webhook deleted meanwhile resolves and writes nothing', async () => {
     await store().webhooks.delete(1, 'wsu_b');
-    await expect(store().deliveryLog.append(entry({ webhookId: 'wsu_b' }))).resolves.toBeUndefined();
+    await expect(store().deliveryLog.append(testSendEntry({ webhookId: 'wsu_b' }))).resolves.toBeUndefined();
     expect(await store().deliveryLog.list('wsu_b', page())).toEqual({ items: [], total: 0 });
   });
 
   test("a deleted webhook's log goes with it, and another webhook's stays", async () => {
-    await store().deliveryLog.append(entry());
-    await store().deliveryLog.append(entry({ requestedAt: T0 + 1 }));
-    await store().deliveryLog.append(entry({ webhookId: 'wsu_b' }));
+    await store().deliveryLog.append(testSendEntry());
+    await store().deliveryLog.append(testSendEntry({ requestedAt: T0 + 1 }));
+    await store().deliveryLog.append(testSendEntry({ webhookId: 'wsu_b' }));
     expect(await store().webhooks.delete(1, 'wsu_a')).toBe(true);
     expect(await store().deliveryLog.list('wsu_a', page())).toEqual({ items: [], total: 0 });
     expect((await store().deliveryLog.list('wsu_b', page())).total).toBe(1);
@@ -87,7 +69,7 @@ describe('append and list', () => {
 
   test('appending the attempt of a delivery purged meanwhile (a redelivery of an old one) resolves and writes nothing', async () => {
     await expect(
-      store().deliveryLog.append(entry({ deliveryId: 'wdl_purged', eventId: 'wev_old', isTest: false })),
+      store().deliveryLog.append(testSendEntry({ deliveryId: 'wdl_purged', eventId: 'wev_old', isTest: false })),
     ).resolves.toBeUndefined();
     expect(await store().deliveryLog.list('wsu_a', page())).toEqual({ items: [], total: 0 });
   });
@@ -99,8 +81,8 @@ describe('append and list', () => {
       [2, '203'],
       [9, '204'],
     ] as const)
-      await store().deliveryLog.append(entry({ requestedAt: T0 + at, statusCode: code }));
-    await store().deliveryLog.append(entry({ webhookId: 'wsu_b', requestedAt: T0 + 100 }));
+      await store().deliveryLog.append(testSendEntry({ requestedAt: T0 + at, statusCode: code }));
+    await store().deliveryLog.append(testSendEntry({ webhookId: 'wsu_b', requestedAt: T0 + 100 }));
 
     const all = await store().deliveryLog.list('wsu_a', page());
     expect(all.items.map((item) => item.statusCode)).toEqual(['204', '202', '203', '201']);
@@ -119,7 +101,7 @@ describe('append and list', () => {
     ];
     beforeEach(async () => {
       for (const [at, success, eventType] of rows)
-        await store().deliveryLog.append(entry({ requestedAt: T0 + at, success, eventType, isTest: false }));
+        await store().deliveryLog.append(testSendEntry({ requestedAt: T0 + at, success, eventType, isTest: false }));
     });
 
     test('succeeded selects the successes or the others', async () => {
@@ -160,10 +142,12 @@ describe('attemptsOf', () => {
       [3, 30],
     ] as const)
       await store().deliveryLog.append(
-        entry({ deliveryId: a, eventId: 'wev_1', attempt, requestedAt: T0 + at, isTest: false }),
+        testSendEntry({ deliveryId: a, eventId: 'wev_1', attempt, requestedAt: T0 + at, isTest: false }),
       );
-    await store().deliveryLog.append(entry({ deliveryId: b, webhookId: 'wsu_b', eventId: 'wev_1', requestedAt: T0 }));
-    await store().deliveryLog.append(entry({ requestedAt: T0 + 15 }));
+    await store().deliveryLog.append(
+      testSendEntry({ deliveryId: b, webhookId: 'wsu_b', eventId: 'wev_1', requestedAt: T0 }),
+    );
+    await store().deliveryLog.append(testSendEntry({ requestedAt: T0 + 15 }));
 
     expect((await store().deliveryLog.attemptsOf('wsu_a', a)).map((row) => row.attempt)).toEqual([1, 2, 3]);
     expect(await store().deliveryLog.attemptsOf('wsu_b', a)).toEqual([]);
@@ -195,11 +179,11 @@ describe('purgeOlderThan', () => {
     await recordEvent(store(), event(1, 'wev_old_all_done', { runId: 'old-all-done', createdAt: T0 }));
     await succeed(deliveryId('wev_old_all_done', 'wsu_a'), T0 + 2 * SECOND);
     await succeed(deliveryId('wev_old_all_done', 'wsu_b'), T0 + 2 * SECOND);
-    await store().deliveryLog.append(entry({ requestedAt: T0 + 3 * SECOND }));
+    await store().deliveryLog.append(testSendEntry({ requestedAt: T0 + 3 * SECOND }));
     await recordEvent(store(), event(1, 'wev_new', { runId: 'new', createdAt: T0 + 150 * SECOND }));
     await succeed(deliveryId('wev_new', 'wsu_a'), T0 + 150 * SECOND);
     await store().events.record(event(1, 'wev_new_none', { runId: 'new-none', createdAt: T0 + 150 * SECOND }), none);
-    await store().deliveryLog.append(entry({ requestedAt: T0 + 160 * SECOND }));
+    await store().deliveryLog.append(testSendEntry({ requestedAt: T0 + 160 * SECOND }));
   });
 
   test('deletes old log rows, old finished deliveries and old events left without deliveries, and counts each', async () => {

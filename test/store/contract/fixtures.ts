@@ -1,7 +1,7 @@
 // Shared rows and steps of the store contract suite: every test opens a fresh store of the backend its jest
 // project selects (test/support/postgres.ts), and builds its records with these plain literals.
 import type { AccountRecord } from '../../../service/src/domain/account';
-import type { AttemptFacts, AttemptResult, AttemptVerdict } from '../../../service/src/domain/attempt';
+import type { AttemptFacts, AttemptLogEntry, AttemptResult, AttemptVerdict } from '../../../service/src/domain/attempt';
 import type { ClaimedDelivery, DeliveryChange, DueCandidate, NewDelivery } from '../../../service/src/domain/delivery';
 import { UNKNOWN_ENDPOINT } from '../../../service/src/domain/endpoint-health';
 import type { EventRecord } from '../../../service/src/domain/event';
@@ -222,5 +222,25 @@ export function countFailures(current: DispatchState, facts: AttemptFacts): Disp
     consecutiveFailures: succeeded ? 0 : current.consecutiveFailures + 1,
     failingSince: succeeded ? null : (current.failingSince ?? facts.requestedAt),
     lastFailureAt: succeeded ? current.lastFailureAt : facts.requestedAt,
+  };
+}
+
+/** A test send's log row (no delivery) to `wsu_a`, answered 200, with the fields `overrides` gives. */
+export function testSendEntry(overrides: Partial<AttemptLogEntry> = {}): AttemptLogEntry {
+  return {
+    deliveryId: null,
+    webhookId: 'wsu_a',
+    eventId: 'wev_test',
+    eventType: 'job.run.completed',
+    attempt: 1,
+    requestedAt: T0,
+    durationMs: 12,
+    statusCode: '200',
+    error: null,
+    success: true,
+    responseExcerpt: 'ok',
+    responseHeaders: {},
+    isTest: true,
+    ...overrides,
   };
 }

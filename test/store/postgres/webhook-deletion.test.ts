@@ -2,7 +2,6 @@
 // to its webhook (each logged attempt would look the webhook up again): its writers lock the webhook's row, and
 // the deletion waits for them, then its trigger deletes the webhook's log, whoever deleted the webhook.
 import pg from 'pg';
-import type { AttemptLogEntry } from '../../../service/src/domain/attempt';
 import { openPool, type PgDatabase } from '../../../service/src/store/postgres/database';
 import { LOCK_DISPATCH_STATES } from '../../../service/src/store/postgres/deliveries';
 import { appendAttempt, appendAttempts } from '../../../service/src/store/postgres/delivery-log';
@@ -10,7 +9,7 @@ import { migratePostgres } from '../../../service/src/store/postgres/migrate';
 import { createPgWebhooksStore } from '../../../service/src/store/postgres/webhooks';
 import { createTestDatabase, useSuiteCluster } from '../../support/postgres';
 import { waitFor } from '../../support/wait';
-import { T0 } from '../contract/fixtures';
+import { testSendEntry } from '../contract/fixtures';
 
 useSuiteCluster();
 
@@ -27,21 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-const testSend: AttemptLogEntry = {
-  deliveryId: null,
-  webhookId: 'wsu_gone',
-  eventId: 'wev_test',
-  eventType: 'job.run.completed',
-  attempt: 1,
-  requestedAt: T0,
-  durationMs: 12,
-  statusCode: '200',
-  error: null,
-  success: true,
-  responseExcerpt: 'ok',
-  responseHeaders: {},
-  isTest: true,
-};
+const testSend = testSendEntry({ webhookId: 'wsu_gone' });
 
 const logRows = async (webhookId: string) =>
   Number(
