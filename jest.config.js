@@ -2,7 +2,14 @@
 // PostgreSQL database. Which suites run on which database is decided in test/support/test-selection.js.
 const { ONLY_POSTGRES, onPostgres, onTwoInstances } = require('./test/support/test-selection');
 
-const TS = { testEnvironment: 'node', transform: { '^.+\\.ts$': 'ts-jest' } };
+const { availableParallelism } = require('node:os');
+
+/** Every project runs its suites through this runner: the timed ones after the rest, one at a time. */
+const TS = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': 'ts-jest' },
+  runner: '<rootDir>/test/support/timed-apart-runner.js',
+};
 const POSTGRES = {
   globalSetup: '<rootDir>/test/support/postgres-global.ts',
   globalTeardown: '<rootDir>/test/support/postgres-global-teardown.ts',
@@ -47,6 +54,10 @@ module.exports = {
     },
   ],
   testTimeout: 30000,
+  // At least two suites at a time, also on a 2-core machine (jest's default there is one): most suites wait on a
+  // service, PostgreSQL, Chromium or terraform for much of their time. The suites that assert a wall-clock bound
+  // run after the rest, one at a time (test/support/timed-apart-runner.js).
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   // With a memory limit set, jest runs the suites in a worker process even where it would run them in its own
   // (one worker on a 2-core machine): a suite that crashes or changes its process (a native addon, a debugger
   // attached by a library) then fails alone instead of ending the run, and the worker is started afresh once it

@@ -11,6 +11,7 @@ interface Selection {
   ONLY_POSTGRES: Record<string, string>;
   NOT_ON_POSTGRES: Record<string, string>;
   NOT_ON_TWO_INSTANCES: Record<string, string>;
+  TIMED: Record<string, string>;
 }
 const selection = require('../support/test-selection') as Selection;
 const ROOT = join(__dirname, '..', '..');
@@ -48,8 +49,13 @@ test('every suite on PostgreSQL runs on two instances too, unless it says why no
     expect(selection.onTwoInstances).toContain(suite);
 });
 
-test('every opt-out names a suite or folder that exists, with its reason', () => {
-  for (const list of [selection.ONLY_POSTGRES, selection.NOT_ON_POSTGRES, selection.NOT_ON_TWO_INSTANCES]) {
+test('every opt-out and every timed suite names a suite or folder that exists, with its reason', () => {
+  for (const list of [
+    selection.ONLY_POSTGRES,
+    selection.NOT_ON_POSTGRES,
+    selection.NOT_ON_TWO_INSTANCES,
+    selection.TIMED,
+  ]) {
     for (const [path, reason] of Object.entries(list)) {
       expect(existsSync(join(ROOT, path)) ? path : `${path} (missing)`).toBe(path);
       expect(reason.length).toBeGreaterThan(20);

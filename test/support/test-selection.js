@@ -50,6 +50,17 @@ const NOT_ON_TWO_INSTANCES = {
     "the browser loads the UI from one instance and sends every request there; what the API answers on either instance, for state either instance's dispatcher wrote, is tested by test/http and test/delivery on two instances",
 };
 
+/**
+ * Suites that assert a wall-clock bound the product promises, with what it bounds. `npm test` runs them after the
+ * others, one at a time (scripts/test.js), so that no other suite on the same cores is timed instead.
+ */
+const TIMED = {
+  'test/ui/console-at-scale.test.ts': 'how soon the console is usable with 1,000 webhooks and 100,000 logged attempts',
+  'test/cluster/multi-instance.test.ts': 'how soon a token revoked on one instance is refused by every instance',
+  'test/delivery/noisy-neighbours.test.ts':
+    'how late a healthy webhook is delivered while slow and hung endpoints hold their requests open',
+};
+
 const ROOT = join(__dirname, '..', '..');
 const SKIP = new Set(['node_modules', 'dist', 'fixtures']);
 
@@ -75,4 +86,12 @@ const onTwoInstances = onPostgres.filter(
   (suite) => !listed(ONLY_POSTGRES, suite) && !listed(NOT_ON_TWO_INSTANCES, suite),
 );
 
-module.exports = { SUITES, onPostgres, onTwoInstances, ONLY_POSTGRES, NOT_ON_POSTGRES, NOT_ON_TWO_INSTANCES };
+module.exports = {
+  SUITES,
+  onPostgres,
+  onTwoInstances,
+  ONLY_POSTGRES,
+  NOT_ON_POSTGRES,
+  NOT_ON_TWO_INSTANCES,
+  TIMED,
+};
