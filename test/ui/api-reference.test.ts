@@ -49,7 +49,9 @@ test("the web UI links to the API reference, which shows the contract's operatio
   expect(view.foreignRequests).toEqual([]);
   expect(view.consoleErrors).toEqual([]);
   expect(await violations()).toEqual([]);
-});
+  // Redoc lays out every operation of the document in Chromium: about 11 s on an idle 2-core machine, and three
+  // times that beside another suite, past jest's default of 30 s.
+}, 90_000);
 
 test('the reference page has a policy of its own; the UI keeps its strict one, and the page is no UI file', async () => {
   const page = await fetch(`${ui.origin}/api/reference`);
