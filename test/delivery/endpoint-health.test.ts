@@ -12,6 +12,10 @@ import {
   standingOf,
   UNKNOWN_ENDPOINT,
 } from '../../service/src/delivery/endpoint-health';
+import { createManualClock } from '../../service/src/core/clock';
+import { createDispatchStages } from '../../service/src/delivery/dispatch-stages';
+import type { DueCandidate } from '../../service/src/domain/delivery';
+import type { Store } from '../../service/src/store/store';
 
 const RULES = { ...DEFAULT_HEALTH_RULES, maxInFlight: 16 };
 const SECOND = 1_000_000;
@@ -277,4 +281,74 @@ test("through the store, this instance's answers reach the row in the order they
   store.rows.set('wh_a', answered([sick(40), sick(40)], full));
   await registry.record('wh_a', sick(41));
   expect(store.rows.get('wh_a')).toMatchObject({ sickInARow: 3 });
+});
+
+test("through the store, a claim's read from before this instance's write of a webhook's health does not undo it", async () => {
+  const store = sharedStore({ wh_a: UNKNOWN_ENDPOINT, wh_b: UNKNOWN_ENDPOINT });
+  const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
+  const mark = registry.readMark();
+  const readA = store.rows.get('wh_a')!;
+  const readB = answered([healthy(0)]);
+  // The endpoint answers 2xx while the claim's snapshot is being read: its capacity grows to two, here and on the row.
+  await registry.record('wh_a', healthy(1));
+  registry.adoptRead('wh_a', readA, mark);
+  registry.adoptRead('wh_b', readB, mark);
+  expect(registry.allowedInFlight('wh_a', 2)).toBe(2);
+  // A webhook this instance did not write meanwhile takes the read, and so does a later claim.
+  expect(registry.of('wh_b')).toEqual(readB);
+  const readLater = answered([sick(3)], store.rows.get('wh_a'));
+  registry.adoptRead('wh_a', readLater, registry.readMark());
+  expect(registry.of('wh_a')).toEqual(readLater);
+});
+
+test('a claim goes by the capacity an answer written during its read gave, not by the older health it read', async () => {
+  const rows = sharedStore({ wh_a: UNKNOWN_ENDPOINT });
+  const health = new EndpointHealthRegistry(RULES, () => 0, { store: rows, onError: () => undefined });
+  const candidate = (id: string): DueCandidate => ({
+    id,
+    webhookId: 'wh_a',
+    accountId: 1,
+    dueAt: 0,
+    inFlightElsewhere: 0,
+    endpointHealth: UNKNOWN_ENDPOINT,
+    sendRate: null,
+  });
+  let chosen: DueCandidate[] = [];
+  const store = {
+    deliveries: {
+      // The snapshot holds the endpoint as not heard from; its first 2xx is written before the claim chooses.
+      claimDue: async (_request: unknown, choose: (candidates: DueCandidate[]) => DueCandidate[]) => {
+        await health.record('wh_a', healthy(1));
+        chosen = choose([candidate('d1'), candidate('d2'), candidate('d3')]);
+        return [];
+      },
+    },
+  } as unknown as Store;
+  const stages = createDispatchStages({
+    store,
+    clock: createManualClock(),
+    random: (size) => Buffer.alloc(size),
+    secretBox: { seal: (text) => text, open: (text) => text },
+    owner: 'test',
+    leaseMicros: 60 * SECOND,
+    retryDelaysSeconds: [1],
+    health,
+    onError: (error) => {
+      throw error;
+    },
+  });
+  await stages.claim(
+    {
+      now: 0,
+      total: 16,
+      unprovenTotal: 14,
+      maxPerWebhook: 16,
+      allowed: (webhookId) => health.allowedInFlight(webhookId, 0),
+      standing: (webhookId) => health.standing(webhookId),
+      inFlight: new Map(),
+      inFlightByAccount: new Map(),
+    },
+    [],
+  );
+  expect(chosen.map((c) => c.id)).toEqual(['d1', 'd2']);
 });

@@ -71,6 +71,7 @@ export function createDispatchStages(deps: StageDeps) {
     const leaseUntil = now + deps.leaseMicros;
     let rateWakeAt: Micros | null = null;
     const saturated = saturatedWebhooks(room);
+    const healthMark = deps.health.readMark();
     const deliveries = await store.deliveries.claimDue(
       {
         owner,
@@ -80,8 +81,10 @@ export function createDispatchStages(deps: StageDeps) {
         excludeWebhookIds: waitingToStart.length === 0 ? saturated : [...saturated, ...waitingToStart],
       },
       (candidates) => {
-        // The room's rules go by the endpoint health the store read just now (another instance's answers too).
-        for (const { webhookId, endpointHealth } of candidates) deps.health.adopt(webhookId, endpointHealth);
+        // The room's rules go by the endpoint health the store read just now (another instance's answers too),
+        // unless this instance wrote a newer one meanwhile.
+        for (const { webhookId, endpointHealth } of candidates)
+          deps.health.adoptRead(webhookId, endpointHealth, healthMark);
         const chosen = chooseClaims(candidates, { ...room, now });
         rateWakeAt = nextRateWake(candidates, now);
         return chosen;

@@ -145,6 +145,9 @@ export class EndpointHealthRegistry {
   private readonly states = new Map<string, EndpointHealth>();
   /** Each webhook's answers not written yet, in the order they came in (see `record`). */
   private readonly deferred = new Map<string, Set<Deferred>>();
+  /** This instance's writes of health taken in so far, and that count as of each webhook's last one (`readMark`). */
+  private writesTakenIn = 0;
+  private readonly lastWriteOf = new Map<string, number>();
 
   /**
    * `jitter` gives a uniform number in [0, 1) for each open period. `kept.store` is where the health is kept;
@@ -167,6 +170,21 @@ export class EndpointHealthRegistry {
 
   allowedInFlight(webhookId: string, now: Micros): number {
     return allowedInFlight(this.of(webhookId), now);
+  }
+
+  /** To take before a claim reads the store, and to hand to `adoptRead` with what it read. */
+  readMark(): number {
+    return this.writesTakenIn;
+  }
+
+  /**
+   * Takes the health a claim read, unless this instance took in a write of that webhook's health after `mark`: the
+   * claim's snapshot may be older than that write, and taking it would undo the answer (a capacity that grew with
+   * a healthy answer would shrink back until the next claim, with requests waiting on the endpoint's answers).
+   */
+  adoptRead(webhookId: string, health: EndpointHealth, mark: number): void {
+    if ((this.lastWriteOf.get(webhookId) ?? 0) > mark) return;
+    this.adopt(webhookId, health);
   }
 
   /** Takes the health the store keeps for the webhook (read by a claim, or written by an answer). */
@@ -193,8 +211,13 @@ export class EndpointHealthRegistry {
     const all: EndpointHealthChange = (health) => inOrder.reduce((h, c) => c(h), health);
     try {
       const written = await this.kept.store.change(webhookId, all, this.kept.operationalEvents ?? null);
-      if (written === null) this.forget(webhookId);
-      else this.adopt(webhookId, written);
+      if (written === null) {
+        this.forget(webhookId);
+        return null;
+      }
+      this.adopt(webhookId, written);
+      this.writesTakenIn += 1;
+      this.lastWriteOf.set(webhookId, this.writesTakenIn);
       return null;
     } catch (error) {
       this.kept.onError(error);
@@ -252,6 +275,7 @@ export class EndpointHealthRegistry {
   forget(webhookId: string): void {
     this.states.delete(webhookId);
     this.deferred.delete(webhookId);
+    this.lastWriteOf.delete(webhookId);
   }
 
   standing(webhookId: string): Standing {
