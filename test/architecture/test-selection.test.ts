@@ -49,6 +49,10 @@ test('every suite on PostgreSQL runs on two instances too, unless it says why no
     expect(selection.onTwoInstances).toContain(suite);
 });
 
+test('every timed suite is a file: the runner goes by whole paths', () => {
+  for (const suite of Object.keys(selection.TIMED)) expect(suite).toMatch(/\.test\.ts$/);
+});
+
 test('every opt-out and every timed suite names a suite or folder that exists, with its reason', () => {
   for (const list of [
     selection.ONLY_POSTGRES,

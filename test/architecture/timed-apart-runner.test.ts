@@ -26,13 +26,14 @@ function runStandIns(): Ran[] {
   const log = join(dir, 'ran.jsonl');
   for (const suite of [...UNTIMED, ...Object.keys(TIMED)]) {
     mkdirSync(dirname(join(dir, suite)), { recursive: true });
-    // Plain JavaScript in a .ts file: jest runs it untransformed.
+    // Plain JavaScript in a .ts file: jest runs it untransformed. The others last long enough to overlap even when
+    // the second worker starts late on a loaded machine.
     writeFileSync(
       join(dir, suite),
       `const { appendFileSync } = require('node:fs');
 test('notes when it ran', async () => {
   const start = Date.now();
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await new Promise((resolve) => setTimeout(resolve, ${Object.hasOwn(TIMED, suite) ? 300 : 2_000}));
   appendFileSync(${JSON.stringify(log)}, JSON.stringify({ suite: ${JSON.stringify(suite)}, start, end: Date.now() }) + '\\n');
 });
 `,

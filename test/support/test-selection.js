@@ -51,8 +51,9 @@ const NOT_ON_TWO_INSTANCES = {
 };
 
 /**
- * Suites that assert a wall-clock bound the product promises, with what it bounds. `npm test` runs them after the
- * others, one at a time (scripts/test.js), so that no other suite on the same cores is timed instead.
+ * Suites that assert a wall-clock bound the product promises, with what it bounds: files, not folders. jest's runner
+ * runs them after the others, one at a time (timed-apart-runner.js), so that no other suite on the same cores is
+ * timed instead.
  */
 const TIMED = {
   'test/ui/console-at-scale.test.ts': 'how soon the console is usable with 1,000 webhooks and 100,000 logged attempts',

@@ -23,6 +23,8 @@ async function watchCspViolations(page: Page): Promise<() => Promise<string[]>> 
 
 test("the web UI links to the API reference, which shows the contract's operations offline, within its CSP", async () => {
   const view = await ui.open();
+  // Each step may take as long as the whole test would on an idle machine (see the limit below).
+  view.page.setDefaultTimeout(60_000);
   const violations = await watchCspViolations(view.page);
   await view.page.reload();
   const document = (await (await fetch(`${ui.origin}/api/openapi.json`)).json()) as {
