@@ -13,6 +13,7 @@ const due = (webhookId: string, dueAt: number, accountId = 1, inFlightElsewhere 
   dueAt,
   inFlightElsewhere,
   endpointHealth: UNKNOWN_ENDPOINT,
+  endpointHealthRevision: 0,
   sendRate: null,
 });
 

@@ -163,17 +163,32 @@ test('a forgotten endpoint is unknown again, and the registry keeps a bounded nu
   expect(registry.of('wh_dead')).toBe(UNKNOWN_ENDPOINT);
 
   const crowded = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
-  crowded.adopt('wh_first', answered([sick(0)]));
-  for (let i = 1; i < 100_000; i += 1) crowded.adopt(`wh_${i}`, answered([healthy(0)]));
+  crowded.adopt('wh_first', answered([sick(0)]), 1);
+  for (let i = 1; i < 100_000; i += 1) crowded.adopt(`wh_${i}`, answered([healthy(0)]), 1);
   expect(crowded.of('wh_first').sickInARow).toBe(1);
-  crowded.adopt('wh_one_more', answered([healthy(0)]));
+  crowded.adopt('wh_one_more', answered([healthy(0)]), 1);
   expect(crowded.of('wh_first')).toBe(UNKNOWN_ENDPOINT);
   expect(crowded.of('wh_1').heard).toBe(true);
 });
 
+/** The rows of sharedStore: each set of one, by the registry's writes or by "another instance", is a revision. */
+class RevisedRows extends Map<string, EndpointHealth> {
+  readonly revisions = new Map<string, number>();
+  override set(webhookId: string, health: EndpointHealth): this {
+    // Map's constructor sets its entries before this class's fields exist: it is given none.
+    this.revisions?.set(webhookId, (this.revisions.get(webhookId) ?? 0) + 1);
+    return super.set(webhookId, health);
+  }
+  /** What a claim reads of the row: its health and revision, as adopt takes them. */
+  read(webhookId: string): [EndpointHealth, number] {
+    return [this.get(webhookId)!, this.revisions.get(webhookId)!];
+  }
+}
+
 /** What several instances keep on the webhook rows (PostgreSQL), in memory: it counts its writes. */
 function sharedStore(initial: Record<string, EndpointHealth> = {}) {
-  const rows = new Map(Object.entries(initial));
+  const rows = new RevisedRows();
+  for (const [webhookId, health] of Object.entries(initial)) rows.set(webhookId, health);
   const store = {
     rows,
     writes: 0,
@@ -183,9 +198,9 @@ function sharedStore(initial: Record<string, EndpointHealth> = {}) {
       const row = rows.get(webhookId);
       if (row === undefined) return null;
       store.writes += 1;
-      const next = change(row);
-      rows.set(webhookId, next);
-      return next;
+      rows.set(webhookId, change(row));
+      const [health, revision] = rows.read(webhookId);
+      return { health, revision };
     },
     countNotClosed: async () => [...rows.values()].filter((h) => h.circuit.state !== 'closed').length,
   };
@@ -228,10 +243,10 @@ test('through the store, an answer is applied to what it holds, and one that cha
 test("through the store, a claim's read replaces what was known, and open circuits are left to the claim query", async () => {
   const store = sharedStore();
   const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
-  registry.adopt('wh_a', answered([sick(0), sick(0), sick(0), sick(0), sick(0)]));
+  registry.adopt('wh_a', answered([sick(0), sick(0), sick(0), sick(0), sick(0)]), 5);
   expect(registry.allowedInFlight('wh_a', SECOND)).toBe(0);
   // A circuit another instance closes is open here only until the next claim reads the store.
-  registry.adopt('wh_a', answered([healthy(2 * SECOND)]));
+  registry.adopt('wh_a', answered([healthy(2 * SECOND)]), 6);
   expect(registry.allowedInFlight('wh_a', 3 * SECOND)).toBe(2);
 });
 
@@ -247,7 +262,7 @@ test('through the store, a failed write is reported and handed back with the res
   expect(left!(UNKNOWN_ENDPOINT)).toEqual(registry.of('wh_a'));
 
   store.fail = null;
-  registry.adopt('wh_gone', answered([healthy(0)]));
+  registry.adopt('wh_gone', answered([healthy(0)]), 1);
   await registry.record('wh_gone', sick(1));
   expect(registry.of('wh_gone')).toBe(UNKNOWN_ENDPOINT);
 });
@@ -263,7 +278,7 @@ test("through the store, this instance's answers reach the row in the order they
   const full = answered(Array.from({ length: 20 }, (_, i) => healthy(i)));
   const store = sharedStore({ wh_a: full });
   const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
-  registry.adopt('wh_a', full);
+  registry.adopt('wh_a', ...store.rows.read('wh_a'));
   // Two sick answers on the row from elsewhere, then: a 2xx here (deferred), and a 5xx here (written at once).
   store.rows.set('wh_a', answered([sick(30), sick(30)], full));
   const deferred = await registry.record('wh_a', healthy(31));
@@ -275,7 +290,8 @@ test("through the store, this instance's answers reach the row in the order they
   expect(deferred!(row)).toBe(row);
 
   // Applied by its result first, a deferred change is not taken along again.
-  registry.adopt('wh_a', full);
+  store.rows.set('wh_a', full);
+  registry.adopt('wh_a', ...store.rows.read('wh_a'));
   const second = await registry.record('wh_a', healthy(40));
   second!(full);
   store.rows.set('wh_a', answered([sick(40), sick(40)], full));
@@ -283,34 +299,37 @@ test("through the store, this instance's answers reach the row in the order they
   expect(store.rows.get('wh_a')).toMatchObject({ sickInARow: 3 });
 });
 
-test("through the store, a claim's read from before this instance's write of a webhook's health does not undo it", async () => {
-  const store = sharedStore({ wh_a: UNKNOWN_ENDPOINT, wh_b: UNKNOWN_ENDPOINT });
+test("a claim's read older than what this instance wrote meanwhile does not undo it; a newer one is taken", async () => {
+  const store = sharedStore({ wh_a: UNKNOWN_ENDPOINT });
   const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
-  const mark = registry.readMark();
-  const readA = store.rows.get('wh_a')!;
-  const readB = answered([healthy(0)]);
-  // The endpoint answers 2xx while the claim's snapshot is being read: its capacity grows to two, here and on the row.
+  const snapshot = store.rows.read('wh_a');
+  // The endpoint answers 2xx while a claim's snapshot is read: its capacity grows to two, here and on the row.
   await registry.record('wh_a', healthy(1));
-  registry.adoptRead('wh_a', readA, mark);
-  registry.adoptRead('wh_b', readB, mark);
+  registry.adopt('wh_a', ...snapshot);
   expect(registry.allowedInFlight('wh_a', 2)).toBe(2);
-  // A webhook this instance did not write meanwhile takes the read, and so does a later claim.
-  expect(registry.of('wh_b')).toEqual(readB);
-  const readLater = answered([sick(3)], store.rows.get('wh_a'));
-  registry.adoptRead('wh_a', readLater, registry.readMark());
-  expect(registry.of('wh_a')).toEqual(readLater);
+  // Another instance halves it after that write: the next read says so, and is taken.
+  store.rows.set('wh_a', answered([sick(3)], store.rows.get('wh_a')));
+  registry.adopt('wh_a', ...store.rows.read('wh_a'));
+  expect(registry.of('wh_a')).toEqual(store.rows.get('wh_a'));
+  expect(registry.allowedInFlight('wh_a', 4)).toBe(1);
+  // Whatever comes back later with a lower revision (a claim's, or a write's) does not undo what is known.
+  const known = registry.of('wh_a');
+  registry.adopt('wh_a', answered([healthy(5)]), 1);
+  expect(registry.of('wh_a')).toBe(known);
 });
 
 test('a claim goes by the capacity an answer written during its read gave, not by the older health it read', async () => {
   const rows = sharedStore({ wh_a: UNKNOWN_ENDPOINT });
   const health = new EndpointHealthRegistry(RULES, () => 0, { store: rows, onError: () => undefined });
+  const [snapshotHealth, snapshotRevision] = rows.rows.read('wh_a');
   const candidate = (id: string): DueCandidate => ({
     id,
     webhookId: 'wh_a',
     accountId: 1,
     dueAt: 0,
     inFlightElsewhere: 0,
-    endpointHealth: UNKNOWN_ENDPOINT,
+    endpointHealth: snapshotHealth,
+    endpointHealthRevision: snapshotRevision,
     sendRate: null,
   });
   let chosen: DueCandidate[] = [];

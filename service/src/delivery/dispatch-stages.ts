@@ -71,7 +71,6 @@ export function createDispatchStages(deps: StageDeps) {
     const leaseUntil = now + deps.leaseMicros;
     let rateWakeAt: Micros | null = null;
     const saturated = saturatedWebhooks(room);
-    const healthMark = deps.health.readMark();
     const deliveries = await store.deliveries.claimDue(
       {
         owner,
@@ -81,10 +80,9 @@ export function createDispatchStages(deps: StageDeps) {
         excludeWebhookIds: waitingToStart.length === 0 ? saturated : [...saturated, ...waitingToStart],
       },
       (candidates) => {
-        // The room's rules go by the endpoint health the store read just now (another instance's answers too),
-        // unless this instance wrote a newer one meanwhile.
-        for (const { webhookId, endpointHealth } of candidates)
-          deps.health.adoptRead(webhookId, endpointHealth, healthMark);
+        // The room's rules go by the endpoint health the store read just now (another instance's answers too).
+        for (const { webhookId, endpointHealth, endpointHealthRevision } of candidates)
+          deps.health.adopt(webhookId, endpointHealth, endpointHealthRevision);
         const chosen = chooseClaims(candidates, { ...room, now });
         rateWakeAt = nextRateWake(candidates, now);
         return chosen;

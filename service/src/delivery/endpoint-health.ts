@@ -10,6 +10,7 @@ import {
   type Circuit,
   type EndpointHealth,
   type EndpointHealthChange,
+  type KeptHealth,
   sameHealth,
   UNKNOWN_ENDPOINT,
 } from '../domain/endpoint-health';
@@ -131,8 +132,8 @@ interface Deferred {
  * The health of every webhook's endpoint as this process knows it, keyed by webhook id.
  *
  * The record is the store's (EndpointHealthStore: the webhook's row on PostgreSQL, the one process's memory on
- * SQLite), and each claim reads the health of the webhooks it looks at (`adopt`); the claim itself leaves
- * webhooks with an open circuit alone. An answer that changes what this instance knows is written to the
+ * SQLite), and each claim reads the health of the webhooks it looks at (`adopt`, which keeps the newest revision
+ * of it); the claim itself leaves webhooks with an open circuit alone. An answer that changes what this instance knows is written to the
  * store before the request's slot is freed, so no instance sees the slot free and the health from before the
  * answer. One that changes nothing here (a healthy endpoint at full speed, a sick one behind an open circuit)
  * costs no statement of its own: its change goes with the attempt's result and is applied with the result (on
@@ -142,12 +143,9 @@ interface Deferred {
  * paths applies a deferred change first is the only one that does.
  */
 export class EndpointHealthRegistry {
-  private readonly states = new Map<string, EndpointHealth>();
+  private readonly states = new Map<string, KeptHealth>();
   /** Each webhook's answers not written yet, in the order they came in (see `record`). */
   private readonly deferred = new Map<string, Set<Deferred>>();
-  /** This instance's writes of health taken in so far, and that count as of each webhook's last one (`readMark`). */
-  private writesTakenIn = 0;
-  private readonly lastWriteOf = new Map<string, number>();
 
   /**
    * `jitter` gives a uniform number in [0, 1) for each open period. `kept.store` is where the health is kept;
@@ -165,35 +163,27 @@ export class EndpointHealthRegistry {
   ) {}
 
   of(webhookId: string): EndpointHealth {
-    return this.states.get(webhookId) ?? UNKNOWN_ENDPOINT;
+    return this.states.get(webhookId)?.health ?? UNKNOWN_ENDPOINT;
   }
 
   allowedInFlight(webhookId: string, now: Micros): number {
     return allowedInFlight(this.of(webhookId), now);
   }
 
-  /** To take before a claim reads the store, and to hand to `adoptRead` with what it read. */
-  readMark(): number {
-    return this.writesTakenIn;
-  }
-
   /**
-   * Takes the health a claim read, unless this instance took in a write of that webhook's health after `mark`: the
-   * claim's snapshot may be older than that write, and taking it would undo the answer (a capacity that grew with
-   * a healthy answer would shrink back until the next claim, with requests waiting on the endpoint's answers).
+   * Takes the health the store keeps for the webhook (read by a claim, or written by an answer), unless what this
+   * instance knows is newer: a claim's snapshot can be older than an answer's write that was taken in while the
+   * claim ran, and taking it would undo that answer (a capacity just grown by a 2xx would shrink back until the
+   * next claim). Revisions only go up, so this holds in whatever order reads and writes come back.
    */
-  adoptRead(webhookId: string, health: EndpointHealth, mark: number): void {
-    if ((this.lastWriteOf.get(webhookId) ?? 0) > mark) return;
-    this.adopt(webhookId, health);
-  }
-
-  /** Takes the health the store keeps for the webhook (read by a claim, or written by an answer). */
-  adopt(webhookId: string, health: EndpointHealth): void {
-    if (!this.states.has(webhookId) && this.states.size >= ENDPOINTS_KEPT) {
+  adopt(webhookId: string, health: EndpointHealth, revision: number): void {
+    const known = this.states.get(webhookId);
+    if (known !== undefined && known.revision > revision) return;
+    if (known === undefined && this.states.size >= ENDPOINTS_KEPT) {
       const oldest = this.states.keys().next();
       if (!oldest.done) this.forget(oldest.value);
     }
-    this.states.set(webhookId, health);
+    this.states.set(webhookId, { health, revision });
   }
 
   /**
@@ -211,17 +201,13 @@ export class EndpointHealthRegistry {
     const all: EndpointHealthChange = (health) => inOrder.reduce((h, c) => c(h), health);
     try {
       const written = await this.kept.store.change(webhookId, all, this.kept.operationalEvents ?? null);
-      if (written === null) {
-        this.forget(webhookId);
-        return null;
-      }
-      this.adopt(webhookId, written);
-      this.writesTakenIn += 1;
-      this.lastWriteOf.set(webhookId, this.writesTakenIn);
+      if (written === null) this.forget(webhookId);
+      else this.adopt(webhookId, written.health, written.revision);
       return null;
     } catch (error) {
       this.kept.onError(error);
-      this.adopt(webhookId, next);
+      // Not on record: the next read of the row, of the same revision, puts the record back.
+      this.adopt(webhookId, next, this.states.get(webhookId)?.revision ?? 0);
       return all;
     }
   }
@@ -275,7 +261,6 @@ export class EndpointHealthRegistry {
   forget(webhookId: string): void {
     this.states.delete(webhookId);
     this.deferred.delete(webhookId);
-    this.lastWriteOf.delete(webhookId);
   }
 
   standing(webhookId: string): Standing {

@@ -36,6 +36,8 @@ export interface DueCandidate {
   inFlightElsewhere: number;
   /** Its endpoint's health as the store keeps it. */
   endpointHealth: EndpointHealth;
+  /** The revision of that health (KeptHealth): a claim's read never replaces a newer one its instance knows. */
+  endpointHealthRevision: number;
   /** Its webhook's delivery rate (send-rate.ts); null for most webhooks, which have none. */
   sendRate: SendRate | null;
 }

@@ -19,6 +19,15 @@ export interface EndpointHealth {
   circuit: Circuit;
 }
 
+/**
+ * The health as the store keeps it, with its revision: how many times the store has changed it (a reset of the
+ * health included). Of two reads of one webhook's health, the one with the higher revision is the newer.
+ */
+export interface KeptHealth {
+  health: EndpointHealth;
+  revision: number;
+}
+
 /** An endpoint not heard from yet: one request at a time until it answers. */
 export const UNKNOWN_ENDPOINT: EndpointHealth = {
   heard: false,

@@ -6,7 +6,7 @@ import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { AttemptFacts, AttemptLogEntry, AttemptResult, LoggedAttempt } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryKey, DeliveryRecord, DueCandidate, PlannedDeliveries } from '../domain/delivery';
 import type { StatsHour } from '../domain/delivery-stats';
-import type { EndpointHealth, EndpointHealthChange } from '../domain/endpoint-health';
+import type { EndpointHealthChange, KeptHealth } from '../domain/endpoint-health';
 import type { EventRecord } from '../domain/event';
 import type { OperationalEventMaker } from './operational-plan';
 import type { StartDecision } from '../domain/send-rate';
@@ -266,14 +266,15 @@ export interface SignInWindowsStore {
  */
 export interface EndpointHealthStore {
   /**
-   * Applies `change` to the webhook's health, holding its row; resolves with the result, null when it is gone. With
-   * `maker`, writes the operational events of the circuit's change (domain/endpoint-health.ts, circuitFacts).
+   * Applies `change` to the webhook's health, holding its row; resolves with the result and its new revision, null
+   * when it is gone. With `maker`, writes the operational events of the circuit's change
+   * (domain/endpoint-health.ts, circuitFacts).
    */
   change(
     webhookId: string,
     change: EndpointHealthChange,
     maker?: OperationalEventMaker | null,
-  ): Promise<EndpointHealth | null>;
+  ): Promise<KeptHealth | null>;
   /** Webhooks whose endpoint's circuit is not closed. */
   countNotClosed(): Promise<number>;
 }

@@ -78,6 +78,31 @@ test("an answer that changed nothing its instance knew is applied with the attem
   expect((await store().webhooks.get(1, 'wsu_b'))!.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
 });
 
+test('each change of the health is a new revision, a reset and a change with a result too, and a claim offers the revision it read', async () => {
+  await recordEvent(store(), event(1, 'wev_1'));
+  const first = await health().change('wsu_a', answer(sick(T0)));
+  const second = await health().change('wsu_a', answer(sick(T0)));
+  expect(second!.health).toMatchObject({ heard: true, sickInARow: 2 });
+  expect(second!.revision).toBeGreaterThan(first!.revision);
+  const offeredA = async () => (await candidatesAt(store(), T0 + SECOND)).find((c) => c.webhookId === 'wsu_a')!;
+  expect(await offeredA()).toMatchObject({ endpointHealth: second!.health, endpointHealthRevision: second!.revision });
+
+  await store().webhooks.update(1, 'wsu_a', (current) => ({ ...current, clientUrl: 'http://127.0.0.1:9/moved' }));
+  const afterReset = await offeredA();
+  expect(afterReset.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
+  expect(afterReset.endpointHealthRevision).toBeGreaterThan(second!.revision);
+
+  const [forA] = (await claimAll(store(), T0 + SECOND)).filter((c) => c.webhookId === 'wsu_a');
+  const result = attemptOf(forA!, { requestedAt: T0 + 2 * SECOND, delivery: { state: 'failed' } });
+  await store().deliveries.recordAttempts(
+    [{ ...result, endpointHealthChange: answer(sick(T0 + 2 * SECOND)) }],
+    countFailures,
+  );
+  const third = await health().change('wsu_a', answer(sick(T0 + 3 * SECOND)));
+  expect(third!.health.sickInARow).toBe(2);
+  expect(third!.revision).toBeGreaterThan(afterReset.endpointHealthRevision + 1);
+});
+
 test('what a caller was handed cannot change the health the store keeps', async () => {
   await recordEvent(store(), event(1, 'wev_1'));
   for (let i = 0; i < 5; i += 1) await health().change('wsu_a', answer(sick(T0)));

@@ -68,7 +68,7 @@ test("a change the database refuses fails its own caller only; another webhook's
     health.change('wh_a', answer(sick(T0))),
     health.change('wh_b', answer(sick(T0))),
   ]);
-  expect(a).toMatchObject({ status: 'fulfilled', value: { sickInARow: 1 } });
+  expect(a).toMatchObject({ status: 'fulfilled', value: { health: { sickInARow: 1 } } });
   expect(b.status).toBe('rejected');
   expect(String((b as PromiseRejectedResult).reason)).toContain(REFUSAL);
   expect((await store.webhooks.get(1, 'wh_a'))!.endpointHealth).toMatchObject({ sickInARow: 1 });

@@ -26,7 +26,8 @@ const ONLY_POSTGRES: Record<string, string[] | 'table'> = {
   schema_migrations: 'table',
   // the deliveries that name the event, kept by the database, in place of an index of deliveries by event
   events: ['deliveries_left'],
-  // each endpoint's capacity and circuit, for every instance (store/postgres/endpoint-health.ts)
+  // each endpoint's capacity and circuit, for every instance, and how many times they changed
+  // (store/postgres/endpoint-health.ts; SQLite keeps them in its one process's memory)
   webhooks: [
     'endpoint_heard',
     'endpoint_limit',
@@ -34,6 +35,7 @@ const ONLY_POSTGRES: Record<string, string[] | 'table'> = {
     'circuit_opens',
     'circuit_since',
     'circuit_until',
+    'endpoint_health_revision',
   ],
 };
 

@@ -23,7 +23,13 @@ import { appendAttempts } from './delivery-log';
 import { writeOperationalEvents } from './operational-events';
 import type { OperationalEventMaker } from '../operational-plan';
 import { addStatsHours } from './delivery-stats';
-import { applyHealthChanges, healthColumnsOf, healthFromRow, type HealthRow } from './endpoint-health';
+import {
+  applyHealthChanges,
+  healthColumnsOf,
+  healthFromRow,
+  type HealthRow,
+  keptHealthFromRow,
+} from './endpoint-health';
 import { ADVISORY_LOCKS } from './migrate';
 import { CHANNELS } from './migrations';
 import { createSerialBatches } from './serial-batches';
@@ -258,7 +264,7 @@ async function recordInTransaction(
   // batch refused after it ran and written again apart would lose it.
   // The circuit's operational events are written with it, last too (only a failing database refuses them).
   if (plan.healthChanges.length > 0) {
-    const healthBefore = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
+    const healthBefore = new Map(rows.map((row) => [row.id, keptHealthFromRow(row)]));
     await applyHealthChanges(client, healthBefore, plan.healthChanges, maker);
   }
   return loggedAttempts(results, plan, ids);
@@ -337,6 +343,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
         dueAt: r.due_at,
         inFlightElsewhere: r.elsewhere,
         endpointHealth: healthFromRow(r),
+        endpointHealthRevision: r.endpoint_health_revision,
         sendRate: sendRateOf(r.max_requests_per_second, r.rate_next_at),
       })),
     );

@@ -3,10 +3,10 @@
 // it for all. Written when an answer changes it, here or with the attempt's result (deliveries.ts); read by
 // each claim (delivery/endpoint-health.ts says when each happens).
 import type pg from 'pg';
-import { type EndpointHealth, type EndpointHealthChange, sameHealth } from '../../domain/endpoint-health';
-import { healthColumnsOf, healthFromRow, type HealthRow, RESET_HEALTH } from './health-row';
+import { type EndpointHealthChange, type KeptHealth, sameHealth } from '../../domain/endpoint-health';
+import { healthColumnsOf, healthFromRow, type HealthRow, keptHealthFromRow, RESET_HEALTH } from './health-row';
 
-export { healthColumnsOf, healthFromRow, type HealthRow, RESET_HEALTH };
+export { healthColumnsOf, healthFromRow, type HealthRow, keptHealthFromRow, RESET_HEALTH };
 import type { EndpointHealthStore } from '../store';
 import { asColumns, type PgDatabase, prepared } from './database';
 import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
@@ -19,17 +19,18 @@ import { writeOperationalEvents } from './operational-events';
 /** Sorted ids: every transaction that holds several webhook rows takes them in id order, so none waits on another. */
 const LOCK_HEALTHS = prepared(`
   SELECT w.id, ${healthColumnsOf('w')} FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`);
-/** One array per column, so a batch costs one statement however many rows it writes. */
+/** One array per column, so a batch costs one statement however many rows it writes. Each write is a revision. */
 const WRITE_HEALTHS = prepared(`
   UPDATE webhooks w SET endpoint_heard = u.heard, endpoint_limit = u.lim, endpoint_sick_in_a_row = u.sick,
-                        circuit_opens = u.opens, circuit_since = u.since, circuit_until = u.until
+                        circuit_opens = u.opens, circuit_since = u.since, circuit_until = u.until,
+                        endpoint_health_revision = w.endpoint_health_revision + 1
     FROM unnest($1::text[], $2::boolean[], $3::integer[], $4::integer[], $5::integer[], $6::bigint[], $7::bigint[])
          AS u(id, heard, lim, sick, opens, since, until)
    WHERE w.id = u.id`);
 const COUNT_NOT_CLOSED = 'SELECT count(*) AS n FROM webhooks WHERE circuit_since IS NOT NULL';
 
 /** A row's columns for WRITE_HEALTHS. A circuit waiting for its probe is kept as one whose open period is over. */
-function healthValues(webhookId: string, health: EndpointHealth): unknown[] {
+function healthValues(webhookId: string, { health }: KeptHealth): unknown[] {
   const { circuit } = health;
   const since = circuit.state === 'closed' ? null : circuit.since;
   const until = circuit.state === 'open' ? circuit.until : since;
@@ -40,39 +41,41 @@ function healthValues(webhookId: string, health: EndpointHealth): unknown[] {
  * Applies `changes`, in order, to the health of the rows `before` holds (those that still exist), and writes the
  * rows they changed, with the operational events of their circuits when `maker` is given. The caller holds the
  * rows, so of instances changing one row at once, only one sees its circuit open. Resolves with each row's health
- * after the changes.
+ * after the changes, with its revision: one more than before where the row was written.
  */
 export async function applyHealthChanges(
   client: pg.PoolClient,
-  before: ReadonlyMap<string, EndpointHealth>,
+  before: ReadonlyMap<string, KeptHealth>,
   changes: ReadonlyArray<readonly [webhookId: string, change: EndpointHealthChange]>,
   maker: OperationalEventMaker | null,
-): Promise<Map<string, EndpointHealth>> {
+): Promise<Map<string, KeptHealth>> {
   const after = new Map(before);
   const facts: OperationalFact[] = [];
   const now = maker?.now() ?? 0;
   for (const [webhookId, change] of changes) {
-    const health = after.get(webhookId);
-    if (health === undefined) continue;
-    const next = change(health);
-    after.set(webhookId, next);
-    facts.push(...circuitFacts(webhookId, health, next, now));
+    const kept = after.get(webhookId);
+    if (kept === undefined) continue;
+    const next = change(kept.health);
+    after.set(webhookId, { health: next, revision: kept.revision });
+    facts.push(...circuitFacts(webhookId, kept.health, next, now));
   }
-  const changed = [...after].filter(([webhookId, health]) => !sameHealth(before.get(webhookId)!, health));
+  const changed = [...after].filter(([webhookId, kept]) => !sameHealth(before.get(webhookId)!.health, kept.health));
   if (changed.length > 0) {
     await client.query(
       WRITE_HEALTHS,
       asColumns(
-        changed.map(([id, health]) => healthValues(id, health)),
+        changed.map(([id, kept]) => healthValues(id, kept)),
         7,
       ),
     );
+    // The statement added one to each written row's revision, which the caller holds: no other writer came between.
+    for (const [id, kept] of changed) after.set(id, { health: kept.health, revision: kept.revision + 1 });
     if (maker !== null) await writeOperationalEvents(client, facts, maker);
   }
   return after;
 }
 
-interface WaitingChange extends Waiting<EndpointHealth | null> {
+interface WaitingChange extends Waiting<KeptHealth | null> {
   webhookId: string;
   change: EndpointHealthChange;
   maker: OperationalEventMaker | null;
@@ -88,7 +91,7 @@ function createHealthWriter(db: PgDatabase) {
     db.transaction(async (client) => {
       const ids = [...new Set(changes.map((w) => w.webhookId))].sort();
       const { rows } = await client.query<HealthRow & { id: string }>(LOCK_HEALTHS, [ids]);
-      const before = new Map(rows.map((row) => [row.id, healthFromRow(row)]));
+      const before = new Map(rows.map((row) => [row.id, keptHealthFromRow(row)]));
       // Every caller in the service passes the same maker (the registry's).
       const maker = changes.find((w) => w.maker !== null)?.maker ?? null;
       const after = await applyHealthChanges(
@@ -105,7 +108,7 @@ function createHealthWriter(db: PgDatabase) {
   });
 
   return (webhookId: string, change: EndpointHealthChange, maker: OperationalEventMaker | null = null) =>
-    new Promise<EndpointHealth | null>((resolve, reject) => enqueue({ webhookId, change, maker, resolve, reject }));
+    new Promise<KeptHealth | null>((resolve, reject) => enqueue({ webhookId, change, maker, resolve, reject }));
 }
 
 export function createPgEndpointHealthStore(db: PgDatabase): EndpointHealthStore {

@@ -454,4 +454,14 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         EXECUTE FUNCTION jobhooks_delete_logs_of_deleted_webhooks();
     `,
   },
+  {
+    version: 19,
+    description:
+      "a webhook's endpoint health counts its changes, so an instance can tell a newer read from an older one",
+    sql: `
+      -- Bumped by every write of the health columns (store/postgres/health-row.ts): a claim's read of the row, taken
+      -- while this instance's own write of it was committing, is older than that write, and must not replace it.
+      ALTER TABLE webhooks ADD COLUMN endpoint_health_revision bigint NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -147,8 +147,19 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
       const sendRate = sendRateOf(webhook.perSecond, webhook.rateNextAt);
       // One process owns a SQLite database (the file lock), so every lease in flight is this process's own.
       const endpointHealth = health.of(webhookId);
-      for (const { id, dueAt } of due)
-        rows.push({ id, webhookId, accountId, dueAt, inFlightElsewhere: 0, endpointHealth, sendRate });
+      const endpointHealthRevision = health.revisionOf(webhookId);
+      for (const { id, dueAt } of due) {
+        rows.push({
+          id,
+          webhookId,
+          accountId,
+          dueAt,
+          inFlightElsewhere: 0,
+          endpointHealth,
+          endpointHealthRevision,
+          sendRate,
+        });
+      }
     }
     return rows;
   }

@@ -8,6 +8,7 @@ import {
   type Circuit,
   type EndpointHealth,
   type EndpointHealthChange,
+  type KeptHealth,
   UNKNOWN_ENDPOINT,
 } from '../../domain/endpoint-health';
 import type { EndpointHealthStore } from '../store';
@@ -19,10 +20,14 @@ import { prepareOperationalWrite } from './operational-events';
 export interface InProcessEndpointHealth extends EndpointHealthStore {
   /** The webhook's health; an endpoint not heard from when none is kept. */
   of(webhookId: string): EndpointHealth;
+  /** How many times the webhook's health has changed in this process (a reset included); 0 when never. */
+  revisionOf(webhookId: string): number;
   /** True while the webhook's circuit is open and its probe not yet due: a claim passes over it. */
   isClosedOff(webhookId: string, now: Micros): boolean;
-  /** The webhook points at an endpoint its health says nothing of (a new URL, a reactivation), or is gone. */
+  /** The webhook points at an endpoint its health says nothing of (a new URL, a reactivation). */
   reset(webhookId: string): void;
+  /** The webhook is gone: nothing of it is kept. */
+  forget(webhookId: string): void;
   /**
    * Applies changes that waited for their attempts' results, in order; the caller passes only those of webhooks
    * that still exist (its results transaction read them).
@@ -45,11 +50,16 @@ export function createInProcessEndpointHealth(
 ): InProcessEndpointHealth {
   // Only webhooks whose endpoint answered are kept; the webhooks of one database bound them (1,000 an account).
   const healths = new Map<string, EndpointHealth>();
+  // Kept for the webhooks that have a health, and for those whose health was reset, until they are gone.
+  const revisions = new Map<string, number>();
+  const revisionOf = (webhookId: string) => revisions.get(webhookId) ?? 0;
+  const bump = (webhookId: string) => revisions.set(webhookId, revisionOf(webhookId) + 1);
   const exists = db.prepare<[string], { found: number }>('SELECT 1 AS found FROM webhooks WHERE id = ?');
 
   const of = (webhookId: string) => healths.get(webhookId) ?? UNKNOWN_ENDPOINT;
   // Frozen, circuit too: every caller is handed the object kept here, and none may change what another reads.
   const set = (webhookId: string, health: EndpointHealth) => {
+    bump(webhookId);
     if (health === UNKNOWN_ENDPOINT) healths.delete(webhookId);
     else healths.set(webhookId, Object.freeze({ ...health, circuit: Object.freeze({ ...health.circuit }) }));
   };
@@ -94,12 +104,18 @@ export function createInProcessEndpointHealth(
 
   return {
     of,
+    revisionOf,
     isClosedOff(webhookId, now) {
       const { circuit } = of(webhookId);
       return circuit.state === 'open' && circuit.until > now;
     },
     reset(webhookId) {
       healths.delete(webhookId);
+      bump(webhookId);
+    },
+    forget(webhookId) {
+      healths.delete(webhookId);
+      revisions.delete(webhookId);
     },
     applyDeferred(changes, maker) {
       // After the results' commit, which must not be reported as failed: the health is set whatever happens to the
@@ -117,10 +133,12 @@ export function createInProcessEndpointHealth(
       // A webhook deleted while its attempt ran has no health to keep (PostgreSQL finds no row).
       if (exists.get(webhookId) === undefined) {
         healths.delete(webhookId);
+        revisions.delete(webhookId);
         return null;
       }
       apply([[webhookId, change]], maker);
-      return of(webhookId);
+      const kept: KeptHealth = { health: of(webhookId), revision: revisionOf(webhookId) };
+      return kept;
     },
     countNotClosed: async () => [...healths.values()].filter((health) => !isClosed(health.circuit)).length,
   };

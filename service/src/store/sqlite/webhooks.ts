@@ -199,7 +199,7 @@ export function createWebhooksStore(
     dropEndedSecrets: async (now) => dropEndedSecrets.run(now).changes,
     delete: async (accountId, id) => {
       const deleted = remove.run(accountId, id).changes === 1;
-      if (deleted) health.reset(id);
+      if (deleted) health.forget(id);
       return deleted;
     },
     countArchived: async () => countArchived.get()!.n,
