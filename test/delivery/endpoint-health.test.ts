@@ -371,3 +371,46 @@ test('a claim goes by the capacity an answer written during its read gave, not b
   );
   expect(chosen.map((c) => c.id)).toEqual(['d1', 'd2']);
 });
+
+test('a new endpoint starts from the reset the store made: reads and deferred answers of the old one are dropped', async () => {
+  const full = answered(Array.from({ length: 20 }, (_, i) => healthy(i)));
+  const store = sharedStore({ wh_a: full });
+  const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
+  registry.adopt('wh_a', ...store.rows.read('wh_a'));
+  const staleRead = store.rows.read('wh_a');
+  const deferred = await registry.record('wh_a', healthy(30));
+  // The URL changes: the store resets the health, and the update hands back the reset and its revision.
+  store.rows.set('wh_a', UNKNOWN_ENDPOINT);
+  registry.renewed('wh_a', ...store.rows.read('wh_a'));
+  // A claim that read the row before the reset comes back now: the old endpoint's capacity does not return.
+  registry.adopt('wh_a', ...staleRead);
+  expect(registry.of('wh_a')).toBe(UNKNOWN_ENDPOINT);
+  expect(registry.allowedInFlight('wh_a', 31)).toBe(1);
+  // The old endpoint's 2xx that waited for its result is not taken along by the new endpoint's first write.
+  await registry.record('wh_a', sick(32));
+  expect(store.rows.get('wh_a')).toMatchObject({ heard: true, sickInARow: 1, limit: 1 });
+  expect(deferred).not.toBeNull();
+});
+
+test('a failed write is applied to the newest health known when it fails, and the next read of the row puts the record back', async () => {
+  const store = sharedStore({ wh_a: answered([healthy(0), healthy(0), healthy(0)]) });
+  const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
+  registry.adopt('wh_a', ...store.rows.read('wh_a'));
+  expect(registry.allowedInFlight('wh_a', 1)).toBe(4);
+  // The write waits on the database; meanwhile a claim reads another instance's two sick answers (capacity 1).
+  let fail: (error: Error) => void = () => undefined;
+  store.change = () =>
+    new Promise((_resolve, reject) => {
+      fail = reject;
+    });
+  const recorded = registry.record('wh_a', sick(2));
+  store.rows.set('wh_a', answered([sick(1), sick(1)], store.rows.get('wh_a')));
+  registry.adopt('wh_a', ...store.rows.read('wh_a'));
+  fail(new Error('connection lost'));
+  await recorded;
+  // Three sick answers in a row at capacity one, not the capacity of two that the health before the read gives.
+  expect(registry.of('wh_a')).toMatchObject({ sickInARow: 3, limit: 1 });
+  // The row never got this answer: the next read, of the same revision, is what the store keeps.
+  registry.adopt('wh_a', ...store.rows.read('wh_a'));
+  expect(registry.of('wh_a')).toEqual(store.rows.get('wh_a'));
+});

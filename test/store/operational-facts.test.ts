@@ -168,6 +168,7 @@ function record(id: string, overrides: Partial<WebhookRecord> = {}): WebhookReco
     updatedAt: T0,
     ...FRESH,
     endpointHealth: UNKNOWN_ENDPOINT,
+    endpointHealthRevision: 0,
     ...overrides,
   };
 }

@@ -33,6 +33,7 @@ function record(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
     archivedAt: null,
     archivedReason: null,
     endpointHealth: UNKNOWN_ENDPOINT,
+    endpointHealthRevision: 0,
     ...overrides,
   };
 }

@@ -206,8 +206,10 @@ export class EndpointHealthRegistry {
       return null;
     } catch (error) {
       this.kept.onError(error);
-      // Not on record: the next read of the row, of the same revision, puts the record back.
-      this.adopt(webhookId, next, this.states.get(webhookId)?.revision ?? 0);
+      // Not on record: applied to what is known now (a claim may have read a newer revision meanwhile), and under
+      // its revision, so the next read of the row, of the same revision or newer, puts the record back.
+      const now = this.states.get(webhookId);
+      this.adopt(webhookId, change(now?.health ?? UNKNOWN_ENDPOINT), now?.revision ?? 0);
       return all;
     }
   }
@@ -255,9 +257,16 @@ export class EndpointHealthRegistry {
   }
 
   /**
-   * The webhook is gone, or points at another endpoint now: what was learnt of its endpoint no longer applies.
-   * (The store that keeps the health forgets it with the webhook's change.)
+   * The webhook points at another endpoint now (a new client_url, a reactivation): the store reset its health, at
+   * `revision`, with that change. What was learnt of the old endpoint no longer applies, answers of it waiting for
+   * their results are dropped, and a read or a write of it from before the reset that comes back later is older.
    */
+  renewed(webhookId: string, health: EndpointHealth, revision: number): void {
+    this.deferred.delete(webhookId);
+    this.adopt(webhookId, health, revision);
+  }
+
+  /** The webhook is gone: what was learnt of its endpoint no longer applies. */
   forget(webhookId: string): void {
     this.states.delete(webhookId);
     this.deferred.delete(webhookId);

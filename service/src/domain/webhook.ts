@@ -42,6 +42,8 @@ export interface WebhookRecord {
   archivedReason: string | null;
   /** What its endpoint's answers taught, as the store keeps it (delivery/endpoint-health.ts). */
   endpointHealth: EndpointHealth;
+  /** The revision of that health (KeptHealth): after a new client_url, the revision of its reset. */
+  endpointHealthRevision: number;
 }
 
 /** The fields a user writes through create and update. */

@@ -114,7 +114,7 @@ export interface WebhookRow extends DispatchRow {
 }
 
 /** A webhook as its row holds it: each backend adds its endpoint's health, which it keeps its own way. */
-export type StoredWebhook = Omit<WebhookRecord, 'endpointHealth'>;
+export type StoredWebhook = Omit<WebhookRecord, 'endpointHealth' | 'endpointHealthRevision'>;
 
 export function webhookFromRow(row: WebhookRow): StoredWebhook {
   return {

@@ -155,6 +155,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       updatedAt: now,
       ...NEW_DISPATCH_STATE,
       endpointHealth: UNKNOWN_ENDPOINT,
+      endpointHealthRevision: 0,
     };
     return { record, hmacSecret };
   }
@@ -235,8 +236,10 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       planUpdate(current, writable, nowMicros(clock)),
     );
     if (!updated) throw webhookNotFound(accountId, webhookId);
-    // The store reset the kept health with the update; this instance forgets what it knew of the old endpoint.
-    if (endpointRenewed(before, updated)) deps.health.forget(webhookId);
+    // The store reset the kept health with the update; this instance drops what it knew of the old endpoint, and
+    // any read of it from before the reset still to come back.
+    if (endpointRenewed(before, updated))
+      deps.health.renewed(webhookId, updated.endpointHealth, updated.endpointHealthRevision);
     return updated;
   }
 

@@ -87,10 +87,18 @@ test('each change of the health is a new revision, a reset and a change with a r
   const offeredA = async () => (await candidatesAt(store(), T0 + SECOND)).find((c) => c.webhookId === 'wsu_a')!;
   expect(await offeredA()).toMatchObject({ endpointHealth: second!.health, endpointHealthRevision: second!.revision });
 
-  await store().webhooks.update(1, 'wsu_a', (current) => ({ ...current, clientUrl: 'http://127.0.0.1:9/moved' }));
+  const moved = await store().webhooks.update(1, 'wsu_a', (current) => ({
+    ...current,
+    clientUrl: 'http://127.0.0.1:9/moved',
+  }));
   const afterReset = await offeredA();
   expect(afterReset.endpointHealth).toEqual(UNKNOWN_ENDPOINT);
   expect(afterReset.endpointHealthRevision).toBeGreaterThan(second!.revision);
+  // The update hands back the reset with its revision, for the instance that made it (EndpointHealthRegistry.renewed).
+  expect(moved).toMatchObject({
+    endpointHealth: UNKNOWN_ENDPOINT,
+    endpointHealthRevision: afterReset.endpointHealthRevision,
+  });
 
   const [forA] = (await claimAll(store(), T0 + SECOND)).filter((c) => c.webhookId === 'wsu_a');
   const result = attemptOf(forA!, { requestedAt: T0 + 2 * SECOND, delivery: { state: 'failed' } });

@@ -71,6 +71,7 @@ export function webhook(accountId: number, id: string, overrides: Partial<Webhoo
     ...NEW_DISPATCH_STATE,
     // A store that keeps endpoint health with the webhook reads a new one back as not heard from.
     endpointHealth: UNKNOWN_ENDPOINT,
+    endpointHealthRevision: 0,
     ...overrides,
   };
 }

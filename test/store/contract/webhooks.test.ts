@@ -162,6 +162,8 @@ describe('update', () => {
       active: false,
       maxRequestsPerSecond: 7,
       updatedAt: T0 + 100,
+      // The new client_url reset the endpoint's health: its first revision.
+      endpointHealthRevision: 1,
     });
     expect(updated).toEqual(expected);
     expect(await store().webhooks.get(1, 'wsu_a')).toEqual(expected);

@@ -10,5 +10,9 @@ export const SELECT_WEBHOOK = `
 export type PgWebhookRow = WebhookRow & HealthRow;
 
 export function webhookFromPgRow(row: PgWebhookRow): WebhookRecord {
-  return { ...webhookFromRow(row), endpointHealth: healthFromRow(row) };
+  return {
+    ...webhookFromRow(row),
+    endpointHealth: healthFromRow(row),
+    endpointHealthRevision: row.endpoint_health_revision,
+  };
 }

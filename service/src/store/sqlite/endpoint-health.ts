@@ -65,7 +65,7 @@ export function createInProcessEndpointHealth(
   };
   // The health lives in this process's memory, so the circuit's events are written in a transaction of their own as
   // it changes (docs/operational-webhooks.md#when-each-event-is-made).
-  const writeOperational = prepareOperationalWrite(db, { of });
+  const writeOperational = prepareOperationalWrite(db, { of, revisionOf });
   const writeCircuitEvents = db.transaction(
     (steps: ReadonlyArray<readonly [string, EndpointHealth, EndpointHealth]>, maker: OperationalEventMaker) => {
       const now = maker.now();

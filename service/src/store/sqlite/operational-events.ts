@@ -10,7 +10,10 @@ import { SELECT_WEBHOOK } from './webhook-select';
 import { prepareDeliveriesInsert } from './deliveries-insert';
 
 /** Prepares the statements once; the function returned writes a batch's facts, in the caller's transaction. */
-export function prepareOperationalWrite(db: SqliteDatabase, health: { of(webhookId: string): EndpointHealth }) {
+export function prepareOperationalWrite(
+  db: SqliteDatabase,
+  health: { of(webhookId: string): EndpointHealth; revisionOf(webhookId: string): number },
+) {
   const webhookById = db.prepare<[string], WebhookRow>(`${SELECT_WEBHOOK} WHERE w.id = ?`);
   const endpointsOfAccount = db.prepare<[number], WebhookRow>(
     `${SELECT_WEBHOOK} WHERE w.account_id = ? AND w.kind = 'operational' ORDER BY w.created_at, w.id`,
@@ -21,7 +24,11 @@ export function prepareOperationalWrite(db: SqliteDatabase, health: { of(webhook
      VALUES (@id, @accountId, @eventType, @id, @createdAt, @payload, @traceparent, @tracestate)`,
   );
   const insertDeliveries = prepareDeliveriesInsert(db);
-  const recordOf = (row: WebhookRow): WebhookRecord => ({ ...webhookFromRow(row), endpointHealth: health.of(row.id) });
+  const recordOf = (row: WebhookRow): WebhookRecord => ({
+    ...webhookFromRow(row),
+    endpointHealth: health.of(row.id),
+    endpointHealthRevision: health.revisionOf(row.id),
+  });
 
   return (facts: readonly OperationalFact[], maker: OperationalEventMaker): void => {
     if (facts.length === 0) return;

@@ -48,9 +48,11 @@ export function createWebhooksStore(
   const joined = new WeakMap<StoredWebhook, WebhookRecord>();
   const withHealth = (record: StoredWebhook): WebhookRecord => {
     const endpointHealth = health.of(record.id);
+    const endpointHealthRevision = health.revisionOf(record.id);
     const known = joined.get(record);
-    if (known?.endpointHealth === endpointHealth) return known;
-    const fresh: WebhookRecord = Object.freeze({ ...record, endpointHealth });
+    if (known?.endpointHealth === endpointHealth && known.endpointHealthRevision === endpointHealthRevision)
+      return known;
+    const fresh: WebhookRecord = Object.freeze({ ...record, endpointHealth, endpointHealthRevision });
     joined.set(record, fresh);
     return fresh;
   };
