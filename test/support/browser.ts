@@ -12,6 +12,8 @@ export const SCREENSHOT_DIR = join(__dirname, '..', '..', 'test-output', 'screen
 
 /** How long a teardown waits for Chromium to close gracefully before it kills the process. */
 const BROWSER_CLOSE_GRACE_MS = 5_000;
+/** A teardown longer than this says how long each of its steps took. */
+const SLOW_TEARDOWN_MS = 10_000;
 
 /**
  * A Chromium process and a connection to it. Launched as a server so its process can be killed: Chromium
@@ -222,11 +224,20 @@ export async function startUiHarness(options: HarnessOptions = {}): Promise<UiHa
     },
     // Each step is bounded or always ends, so the service is closed even when Chromium hangs.
     close: async () => {
+      // How long each step took, said only when the whole took long: a teardown that ran past jest's limit in CI
+      // (both backends of one suite at once) could not be made to happen here, and the next one should say where.
+      const started = Date.now();
+      const took: string[] = [];
+      const note = (step: string) => took.push(`${step} at ${Date.now() - started} ms`);
       try {
         await settlesWithin(BROWSER_CLOSE_GRACE_MS, Promise.all(opened.map((ui) => ui.context.close())));
+        note('pages closed');
         await chromiumProcess.close();
+        note('Chromium closed');
       } finally {
         await h.close();
+        note('service closed');
+        if (Date.now() - started > SLOW_TEARDOWN_MS) process.stderr.write(`Slow UI teardown: ${took.join(', ')}.\n`);
       }
     },
   };
