@@ -133,9 +133,9 @@ interface Deferred {
  *
  * The record is the store's (EndpointHealthStore: the webhook's row on PostgreSQL, the one process's memory on
  * SQLite), and each claim reads the health of the webhooks it looks at (`adopt`, which keeps the newest revision
- * of it); the claim itself leaves webhooks with an open circuit alone. An answer that changes what this instance knows is written to the
- * store before the request's slot is freed, so no instance sees the slot free and the health from before the
- * answer. One that changes nothing here (a healthy endpoint at full speed, a sick one behind an open circuit)
+ * of it); the claim itself leaves webhooks with an open circuit alone. An answer that changes what this instance
+ * knows is written to the store before the request's slot is freed, so no instance sees the slot free and the
+ * health from before the answer. One that changes nothing here (a healthy endpoint at full speed, a sick one behind an open circuit)
  * costs no statement of its own: its change goes with the attempt's result and is applied with the result (on
  * PostgreSQL in the transaction that writes it, which holds the row anyway). So a healthy answer still resets the
  * sick count that another instance wrote meanwhile. This instance's answers still reach the store in the order they
@@ -208,8 +208,8 @@ export class EndpointHealthRegistry {
       this.kept.onError(error);
       // Not on record: applied to what is known now (a claim may have read a newer revision meanwhile), and under
       // its revision, so the next read of the row, of the same revision or newer, puts the record back.
-      const now = this.states.get(webhookId);
-      this.adopt(webhookId, change(now?.health ?? UNKNOWN_ENDPOINT), now?.revision ?? 0);
+      const current = this.states.get(webhookId);
+      this.adopt(webhookId, change(current?.health ?? UNKNOWN_ENDPOINT), current?.revision ?? 0);
       return all;
     }
   }
