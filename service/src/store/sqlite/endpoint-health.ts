@@ -8,7 +8,6 @@ import {
   type Circuit,
   type EndpointHealth,
   type EndpointHealthChange,
-  type KeptHealth,
   UNKNOWN_ENDPOINT,
 } from '../../domain/endpoint-health';
 import type { EndpointHealthStore } from '../store';
@@ -137,8 +136,7 @@ export function createInProcessEndpointHealth(
         return null;
       }
       apply([[webhookId, change]], maker);
-      const kept: KeptHealth = { health: of(webhookId), revision: revisionOf(webhookId) };
-      return kept;
+      return { health: of(webhookId), revision: revisionOf(webhookId) };
     },
     countNotClosed: async () => [...healths.values()].filter((health) => !isClosed(health.circuit)).length,
   };
