@@ -10,6 +10,7 @@ interface Selection {
   onTwoInstances: string[];
   ONLY_POSTGRES: Record<string, string>;
   NOT_ON_POSTGRES: Record<string, string>;
+  ON_POSTGRES_ALL_THE_SAME: Record<string, string>;
   NOT_ON_TWO_INSTANCES: Record<string, string>;
   TIMED: Record<string, string>;
 }
@@ -49,6 +50,14 @@ test('every suite on PostgreSQL runs on two instances too, unless it says why no
     expect(selection.onTwoInstances).toContain(suite);
 });
 
+test('a suite named to run on PostgreSQL all the same does, although its folder opts out', () => {
+  for (const suite of Object.keys(selection.ON_POSTGRES_ALL_THE_SAME)) {
+    expect(excused(selection.NOT_ON_POSTGRES, suite)).toBe(true);
+    expect(selection.onPostgres).toContain(suite);
+  }
+  expect(selection.onPostgres).not.toContain('test/ui/sign-in.test.ts');
+});
+
 test('every timed suite is a file: the runner goes by whole paths', () => {
   for (const suite of Object.keys(selection.TIMED)) expect(suite).toMatch(/\.test\.ts$/);
 });
@@ -57,6 +66,7 @@ test('every opt-out and every timed suite names a suite or folder that exists, w
   for (const list of [
     selection.ONLY_POSTGRES,
     selection.NOT_ON_POSTGRES,
+    selection.ON_POSTGRES_ALL_THE_SAME,
     selection.NOT_ON_TWO_INSTANCES,
     selection.TIMED,
   ]) {

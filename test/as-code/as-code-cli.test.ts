@@ -17,6 +17,10 @@ import { runCli } from '../../provider/as-code/src/cli';
 import type { CliIo } from '../../provider/as-code/src/io';
 import { AS_CODE_BIN, type AsCodeRun, runAsCode } from './run-as-code';
 
+// A test runs the CLI as up to nine processes of its own, each starting Node: half a second apiece on an idle
+// machine, several seconds beside another suite on two cores. No test here times anything.
+jest.setTimeout(90_000);
+
 let h: Harness;
 let hostUrl: string;
 let api: WebhooksClient;
