@@ -31,6 +31,8 @@ export interface ScaleOutOptions {
   walByRelation?: boolean;
   /** Told what each run cost the database, with its deliveries (`--statements`, `--wal`). */
   onDatabaseWork?: (run: string, work: DatabaseWork, deliveries: number) => void;
+  /** Node flags of each instance, named by its run and number (`--profile`: a CPU profile each). */
+  nodeFlags?: (instance: string) => string[];
 }
 
 export interface ScaleOutFigures {
@@ -56,17 +58,20 @@ function clusterCpuSeconds(cluster: TestCluster): number {
   return ticks / TICKS_PER_SECOND;
 }
 
-export function startInstance(url: string): Promise<ServiceProcess> {
-  return startServiceProcess({
-    JOBHOOKS_DATABASE_URL: url,
-    JOBHOOKS_SECRET_KEY: TEST_SECRET_KEY,
-    JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: String(ACCOUNT_ID),
-    JOBHOOKS_BOOTSTRAP_TOKEN: TOKEN,
-    JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
-    // As in the SQLite runs: the per-account limits would throttle the load itself.
-    JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000000',
-    JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
-  });
+export function startInstance(url: string, nodeFlags: readonly string[] = []): Promise<ServiceProcess> {
+  return startServiceProcess(
+    {
+      JOBHOOKS_DATABASE_URL: url,
+      JOBHOOKS_SECRET_KEY: TEST_SECRET_KEY,
+      JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: String(ACCOUNT_ID),
+      JOBHOOKS_BOOTSTRAP_TOKEN: TOKEN,
+      JOBHOOKS_ALLOW_PRIVATE_URLS: '1',
+      // As in the SQLite runs: the per-account limits would throttle the load itself.
+      JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000000',
+      JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
+    },
+    nodeFlags,
+  );
 }
 
 interface Run {
@@ -82,7 +87,8 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
   const url = await createTestDatabase(cluster.socketDir);
   // One at a time: the first makes the schema and the account, the others find them.
   const instances: ServiceProcess[] = [];
-  for (let i = 0; i < count; i += 1) instances.push(await startInstance(url));
+  for (let i = 0; i < count; i += 1)
+    instances.push(await startInstance(url, options.nodeFlags?.(`pg${count}-${options.webhooks}w-${i + 1}`)));
   try {
     const client = createWebhooksClient({ hostUrl: instances[0]!.baseUrl, accountId: ACCOUNT_ID, token: TOKEN });
     await createWebhooks(client, receiver, options.webhooks, `pg-${count}`);

@@ -216,14 +216,18 @@ async function latency(
 
 const ACCOUNT_ID = 1;
 
+/** `--profile`: the flags that make a service process write its V8 CPU profile, named by its label. */
+const cpuProfileFlags = (label: string): string[] =>
+  PROFILE_DIR === undefined
+    ? []
+    : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=service-${label}.cpuprofile`];
+
 function startService(databasePath: string, label: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const profiling =
     PERF_DIR !== undefined
       ? // perf names compiled JavaScript from the map this writes to /tmp; V8's own log goes with the profile.
         ['--perf-basic-prof', `--logfile=${join(PERF_DIR, `service-${label}-v8.log`)}`, '--no-logfile-per-isolate']
-      : PROFILE_DIR === undefined
-        ? []
-        : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=service-${label}.cpuprofile`];
+      : cpuProfileFlags(label);
   return startServiceProcess(
     {
       JOBHOOKS_DB: databasePath,
@@ -528,6 +532,7 @@ async function postgresOnly(): Promise<void> {
       ceiling: (requests) => deliveryCeiling(receiver, requests),
       walByRelation: WAL,
       onDatabaseWork: printDatabaseWork,
+      nodeFlags: (instance) => cpuProfileFlags(instance),
     });
     if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
     const statistics = await postgresStatistics();
