@@ -67,10 +67,18 @@ export async function launchChromium(): Promise<LaunchedChromium> {
       rmSync(configHome, { recursive: true, force: true });
       throw error;
     });
+  // Every process of this launch, Chromium's own included, has the folder in its environment: SIGKILL to each
+  // leaves no process that could hold Chromium's pipes open, so Playwright's wait for its exit ends. That wait is
+  // bounded all the same, and one that runs out names the processes still there (a CI teardown once ran past
+  // jest's limit with no sign of which).
   const kill = async () => {
-    killAll(crashHandlerPids());
+    killAll([...crashHandlerPids(), ...pidsWhoseEnvironmentNames(`XDG_CONFIG_HOME=${configHome}`)]);
     try {
-      await server.kill();
+      if (!(await settlesWithin(BROWSER_CLOSE_GRACE_MS, server.kill())))
+        process.stderr.write(
+          `Chromium's processes were killed, and Playwright still waited for them after ${BROWSER_CLOSE_GRACE_MS} ms; ` +
+            `left: ${describeProcesses(pidsWhoseEnvironmentNames(`XDG_CONFIG_HOME=${configHome}`)) || 'none'}.\n`,
+        );
     } finally {
       rmSync(configHome, { recursive: true, force: true });
     }
@@ -104,6 +112,35 @@ function pidsWhoseCommandNames(text: string): number[] {
       }
     })
     .map(Number);
+}
+
+/** The processes whose environment holds `entry` (`NAME=value`), read as /proc/<pid>/environ shows it. */
+function pidsWhoseEnvironmentNames(entry: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Each process as its pid, state and command, for a message. */
+function describeProcesses(pids: number[]): string {
+  return pids
+    .map((pid) => {
+      try {
+        const state = /^State:\s*(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '?';
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').slice(0, 120);
+        return `${pid} (${state}) ${command}`;
+      } catch {
+        return `${pid} (gone)`;
+      }
+    })
+    .join('; ');
 }
 
 function killAll(pids: number[]): void {
