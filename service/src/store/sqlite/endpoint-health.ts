@@ -10,6 +10,8 @@ import {
   type EndpointHealthChange,
   UNKNOWN_ENDPOINT,
 } from '../../domain/endpoint-health';
+import type { WebhookRecord } from '../../domain/webhook';
+import type { StoredWebhook } from '../rows';
 import type { EndpointHealthStore } from '../store';
 import type { SqliteDatabase } from './database';
 import { circuitFacts } from '../../domain/endpoint-health';
@@ -21,6 +23,8 @@ export interface InProcessEndpointHealth extends EndpointHealthStore {
   of(webhookId: string): EndpointHealth;
   /** How many times the webhook's health has changed in this process (a reset included); 0 when never. */
   revisionOf(webhookId: string): number;
+  /** The webhook as the store hands it on: its row with its endpoint's health and that health's revision. */
+  withHealth(webhook: StoredWebhook): WebhookRecord;
   /** True while the webhook's circuit is open and its probe not yet due: a claim passes over it. */
   isClosedOff(webhookId: string, now: Micros): boolean;
   /** The webhook points at an endpoint its health says nothing of (a new URL, a reactivation). */
@@ -64,7 +68,12 @@ export function createInProcessEndpointHealth(
   };
   // The health lives in this process's memory, so the circuit's events are written in a transaction of their own as
   // it changes (docs/operational-webhooks.md#when-each-event-is-made).
-  const writeOperational = prepareOperationalWrite(db, { of, revisionOf });
+  const withHealth = (webhook: StoredWebhook): WebhookRecord => ({
+    ...webhook,
+    endpointHealth: of(webhook.id),
+    endpointHealthRevision: revisionOf(webhook.id),
+  });
+  const writeOperational = prepareOperationalWrite(db, { withHealth });
   const writeCircuitEvents = db.transaction(
     (steps: ReadonlyArray<readonly [string, EndpointHealth, EndpointHealth]>, maker: OperationalEventMaker) => {
       const now = maker.now();
@@ -104,6 +113,7 @@ export function createInProcessEndpointHealth(
   return {
     of,
     revisionOf,
+    withHealth,
     isClosedOff(webhookId, now) {
       const { circuit } = of(webhookId);
       return circuit.state === 'open' && circuit.until > now;

@@ -39,11 +39,7 @@ export function createEventsStore(db: SqliteDatabase, health: InProcessEndpointH
     return (accountId) => {
       let webhooks = read.get(accountId);
       if (webhooks === undefined) {
-        webhooks = webhooksOf.all(accountId).map((row) => ({
-          ...webhookFromRow(row),
-          endpointHealth: health.of(row.id),
-          endpointHealthRevision: health.revisionOf(row.id),
-        }));
+        webhooks = webhooksOf.all(accountId).map((row) => health.withHealth(webhookFromRow(row)));
         read.set(accountId, webhooks);
       }
       return webhooks;

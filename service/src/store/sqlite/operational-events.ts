@@ -3,16 +3,15 @@
 import type { WebhookRecord } from '../../domain/webhook';
 import { type OperationalEventMaker, planOperationalEvents } from '../operational-plan';
 import type { OperationalFact } from '../results-plan';
-import { webhookFromRow, type WebhookRow } from '../rows';
+import { type StoredWebhook, webhookFromRow, type WebhookRow } from '../rows';
 import type { SqliteDatabase } from './database';
-import type { EndpointHealth } from '../../domain/endpoint-health';
 import { SELECT_WEBHOOK } from './webhook-select';
 import { prepareDeliveriesInsert } from './deliveries-insert';
 
 /** Prepares the statements once; the function returned writes a batch's facts, in the caller's transaction. */
 export function prepareOperationalWrite(
   db: SqliteDatabase,
-  health: { of(webhookId: string): EndpointHealth; revisionOf(webhookId: string): number },
+  health: { withHealth(webhook: StoredWebhook): WebhookRecord },
 ) {
   const webhookById = db.prepare<[string], WebhookRow>(`${SELECT_WEBHOOK} WHERE w.id = ?`);
   const endpointsOfAccount = db.prepare<[number], WebhookRow>(
@@ -24,11 +23,7 @@ export function prepareOperationalWrite(
      VALUES (@id, @accountId, @eventType, @id, @createdAt, @payload, @traceparent, @tracestate)`,
   );
   const insertDeliveries = prepareDeliveriesInsert(db);
-  const recordOf = (row: WebhookRow): WebhookRecord => ({
-    ...webhookFromRow(row),
-    endpointHealth: health.of(row.id),
-    endpointHealthRevision: health.revisionOf(row.id),
-  });
+  const recordOf = (row: WebhookRow): WebhookRecord => health.withHealth(webhookFromRow(row));
 
   return (facts: readonly OperationalFact[], maker: OperationalEventMaker): void => {
     if (facts.length === 0) return;

@@ -47,12 +47,10 @@ export function createWebhooksStore(
    */
   const joined = new WeakMap<StoredWebhook, WebhookRecord>();
   const withHealth = (record: StoredWebhook): WebhookRecord => {
-    const endpointHealth = health.of(record.id);
-    const endpointHealthRevision = health.revisionOf(record.id);
     const known = joined.get(record);
-    if (known?.endpointHealth === endpointHealth && known.endpointHealthRevision === endpointHealthRevision)
+    if (known?.endpointHealth === health.of(record.id) && known.endpointHealthRevision === health.revisionOf(record.id))
       return known;
-    const fresh: WebhookRecord = Object.freeze({ ...record, endpointHealth, endpointHealthRevision });
+    const fresh: WebhookRecord = Object.freeze(health.withHealth(record));
     joined.set(record, fresh);
     return fresh;
   };
