@@ -55,6 +55,7 @@ test('a suite named to run on PostgreSQL all the same does, although its folder 
     expect(excused(selection.NOT_ON_POSTGRES, suite)).toBe(true);
     expect(selection.onPostgres).toContain(suite);
   }
+  expect(selection.onPostgres).toContain('test/ui/console-at-scale.test.ts');
   expect(selection.onPostgres).not.toContain('test/ui/sign-in.test.ts');
 });
 

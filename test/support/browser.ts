@@ -44,6 +44,12 @@ export async function launchChromium(): Promise<LaunchedChromium> {
   // line: a folder of this launch's own tells its handlers from another browser's.
   const configHome = mkdtempSync(join(tmpdir(), 'jobhooks-chromium-'));
   const crashHandlerPids = () => pidsWhoseCommandNames(configHome);
+  // Chromium's processes inherit the launch's own XDG_CONFIG_HOME. Those that still show it in their environment,
+  // with the crash handlers found by their command line, are every process of the launch that could outlive the
+  // kill of Chromium's process group, which Playwright makes.
+  const launchPids = () => [
+    ...new Set([...crashHandlerPids(), ...pidsWhoseEnvironmentNames(`XDG_CONFIG_HOME=${configHome}`)]),
+  ];
   const server = await chromium
     .launchServer({
       executablePath: CHROMIUM_PATH,
@@ -63,22 +69,23 @@ export async function launchChromium(): Promise<LaunchedChromium> {
     })
     .catch((error: unknown) => {
       // A launch that timed out may have started Chromium and its handlers.
-      killAll(crashHandlerPids());
+      killAll(launchPids());
       rmSync(configHome, { recursive: true, force: true });
       throw error;
     });
-  // Every process of this launch, Chromium's own included, has the folder in its environment: SIGKILL to each
-  // leaves no process that could hold Chromium's pipes open, so Playwright's wait for its exit ends. That wait is
-  // bounded all the same, and one that runs out names the processes still there (a CI teardown once ran past
-  // jest's limit with no sign of which).
+  // SIGKILL to each of them leaves none to hold Chromium's pipes open, so Playwright's wait for its exit ends. That
+  // wait is bounded all the same, and one that runs out names the processes still there (a CI teardown once ran
+  // past jest's limit with no sign of which).
   const kill = async () => {
-    killAll([...crashHandlerPids(), ...pidsWhoseEnvironmentNames(`XDG_CONFIG_HOME=${configHome}`)]);
+    killAll(launchPids());
     try {
-      if (!(await settlesWithin(BROWSER_CLOSE_GRACE_MS, server.kill())))
+      if (!(await settlesWithin(BROWSER_CLOSE_GRACE_MS, server.kill()))) {
+        const left = [...new Set([server.process().pid ?? -1, ...launchPids()])].filter((pid) => pid > 0);
         process.stderr.write(
           `Chromium's processes were killed, and Playwright still waited for them after ${BROWSER_CLOSE_GRACE_MS} ms; ` +
-            `left: ${describeProcesses(pidsWhoseEnvironmentNames(`XDG_CONFIG_HOME=${configHome}`)) || 'none'}.\n`,
+            `still there: ${describeProcesses(left)}.\n`,
         );
+      }
     } finally {
       rmSync(configHome, { recursive: true, force: true });
     }

@@ -36,8 +36,7 @@ const NOT_ON_POSTGRES = {
   'test/readme.test.ts': "the README's text and its one delivery, which test/delivery runs on every backend",
   'test/cli.test.ts':
     'the `jobhooks` commands on the SQLite file a service shares; the same commands on PostgreSQL are tested in test/cluster/db-copy.test.ts',
-  'test/ui/':
-    "the browser sees only the API's answers, which test/http and test/delivery check on every backend; Chromium beside another suite's Chromium also slows both past their limits on two cores",
+  'test/ui/': "the browser sees only the API's answers, which test/http and test/delivery check on every backend",
 };
 
 /** Suites in a folder that opts out above that run on PostgreSQL all the same, and why. */
