@@ -24,6 +24,7 @@ import { createIngestionService } from './events/ingestion-service';
 import type { LogStream } from './observability/held-log-stream';
 import { createMetrics } from './observability/metrics';
 import { buildApp, REDACTED_LOG_PATHS } from './http/app';
+import { closeWithin } from './http/close-within';
 import { createStatisticsService } from './webhooks/statistics-service';
 import { type SecretBox, secretKeyFileOf } from './security/secret-box';
 import { openCheckedSecretBox } from './security/secret-key-check';
@@ -39,6 +40,8 @@ export interface ServiceOverrides {
   logger?: FastifyServerOptions['logger'];
   /** Where the configured logger writes its JSON lines instead of stdout (`logger` wins when both are given). */
   logStream?: LogStream;
+  /** How long a closing service lets HTTP responses in flight finish before it cuts their connections. */
+  httpCloseGraceMs?: Millis;
 }
 
 export interface Service {
@@ -47,7 +50,10 @@ export interface Service {
   accounts: AccountService;
   dispatcher: Dispatcher;
   retention: RetentionJob;
-  /** Stops taking requests, lets deliveries in flight finish (up to 10 s), and closes the database. */
+  /**
+   * Stops taking requests, lets responses in flight finish (up to 5 s) and then deliveries in flight (up to 10 s),
+   * and closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -59,6 +65,8 @@ const DISPATCH_POLL_JITTER = 0.2;
 const NOTIFIED_WAKE_JITTER_MS: Millis = 20;
 /** SIGTERM lets attempts in flight run to their own 10 s limit before the process exits. */
 const SHUTDOWN_GRACE_MS: Millis = ATTEMPT_TIMEOUT_MS;
+/** Long enough for any API response to a client that reads it; the UI's largest file is well under a megabyte. */
+const HTTP_CLOSE_GRACE_MS: Millis = 5_000;
 
 /**
  * The OpenTelemetry SDK and its exporters, loaded only when traces are exported: without OTEL_* they are never
@@ -247,7 +255,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       // Idempotent: a signal handler and a test teardown may both ask.
       close: () =>
         (closing ??= (async () => {
-          await app.close();
+          await closeWithin(app, overrides.httpCloseGraceMs ?? HTTP_CLOSE_GRACE_MS);
           await retention.stop();
           await running.stop(SHUTDOWN_GRACE_MS);
           await sender.close();

@@ -55,6 +55,8 @@ export interface HarnessOptions {
   databaseUrl?: string;
   clock?: Clock;
   logger?: FastifyServerOptions['logger'];
+  /** How long closing lets HTTP responses in flight finish (the service's own default otherwise). */
+  httpCloseGraceMs?: number;
 }
 
 /** How many services the harness runs on one database: 2 in the "postgres, two instances" jest project. */
@@ -73,11 +75,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     LOG_LEVEL: 'silent',
     ...options.env,
   });
-  const service = await createService(config, { clock: options.clock, logger: options.logger ?? false });
-  const peer =
-    databaseUrl !== null && servicesPerHarness() === 2
-      ? await createService(config, { clock: options.clock, logger: options.logger ?? false })
-      : null;
+  const overrides = {
+    clock: options.clock,
+    logger: options.logger ?? false,
+    httpCloseGraceMs: options.httpCloseGraceMs,
+  };
+  const service = await createService(config, overrides);
+  const peer = databaseUrl !== null && servicesPerHarness() === 2 ? await createService(config, overrides) : null;
   /** The services `call` sends to in turn. */
   const answering = peer === null ? [service] : [service, peer];
   let calls = 0;
