@@ -16,9 +16,11 @@ test('the page is served by the service under a strict CSP, and loads nothing fr
   expect(csp).toContain("script-src 'self'");
   expect(csp).toContain("frame-ancestors 'none'");
   expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  await response.text(); // read to its end, so the connection is free again
   const script = await fetch(`${ui.origin}/ui/app.js`);
   expect(script.status).toBe(200);
   expect(script.headers.get('content-type')).toMatch(/javascript/);
+  await script.text();
 
   const page = await ui.open();
   await page.page.getByRole('heading', { name: 'Sign in to jobhooks' }).waitFor();
