@@ -65,7 +65,7 @@ const DISPATCH_POLL_JITTER = 0.2;
 const NOTIFIED_WAKE_JITTER_MS: Millis = 20;
 /** SIGTERM lets attempts in flight run to their own 10 s limit before the process exits. */
 const SHUTDOWN_GRACE_MS: Millis = ATTEMPT_TIMEOUT_MS;
-/** Long enough for any API response to a client that reads it; the UI's largest file is well under a megabyte. */
+/** Ample for a client that reads: the largest file served, the API reference's script, is about 1 MB. */
 const HTTP_CLOSE_GRACE_MS: Millis = 5_000;
 
 /**
