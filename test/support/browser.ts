@@ -109,25 +109,21 @@ export async function launchChromium(): Promise<LaunchedChromium> {
 
 /** The processes whose command line contains `text` (Linux's /proc; a process that ends meanwhile is skipped). */
 function pidsWhoseCommandNames(text: string): number[] {
+  return pidsWhose('cmdline', (cmdline) => cmdline.includes(text));
+}
+
+/** The processes whose environment holds `entry` (`NAME=value`), this one apart. */
+function pidsWhoseEnvironmentNames(entry: string): number[] {
+  return pidsWhose('environ', (environ) => environ.split('\0').includes(entry)).filter((pid) => pid !== process.pid);
+}
+
+/** The processes whose /proc/<pid>/`file` passes `matches`; a process that ends meanwhile is skipped. */
+function pidsWhose(file: 'cmdline' | 'environ', matches: (text: string) => boolean): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-/** The processes whose environment holds `entry` (`NAME=value`), read as /proc/<pid>/environ shows it. */
-function pidsWhoseEnvironmentNames(entry: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry);
+        return matches(readFileSync(`/proc/${pid}/${file}`, 'utf8'));
       } catch {
         return false;
       }

@@ -138,9 +138,9 @@ interface Deferred {
  * health from before the answer. One that changes nothing here (a healthy endpoint at full speed, a sick one
  * behind an open circuit) costs no statement of its own: its change goes with the attempt's result and is applied
  * with the result (on PostgreSQL in the transaction that writes it, which holds the row anyway). So a healthy answer
- * still resets the sick count that another instance wrote meanwhile. This instance's answers still reach the store in the order they
- * came in: a change written at once takes along the deferred ones that came before it, and whichever of the two
- * paths applies a deferred change first is the only one that does.
+ * still resets the sick count that another instance wrote meanwhile. This instance's answers still reach the store
+ * in the order they came in: a change written at once takes along the deferred ones that came before it, and
+ * whichever of the two paths applies a deferred change first is the only one that does.
  */
 export class EndpointHealthRegistry {
   private readonly states = new Map<string, KeptHealth>();
