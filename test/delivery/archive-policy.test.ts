@@ -78,6 +78,33 @@ test.each([
   expect(nextDispatchState(failing, failed(T0 + elapsed, false)).archivedReason).toBe(reason);
 });
 
+test('a day without a failed attempt ends the failing period: old failures and a quiet week do not archive', () => {
+  // A weekly job whose endpoint was down on day 0; its next event, 8 days on, meets a passing error.
+  const day0 = { ...fresh, consecutiveFailures: 1, failingSince: T0, lastFailureAt: T0 + HOUR };
+  let state = nextDispatchState(day0, failed(T0 + 8 * DAY, false));
+  expect(state).toMatchObject({ archivedAt: null, failingSince: T0 + 8 * DAY, consecutiveFailures: 1 });
+  // Its retry a minute later fails too: the new period is a minute old.
+  state = nextDispatchState(state, failed(T0 + 8 * DAY + 60_000_000, false));
+  expect(state).toMatchObject({ archivedAt: null, failingSince: T0 + 8 * DAY });
+});
+
+test('failed attempts a day apart at most keep one failing period, which archives at 7 days', () => {
+  let state = fresh;
+  let at = T0;
+  for (; at < T0 + 7 * DAY; at += DAY) {
+    state = nextDispatchState(state, failed(at, false));
+    expect(state).toMatchObject({ failingSince: T0, archivedAt: null });
+  }
+  state = nextDispatchState(state, failed(at, false));
+  expect(state).toMatchObject({ failingSince: T0, archivedAt: at, archivedReason: ARCHIVE_REASONS.failingForDays });
+});
+
+test('a gap just over a day between failed attempts begins a new failing period', () => {
+  const failing = { ...fresh, failingSince: T0, lastFailureAt: T0 + 6 * DAY };
+  const state = nextDispatchState(failing, failed(T0 + 7 * DAY + 1, false));
+  expect(state).toMatchObject({ failingSince: T0 + 7 * DAY + 1, archivedAt: null });
+});
+
 test('a 410 Gone archives at once, even on a healthy webhook', () => {
   const state = nextDispatchState(fresh, {
     requestedAt: T0,

@@ -1,7 +1,6 @@
 // Automatic archiving by the delivery pipeline (docs/decisions.md#9-failed-deliveries-and-archiving), with real
-// receivers and,
-// for the 7-day rule, a fake clock; and reactivation by PUT after a real archiving.
-import { createManualClock, type ManualClock } from '../../service/src/core/clock';
+// receivers and, for the 7-day rule, a fake clock; and reactivation by PUT after a real archiving.
+import { createManualClock, type ManualClock, nowMicros } from '../../service/src/core/clock';
 import { DEFAULT_HEALTH_RULES, OPEN_JITTER_FRACTION } from '../../service/src/delivery/endpoint-health';
 import { createWebhook, type Harness, startHarness, webhookPath, validCreateBody } from '../support/harness';
 import { ingest } from '../support/events';
@@ -78,35 +77,54 @@ test('a success resets the count of failed deliveries', async () => {
   expect(await failureRecord(hook.id)).toEqual({ consecutive_failures: 0, failing_since: null });
 });
 
-test('7 days of failure with a failed attempt in the last 24 h archives the webhook', async () => {
+const HOUR_MS = 3600 * 1000;
+
+/** One failed delivery every 23 hours, `count` times: failing days with no quiet day between them. */
+async function failDaily(count: number) {
+  for (let i = 0; i < count; i += 1) {
+    clock.advanceMillis(23 * HOUR_MS);
+    await deliverOne();
+  }
+}
+
+test('7 consecutive days of failed deliveries archive the webhook', async () => {
   const hook = await webhook();
   await deliverOne();
-  clock.advanceMillis(7 * DAY_MS - 3600_000);
-  await deliverOne();
+  await failDaily(7); // 161 hours after the first failure
   expect((await read(hook.id)).archived).toBe(false);
-  clock.advanceMillis(3600_000);
+  clock.advanceMillis(7 * HOUR_MS);
   await deliverOne();
   expect(await read(hook.id)).toMatchObject({
     active: false,
     archived: true,
     archived_reason: 'Deliveries have failed for 7 days',
   });
-  // The third delivery's first failed attempt archived the webhook; its retries were skipped.
-  expect(receiver.requests).toHaveLength(6 + 6 + 1);
+  // The last delivery's first failed attempt archived the webhook; its retries were skipped.
+  expect(receiver.requests).toHaveLength(8 * 6 + 1);
+});
+
+test('old failures and a quiet week do not archive: the next failure starts the days of failing again', async () => {
+  const hook = await webhook();
+  await deliverOne();
+  clock.advanceMillis(8 * DAY_MS);
+  await deliverOne();
+  expect((await read(hook.id)).archived).toBe(false);
+  // Every attempt of the second delivery was made: none was skipped by an archive.
+  expect(receiver.requests).toHaveLength(2 * 6);
+  expect(Number((await failureRecord(hook.id)).failing_since)).toBe(nowMicros(clock));
 });
 
 test('a success within the 7 days starts the failing period again', async () => {
   const hook = await webhook();
   await deliverOne();
-  clock.advanceMillis(3 * DAY_MS);
+  await failDaily(2);
   receiver.respondWith(answer(204));
+  clock.advanceMillis(23 * HOUR_MS);
   await deliverOne();
   receiver.respondWith(answer(400));
-  clock.advanceMillis(4 * DAY_MS);
-  await deliverOne();
+  await failDaily(5); // 184 hours after the first failure: over 7 days, but a success came between
   expect((await read(hook.id)).archived).toBe(false);
-  clock.advanceMillis(7 * DAY_MS);
-  await deliverOne();
+  await failDaily(4); // 184 hours after the first failure that followed the success
   expect((await read(hook.id)).archived).toBe(true);
 });
 

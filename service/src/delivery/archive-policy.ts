@@ -10,8 +10,11 @@ export const ARCHIVE_AFTER_EXHAUSTED_DELIVERIES: number = DELIVERY_RULES.archive
 const MICROS_PER_HOUR = 3600 * 1_000_000;
 /** Or after some consecutive days of failed deliveries... */
 export const ARCHIVE_AFTER_FAILING_MICROS: Micros = DELIVERY_RULES.archiveAfterFailingDays * 24 * MICROS_PER_HOUR;
-/** ...provided an attempt failed within the last 24 hours (an idle webhook is not "failing"). */
-export const RECENT_FAILURE_WINDOW_MICROS: Micros = 24 * MICROS_PER_HOUR;
+/**
+ * ...consecutive: a day with no failed attempt ends the failing period, and the next failure starts a new one. An
+ * idle webhook is not failing: old failures followed by a quiet week do not archive it at its next failed attempt.
+ */
+export const FAILING_GAP_MICROS: Micros = 24 * MICROS_PER_HOUR;
 
 export const ARCHIVE_REASONS = {
   exhausted: `${ARCHIVE_AFTER_EXHAUSTED_DELIVERIES} consecutive deliveries failed`,
@@ -23,10 +26,17 @@ function archiveReason(state: DispatchState, facts: AttemptFacts): string | null
   if (facts.verdict === 'gone') return ARCHIVE_REASONS.gone;
   if (state.consecutiveFailures >= ARCHIVE_AFTER_EXHAUSTED_DELIVERIES) return ARCHIVE_REASONS.exhausted;
   const failingFor = state.failingSince === null ? 0 : facts.requestedAt - state.failingSince;
-  const recentFailure =
-    state.lastFailureAt !== null && facts.requestedAt - state.lastFailureAt <= RECENT_FAILURE_WINDOW_MICROS;
-  if (failingFor >= ARCHIVE_AFTER_FAILING_MICROS && recentFailure) return ARCHIVE_REASONS.failingForDays;
+  if (failingFor >= ARCHIVE_AFTER_FAILING_MICROS) return ARCHIVE_REASONS.failingForDays;
   return null;
+}
+
+/**
+ * When the failing period that a failed attempt at `at` belongs to began: the first failed attempt since the last
+ * success, unless more than a day without a failed attempt came since, in which case this attempt begins a new one.
+ */
+function failingSinceAfter(current: DispatchState, at: Micros): Micros {
+  const quietDay = current.lastFailureAt !== null && at - current.lastFailureAt > FAILING_GAP_MICROS;
+  return current.failingSince === null || quietDay ? at : current.failingSince;
 }
 
 export function nextDispatchState(current: DispatchState, facts: AttemptFacts): DispatchState {
@@ -40,7 +50,7 @@ export function nextDispatchState(current: DispatchState, facts: AttemptFacts): 
     ? seen
     : {
         ...seen,
-        failingSince: current.failingSince ?? facts.requestedAt,
+        failingSince: failingSinceAfter(current, facts.requestedAt),
         lastFailureAt: facts.requestedAt,
         consecutiveFailures: current.consecutiveFailures + (facts.exhausted ? 1 : 0),
       };

@@ -27,7 +27,7 @@ export interface HealthRules {
   openAfterSickInARow: number;
   /** How long the circuit stays open the first time, in microseconds; each failed probe doubles it... */
   firstOpenMicros: Micros;
-  /** ...up to this. Well under a day, so a probe keeps the archiving rule's "failed within 24 hours" true. */
+  /** ...up to this. Well under a day, so a dead endpoint's failing probes keep its days of failing going. */
   maxOpenMicros: Micros;
 }
 

@@ -89,7 +89,7 @@ export interface DispatchState {
   dispatchedAt: Micros | null;
   /** Consecutive deliveries whose every attempt failed. */
   consecutiveFailures: number;
-  /** The first failed attempt after the last success. */
+  /** The first failed attempt after the last success, or after the last day without one (archive-policy.ts). */
   failingSince: Micros | null;
   lastFailureAt: Micros | null;
   archivedAt: Micros | null;

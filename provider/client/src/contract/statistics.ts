@@ -99,7 +99,10 @@ export const WebhookStatisticsSummary = z
     trend_failed: z.array(Count),
     pending: Count,
     due: Count,
-    /** The first failed attempt since the last success (microseconds), or null when the last attempt succeeded. */
+    /**
+     * The first failed attempt since the last success, or since the last day (24 hours) without a failed attempt
+     * (microseconds); null when the last attempt succeeded.
+     */
     failing_since: Digits.nullable(),
   })
   .meta({ id: 'WebhookStatisticsSummary', description: "A webhook's line of the account's statistics." });
