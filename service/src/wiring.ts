@@ -18,8 +18,7 @@ import { createOperationalEventMaker } from './delivery/operational-payload';
 import { createOperationalEndpointService } from './webhooks/operational-endpoint-service';
 import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from './delivery/endpoint-health';
 import { createRetentionJob, type RetentionJob } from './delivery/log-retention';
-import { ATTEMPT_TIMEOUT_MS } from './delivery/sender';
-import { createThreadedSender } from './delivery/sender-thread';
+import { createThreadedSender, REPLY_DEADLINE_MS } from './delivery/sender-thread';
 import { createIngestionService } from './events/ingestion-service';
 import type { LogStream } from './observability/held-log-stream';
 import { createMetrics } from './observability/metrics';
@@ -63,8 +62,12 @@ const DISPATCH_POLL_INTERVAL_MS: Millis = 200;
 const DISPATCH_POLL_JITTER = 0.2;
 /** The most a dispatcher waits after hearing that another instance queued deliveries. */
 const NOTIFIED_WAKE_JITTER_MS: Millis = 20;
-/** SIGTERM lets attempts in flight run to their own 10 s limit before the process exits. */
-const SHUTDOWN_GRACE_MS: Millis = ATTEMPT_TIMEOUT_MS;
+/**
+ * SIGTERM lets attempts in flight run to their own 10 s limit, and records them, before the process exits: the
+ * grace is the latest the sender thread answers an attempt and a second to write its result. An attempt that the
+ * last claim started as the grace began has all of it.
+ */
+export const SHUTDOWN_GRACE_MS: Millis = REPLY_DEADLINE_MS + 1_000;
 /** Ample for a client that reads: the largest file served, the API reference's script, is about 1 MB. */
 const HTTP_CLOSE_GRACE_MS: Millis = 5_000;
 

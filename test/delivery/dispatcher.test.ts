@@ -6,7 +6,9 @@ import { cryptoRandomBytes } from '../../service/src/core/random';
 import { createHeadersOnlyTracing } from '../../service/src/core/tracing';
 import { createDispatcher } from '../../service/src/delivery/dispatcher';
 import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from '../../service/src/delivery/endpoint-health';
-import type { OutgoingDelivery, SendOutcome } from '../../service/src/delivery/sender';
+import { ATTEMPT_TIMEOUT_MS, type OutgoingDelivery, type SendOutcome } from '../../service/src/delivery/sender';
+import { REPLY_DEADLINE_MS } from '../../service/src/delivery/sender-thread';
+import { SHUTDOWN_GRACE_MS } from '../../service/src/wiring';
 import { createSecretBox, loadSecretKey } from '../../service/src/security/secret-box';
 import type { Store } from '../../service/src/store/store';
 import { createWebhook, type Harness, startHarness } from '../support/harness';
@@ -223,3 +225,24 @@ test('a delivery waiting for a slot is not leased: its lease cannot run out whil
     await dispatcher.stop(1000);
   }
 });
+
+test("stopped with the service's shutdown grace as an attempt starts, it records the attempt answered at the sender's latest", async () => {
+  await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook', event_types: ['job.run.completed'], job_ids: [] });
+  await ingest(h, 'job.run.completed', { runId: '1' });
+  const box = secretBoxOf(h);
+  let started = false;
+  // The sender thread's answer to an attempt to an endpoint that never answers: its loss, just inside the deadline.
+  const dispatcher = watchedDispatcher(
+    async () => {
+      started = true;
+      await sleep(REPLY_DEADLINE_MS - 100);
+      return { kind: 'no_response', error: 'timeout', durationMs: ATTEMPT_TIMEOUT_MS };
+    },
+    (sealed) => box.open(sealed),
+  );
+  dispatcher.start();
+  await waitFor(() => started, 'the attempt');
+  await dispatcher.stop(SHUTDOWN_GRACE_MS);
+  expect(await h.db.rows('SELECT attempts, lease_owner FROM deliveries')).toEqual([{ attempts: 1, lease_owner: null }]);
+  expect(await h.db.rows('SELECT status_code FROM delivery_attempts')).toHaveLength(1);
+}, 30_000);

@@ -41,6 +41,8 @@ export interface ThreadedSender extends HttpSender {
  * claimed again.
  */
 const REPLY_MARGIN_MS = 2_000;
+/** The latest a send with the attempt limit is answered: by then its outcome, or the loss of it, is known. */
+export const REPLY_DEADLINE_MS: Millis = ATTEMPT_TIMEOUT_MS + REPLY_MARGIN_MS;
 
 /**
  * The thread holds little at once (the requests in flight), and V8's default young generation (tens of MB per
@@ -123,7 +125,9 @@ function createWaitingList(deadlineMs: Millis) {
 
 export function createThreadedSender(options: SenderThreadOptions): ThreadedSender {
   const { replyDeadlineMs, ...threadOptions } = options;
-  const waiting = createWaitingList(replyDeadlineMs ?? (options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) + REPLY_MARGIN_MS);
+  const waiting = createWaitingList(
+    replyDeadlineMs ?? (options.timeoutMs === undefined ? REPLY_DEADLINE_MS : options.timeoutMs + REPLY_MARGIN_MS),
+  );
   let nextId = 0;
   let worker: Worker | null = null;
   let closed = false;
