@@ -10,6 +10,10 @@ import { openDatabase, schemaVersion } from '../service/src/store/sqlite/databas
 import { MIGRATIONS } from '../service/src/store/sqlite/migrations';
 import { createService, type Service } from '../service/src/wiring';
 
+// Tests here start processes (the service, the `jobhooks` command), each loading the whole service: a loaded CI
+// machine makes them several times slower. A hang guard, not a bound on speed.
+jest.setTimeout(90_000);
+
 const run = promisify(execFile);
 const BIN = resolve(__dirname, '..', 'service', 'bin', 'jobhooks.js');
 

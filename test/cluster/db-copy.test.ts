@@ -19,6 +19,10 @@ import { startServiceProcess, stopServiceProcesses } from '../support/service-pr
 import { isGenuine } from '../support/signature';
 import { waitFor } from '../support/wait';
 
+// Tests here start processes (the service, the `jobhooks` command), each loading the whole service: a loaded CI
+// machine makes them several times slower. A hang guard, not a bound on speed.
+jest.setTimeout(90_000);
+
 const run = promisify(execFile);
 const BIN = resolve(__dirname, '..', '..', 'service', 'bin', 'jobhooks.js');
 
@@ -181,7 +185,7 @@ test('a second copy into the same database is refused and changes nothing', asyn
   expect(refused.stderr).toMatch(/^jobhooks: The PostgreSQL database at .* is not empty \(table accounts has rows\)/m);
   expect(refused.stderr).not.toContain('    at ');
   expect(await countRows('accounts')).toBe(accounts);
-}, 30_000);
+});
 
 test('a log row SQLite kept with a NUL (logged before answers were made storable) is copied with U+FFFD', async () => {
   await makeSqliteInstallation();
@@ -205,7 +209,7 @@ test('a log row SQLite kept with a NUL (logged before answers were made storable
   } finally {
     await client.end();
   }
-}, 30_000);
+});
 
 test('the copy takes every table of an installation: a table added to the SQLite schema must be added to it', async () => {
   await makeSqliteInstallation();
@@ -261,7 +265,7 @@ describe('operator commands with JOBHOOKS_DATABASE_URL', () => {
     });
     await revoked.body.dump();
     expect(revoked.statusCode).toBe(401);
-  }, 30_000);
+  });
 
   test('backup, which works on the SQLite file, refuses and says what to do instead', async () => {
     const backup = await failing(pgEnv(), 'backup', '--to', join(dir, 'copy.db'));
@@ -304,5 +308,5 @@ describe('operator commands with JOBHOOKS_DATABASE_URL', () => {
     await waitFor(() => receiver.requests.length === 1, 'the delivery after the rotation');
     const [sent] = receiver.requests;
     expect(isGenuine(webhook.hmac_secret, sent!.body, sent!.headers.authorization)).toBe(true);
-  }, 30_000);
+  });
 });

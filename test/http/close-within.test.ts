@@ -1,5 +1,6 @@
 // A closing service lets requests in flight finish for a while, but a client that stops sending or reading cannot
 // hold the close (and the deliveries and database behind it) past that.
+import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { startHarness, webhooksPath } from '../support/harness';
 
@@ -25,10 +26,11 @@ function stalledRequest(origin: string): Promise<Socket> {
 test('a request still in flight after the grace has its connection cut, and the close ends', async () => {
   const h = await startHarness({ httpCloseGraceMs: 300 });
   const origin = (await h.listen()).replace(/\/api$/, '');
+  // The server has the request's head before the close starts.
+  const requestSeen = once(h.service.app.server, 'request');
   const socket = await stalledRequest(origin);
   const cut = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-  // The server has the request's head before the close starts.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await requestSeen;
 
   const started = Date.now();
   let closed = false;

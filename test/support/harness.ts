@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyServerOptions } from 'fastify';
 import type { LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../../service/src/config';
-import type { Clock } from '../../service/src/core/clock';
+import { type Clock, createSystemClock } from '../../service/src/core/clock';
 import { createService, type Service } from '../../service/src/wiring';
 import { type DatabaseInspector, inspectDatabase } from './db-inspect';
 import { createTestDatabase, INSTANCES_ENV, TEST_SECRET_KEY, testBackend } from './postgres';
@@ -76,7 +76,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   const overrides = {
-    clock: options.clock,
+    // One clock for both instances of a harness: each system clock reads the wall clock once, so two could be up
+    // to a millisecond apart, and a write on one could seem older than a write just before it on the other.
+    clock: options.clock ?? createSystemClock(),
     logger: options.logger ?? false,
     httpCloseGraceMs: options.httpCloseGraceMs,
   };

@@ -9,6 +9,9 @@ import { INSTANCES_ENV, testBackend } from '../support/postgres';
 import { SEED_FAIL_EVERY, seedLog } from '../support/seed-log';
 import { rateText } from '../../service/src/ui/webhook-rows';
 
+// Two sign-ins and four timed phases, each with its own bound: jest's limit is a hang guard, not a bound on speed.
+jest.setTimeout(90_000);
+
 const WEBHOOKS = 1000;
 const ATTEMPTS = 100_000;
 /** Generous: the figure measured on the 2-core machine is far below it (docs/performance.md). */

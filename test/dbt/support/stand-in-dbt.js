@@ -77,4 +77,6 @@ if (plan.waitsForSignal) {
   write('manifest.json', plan.manifest);
   write('run_results.json', plan.runResults);
   process.exitCode = plan.exitCode;
+  // dbt's last line, once its artifacts are written.
+  process.stdout.write(`Done. (stand-in, exit ${plan.exitCode})\n`);
 }
