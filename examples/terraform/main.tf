@@ -1,12 +1,13 @@
 # A few realistic webhooks, declared with the public dbt-labs/dbtcloud provider's resource. The same file
-# works against dbt Cloud with the public provider and against jobhooks with the provider that
-# `npx @jobhooks/terraform-provider install` sets up in this folder. The connection comes from the environment:
+# works against dbt Cloud with the public provider and against jobhooks with the provider that the install command
+# of @jobhooks/terraform-provider, pinned to a version (docs/install.md), sets up in this folder. The connection
+# comes from the environment:
 #   DBT_CLOUD_HOST_URL=http://127.0.0.1:8080/api DBT_CLOUD_ACCOUNT_ID=1 DBT_CLOUD_TOKEN=jhk_...
 terraform {
   required_providers {
     dbtcloud = {
       source  = "dbt-labs/dbtcloud"
-      version = "~> 1.0"
+      version = "~> 1.12"
     }
   }
 }
