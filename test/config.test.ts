@@ -49,7 +49,7 @@ test.each([
   [{ PORT: '70000' }, /PORT/],
   [{ JOBHOOKS_RATE_LIMIT_PER_MINUTE: '0' }, /JOBHOOKS_RATE_LIMIT_PER_MINUTE/],
   [{ JOBHOOKS_ALLOW_PRIVATE_URLS: 'maybe' }, /JOBHOOKS_ALLOW_PRIVATE_URLS/],
-  [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+  [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent$/m],
   [{ JOBHOOKS_RETRY_SCHEDULE: '5,300,1800' }, /JOBHOOKS_RETRY_SCHEDULE: must list exactly 5 delays/],
   [{ JOBHOOKS_RETRY_SCHEDULE: '5,-1,1,1,1' }, /JOBHOOKS_RETRY_SCHEDULE: must be comma-separated numbers of seconds/],
   [{ JOBHOOKS_DELIVERY_LEASE_SECONDS: '10' }, /JOBHOOKS_DELIVERY_LEASE_SECONDS: must be at least 15/],

@@ -46,6 +46,8 @@ const headerNames = z
   )
   .transform((value) => value.split(',').map((name) => name.trim().toLowerCase()));
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 const EnvSchema = z
   .object({
     HOST: z.string().min(1).default('127.0.0.1'),
@@ -81,7 +83,7 @@ const EnvSchema = z
     JOBHOOKS_PUBLIC_URL: z
       .url({ protocol: /^https?$/, message: 'must be an http or https URL, such as https://jobhooks.example.com' })
       .optional(),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ...OTEL_ENV_SHAPE,
   })
   .refine((env) => env.JOBHOOKS_DATABASE_URL === undefined || env.JOBHOOKS_SECRET_KEY !== undefined, {

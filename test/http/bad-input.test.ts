@@ -7,6 +7,7 @@ import {
   webhooksPath,
   validCreateBody,
 } from '../support/harness';
+import { eventsPath } from '../support/events';
 
 let h: Harness;
 let existingId: string;
@@ -167,4 +168,29 @@ describe('malformed requests', () => {
     expect(response.json().data.http_status_code).toBe('0');
     expect(response.json().data.hmac_secret).not.toBe('mine');
   });
+});
+
+test("an event missing run fields is refused with one sentence per field, in the API's words, not zod's", async () => {
+  const before = await h.db.snapshot();
+  const response = await h.call('POST', eventsPath(), {
+    body: {
+      event_type: 'job.run.started',
+      run: { jobId: 7, runId: '1', runStatus: 'Running', runStatusCode: 3, runStartedAt: '2026-11-21T09:00:00Z' },
+    },
+  });
+  expect(response.statusCode).toBe(400);
+  const { status, extra } = response.json();
+  expect(extra.field_errors).toMatchObject({
+    'run.jobId': ['run.jobId must be a string'],
+    'run.jobName': ['run.jobName is required'],
+  });
+  expect(status.user_message).toContain('run.jobId must be a string. run.jobName is required.');
+  expect(status.user_message).not.toContain('Invalid input');
+  expect(await h.db.snapshot()).toBe(before);
+});
+
+test('a field named in its own sentence is not named again in front of it', async () => {
+  const response = await h.call('POST', webhooksPath(), { body: validCreateBody({ client_url: 42 }) });
+  expect(response.statusCode).toBe(400);
+  expect(response.json().status.user_message).toBe('Invalid request: client_url must be a string');
 });

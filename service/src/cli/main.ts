@@ -62,8 +62,8 @@ Commands:
 
 The account, token and secret-key commands work on the PostgreSQL database of JOBHOOKS_DATABASE_URL when it is
 set, and otherwise on the SQLite file of JOBHOOKS_DB (default ./data/jobhooks.db); the account and token
-commands also while the service runs. Run
-"jobhooks <command> --help" for a command's options.
+commands also while the service runs. Each command's options are those above; "jobhooks <command> --help"
+prints this text.
 `;
 
 class UsageError extends Error {}
