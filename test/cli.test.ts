@@ -55,7 +55,7 @@ test('--help explains every command', async () => {
   expect(stdout).toContain('Account Admin');
   // A command's --help is this same text, which the text says, rather than promising help of its own.
   expect((await jobhooks('token', 'create', '--help')).stdout).toBe(stdout);
-  expect(stdout).toContain('"jobhooks <command> --help"\nprints this text.');
+  expect(stdout).toContain('prints this text');
 });
 
 test('accounts and tokens made by the CLI work against a service running on the same database', async () => {

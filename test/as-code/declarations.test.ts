@@ -180,6 +180,11 @@ test('YAML errors, duplicate keys, wrong shapes and files that match nothing are
     'entry.yml:1: namespace must be letters, digits, "_", "." and "-", starting with a letter or digit, at most 64 characters',
     'entry.yml:3: a: a webhook must be a map of its fields (name, client_url, event_types, ...)',
   ]);
+  write(
+    'fields.yml',
+    'webhooks:\n  a:\n    name: A\n    client_url: https://example.com\n    event_types: [job.run.started]\n    active: "yes"\n',
+  );
+  expect(await problemsOf(['fields.yml'])).toEqual(['fields.yml:6: a: active must be true or false']);
   expect(await problemsOf(['nope.yml', 'conf/*.yml', '.'])).toEqual([
     'nope.yml: no such file',
     'conf/*.yml: the pattern matches no file',

@@ -226,7 +226,7 @@ test('a delivery waiting for a slot is not leased: its lease cannot run out whil
   }
 });
 
-test("stopped with the service's shutdown grace as an attempt starts, it records the attempt answered at the sender's latest", async () => {
+test("stopped with the service's shutdown grace, it records an attempt the sender answers at its latest", async () => {
   await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook', event_types: ['job.run.completed'], job_ids: [] });
   await ingest(h, 'job.run.completed', { runId: '1' });
   const box = secretBoxOf(h);

@@ -7,7 +7,7 @@ import {
   webhooksPath,
   validCreateBody,
 } from '../support/harness';
-import { eventsPath } from '../support/events';
+import { eventsPath, runOf } from '../support/events';
 
 let h: Harness;
 let existingId: string;
@@ -187,6 +187,23 @@ test("an event missing run fields is refused with one sentence per field, in the
   expect(status.user_message).toContain('run.jobId must be a string. run.jobName is required.');
   expect(status.user_message).not.toContain('Invalid input');
   expect(await h.db.snapshot()).toBe(before);
+});
+
+test("an event's own rules and a fraction where a whole number belongs are worded the same way", async () => {
+  const response = await h.call('POST', eventsPath(), {
+    body: {
+      event_type: 'job.run.completed',
+      run: { ...runOf('job.run.completed'), runFinishedAt: undefined, runStatusCode: 10 },
+    },
+  });
+  expect(response.statusCode).toBe(400);
+  expect(response.json().status.user_message).toBe(
+    'Invalid request: run.runFinishedAt is required for job.run.completed',
+  );
+  const fraction = await h.call('POST', eventsPath(), {
+    body: { event_type: 'job.run.completed', run: { ...runOf('job.run.completed'), runStatusCode: 2.5 } },
+  });
+  expect(fraction.json().status.user_message).toBe('Invalid request: run.runStatusCode must be a whole number');
 });
 
 test('a field named in its own sentence is not named again in front of it', async () => {

@@ -1,5 +1,6 @@
 // The words of a problem in a file: the contract's own message, except where the contract speaks of a request body.
 import type { z } from 'zod';
+import { fieldSentence } from '@jobhooks/client/contract';
 import { ENDPOINT_FIELDS, WEBHOOK_FIELDS } from './declaration';
 
 /** Per map of the file: what an entry is called, and the fields it may have. */
@@ -29,6 +30,8 @@ export function messageOf(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && depth === 2 && map !== undefined)
     return `${map.article} ${map.noun} must be a map of its fields (name, client_url, event_types, ...)`;
   if (depth === 1 && issue.path[0] === 'namespace') return `namespace ${issue.message}`;
+  // A field of an entry: the API's wording for it (webhooks.<id>.<field>, and a list's items under the list).
+  if (depth >= 3 && map !== undefined) return fieldSentence(String(issue.path[2]), issue.message);
   return issue.message;
 }
 

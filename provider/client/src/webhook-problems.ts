@@ -2,7 +2,7 @@
 // reported by the tools' camelCase property names, over the values that are known (previews and tokens leave some
 // unknown).
 import type { z } from 'zod';
-import { CreateWebhookBody, OperationalEndpointBody } from './contract';
+import { CreateWebhookBody, fieldSentence, OperationalEndpointBody } from './contract';
 
 /** A webhook as the IaC tools name its properties. */
 export interface WebhookProperties {
@@ -76,6 +76,6 @@ function problemsOf<Property extends string>(
   if (parsed.success) return [];
   return parsed.error.issues.flatMap((issue) => {
     const property = known.find((candidate) => fieldOf[candidate] === issue.path[0]);
-    return property === undefined ? [] : [{ property, reason: issue.message }];
+    return property === undefined ? [] : [{ property, reason: fieldSentence(fieldOf[property], issue.message) }];
   });
 }

@@ -74,7 +74,9 @@ export class ConfigurationError extends Error {
 /** One sentence per field; a field whose every message names it already is not named again in front of them. */
 export function describeFieldErrors(fieldErrors: FieldErrors): string {
   const parts = Object.entries(fieldErrors).map(([field, messages]) =>
-    messages.every((message) => message.startsWith(field)) ? messages.join('; ') : `${field}: ${messages.join('; ')}`,
+    messages.every((message) => message.startsWith(`${field} `))
+      ? messages.join('; ')
+      : `${field}: ${messages.join('; ')}`,
   );
   return `Invalid request: ${parts.join('. ')}`;
 }

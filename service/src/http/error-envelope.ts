@@ -2,7 +2,7 @@
 // generic.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { ErrorEnvelope, FieldErrors } from '@jobhooks/client/contract';
+import { type ErrorEnvelope, type FieldErrors, fieldSentence } from '@jobhooks/client/contract';
 import { describeFieldErrors, JobhooksError } from '../core/errors';
 import { STORAGE_RETRY_AFTER_SECONDS, type StorageHealth } from '../observability/storage-failures';
 
@@ -50,18 +50,6 @@ export function sendError(reply: FastifyReply, spec: EnvelopeSpec): FastifyReply
   return reply.code(spec.status).type('application/json; charset=utf-8').send(body);
 }
 
-/**
- * zod's own wording for a wrong or missing value ("Invalid input: expected string, received undefined") as one
- * sentence about the field; the contract's own sentences are kept as written.
- */
-export function fieldMessage(field: string, message: string): string {
-  const wrongType = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
-  if (wrongType === null) return message;
-  const [, expected = '', received] = wrongType;
-  if (received === 'undefined') return `${field} is required`;
-  return `${field} must be ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`;
-}
-
 function fieldErrorsOf(error: FastifyError): FieldErrors {
   const fieldErrors: FieldErrors = {};
   for (const issue of error.validation ?? []) {
@@ -69,7 +57,7 @@ function fieldErrorsOf(error: FastifyError): FieldErrors {
     // A list entry's problem belongs to the list: "job_ids", not "job_ids.2".
     const field = path.filter((part) => !/^\d+$/.test(part)).join('.') || (error.validationContext ?? 'body');
     const messages = (fieldErrors[field] ??= []);
-    const message = fieldMessage(field, issue.message ?? 'is invalid');
+    const message = fieldSentence(field, issue.message ?? 'is invalid');
     if (!messages.includes(message)) messages.push(message);
   }
   return fieldErrors;

@@ -88,14 +88,14 @@ export const IngestEventBody = z
       context.addIssue({
         code: 'custom',
         path: ['run', rules.timestamp],
-        message: `${rules.timestamp} is required for ${body.event_type}`,
+        message: `run.${rules.timestamp} is required for ${body.event_type}`,
       });
     }
     if (!rules.statusCodes.includes(body.run.runStatusCode)) {
       context.addIssue({
         code: 'custom',
         path: ['run', 'runStatusCode'],
-        message: `runStatusCode must be one of ${rules.statusCodes.join(', ')} for ${body.event_type}`,
+        message: `run.runStatusCode must be one of ${rules.statusCodes.join(', ')} for ${body.event_type}`,
       });
     }
   })

@@ -13,3 +13,4 @@ export * from './delivery';
 export * from './retry-after';
 export * from './managed-marker';
 export * from './statistics';
+export * from './field-sentence';
