@@ -50,8 +50,8 @@ export interface Service {
   dispatcher: Dispatcher;
   retention: RetentionJob;
   /**
-   * Stops taking requests, lets responses in flight finish (up to 5 s) and then deliveries in flight (up to 10 s),
-   * and closes the database.
+   * Stops taking requests, lets responses in flight finish (up to 5 s) and then deliveries in flight, recording their
+   * results (up to 13 s, SHUTDOWN_GRACE_MS), and closes the database.
    */
   close(): Promise<void>;
 }

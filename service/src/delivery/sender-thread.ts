@@ -125,9 +125,7 @@ function createWaitingList(deadlineMs: Millis) {
 
 export function createThreadedSender(options: SenderThreadOptions): ThreadedSender {
   const { replyDeadlineMs, ...threadOptions } = options;
-  const waiting = createWaitingList(
-    replyDeadlineMs ?? (options.timeoutMs === undefined ? REPLY_DEADLINE_MS : options.timeoutMs + REPLY_MARGIN_MS),
-  );
+  const waiting = createWaitingList(replyDeadlineMs ?? (options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) + REPLY_MARGIN_MS);
   let nextId = 0;
   let worker: Worker | null = null;
   let closed = false;
