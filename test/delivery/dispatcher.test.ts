@@ -47,7 +47,7 @@ function watchedDispatcher(
   send: (request: OutgoingDelivery) => Promise<SendOutcome>,
   open: (sealed: string) => string,
   clock: Clock = createSystemClock(),
-  options: { store?: Store; maxInFlight?: number } = {},
+  options: { store?: Store; maxInFlight?: number; retryDelaysSeconds?: number[]; pollIntervalMs?: number } = {},
 ) {
   const maxInFlight = options.maxInFlight ?? 4;
   return createDispatcher({
@@ -58,8 +58,13 @@ function watchedDispatcher(
     secretBox: { seal: secretBoxOf(h).seal, open },
     tracing: createHeadersOnlyTracing(cryptoRandomBytes),
     owner: 'test',
-    retryDelaysSeconds: [60],
-    limits: { maxInFlight, maxInFlightPerWebhook: maxInFlight, leaseMicros: 60_000_000, pollIntervalMs: 10 },
+    retryDelaysSeconds: options.retryDelaysSeconds ?? [60],
+    limits: {
+      maxInFlight,
+      maxInFlightPerWebhook: maxInFlight,
+      leaseMicros: 60_000_000,
+      pollIntervalMs: options.pollIntervalMs ?? 10,
+    },
     health: new EndpointHealthRegistry({ ...DEFAULT_HEALTH_RULES, maxInFlight }, () => 0, {
       store: (options.store ?? h.service.store).endpointHealth,
       onError: (error) => {
@@ -142,6 +147,28 @@ test("a retry sends dbt's signature its first attempt stored, and a Standard Web
   expect(Number(retry.headers['webhook-timestamp']) - firstTime).toBeGreaterThanOrEqual(119);
   expect(retry.headers['webhook-signature']).not.toBe(first!.headers['webhook-signature']);
   expect(retry.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+});
+
+test('a retry is claimed when it falls due, not at the next poll for due work', async () => {
+  await createWebhook(h, { client_url: 'http://127.0.0.1:9/hook', event_types: ['job.run.completed'], job_ids: [] });
+  await ingest(h, 'job.run.completed', { runId: '1' });
+  const box = secretBoxOf(h);
+  const sentAt: number[] = [];
+  // Two failures, then a success; retries 0.2 s apart, and no poll within the test's time.
+  const dispatcher = watchedDispatcher(
+    async () => (sentAt.push(performance.now()), answer(sentAt.length < 3 ? 500 : 200)),
+    (sealed) => box.open(sealed),
+    createSystemClock(),
+    { retryDelaysSeconds: [0.2, 0.2], pollIntervalMs: 600_000 },
+  );
+  dispatcher.start();
+  try {
+    await waitFor(() => sentAt.length === 3, 'both retries, with no poll to find them', 10_000);
+  } finally {
+    await dispatcher.stop(1000);
+  }
+  // Each retry still waited for its delay (the jitter only lengthens it), to within the two clocks' rounding.
+  for (const i of [1, 2]) expect(sentAt[i]! - sentAt[i - 1]!).toBeGreaterThanOrEqual(195);
 });
 
 test("a request's slot is free for the next request as soon as the endpoint answers, before the result is written", async () => {

@@ -130,19 +130,22 @@ export function createDispatchStages(deps: StageDeps) {
     }
   });
 
-  /** Stage 4: what the attempt means for its delivery and webhook; resolves once it is written. */
-  function record(delivery: ClaimedDelivery, made: AttemptMade): Promise<void> {
+  /**
+   * Stage 4: what the attempt means for its delivery and webhook; resolves once it is written, with the time its
+   * retry is due (null when there is none).
+   */
+  async function record(delivery: ClaimedDelivery, made: AttemptMade): Promise<Micros | null> {
     const finishedAt = nowMicros(clock);
-    results.add(
-      scheduledResult(delivery.id, made, {
-        retryDelaysSeconds: deps.retryDelaysSeconds,
-        jitter: uniformFraction(deps.random),
-        lease: delivery.lease,
-        finishedAt,
-        lastAttempt: delivery.lastAttempt,
-      }),
-    );
-    return results.flushed();
+    const result = scheduledResult(delivery.id, made, {
+      retryDelaysSeconds: deps.retryDelaysSeconds,
+      jitter: uniformFraction(deps.random),
+      lease: delivery.lease,
+      finishedAt,
+      lastAttempt: delivery.lastAttempt,
+    });
+    results.add(result);
+    await results.flushed();
+    return result.delivery.state === 'pending' ? result.delivery.nextAttemptAt : null;
   }
 
   return { claim, prepare, skip, record, recorded: () => results.flushed() };

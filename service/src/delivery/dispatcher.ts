@@ -81,7 +81,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     // (the delivery stays leased until then, so no claim can take it again).
     endRequest();
     deps.observer?.attemptFinished(made.outcome, made.requestedAt - delivery.dueAt);
-    await stages.record(delivery, made);
+    const retryDueAt = await stages.record(delivery, made);
+    // A retry is claimed when it falls due, not at the first poll after (a short schedule is not rounded up to it).
+    if (retryDueAt !== null) wakeAt(retryDueAt);
   }
 
   /** One claim per turn; every finished attempt wakes the scheduler again, so free room is refilled. */
