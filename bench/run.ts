@@ -11,7 +11,8 @@
 // `--only=statistics` just the statistics scenario (on PostgreSQL too, with --postgres); `--only=delivery` the
 // delivery throughput, latency and API steps (the first service process of a whole run); `--only=tracing` the
 // delivery throughput and latency runs with traces off and exported over OTLP/HTTP to a receiver in the bench, and
-// their ratio (bench/tracing.ts). `--threads` prints, on stderr, where the machine's CPU went during the delivery
+// their ratio (bench/tracing.ts); `--only=terraform-start` the Terraform provider's start, cached and uncached,
+// against Node.js's own (bench/terraform-start.ts). `--threads` prints, on stderr, where the machine's CPU went during the delivery
 // steps (bench/thread-cpu.ts).
 // `--postgres` runs the scale-out scenario instead: one and two instances on one PostgreSQL database
 // (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL and
@@ -32,6 +33,7 @@ import { postgresScaleOut, scaleOutLines, startInstance } from './postgres-scale
 import { backlogPlanFigures, backlogPlanLines, postgresBacklogPlans } from './postgres-backlog-plans';
 import type { DatabaseWork } from './database-work';
 import { statisticsLines, statisticsScenario, type StatisticsFigures } from './statistics';
+import { terraformStart, terraformStartLines } from './terraform-start';
 import { tracingLines, tracingScenario } from './tracing';
 import { createTestDatabase, startTestCluster } from '../test/support/postgres';
 import {
@@ -52,8 +54,10 @@ import { startServiceProcess, type ServiceProcess } from '../test/support/servic
 const QUICK = process.argv.includes('--quick');
 /** `--only=noisy`: just the noisy-neighbour scenario. */
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (ONLY !== undefined && !['delivery', 'noisy', 'statistics', 'tracing'].includes(ONLY))
-  throw new Error(`--only=${ONLY}: the scenarios that run alone are delivery, noisy, statistics and tracing`);
+if (ONLY !== undefined && !['delivery', 'noisy', 'statistics', 'tracing', 'terraform-start'].includes(ONLY))
+  throw new Error(
+    `--only=${ONLY}: the scenarios that run alone are delivery, noisy, statistics, tracing and terraform-start`,
+  );
 /** `--threads`: CPU per thread of the service, the bench's and the machine's idle time during the delivery steps. */
 const THREADS = process.argv.includes('--threads');
 const POSTGRES = process.argv.includes('--postgres');
@@ -93,6 +97,7 @@ const SCALE = QUICK
       noisyRate: 10,
       statsAttempts: 100_000,
       statsSeconds: 2,
+      terraformStarts: 5,
     }
   : {
       webhooks: THROUGHPUT_WEBHOOKS,
@@ -108,6 +113,7 @@ const SCALE = QUICK
       noisyRate: 10,
       statsAttempts: 1_000_000,
       statsSeconds: 6,
+      terraformStarts: 15,
     };
 /** The webhooks the statistics scenario spreads its attempts over: an account's default limit. */
 const STATS_WEBHOOKS = 1000;
@@ -368,6 +374,7 @@ async function main(): Promise<void> {
     if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
     const noisy = await noisyNeighbours(noisyOptions());
     const statistics = await sqliteStatistics(join(dir, 'statistics.db'));
+    const terraform = await terraformStart(SCALE.terraformStarts);
 
     const figures: Figures = {
       ...deliveryFigures,
@@ -378,6 +385,7 @@ async function main(): Promise<void> {
       rss_mb: Math.round(backlog.rssMb),
       ...noisy,
       ...statistics,
+      ...terraform,
     };
     process.stdout.write(
       [
@@ -387,6 +395,7 @@ async function main(): Promise<void> {
         `  peak RSS with that backlog           ${figures.rss_mb} MB`,
         ...noisyLines(noisy, SCALE.noisyRate),
         ...statisticsLines(statistics, 'stats'),
+        ...terraformStartLines(terraform),
         JSON.stringify(figures),
         '',
       ].join('\n'),
@@ -439,6 +448,19 @@ async function noisyOnly(): Promise<void> {
     [
       `jobhooks bench${QUICK ? ' --quick' : ''} --only=noisy: durability ${DURABILITY}`,
       ...noisyLines(figures, SCALE.noisyRate),
+      JSON.stringify(figures),
+      '',
+    ].join('\n'),
+  );
+}
+
+/** `--only=terraform-start`: the provider's starts alone, in the same form as a whole run's. */
+async function terraformStartOnly(): Promise<void> {
+  const figures = await terraformStart(SCALE.terraformStarts);
+  process.stdout.write(
+    [
+      `jobhooks bench${QUICK ? ' --quick' : ''} --only=terraform-start: ${SCALE.terraformStarts} starts of each`,
+      ...terraformStartLines(figures),
       JSON.stringify(figures),
       '',
     ].join('\n'),
@@ -588,7 +610,9 @@ function clearPending(databasePath: string): void {
       ? postgresOnly()
       : ONLY === 'noisy'
         ? noisyOnly()
-        : main()
+        : ONLY === 'terraform-start'
+          ? terraformStartOnly()
+          : main()
 ).catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);

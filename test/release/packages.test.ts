@@ -95,8 +95,8 @@ test('`npm publish --dry-run` passes for every package, with nothing for npm to 
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE']));
     expect(files).toContain((manifest.main as string).replace(/^\.\//, ''));
   }
-  expect(published['@jobhooks/terraform-provider']!.files.map((file) => file.path)).toContain(
-    'dist/provider-program.js',
+  expect(published['@jobhooks/terraform-provider']!.files.map((file) => file.path)).toEqual(
+    expect.arrayContaining(['dist/provider-program.js', 'dist/provider-start.js']),
   );
   // Every module a published file requires is shipped beside it, or declared, or Node's own: no dead file that
   // needs what only the build had (the provider's grpc, say, now bundled into dist/provider-program.js).

@@ -9,7 +9,10 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
+  truncateSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,7 +98,28 @@ describe('a folder holding only main.tf', () => {
     // validate asks the provider for its schema: the program started from terraform.d/plugins.
     expect(await terraform(['validate'], config, home)).toMatchObject({ code: 0 });
     expect(readdirSync(config).sort()).toEqual(['.terraform', '.terraform.lock.hcl', 'main.tf', 'terraform.d']);
-    expect(readdirSync(home)).toEqual([]);
+    // In the home, only the provider's compiled code, in the user's cache folder.
+    expect(readdirSync(home)).toEqual(['.cache']);
+  });
+
+  test("the provider's starts after the first take its compiled code from a cache only the user can read", async () => {
+    const cacheDir = join(home, '.cache', 'jobhooks', 'terraform-provider');
+    expect(await terraform(['validate'], config, home)).toMatchObject({ code: 0 });
+    const [entry, ...others] = readdirSync(cacheDir);
+    expect(others).toEqual([]);
+    expect(entry).toMatch(/^[0-9a-f]{64}\.v8$/);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    const file = join(cacheDir, entry!);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // A start that took the cache leaves it as it was; one that compiled the program would write it again.
+    const written = new Date('2020-01-01T00:00:00Z');
+    utimesSync(file, written, written);
+    expect(await terraform(['validate'], config, home)).toMatchObject({ code: 0 });
+    expect(statSync(file).mtime).toEqual(written);
+    // A cache V8 refuses (here: cut short) is compiled past and written again.
+    truncateSync(file, 1024);
+    expect(await terraform(['validate'], config, home)).toMatchObject({ code: 0 });
+    expect(statSync(file).size).toBeGreaterThan(1024);
   });
 
   test('the lock file holds one checksum, that of every platform, the same from a second folder', async () => {
@@ -123,13 +147,17 @@ describe('a folder holding only main.tf', () => {
   test('the mirror holds the same program for every platform, naming no path of this machine', () => {
     const mirror = join(config, 'terraform.d', 'plugins', PACKAGES);
     expect(readdirSync(mirror).sort()).toEqual(PLATFORMS);
-    const programs = PLATFORMS.map((platform) => {
-      expect(readdirSync(join(mirror, platform))).toEqual(['terraform-provider-dbtcloud_v1.12.0']);
-      return readFileSync(join(mirror, platform, 'terraform-provider-dbtcloud_v1.12.0'), 'utf8');
+    const packages = PLATFORMS.map((platform) => {
+      expect(readdirSync(join(mirror, platform)).sort()).toEqual([
+        'provider-program.js',
+        'terraform-provider-dbtcloud_v1.12.0',
+      ]);
+      const read = (name: string) => readFileSync(join(mirror, platform, name), 'utf8');
+      return read('terraform-provider-dbtcloud_v1.12.0') + read('provider-program.js');
     });
-    expect(new Set(programs).size).toBe(1);
-    expect(programs[0]!.split('\n')[0]).toBe('#!/bin/sh');
-    for (const local of [CHECKOUT, root, tmpdir() + '/', 'node_modules/']) expect(programs[0]).not.toContain(local);
+    expect(new Set(packages).size).toBe(1);
+    expect(packages[0]!.split('\n')[0]).toBe('#!/bin/sh');
+    for (const local of [CHECKOUT, root, tmpdir() + '/', 'node_modules/']) expect(packages[0]).not.toContain(local);
   });
 
   test('with no node on PATH, terraform shows why the provider cannot start', async () => {
@@ -209,7 +237,7 @@ describe('a CDKTF app', () => {
       ...Object.fromEntries(stacks.map((each) => [`cdktf.out/stacks/${each}/cdk.tf.json`, JSON.stringify(stack)])),
     });
 
-  test("the provider goes into each stack's terraform.d/plugins, each stack locked: init prints no warning, and the user's home is untouched", async () => {
+  test("the provider goes into each stack's terraform.d/plugins, each stack locked: init prints no warning, and the user's Terraform files are untouched", async () => {
     const home = folder('cdktf-home');
     const userConfig = `plugin_cache_dir = "${join(home, 'plugin-cache')}"\ncredentials "app.terraform.io" { token = "x" }\n`;
     writeFileSync(join(home, '.terraformrc'), userConfig);
@@ -236,8 +264,9 @@ describe('a CDKTF app', () => {
       expect(await terraform(['validate'], stackDir, home)).toMatchObject({ code: 0 });
     }
     expect(lockedHashes(stackDirs[1]!)).toEqual(lockedHashes(stackDirs[0]!));
-    // Nothing for the user's other configurations: no ~/.terraform.d, the CLI configuration as it was.
-    expect(readdirSync(home).sort()).toEqual(['.terraformrc', 'plugin-cache']);
+    // Nothing for the user's other configurations: no ~/.terraform.d, the CLI configuration as it was; only the
+    // cache of the provider's compiled code, which its starts wrote.
+    expect(readdirSync(home).sort()).toEqual(['.cache', '.terraformrc', 'plugin-cache']);
     expect(readFileSync(join(home, '.terraformrc'), 'utf8')).toBe(userConfig);
     expect(existsSync(join(app, 'terraform.d'))).toBe(false);
   });

@@ -1,7 +1,8 @@
 // The provider as a Terraform filesystem mirror holds it: one folder per platform under
-// HOST/NAMESPACE/TYPE/VERSION, each with the one executable file Terraform starts.
+// HOST/NAMESPACE/TYPE/VERSION, each with the executable file Terraform starts and the program it runs.
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PROGRAM_FILE_NAME, START_FILE_NAME } from './program-file';
 
 /**
  * The platforms laid out, each with the same bytes (Node runs the same program on each of them): their packages
@@ -15,7 +16,9 @@ export type TerraformPlatform = (typeof TERRAFORM_PLATFORMS)[number];
 const PACKAGE_ROOT = join(__dirname, '..');
 
 /** The bundled program (build-program.js): the provider and every library it uses, in one file. */
-export const PROGRAM_FILE = join(PACKAGE_ROOT, 'dist', 'provider-program.js');
+export const PROGRAM_FILE = join(PACKAGE_ROOT, 'dist', PROGRAM_FILE_NAME);
+/** What the executable runs after its sh line: the program beside it, through the code cache. */
+const START_FILE = join(PACKAGE_ROOT, 'dist', START_FILE_NAME);
 
 /** The oldest Node.js the package supports, from its package.json ("engines": { "node": ">=20.19" }). */
 export function supportedNode(): { major: number; minor: number } {
@@ -46,7 +49,7 @@ function loader({ major, minor }: { major: number; minor: number }): string {
 /**
  * The executable Terraform starts, the same bytes on every platform: a line of sh that has `node` load the rest
  * of the file (and, when there is no node, prints why on stdout, which Terraform shows as "Unrecognized remote
- * plugin message: ..."), then the program. In JavaScript the sh line is a string and a comment.
+ * plugin message: ..."), then `program`. In JavaScript the sh line is a string and a comment.
  */
 export function executableFor(program: string, node = supportedNode()): string {
   const noNode = `The jobhooks Terraform provider needs Node.js ${node.major}.${node.minor} or later on PATH, and there is no node on PATH.`;
@@ -64,15 +67,21 @@ export interface MirrorLayout {
   version: string;
 }
 
-/** Writes the executable of every platform (the same file) under mirrorDir; returns their paths, by platform. */
+/**
+ * Writes every platform's package (the same two files) under mirrorDir: the executable, whose start runs the
+ * program beside it, kept apart so that a start compiles only the program and can take it from the code cache
+ * (code-cache.ts). Returns the executables' paths, by platform.
+ */
 export function layOutMirror(mirrorDir: string, layout: MirrorLayout): Record<TerraformPlatform, string> {
-  const program = executableFor(readFileSync(PROGRAM_FILE, 'utf8'));
+  const executableText = executableFor(readFileSync(START_FILE, 'utf8'));
+  const program = readFileSync(PROGRAM_FILE);
   const written = {} as Record<TerraformPlatform, string>;
   for (const platform of TERRAFORM_PLATFORMS) {
     const packageDir = join(mirrorDir, layout.address, layout.version, platform);
     mkdirSync(packageDir, { recursive: true });
+    writeFileSync(join(packageDir, PROGRAM_FILE_NAME), program);
     const executable = join(packageDir, `terraform-provider-${layout.type}_v${layout.version}`);
-    writeFileSync(executable, program);
+    writeFileSync(executable, executableText);
     chmodSync(executable, 0o755);
     written[platform] = executable;
   }
