@@ -198,3 +198,15 @@ test('requests to endpoints not proven healthy are counted against their share o
   held.endRequest();
   expect(shared.room(0)).toMatchObject({ total: 9, unprovenTotal: 8 });
 });
+
+test('a wake-up asked for past the longest timer (about 24.8 days) is left to the poll, not made at once', async () => {
+  scheduler.start();
+  await settle();
+  const before = turns;
+  scheduler.wakeAfter(2 ** 31);
+  await jest.advanceTimersByTimeAsync(10);
+  expect(turns).toBe(before);
+  scheduler.wakeAfter(2 ** 31 - 1);
+  await jest.advanceTimersByTimeAsync(10);
+  expect(turns).toBe(before);
+});

@@ -53,8 +53,9 @@ export interface Scheduler {
   /** Asks for a turn; the wake-ups of one event-loop turn make one. */
   wake(): void;
   /**
-   * Asks for a turn in `delayMs` (when a webhook's delivery rate lets its next request start): one timer, kept
-   * for the earliest time asked, so a rate-limited backlog wakes the scheduler once per slot, never in a loop.
+   * Asks for a turn in `delayMs` (when a webhook's delivery rate lets its next request start, or a retry falls
+   * due): one timer, kept for the earliest time asked, so a rate-limited backlog wakes the scheduler once per slot,
+   * never in a loop. A later time asked meanwhile is left to the poll.
    */
   wakeAfter(delayMs: Millis): void;
   /** The room the next claim may fill, at `now` (the claim's time; an open circuit's end depends on it). */
@@ -69,6 +70,9 @@ export interface Scheduler {
   /** Stops turns and polls, then waits up to `graceMs` for the launched tasks. */
   stop(graceMs: Millis): Promise<void>;
 }
+
+/** The longest delay setTimeout takes (a signed 32-bit count of milliseconds). */
+const LONGEST_TIMER_MS: Millis = 2 ** 31 - 1;
 
 export function createScheduler(
   limits: SchedulerLimits,
@@ -126,7 +130,8 @@ export function createScheduler(
   }
 
   function wakeAfter(delayMs: Millis): void {
-    if (!started || stopping) return;
+    // Past setTimeout's longest wait (about 24.8 days) it would fire at once: the poll finds that work then.
+    if (!started || stopping || delayMs > LONGEST_TIMER_MS) return;
     const at = performance.now() + delayMs;
     if (slotTimer !== null) {
       if (slotTimerAt <= at) return;
