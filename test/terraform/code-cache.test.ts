@@ -40,9 +40,12 @@ interface Start {
   ran: unknown;
 }
 
-/** One start in a new process: runs `source` through the cache in `dir`, then saves, as the program does at exit. */
-function start(source: string, now?: number): Start {
-  const script = `
+/**
+ * One start in a new process: runs `source` through the cache in `dir`, then saves, as the program does at exit;
+ * `asUid`, when given, is the user id the start takes itself for.
+ */
+function start(source: string, now?: number, asUid?: number): Start {
+  const script = `${asUid === undefined ? '' : `process.getuid = () => ${asUid};`}
     const { runWithCodeCache } = require(${JSON.stringify(CODE_CACHE)});
     const run = runWithCodeCache(process.env.SOURCE, ${JSON.stringify(FILE)}, process.env.DIR);
     run.save(${now ?? 'undefined'});
@@ -95,6 +98,14 @@ test('a folder others may write to is neither read nor written', () => {
   expect(start(program(3))).toEqual({ fromCache: false, ran: ran(3) });
   expect(entries()).toEqual([entry]);
   expect(statSync(join(dir, entry!)).mtimeMs).toBe(0);
+});
+
+test("a start as another user than the home's (sudo keeping HOME) makes no folder in it", () => {
+  const theirs = join(root, 'cache');
+  mkdirSync(theirs);
+  const someoneElse = statSync(theirs).uid + 1;
+  expect(start(program(4), undefined, someoneElse)).toEqual({ fromCache: false, ran: ran(4) });
+  expect(readdirSync(theirs)).toEqual([]);
 });
 
 test('a folder that cannot be made leaves the program running, uncached', () => {

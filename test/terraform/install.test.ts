@@ -160,6 +160,15 @@ describe('a folder holding only main.tf', () => {
     for (const local of [CHECKOUT, root, tmpdir() + '/', 'node_modules/']) expect(packages[0]).not.toContain(local);
   });
 
+  test("installed again, each platform's folder holds only this release's files, and the checksum holds", async () => {
+    const locked = lockedHashes(config);
+    const platformDir = join(config, 'terraform.d', 'plugins', PACKAGES, 'linux_amd64');
+    writeFileSync(join(platformDir, 'left-by-another-release.js'), 'x');
+    expect((await install(config, home)).code).toBe(0);
+    expect(readdirSync(platformDir).sort()).toEqual(['provider-program.js', 'terraform-provider-dbtcloud_v1.12.0']);
+    expect(lockedHashes(config)).toEqual(locked);
+  });
+
   test('with no node on PATH, terraform shows why the provider cannot start', async () => {
     const validate = await terraform(['validate'], config, home, terraformOnly);
     expect(validate.code).toBe(1);

@@ -3,10 +3,20 @@
 // bytes and the Node.js that compiled it, so every start after the first skips that work. The cache only ever
 // saves time: a folder that is missing, not the user's own, unwritable, or holding a cache V8 refuses, means the
 // program is compiled as it would be without one.
-import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, parse } from 'node:path';
 import { Script } from 'node:vm';
 
 /** An entry older than this (by when it was written) is removed when a new one is saved. */
@@ -20,16 +30,28 @@ export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | nul
   return base ? join(base, 'jobhooks', 'terraform-provider') : null;
 }
 
+const ownedByThisUser = (uid: number) => uid === (process.getuid?.() ?? uid);
+
 /** Only a real folder of this user's that no one else may write to holds code this process runs. */
 function isPrivateFolder(dir: string): boolean {
   const stats = lstatSync(dir);
-  const uid = process.getuid?.();
-  return stats.isDirectory() && (uid === undefined || stats.uid === uid) && (stats.mode & 0o022) === 0;
+  return stats.isDirectory() && ownedByThisUser(stats.uid) && (stats.mode & 0o022) === 0;
 }
 
-/** Named by a hash of the program and the Node.js: V8 checks a cached source by its length alone. */
-function entryFile(dir: string, source: string): string {
-  const key = createHash('sha256').update(`${process.version}\0${process.arch}\0`).update(source).digest('hex');
+/**
+ * Makes the folder, but only inside a folder of this user's: a provider run by root with another user's HOME
+ * (sudo keeping HOME) must not leave folders that user cannot write in their home.
+ */
+function makeFolder(dir: string): void {
+  let existing = dir;
+  while (!existsSync(existing) && existing !== parse(existing).root) existing = dirname(existing);
+  if (existing !== dir && !ownedByThisUser(lstatSync(existing).uid)) throw new Error(`${existing} is not ours`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
+/** Named by a hash of the code compiled and the Node.js: V8 checks a cached source by its length alone. */
+function entryFile(dir: string, compiled: string): string {
+  const key = createHash('sha256').update(`${process.version}\0${process.arch}\0`).update(compiled).digest('hex');
   return join(dir, `${key}${ENTRY_SUFFIX}`);
 }
 
@@ -41,24 +63,32 @@ function readEntry(file: string): Buffer | undefined {
   }
 }
 
-/** Written whole or not at all (a temporary file renamed), readable by this user only; old entries removed. */
-function writeEntry(file: string, data: Buffer, now: number): void {
+/**
+ * Written whole or not at all (a temporary file of its own renamed: starts at the same time may save the same
+ * entry), readable by this user only; entries older than ENTRY_KEPT_MS removed. `data` is made only once the
+ * folder is known to be usable.
+ */
+function writeEntry(file: string, data: () => Buffer, now: number): void {
   const dir = dirname(file);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeFolder(dir);
   if (!isPrivateFolder(dir)) return;
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, data, { mode: 0o600 });
+  const temporary = `${file}.${randomBytes(8).toString('hex')}.tmp`;
+  writeFileSync(temporary, data(), { mode: 0o600, flag: 'wx' });
   renameSync(temporary, file);
   for (const name of readdirSync(dir)) {
     const other = join(dir, name);
-    if (other !== file && now - statSync(other).mtimeMs > ENTRY_KEPT_MS) rmSync(other, { force: true });
+    try {
+      if (other !== file && now - statSync(other).mtimeMs > ENTRY_KEPT_MS) rmSync(other, { force: true });
+    } catch {
+      // Removed meanwhile by another start's save.
+    }
   }
 }
 
 export interface CachedRun {
   /** Whether V8 took the compiled code from the cache. */
   fromCache: boolean;
-  /** Saves the code compiled so far (the program's and every function it has run), when the cache had none. */
+  /** Saves the code compiled so far (the program's and every function it has run), unless it came from the cache. */
   save(now?: number): void;
 }
 
@@ -67,9 +97,9 @@ export interface CachedRun {
  * Node.js. Errors of the cache are swallowed; errors of the program are its own.
  */
 export function runWithCodeCache(source: string, filename: string, dir: string | null): CachedRun {
-  const file = dir === null ? null : entryFile(dir, source);
-  const cachedData = file === null ? undefined : readEntry(file);
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+  const file = dir === null ? null : entryFile(dir, wrapped);
+  const cachedData = file === null ? undefined : readEntry(file);
   const script = new Script(wrapped, { filename, cachedData });
   const fromCache = cachedData !== undefined && !script.cachedDataRejected;
   const module = { exports: {} };
@@ -86,7 +116,7 @@ export function runWithCodeCache(source: string, filename: string, dir: string |
     save(now = Date.now()) {
       if (fromCache || file === null) return;
       try {
-        writeEntry(file, script.createCachedData(), now);
+        writeEntry(file, () => script.createCachedData(), now);
       } catch {
         // No cache this time: the next start compiles again.
       }

@@ -1,6 +1,6 @@
 // The provider as a Terraform filesystem mirror holds it: one folder per platform under
 // HOST/NAMESPACE/TYPE/VERSION, each with the executable file Terraform starts and the program it runs.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROGRAM_FILE_NAME, START_FILE_NAME } from './program-file';
 
@@ -78,6 +78,9 @@ export function layOutMirror(mirrorDir: string, layout: MirrorLayout): Record<Te
   const written = {} as Record<TerraformPlatform, string>;
   for (const platform of TERRAFORM_PLATFORMS) {
     const packageDir = join(mirrorDir, layout.address, layout.version, platform);
+    // Emptied first: Terraform's checksum covers every file in the folder, so one left by another release (of
+    // another layout) would make it differ from the same release's elsewhere.
+    rmSync(packageDir, { recursive: true, force: true });
     mkdirSync(packageDir, { recursive: true });
     writeFileSync(join(packageDir, PROGRAM_FILE_NAME), program);
     const executable = join(packageDir, `terraform-provider-${layout.type}_v${layout.version}`);

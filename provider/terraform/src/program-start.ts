@@ -7,5 +7,6 @@ import { PROGRAM_FILE_NAME } from './program-file';
 
 const programFile = join(__dirname, PROGRAM_FILE_NAME);
 const run = runWithCodeCache(readFileSync(programFile, 'utf8'), programFile, codeCacheDir());
-// Saved at exit, the cache holds every function the start and Terraform's calls compiled, not only the first ones.
+// A start that compiled the program saves at its exit, so the cache also holds the functions that start ran for
+// Terraform's calls (the handshake's, the schema's), not only the program's first lines.
 if (!run.fromCache) process.on('exit', () => run.save());
