@@ -60,6 +60,8 @@ export async function terraformStart(starts: number): Promise<TerraformStartFigu
     const env = (cacheHome: string): NodeJS.ProcessEnv => ({
       PATH: process.env.PATH,
       HOME: dir,
+      // The provider's socket folder: a killed start leaves it, here rather than in the machine's temporary folder.
+      TMPDIR: dir,
       XDG_CACHE_HOME: cacheHome,
       TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE,
       PLUGIN_PROTOCOL_VERSIONS: '6',
