@@ -135,6 +135,11 @@ export function latenciesOf(accepted: ReadonlyMap<string, number>, arrivals: Rea
     .sort((a, b) => a - b);
 }
 
+/** A figure over its ceiling (or baseline), to three decimals: the form every ratio of the bench takes. */
+export function ratio(measured: number, ceiling: number): number {
+  return Number((measured / ceiling).toFixed(3));
+}
+
 /** The p-th percentile of sorted latencies (NaN when there are none). */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;

@@ -9,7 +9,7 @@ import { Pool } from 'undici';
 import { createWebhooksClient } from '@jobhooks/client';
 import { createTestDatabase, startTestCluster, TEST_SECRET_KEY, type TestCluster } from '../test/support/postgres';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
-import { createWebhooks, deliverEvents, TOKEN, WARM_UP_FIRST_RUN_ID } from './load';
+import { createWebhooks, deliverEvents, ratio, TOKEN, WARM_UP_FIRST_RUN_ID } from './load';
 import type { BenchReceiver, SignedRequest } from './receiver';
 import { countDatabaseWork, type DatabaseWork } from './database-work';
 import { type CpuByKind, type ProcessKind, sampleClusterCpu, statOf, TICKS_PER_SECOND } from './cluster-cpu';
@@ -133,8 +133,6 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     await Promise.all(instances.map((instance) => instance.signal('SIGTERM')));
   }
 }
-
-const ratio = (measured: number, ceiling: number) => Number((measured / ceiling).toFixed(3));
 
 const KINDS: ProcessKind[] = ['clients', 'autovacuum', 'walWriter', 'checkpoints', 'rest'];
 /** The figure's name part of each kind of process (bench/cluster-cpu.ts). */

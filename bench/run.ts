@@ -42,6 +42,7 @@ import {
   ingestAtRate,
   latenciesOf,
   percentile,
+  ratio,
   TOKEN,
   waitUntil,
   WARM_UP_FIRST_RUN_ID,
@@ -589,10 +590,6 @@ function printDatabaseWork(run: string, work: DatabaseWork, deliveries: number):
         `  ${relation.padEnd(36)} ${(bytes / deliveries).toFixed(0).padStart(6)}  ${(fullPageBytes / deliveries).toFixed(0).padStart(6)}  ${(records / deliveries).toFixed(2).padStart(6)}\n`,
       );
   }
-}
-
-function ratio(measured: number, ceiling: number): number {
-  return Number((measured / ceiling).toFixed(3));
 }
 
 /** Drops the pending deliveries a backlog run left, so the next one starts from the same state. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServerCertificate } from '../provider/terraform/src/certificate';
 import { executableFor, layOutMirror } from '../provider/terraform/src/mirror';
-import { percentile } from './load';
+import { percentile, ratio } from './load';
 
 const MAGIC_COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 
@@ -91,8 +91,8 @@ export async function terraformStart(starts: number): Promise<TerraformStartFigu
     };
     return {
       ...figures,
-      terraform_start_ratio: Number((figures.node_start_ms / figures.terraform_start_ms).toFixed(3)),
-      terraform_start_uncached_ratio: Number((figures.node_start_ms / figures.terraform_start_uncached_ms).toFixed(3)),
+      terraform_start_ratio: ratio(figures.node_start_ms, figures.terraform_start_ms),
+      terraform_start_uncached_ratio: ratio(figures.node_start_ms, figures.terraform_start_uncached_ms),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

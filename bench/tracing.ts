@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createWebhooksClient, type WebhooksClient } from '@jobhooks/client';
 import { spansIn } from '../test/support/otlp-collector';
 import type { ServiceProcess } from '../test/support/service-process';
-import { TOKEN } from './load';
+import { ratio, TOKEN } from './load';
 import { type BenchReceiver, startBenchReceiver } from './receiver';
 
 type Run<T> = (service: ServiceProcess, receiver: BenchReceiver, client: WebhooksClient) => Promise<T>;
@@ -58,8 +58,6 @@ async function phase(options: TracingOptions, label: string, env: Record<string,
     await receiver.close();
   }
 }
-
-const ratio = (measured: number, baseline: number) => Number((measured / baseline).toFixed(3));
 
 export async function tracingScenario(options: TracingOptions): Promise<TracingFigures> {
   const off = await phase(options, 'traces-off', {});
