@@ -9,9 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServerCertificate } from '../provider/terraform/src/certificate';
 import { executableFor, layOutMirror } from '../provider/terraform/src/mirror';
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../provider/terraform/src/plugin-main';
 import { percentile, ratio } from './load';
-
-const MAGIC_COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 
 export interface TerraformStartFigures {
   terraform_start_ms: number;
@@ -63,14 +62,14 @@ export async function terraformStart(starts: number): Promise<TerraformStartFigu
       // The provider's socket folder: a killed start leaves it, here rather than in the machine's temporary folder.
       TMPDIR: dir,
       XDG_CACHE_HOME: cacheHome,
-      TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE,
+      [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
       PLUGIN_PROTOCOL_VERSIONS: '6',
       PLUGIN_CLIENT_CERT: terraformSide.certificatePem,
     });
     // The cache as the first start leaves it: one that exits on its own (here: not started by Terraform) saves it.
     const cacheHome = join(dir, 'cache');
     await new Promise((resolve) =>
-      spawn(executable, [], { env: { ...env(cacheHome), TF_PLUGIN_MAGIC_COOKIE: '' }, stdio: 'ignore' }).once(
+      spawn(executable, [], { env: { ...env(cacheHome), [MAGIC_COOKIE_KEY]: '' }, stdio: 'ignore' }).once(
         'exit',
         resolve,
       ),

@@ -8,8 +8,8 @@ import { createServerCertificate } from './certificate';
 import { loadServiceDefinitions, providerHandlers } from './provider-server';
 
 /** go-plugin's check that the process was started by Terraform (the value every Terraform provider expects). */
-const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE';
-const MAGIC_COOKIE_VALUE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
+export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE';
+export const MAGIC_COOKIE_VALUE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 const CORE_PROTOCOL_VERSION = 1;
 const APP_PROTOCOL_VERSION = 6;
 /** go-plugin kills a plugin that has not exited 2 s after Shutdown; finish well before that. */
