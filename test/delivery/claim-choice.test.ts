@@ -1,6 +1,12 @@
 // Which due deliveries a claim takes: in turns across accounts and webhooks (the least busy first), oldest first
 // within a webhook, never past what a webhook's endpoint is allowed, never more than the free room.
-import { chooseClaims, type ClaimRoom, nextRateWake, saturatedWebhooks } from '../../service/src/delivery/claim-choice';
+import {
+  chooseClaims,
+  type ClaimRoom,
+  fullElsewhere,
+  nextRateWake,
+  saturatedWebhooks,
+} from '../../service/src/delivery/claim-choice';
 import type { DueCandidate } from '../../service/src/domain/delivery';
 import { UNKNOWN_ENDPOINT } from '../../service/src/domain/endpoint-health';
 
@@ -87,6 +93,25 @@ test('webhooks at their allowance are left out of the claim query', () => {
     ]),
   });
   expect(saturatedWebhooks(full).sort()).toEqual(['a', 'b']);
+});
+
+test("webhooks that other instances' requests fill, with this process's own or without, are named for the next claims", () => {
+  const candidates = [
+    due('full-elsewhere', 1, 1, 2),
+    due('full-elsewhere', 2, 1, 2),
+    due('full-together', 3, 1, 1),
+    due('room-left', 4, 1, 1),
+    due('own-only', 5, 1, 0),
+  ];
+  const current = room({
+    allowed: () => 2,
+    inFlight: new Map([
+      ['full-together', 1],
+      ['own-only', 2],
+    ]),
+  });
+  expect(fullElsewhere(candidates, current)).toEqual(['full-elsewhere', 'full-together']);
+  expect(fullElsewhere([due('alone', 1)], room({ allowed: () => 0 }))).toEqual([]);
 });
 
 test('endpoints that answered healthily go before those not heard from, and those before sick ones', () => {

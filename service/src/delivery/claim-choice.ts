@@ -111,6 +111,21 @@ export function saturatedWebhooks(room: ClaimRoom): string[] {
 }
 
 /**
+ * Webhooks among `candidates` that other instances' requests leave no room (only several instances on one database
+ * have any). A claim looks at a bounded number of webhooks, those with the oldest due deliveries; the dispatcher
+ * leaves these out of its next claims for a while, so they cannot fill that number and keep it from webhooks whose
+ * deliveries it could send.
+ */
+export function fullElsewhere(candidates: readonly DueCandidate[], room: ClaimRoom): string[] {
+  const full = new Set<string>();
+  for (const { webhookId, inFlightElsewhere } of candidates) {
+    if (inFlightElsewhere === 0 || full.has(webhookId)) continue;
+    if ((room.inFlight.get(webhookId) ?? 0) + inFlightElsewhere >= room.allowed(webhookId)) full.add(webhookId);
+  }
+  return [...full];
+}
+
+/**
  * When to look again for deliveries a claim left because of their webhook's rate: the earliest next start among
  * the rate-limited webhooks it held back; null when there is none. (A webhook it leased one for wakes the dispatcher
  * itself once that delivery takes its start slot: start-slots.ts.)

@@ -14,12 +14,19 @@ import type { OperationalEventMaker } from '../store/operational-plan';
 import type { Store } from '../store/store';
 import { nextDispatchState } from './archive-policy';
 import { type AttemptMade, type AttemptPlan, scheduledResult } from './attempt';
-import { chooseClaims, type ClaimRoom, nextRateWake, saturatedWebhooks } from './claim-choice';
+import { chooseClaims, type ClaimRoom, fullElsewhere, nextRateWake, saturatedWebhooks } from './claim-choice';
 import type { EndpointHealthRegistry } from './endpoint-health';
 import { signingSecrets } from './signing-secrets';
 
 /** Decrypted webhook secrets kept at most; past that the cache starts over (one decryption per webhook again). */
 const OPENED_SECRETS_KEPT = 10_000;
+
+/**
+ * How long claims leave out a webhook that other instances' requests filled (fullElsewhere in claim-choice.ts): long
+ * enough for the claims after it to look at other webhooks, short enough that one whose requests elsewhere end is
+ * looked at again within a second. Those instances keep sending to it meanwhile.
+ */
+const FULL_ELSEWHERE_HOLD_MICROS: Micros = 1_000_000;
 
 export interface StageDeps {
   store: Store;
@@ -43,6 +50,8 @@ export interface Claimed {
   deliveries: ClaimedDelivery[];
   leaseUntil: Micros;
   rateWakeAt: Micros | null;
+  /** Webhooks it found full on other instances, left out of the claims that follow (a claim now may find others). */
+  newlyFullElsewhere: number;
 }
 
 /** What to do with a claimed delivery: nothing to send (its webhook is archived or inactive), or an attempt. */
@@ -51,6 +60,14 @@ export type Prepared = { kind: 'skip' } | { kind: 'attempt'; plan: AttemptPlan }
 export function createDispatchStages(deps: StageDeps) {
   const { store, clock, owner } = deps;
   const openedSecrets = new BoundedMap<string, string>(OPENED_SECRETS_KEPT);
+  /** Webhooks left out of claims until the time each maps to (FULL_ELSEWHERE_HOLD_MICROS). */
+  const heldFullElsewhere = new Map<string, Micros>();
+
+  /** The webhooks still held, after forgetting those whose time is over. */
+  function stillFullElsewhere(now: Micros): string[] {
+    for (const [webhookId, until] of heldFullElsewhere) if (until <= now) heldFullElsewhere.delete(webhookId);
+    return [...heldFullElsewhere.keys()];
+  }
 
   /** Each webhook's secret is decrypted once, not once per attempt; keyed by the sealed form, so a new secret misses. */
   function secretOf(sealed: string): string {
@@ -64,20 +81,21 @@ export function createDispatchStages(deps: StageDeps) {
 
   /**
    * Stage 1: leases as many due deliveries as `room` has space for, oldest first within each webhook, leaving alone
-   * the rate-limited webhooks that have a delivery waiting for its start (`waitingToStart`, start-slots.ts).
+   * the rate-limited webhooks that have a delivery waiting for its start (`waitingToStart`, start-slots.ts), and those
+   * a claim of the last second found full on other instances.
    */
   async function claim(room: ClaimRoom, waitingToStart: readonly string[]): Promise<Claimed> {
     const now = nowMicros(clock);
     const leaseUntil = now + deps.leaseMicros;
     let rateWakeAt: Micros | null = null;
-    const saturated = saturatedWebhooks(room);
+    let newlyFullElsewhere = 0;
     const deliveries = await store.deliveries.claimDue(
       {
         owner,
         now,
         leaseUntil,
         perWebhook: Math.min(room.maxPerWebhook, room.total),
-        excludeWebhookIds: waitingToStart.length === 0 ? saturated : [...saturated, ...waitingToStart],
+        excludeWebhookIds: [...saturatedWebhooks(room), ...waitingToStart, ...stillFullElsewhere(now)],
       },
       (candidates) => {
         // The room's rules go by the endpoint health the store read just now (another instance's answers too).
@@ -85,10 +103,13 @@ export function createDispatchStages(deps: StageDeps) {
           deps.health.adopt(webhookId, endpointHealth, endpointHealthRevision);
         const chosen = chooseClaims(candidates, { ...room, now });
         rateWakeAt = nextRateWake(candidates, now);
+        const full = fullElsewhere(candidates, { ...room, now });
+        for (const webhookId of full) heldFullElsewhere.set(webhookId, now + FULL_ELSEWHERE_HOLD_MICROS);
+        newlyFullElsewhere = full.length;
         return chosen;
       },
     );
-    return { deliveries, leaseUntil, rateWakeAt };
+    return { deliveries, leaseUntil, rateWakeAt, newlyFullElsewhere };
   }
 
   /**
