@@ -103,9 +103,12 @@ export function createDispatchStages(deps: StageDeps) {
           deps.health.adopt(webhookId, endpointHealth, endpointHealthRevision);
         const chosen = chooseClaims(candidates, { ...room, now });
         rateWakeAt = nextRateWake(candidates, now);
-        const full = fullElsewhere(candidates, { ...room, now });
-        for (const webhookId of full) heldFullElsewhere.set(webhookId, now + FULL_ELSEWHERE_HOLD_MICROS);
-        newlyFullElsewhere = full.length;
+        // Only a claim that leaves room unused needs to look further: one that fills it has taken all it may.
+        if (chosen.length < room.total) {
+          const full = fullElsewhere(candidates, { ...room, now });
+          for (const webhookId of full) heldFullElsewhere.set(webhookId, now + FULL_ELSEWHERE_HOLD_MICROS);
+          newlyFullElsewhere = full.length;
+        }
         return chosen;
       },
     );
