@@ -132,6 +132,13 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     );
   });
 
+  test('a JOBHOOKS_DB in a folder that cannot be made, under /proc, fails at once instead of hanging', async () => {
+    const failed = await startFailing({ JOBHOOKS_DB: '/proc/jobhooks/jobhooks.db' });
+    expect(failed.code).toBe(1);
+    oneSentence(failed.stderr);
+    expect(failed.stderr).toContain('/proc/jobhooks');
+  });
+
   test('a corrupt database names its file', async () => {
     const first = await start();
     expect(await first.signal('SIGTERM')).toBe(0);

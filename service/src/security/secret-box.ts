@@ -1,9 +1,10 @@
 // Encrypts webhook secrets at rest with AES-256-GCM, so a copy of the database file does not leak them.
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigurationError } from '../core/errors';
 import type { RandomBytes } from '../core/random';
+import { makeFolder } from '../core/make-folder';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -86,7 +87,7 @@ export function loadSecretKey(options: {
       `This database holds webhook secrets, but there is no JOBHOOKS_SECRET_KEY and no key file at ${options.keyFile}: set JOBHOOKS_SECRET_KEY to the key, or restore the secret.key kept with the database.`,
     );
   }
-  mkdirSync(dirname(options.keyFile), { recursive: true });
+  makeFolder(dirname(options.keyFile));
   try {
     // Fails if the file exists, so two processes starting together cannot both write a key.
     writeNewKeyFile(options.keyFile, newSecretKey(options.random));

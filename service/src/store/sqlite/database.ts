@@ -1,10 +1,11 @@
 // Opens the SQLite file with the pragmas the service relies on and brings its schema up to date.
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigurationError } from '../../core/errors';
 import type { Migration } from '../rows';
 import { MIGRATIONS } from './migrations';
+import { makeFolder } from '../../core/make-folder';
 
 export type SqliteDatabase = Database.Database;
 
@@ -37,7 +38,7 @@ export function openDatabase(
   migrations: readonly Migration[] = MIGRATIONS,
   durability: Durability = 'full',
 ): SqliteDatabase {
-  mkdirSync(dirname(path), { recursive: true });
+  makeFolder(dirname(path));
   if (path !== ':memory:') restrictToOwner(path);
   const db = new Database(path);
   try {
