@@ -136,7 +136,9 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     const failed = await startFailing({ JOBHOOKS_DB: '/proc/jobhooks/jobhooks.db' });
     expect(failed.code).toBe(1);
     oneSentence(failed.stderr);
-    expect(failed.stderr).toContain('/proc/jobhooks');
+    expect(failed.stderr).toContain(
+      'JOBHOOKS_DB names /proc/jobhooks/jobhooks.db, which cannot be created or opened (ENOENT)',
+    );
   });
 
   test('a corrupt database names its file', async () => {

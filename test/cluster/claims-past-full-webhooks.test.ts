@@ -1,13 +1,15 @@
 // Several instances on one PostgreSQL database: a claim looks at the 256 webhooks whose due deliveries are oldest.
 // When other instances' requests fill every one of them, the dispatcher must still reach the webhooks further down,
-// at once rather than never: it leaves the full ones out of the claims that follow.
-import { createManualClock } from '../../service/src/core/clock';
+// at once rather than never: it leaves the full ones out of the claims that follow. With fewer webhooks than that,
+// it leaves nothing out: a webhook another instance filled is taken up as soon as its requests end.
+import { createManualClock, type ManualClock } from '../../service/src/core/clock';
 import { cryptoRandomBytes } from '../../service/src/core/random';
 import { createHeadersOnlyTracing } from '../../service/src/core/tracing';
 import { createDispatcher, type Dispatcher } from '../../service/src/delivery/dispatcher';
 import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from '../../service/src/delivery/endpoint-health';
 import type { OutgoingDelivery } from '../../service/src/delivery/sender';
 import type { ClaimedDelivery } from '../../service/src/domain/delivery';
+import type { Store } from '../../service/src/store/store';
 import { useSuiteCluster } from '../support/postgres';
 import { openTestStore, type TestStore } from '../support/stores';
 import { waitFor } from '../support/wait';
@@ -15,8 +17,8 @@ import { accountWithWebhooks, claimAll, event, recordEvent, SECOND, T0 } from '.
 
 useSuiteCluster();
 
-/** One more than a claim looks at. */
-const BUSY_WEBHOOKS = 257;
+/** As many webhooks as one claim looks at. */
+const CLAIM_WIDTH = 256;
 
 let opened: TestStore;
 let dispatcher: Dispatcher | null = null;
@@ -29,33 +31,37 @@ afterEach(async () => {
   await opened.close();
 });
 
-test('webhooks that another instance fills do not keep a claim from the webhooks behind them', async () => {
-  const { store } = opened;
-  const busy = Array.from({ length: BUSY_WEBHOOKS }, (_, i) => `wh_busy_${String(i).padStart(3, '0')}`);
+/**
+ * `count` webhooks of account 1, each with a request in flight on another instance (all that its endpoint, not
+ * heard from yet, allows) and an older delivery due than webhook `wh_free` of account 2 has; returns the other
+ * instance's claims.
+ */
+async function busyElsewhere(store: Store, count: number): Promise<ClaimedDelivery[][]> {
+  const busy = Array.from({ length: count }, (_, i) => `wh_busy_${String(i).padStart(3, '0')}`);
   await accountWithWebhooks(store, 1, busy);
   await accountWithWebhooks(store, 2, ['wh_free']);
-  // The other instance has one request in flight to each busy webhook, all their endpoints allow (not heard from
-  // yet), and each has an older delivery due than the free webhook's.
   await recordEvent(store, event(1, 'wev_sent_elsewhere', { createdAt: T0 }));
-  const elsewhere: ClaimedDelivery[][] = [];
-  for (let leased = 0; leased < BUSY_WEBHOOKS;) {
+  const claims: ClaimedDelivery[][] = [];
+  for (let leased = 0; leased < count;) {
     const claimed = await claimAll(store, T0, { owner: 'instance-b', perWebhook: 1, leaseUntil: T0 + 60 * SECOND });
     expect(claimed.length).toBeGreaterThan(0);
-    elsewhere.push(claimed);
+    claims.push(claimed);
     leased += claimed.length;
   }
   await recordEvent(store, event(1, 'wev_waiting', { createdAt: T0 + 1 }));
   await recordEvent(store, event(2, 'wev_free', { createdAt: T0 + SECOND }));
+  return claims;
+}
 
-  const sent: OutgoingDelivery[] = [];
-  const clock = createManualClock(BigInt(T0 + 2 * SECOND) * 1000n);
+/** This instance's dispatcher, on a clock that stands still unless moved, with no poll in the test's time. */
+function startDispatcher(store: Store, clock: ManualClock, sent: OutgoingDelivery[]): Dispatcher {
   const health = new EndpointHealthRegistry({ ...DEFAULT_HEALTH_RULES, maxInFlight: 16 }, () => 0, {
     store: store.endpointHealth,
     onError: (error) => {
       throw error;
     },
   });
-  dispatcher = createDispatcher({
+  const started = createDispatcher({
     store,
     clock,
     send: async (request) => {
@@ -67,23 +73,48 @@ test('webhooks that another instance fills do not keep a claim from the webhooks
     tracing: createHeadersOnlyTracing(cryptoRandomBytes),
     owner: 'instance-a',
     retryDelaysSeconds: [60],
-    // No poll in the test's time: what it sends, the claims of its first turns sent.
     limits: { maxInFlight: 64, maxInFlightPerWebhook: 16, leaseMicros: 60 * SECOND, pollIntervalMs: 60_000 },
     health,
     onError: (error) => {
       throw error;
     },
   });
-  dispatcher.start();
-  dispatcher.wake();
+  started.start();
+  started.wake();
+  return started;
+}
 
+const urlsOf = (sent: OutgoingDelivery[]) => sent.map((request) => request.url);
+
+test('webhooks that another instance fills do not keep a claim from the webhooks behind them', async () => {
+  const { store } = opened;
+  const elsewhere = await busyElsewhere(store, CLAIM_WIDTH + 1);
+  const sent: OutgoingDelivery[] = [];
+  const clock = createManualClock(BigInt(T0 + 2 * SECOND) * 1000n);
+  dispatcher = startDispatcher(store, clock, sent);
   await waitFor(() => sent.length > 0, "the free webhook's delivery", 10_000);
-  expect(sent.map((request) => request.url)).toEqual(['http://127.0.0.1:9/wh_free']);
+  expect(urlsOf(sent)).toEqual(['http://127.0.0.1:9/wh_free']);
 
   // The other instance's requests end; a second later the busy webhooks are looked at again, and get theirs.
   for (const claimed of elsewhere) await store.deliveries.skip(claimed, claimed[0]!.lease, T0 + 2 * SECOND);
   clock.advanceMillis(1000);
   dispatcher.wake();
-  await waitFor(() => sent.length === 1 + BUSY_WEBHOOKS, "every busy webhook's waiting delivery", 10_000);
-  expect(new Set(sent.map((request) => request.url)).size).toBe(1 + BUSY_WEBHOOKS);
+  await waitFor(() => sent.length === 2 + CLAIM_WIDTH, "every busy webhook's waiting delivery", 10_000);
+  expect(new Set(urlsOf(sent)).size).toBe(2 + CLAIM_WIDTH);
+});
+
+test('with fewer webhooks than a claim looks at, one that another instance filled is taken up once it is free', async () => {
+  const { store } = opened;
+  const elsewhere = await busyElsewhere(store, 2);
+  const sent: OutgoingDelivery[] = [];
+  // The clock does not move: a webhook left out for a second would stay out.
+  const clock = createManualClock(BigInt(T0 + 2 * SECOND) * 1000n);
+  dispatcher = startDispatcher(store, clock, sent);
+  await waitFor(() => sent.length > 0, "the free webhook's delivery", 10_000);
+  expect(urlsOf(sent)).toEqual(['http://127.0.0.1:9/wh_free']);
+
+  for (const claimed of elsewhere) await store.deliveries.skip(claimed, claimed[0]!.lease, T0 + 2 * SECOND);
+  dispatcher.wake();
+  await waitFor(() => sent.length === 3, "both busy webhooks' waiting deliveries", 10_000);
+  expect(urlsOf(sent).slice(1).sort()).toEqual(['http://127.0.0.1:9/wh_busy_000', 'http://127.0.0.1:9/wh_busy_001']);
 });

@@ -95,7 +95,7 @@ test('webhooks at their allowance are left out of the claim query', () => {
   expect(saturatedWebhooks(full).sort()).toEqual(['a', 'b']);
 });
 
-test("webhooks that other instances' requests fill, with this process's own or without, are named for the next claims", () => {
+test("webhooks that other instances' requests alone fill are named for the next claims, not those shared with this process", () => {
   const candidates = [
     due('full-elsewhere', 1, 1, 2),
     due('full-elsewhere', 2, 1, 2),
@@ -110,7 +110,7 @@ test("webhooks that other instances' requests fill, with this process's own or w
       ['own-only', 2],
     ]),
   });
-  expect(fullElsewhere(candidates, current)).toEqual(['full-elsewhere', 'full-together']);
+  expect(fullElsewhere(candidates, current)).toEqual(['full-elsewhere']);
   expect(fullElsewhere([due('alone', 1)], room({ allowed: () => 0 }))).toEqual([]);
 });
 

@@ -15,7 +15,7 @@ import {
 import { createManualClock } from '../../service/src/core/clock';
 import { createDispatchStages } from '../../service/src/delivery/dispatch-stages';
 import type { DueCandidate } from '../../service/src/domain/delivery';
-import type { Store } from '../../service/src/store/store';
+import type { ClaimWindow, Store } from '../../service/src/store/store';
 
 const RULES = { ...DEFAULT_HEALTH_RULES, maxInFlight: 16 };
 const SECOND = 1_000_000;
@@ -336,9 +336,12 @@ test('a claim goes by the capacity an answer written during its read gave, not b
   const store = {
     deliveries: {
       // The snapshot holds the endpoint as not heard from; its first 2xx is written before the claim chooses.
-      claimDue: async (_request: unknown, choose: (candidates: DueCandidate[]) => DueCandidate[]) => {
+      claimDue: async (
+        _request: unknown,
+        choose: (candidates: DueCandidate[], window: ClaimWindow) => DueCandidate[],
+      ) => {
         await health.record('wh_a', healthy(1));
-        chosen = choose([candidate('d1'), candidate('d2'), candidate('d3')]);
+        chosen = choose([candidate('d1'), candidate('d2'), candidate('d3')], { full: false });
         return [];
       },
     },

@@ -1,5 +1,5 @@
 // Making the folder a file goes in, with its missing parents, as `mkdir -p` does.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /**
@@ -17,8 +17,9 @@ export function makeFolder(folder: string): void {
     try {
       mkdirSync(path);
     } catch (error) {
-      // Made meanwhile by another process starting at the same moment.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // Made meanwhile by another process starting at the same moment; anything else in the way (a file, a broken
+      // symbolic link) is the error.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(path).isDirectory()) throw error;
     }
   }
 }

@@ -111,16 +111,17 @@ export function saturatedWebhooks(room: ClaimRoom): string[] {
 }
 
 /**
- * Webhooks among `candidates` that other instances' requests leave no room (only several instances on one database
- * have any). A claim looks at a bounded number of webhooks, those with the oldest due deliveries; the dispatcher
- * leaves these out of its next claims for a while, so they cannot fill that number and keep it from webhooks whose
- * deliveries it could send.
+ * Webhooks among `candidates` that other instances' requests alone fill (only several instances on one database
+ * have any). A claim on PostgreSQL looks at a bounded number of webhooks, those with the oldest due deliveries; when
+ * it looked at all it may, the dispatcher leaves these out of its next claims for a while, so they cannot fill that
+ * number and keep it from webhooks whose deliveries it could send. A webhook this process also has requests in
+ * flight to is not one of them: once those end, it may take its share again at once.
  */
 export function fullElsewhere(candidates: readonly DueCandidate[], room: ClaimRoom): string[] {
   const full = new Set<string>();
   for (const { webhookId, inFlightElsewhere } of candidates) {
-    if (inFlightElsewhere === 0 || full.has(webhookId)) continue;
-    if ((room.inFlight.get(webhookId) ?? 0) + inFlightElsewhere >= room.allowed(webhookId)) full.add(webhookId);
+    if (inFlightElsewhere === 0 || room.inFlight.has(webhookId)) continue;
+    if (inFlightElsewhere >= room.allowed(webhookId)) full.add(webhookId);
   }
   return [...full];
 }

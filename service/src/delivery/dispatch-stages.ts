@@ -63,9 +63,10 @@ export function createDispatchStages(deps: StageDeps) {
   /** Webhooks left out of claims until the time each maps to (FULL_ELSEWHERE_HOLD_MICROS). */
   const heldFullElsewhere = new Map<string, Micros>();
 
-  /** The webhooks still held, after forgetting those whose time is over. */
+  /** The webhooks still held, after forgetting those whose time is over (or that a clock set back left too far). */
   function stillFullElsewhere(now: Micros): string[] {
-    for (const [webhookId, until] of heldFullElsewhere) if (until <= now) heldFullElsewhere.delete(webhookId);
+    for (const [webhookId, until] of heldFullElsewhere)
+      if (until <= now || until - now > FULL_ELSEWHERE_HOLD_MICROS) heldFullElsewhere.delete(webhookId);
     return [...heldFullElsewhere.keys()];
   }
 
@@ -82,7 +83,7 @@ export function createDispatchStages(deps: StageDeps) {
   /**
    * Stage 1: leases as many due deliveries as `room` has space for, oldest first within each webhook, leaving alone
    * the rate-limited webhooks that have a delivery waiting for its start (`waitingToStart`, start-slots.ts), and those
-   * a claim of the last second found full on other instances.
+   * that a claim of the last second, which looked at all the webhooks it may, found full on other instances.
    */
   async function claim(room: ClaimRoom, waitingToStart: readonly string[]): Promise<Claimed> {
     const now = nowMicros(clock);
@@ -97,14 +98,14 @@ export function createDispatchStages(deps: StageDeps) {
         perWebhook: Math.min(room.maxPerWebhook, room.total),
         excludeWebhookIds: [...saturatedWebhooks(room), ...waitingToStart, ...stillFullElsewhere(now)],
       },
-      (candidates) => {
+      (candidates, window) => {
         // The room's rules go by the endpoint health the store read just now (another instance's answers too).
         for (const { webhookId, endpointHealth, endpointHealthRevision } of candidates)
           deps.health.adopt(webhookId, endpointHealth, endpointHealthRevision);
         const chosen = chooseClaims(candidates, { ...room, now });
         rateWakeAt = nextRateWake(candidates, now);
-        // Only a claim that leaves room unused needs to look further: one that fills it has taken all it may.
-        if (chosen.length < room.total) {
+        // Only a claim that looked at all the webhooks it may and left room unused needs to look further.
+        if (window.full && chosen.length < room.total) {
           const full = fullElsewhere(candidates, { ...room, now });
           for (const webhookId of full) heldFullElsewhere.set(webhookId, now + FULL_ELSEWHERE_HOLD_MICROS);
           newlyFullElsewhere = full.length;

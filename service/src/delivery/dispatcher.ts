@@ -17,8 +17,9 @@ import { createStartSlots, slotDelayMs } from './start-slots';
 import type { Send, SendOutcome } from './sender';
 
 /**
- * Claims one turn makes at most. Only a claim that found webhooks full on other instances is followed by another; on
- * PostgreSQL each looks at up to 256 webhooks, so a turn gets past a thousand such webhooks.
+ * Claims one turn makes at most. Only a claim that looked at all the webhooks it may (256 on PostgreSQL) and found
+ * some full on other instances is followed by another, so one turn gets past 768 such webhooks; the next turn goes
+ * on from there, as they stay left out for a second.
  */
 const CLAIMS_PER_TURN = 4;
 

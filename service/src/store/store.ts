@@ -110,9 +110,21 @@ export interface ClaimRequest {
   excludeWebhookIds: readonly string[];
 }
 
+/** What a claim looked at, besides the candidates it offers. */
+export interface ClaimWindow {
+  /**
+   * The claim looked at as many webhooks as one claim may (256 on PostgreSQL, those whose due deliveries are
+   * oldest), so other webhooks may have deliveries due too. Always false on SQLite, whose claims look at all.
+   */
+  full: boolean;
+}
+
 export interface DeliveriesStore {
   /** Leases due deliveries chosen by `choose` among each webhook's oldest due ones, in one transaction. */
-  claimDue(request: ClaimRequest, choose: (candidates: DueCandidate[]) => DueCandidate[]): Promise<ClaimedDelivery[]>;
+  claimDue(
+    request: ClaimRequest,
+    choose: (candidates: DueCandidate[], window: ClaimWindow) => DueCandidate[],
+  ): Promise<ClaimedDelivery[]>;
   /**
    * For each result, in one transaction: appends the log row, moves the delivery on (only if the lease
    * still holds), and sets the webhook's dispatch state to what `next` computes from its current

@@ -8,7 +8,7 @@ import type { EventType } from '@jobhooks/client/contract';
 import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
 import type { DispatchState, WebhookKind } from '../../domain/webhook';
-import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
+import type { ClaimRequest, ClaimWindow, DeliveriesStore, WebhookBacklog } from '../store';
 import { sendRateOf } from '../../domain/send-rate';
 import { asColumns, type PgDatabase, prepared } from './database';
 import {
@@ -70,7 +70,8 @@ const LOCK_DUE_WEBHOOKS = prepared(`
        AND NOT (w.max_requests_per_second IS NOT NULL AND coalesce(w.rate_next_at > $1, false))
      ORDER BY h.next_attempt_at LIMIT ${WEBHOOKS_PER_CLAIM}
   )
-  SELECT webhook_id FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))`);
+  SELECT webhook_id, (SELECT count(*) FROM heads)::int AS looked_at
+    FROM heads WHERE pg_try_advisory_xact_lock(${ADVISORY_LOCKS.claims}, hashtext(webhook_id))`);
 const DUE_CANDIDATES = prepared(`
   WITH busy AS MATERIALIZED (
     SELECT w.id AS webhook_id, w.account_id, w.max_requests_per_second, w.rate_next_at, ${healthColumnsOf('w')},
@@ -321,9 +322,9 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
   async function claimInTransaction(
     client: pg.PoolClient,
     request: ClaimRequest,
-    choose: (candidates: DueCandidate[]) => DueCandidate[],
+    choose: (candidates: DueCandidate[], window: ClaimWindow) => DueCandidate[],
   ): Promise<ClaimedDelivery[]> {
-    const locked = await client.query<{ webhook_id: string }>(LOCK_DUE_WEBHOOKS, [
+    const locked = await client.query<{ webhook_id: string; looked_at: number }>(LOCK_DUE_WEBHOOKS, [
       request.now,
       request.excludeWebhookIds,
     ]);
@@ -346,6 +347,7 @@ export function createPgDeliveriesStore(db: PgDatabase): DeliveriesStore {
         endpointHealthRevision: r.endpoint_health_revision,
         sendRate: sendRateOf(r.max_requests_per_second, r.rate_next_at),
       })),
+      { full: locked.rows[0]!.looked_at >= WEBHOOKS_PER_CLAIM },
     );
     if (chosen.length === 0) return [];
     const lease = `${request.owner}/${(claimsMade += 1)}`;

@@ -30,7 +30,7 @@ import {
   type ResultsPlan,
   rollupOf,
 } from '../results-plan';
-import type { ClaimRequest, DeliveriesStore, WebhookBacklog } from '../store';
+import type { ClaimRequest, ClaimWindow, DeliveriesStore, WebhookBacklog } from '../store';
 import { sendRateOf } from '../../domain/send-rate';
 import { valuesOrThrow, writeTogetherOrApart } from '../write-apart';
 
@@ -166,11 +166,12 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
 
   let claimsMade = 0;
   const claimInTransaction = db.transaction(
-    (request: ClaimRequest, choose: (candidates: DueCandidate[]) => DueCandidate[]) => {
+    (request: ClaimRequest, choose: (candidates: DueCandidate[], window: ClaimWindow) => DueCandidate[]) => {
       const candidates = dueCandidates(request);
       const leaseOfClaim = `${request.owner}/${(claimsMade += 1)}`;
       const result: ClaimedDelivery[] = [];
-      for (const candidate of choose(candidates)) {
+      // Every webhook with due deliveries is looked at: the window is never full.
+      for (const candidate of choose(candidates, { full: false })) {
         const { id } = candidate;
         if (lease.run({ id, lease: leaseOfClaim, leaseUntil: request.leaseUntil }).changes !== 1) continue;
         result.push(claimedFromRow(claimed.get(id)!, candidate, leaseOfClaim));
