@@ -7,19 +7,26 @@
 // this checkout is compared with itself: the spread of the method.
 // `--other-sql=SQL` runs SQL on the other side's database once its schema is made, before the run: a schema change
 // measured before it is built (`--other-sql="DROP INDEX delivery_attempts_by_age"`, say).
+// `--other-without-claims`: the other side makes no claim. Its deliveries are leased to it as they are inserted (a
+// column default), and it records the results of those it took in: what a delivery would cost if the instance that
+// takes an event in sent its deliveries itself, with no claim to find them again.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pg from 'pg';
+import type { ClaimedDelivery } from '../service/src/domain/delivery';
 import type { Store } from '../service/src/store/store';
 import {
   accountWithWebhooks,
   attemptOf,
   countFailures,
+  deliveryId,
   event,
   fanOutToAll,
   SECOND,
   T0,
+  TAIL,
+  traceparentOf,
 } from '../test/store/contract/fixtures';
 import { createTestDatabase, startTestCluster, type TestCluster } from '../test/support/postgres';
 import { openTestStore, type TestStore } from '../test/support/stores';
@@ -80,17 +87,49 @@ async function runSql(url: string, sql: string): Promise<void> {
   }
 }
 
-async function openSide(label: string, open: OpenStore, cluster: TestCluster, sql: string | null): Promise<Side> {
+/** The lease `--other-without-claims` gives every delivery as it is inserted. */
+const LEASED_AT_INSERT = 'ab-taken-in/1';
+
+/** A delivery of `eventId` to `webhookId` as its instance would hold it after taking the event in, leased. */
+function takenIn(eventId: string, webhookId: string, dueAt: number): ClaimedDelivery {
+  return {
+    id: deliveryId(eventId, webhookId),
+    lease: LEASED_AT_INSERT,
+    eventId,
+    eventType: 'job.run.completed',
+    webhookId,
+    accountId: 1,
+    dueAt,
+    maxRequestsPerSecond: null,
+    payload: TAIL,
+    trace: { traceparent: traceparentOf(eventId), tracestate: null },
+    attempts: 0,
+    clientUrl: `http://127.0.0.1:9/${webhookId}`,
+    sealedSecret: `v1:sealed-${webhookId}`,
+    previousSealedSecret: null,
+    previousSecretUntil: null,
+    lastAttempt: false,
+    active: true,
+    archived: false,
+  };
+}
+
+async function openSide(
+  label: string,
+  open: OpenStore,
+  cluster: TestCluster,
+  sql: string | null,
+  withoutClaims = false,
+): Promise<Side> {
   const url = await createTestDatabase(cluster.socketDir);
   const cpu = backendsCpu(new URL(url).pathname.slice(1));
   const opened = await open('postgres', url);
   if (sql !== null) await runSql(url, sql);
+  if (withoutClaims)
+    await runSql(url, `ALTER TABLE deliveries ALTER COLUMN lease_owner SET DEFAULT '${LEASED_AT_INSERT}'`);
   const store: Store = opened.store;
-  await accountWithWebhooks(
-    store,
-    1,
-    Array.from({ length: WEBHOOKS }, (_, i) => `wsu_${String(i).padStart(4, '0')}`),
-  );
+  const webhookIds = Array.from({ length: WEBHOOKS }, (_, i) => `wsu_${String(i).padStart(4, '0')}`);
+  await accountWithWebhooks(store, 1, webhookIds);
   let now = T0 + SECOND;
   let events = 0;
   let delivered = 0;
@@ -107,13 +146,30 @@ async function openSide(label: string, open: OpenStore, cluster: TestCluster, sq
     return claimed.length;
   }
 
+  /** The results of the deliveries just taken in, in batches the size of a claimed batch's (half a claim). */
+  async function recordTakenIn(eventIds: readonly string[], dueAt: number): Promise<number> {
+    const taken = eventIds.flatMap((eventId) => webhookIds.map((webhookId) => takenIn(eventId, webhookId, dueAt)));
+    const batch = (PER_WEBHOOK * WEBHOOKS) / 2;
+    for (let i = 0; i < taken.length; i += batch) {
+      const part = taken.slice(i, i + batch);
+      await store.deliveries.recordAttempts(
+        part.map((c) => attemptOf(c, { requestedAt: now, delivery: { state: 'succeeded' } })),
+        countFailures,
+      );
+    }
+    return taken.length;
+  }
+
   return {
     label,
     step: async () => {
       const ids = Array.from({ length: EVENTS_PER_STEP }, () => `wev_${String((events += 1)).padStart(10, '0')}`);
-      await Promise.all(ids.map((id) => store.events.record(event(1, id, { createdAt: now }), fanOutToAll(id))));
+      const createdAt = now;
+      await Promise.all(ids.map((id) => store.events.record(event(1, id, { createdAt }), fanOutToAll(id))));
       now += 1000;
-      for (let claimed = await claimAndRecord(); claimed > 0; claimed = await claimAndRecord()) delivered += claimed;
+      if (withoutClaims) delivered += await recordTakenIn(ids, createdAt);
+      else
+        for (let claimed = await claimAndRecord(); claimed > 0; claimed = await claimAndRecord()) delivered += claimed;
       cpu.read();
     },
     delivered: () => delivered,
@@ -127,13 +183,14 @@ interface Other {
   open: OpenStore;
   label: string;
   sql: string | null;
+  withoutClaims: boolean;
 }
 
 async function round(cluster: TestCluster, steps: number, other: Other): Promise<string> {
   const otherLabel = other.label;
   const sides = [
     await openSide('this checkout', openTestStore, cluster, null),
-    await openSide(otherLabel, other.open, cluster, other.sql),
+    await openSide(otherLabel, other.open, cluster, other.sql, other.withoutClaims),
   ];
   try {
     for (let i = 0; i < WARM_UP_STEPS; i += 1) for (const side of sides) await side.step();
@@ -159,8 +216,9 @@ async function main(): Promise<void> {
     otherDir === undefined
       ? openTestStore
       : (require(resolve(otherDir, 'test/support/stores')) as { openTestStore: OpenStore }).openTestStore;
-  const label = `${otherDir ?? 'this checkout again'}${sql === null ? '' : ' with its SQL'}`;
-  const other: Other = { open, label, sql };
+  const withoutClaims = process.argv.includes('--other-without-claims');
+  const label = `${otherDir ?? 'this checkout again'}${sql === null ? '' : ' with its SQL'}${withoutClaims ? ' without claims' : ''}`;
+  const other: Other = { open, label, sql, withoutClaims };
   console.log(
     `Comparing PostgreSQL CPU per delivery: this checkout and ${label}, ${rounds} rounds (this waits a few minutes)`,
   );
