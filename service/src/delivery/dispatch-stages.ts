@@ -50,7 +50,7 @@ export interface Claimed {
   deliveries: ClaimedDelivery[];
   leaseUntil: Micros;
   rateWakeAt: Micros | null;
-  /** Webhooks it found full on other instances, left out of the claims that follow (a claim now may find others). */
+  /** How many webhooks it found full on other instances, left out of the claims that follow (one now may find others). */
   newlyFullElsewhere: number;
 }
 

@@ -58,7 +58,8 @@ const WEBHOOKS_PER_CLAIM = 256;
 // the index's order and with a LIMIT, a plan that a table grown since does not make worse (prepared, in the bench
 // run that grows a table from empty to 50,000 deliveries to one webhook, the first took 0.16 ms a call).
 // A webhook whose circuit is open, or whose rate holds its next start back (domain/send-rate.ts, startsAllowed), is
-// passed over in the first, so its backlog takes none of the claim's places while others wait.
+// passed over in the first, so its backlog takes none of the claim's places while others wait. The first also says
+// how many webhooks it looked at, locked or not (looked_at): all it may, and more may have deliveries due.
 const LOCK_DUE_WEBHOOKS = prepared(`
   WITH heads AS MATERIALIZED (
     SELECT w.id AS webhook_id, h.next_attempt_at
