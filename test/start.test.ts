@@ -56,6 +56,8 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     run(process.execPath, [BIN, 'start'], {
       env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', JOBHOOKS_DB: join(dir, 'jobhooks.db'), ...env },
       timeout: 20_000,
+      // A start stuck in a synchronous loop never runs its SIGTERM handler, and would spin on after the test.
+      killSignal: 'SIGKILL',
     }).then(
       () => {
         throw new Error('the service started');
