@@ -86,19 +86,36 @@ function startDispatcher(store: Store, clock: ManualClock, sent: OutgoingDeliver
 
 const urlsOf = (sent: OutgoingDelivery[]) => sent.map((request) => request.url);
 
+/**
+ * Starts this instance's dispatcher on a clock that stands still at T0 + 2 s, and waits until it sent its first
+ * request: to `wh_free`, and to none of the busy webhooks.
+ */
+async function startAndSendTheFreeOne(
+  store: Store,
+): Promise<{ started: Dispatcher; clock: ManualClock; sent: OutgoingDelivery[] }> {
+  const sent: OutgoingDelivery[] = [];
+  const clock = createManualClock(BigInt(T0 + 2 * SECOND) * 1000n);
+  const started = startDispatcher(store, clock, sent);
+  dispatcher = started;
+  await waitFor(() => sent.length > 0, "the free webhook's delivery", 10_000);
+  expect(urlsOf(sent)).toEqual(['http://127.0.0.1:9/wh_free']);
+  return { started, clock, sent };
+}
+
+/** The other instance's requests end: its deliveries leave its leases. */
+async function endRequestsElsewhere(store: Store, elsewhere: ClaimedDelivery[][]): Promise<void> {
+  for (const claimed of elsewhere) await store.deliveries.skip(claimed, claimed[0]!.lease, T0 + 2 * SECOND);
+}
+
 test('webhooks that another instance fills do not keep a claim from the webhooks behind them', async () => {
   const { store } = opened;
   const elsewhere = await busyElsewhere(store, CLAIM_WIDTH + 1);
-  const sent: OutgoingDelivery[] = [];
-  const clock = createManualClock(BigInt(T0 + 2 * SECOND) * 1000n);
-  dispatcher = startDispatcher(store, clock, sent);
-  await waitFor(() => sent.length > 0, "the free webhook's delivery", 10_000);
-  expect(urlsOf(sent)).toEqual(['http://127.0.0.1:9/wh_free']);
+  const { started, clock, sent } = await startAndSendTheFreeOne(store);
 
   // The other instance's requests end; a second later the busy webhooks are looked at again, and get theirs.
-  for (const claimed of elsewhere) await store.deliveries.skip(claimed, claimed[0]!.lease, T0 + 2 * SECOND);
+  await endRequestsElsewhere(store, elsewhere);
   clock.advanceMillis(1000);
-  dispatcher.wake();
+  started.wake();
   await waitFor(() => sent.length === 2 + CLAIM_WIDTH, "every busy webhook's waiting delivery", 10_000);
   expect(new Set(urlsOf(sent)).size).toBe(2 + CLAIM_WIDTH);
 });
@@ -106,15 +123,11 @@ test('webhooks that another instance fills do not keep a claim from the webhooks
 test('with fewer webhooks than a claim looks at, one that another instance filled is taken up once it is free', async () => {
   const { store } = opened;
   const elsewhere = await busyElsewhere(store, 2);
-  const sent: OutgoingDelivery[] = [];
   // The clock does not move: a webhook left out for a second would stay out.
-  const clock = createManualClock(BigInt(T0 + 2 * SECOND) * 1000n);
-  dispatcher = startDispatcher(store, clock, sent);
-  await waitFor(() => sent.length > 0, "the free webhook's delivery", 10_000);
-  expect(urlsOf(sent)).toEqual(['http://127.0.0.1:9/wh_free']);
+  const { started, sent } = await startAndSendTheFreeOne(store);
 
-  for (const claimed of elsewhere) await store.deliveries.skip(claimed, claimed[0]!.lease, T0 + 2 * SECOND);
-  dispatcher.wake();
+  await endRequestsElsewhere(store, elsewhere);
+  started.wake();
   await waitFor(() => sent.length === 3, "both busy webhooks' waiting deliveries", 10_000);
   expect(urlsOf(sent).slice(1).sort()).toEqual(['http://127.0.0.1:9/wh_busy_000', 'http://127.0.0.1:9/wh_busy_001']);
 });

@@ -102,11 +102,12 @@ export function createDispatchStages(deps: StageDeps) {
         // The room's rules go by the endpoint health the store read just now (another instance's answers too).
         for (const { webhookId, endpointHealth, endpointHealthRevision } of candidates)
           deps.health.adopt(webhookId, endpointHealth, endpointHealthRevision);
-        const chosen = chooseClaims(candidates, { ...room, now });
+        const roomNow = { ...room, now };
+        const chosen = chooseClaims(candidates, roomNow);
         rateWakeAt = nextRateWake(candidates, now);
         // Only a claim that looked at all the webhooks it may and left room unused needs to look further.
         if (window.full && chosen.length < room.total) {
-          const full = fullElsewhere(candidates, { ...room, now });
+          const full = fullElsewhere(candidates, roomNow);
           for (const webhookId of full) heldFullElsewhere.set(webhookId, now + FULL_ELSEWHERE_HOLD_MICROS);
           newlyFullElsewhere = full.length;
         }
