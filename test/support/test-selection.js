@@ -64,7 +64,7 @@ const NOT_ON_TWO_INSTANCES = {
  */
 const TIMED = {
   'test/ui/console-at-scale.test.ts': 'how soon the console is usable with 1,000 webhooks and 100,000 logged attempts',
-  'test/cluster/multi-instance.test.ts': 'how soon a token revoked on one instance is refused by every instance',
+  'test/cluster/token-revocation.test.ts': 'how soon a token revoked on one instance is refused by every instance',
   'test/delivery/noisy-neighbours.test.ts':
     'how late a healthy webhook is delivered while slow and hung endpoints hold their requests open',
 };
