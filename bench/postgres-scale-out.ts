@@ -13,6 +13,7 @@ import { createWebhooks, deliverEvents, ratio, TOKEN, WARM_UP_FIRST_RUN_ID } fro
 import type { BenchReceiver, SignedRequest } from './receiver';
 import { countDatabaseWork, type DatabaseWork } from './database-work';
 import { type CpuByKind, type ProcessKind, sampleClusterCpu, statOf, TICKS_PER_SECOND } from './cluster-cpu';
+import { countThreadCpu, type ThreadCpu } from './thread-cpu';
 
 export interface ScaleOutOptions {
   receiver: BenchReceiver;
@@ -31,6 +32,11 @@ export interface ScaleOutOptions {
   walByRelation?: boolean;
   /** Told what each run cost the database, with its deliveries (`--statements`, `--wal`). */
   onDatabaseWork?: (run: string, work: DatabaseWork, deliveries: number) => void;
+  /**
+   * `--threads`: told where the machine's CPU went during each one-instance run (bench/thread-cpu.ts), the
+   * instance's threads and the bench's process, with the run's deliveries.
+   */
+  onThreadCpu?: (run: string, cpu: ThreadCpu, deliveries: number) => void;
   /** Node flags of each instance, named by its run and number (`--profile`: a CPU profile each). */
   nodeFlags?: (instance: string) => string[];
 }
@@ -106,6 +112,7 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
       walByRelation: options.walByRelation,
     });
     const sampler = sampleClusterCpu(cluster.dataDir);
+    const readThreads = count === 1 && options.onThreadCpu ? countThreadCpu(instances[0]!.child.pid!) : null;
     let cpuByKind: CpuByKind;
     let perSecond: number;
     try {
@@ -113,8 +120,10 @@ async function runWith(cluster: TestCluster, count: number, options: ScaleOutOpt
     } finally {
       cpuByKind = sampler.stop();
     }
+    const run = `${count} instance(s), ${options.webhooks} webhook(s)`;
+    if (readThreads !== null) options.onThreadCpu?.(run, readThreads(), expected);
     const work = await stopCounting();
-    options.onDatabaseWork?.(`${count} instance(s), ${options.webhooks} webhook(s)`, work, expected);
+    options.onDatabaseWork?.(run, work, expected);
     receiver.capture = false;
     await Promise.all(pools.map((pool) => pool.close()));
     const ceiling = await options.ceiling(receiver.captured);

@@ -13,7 +13,7 @@
 // delivery throughput and latency runs with traces off and exported over OTLP/HTTP to a receiver in the bench, and
 // their ratio (bench/tracing.ts); `--only=terraform-start` the Terraform provider's start, cached and uncached,
 // against Node.js's own (bench/terraform-start.ts). `--threads` prints, on stderr, where the machine's CPU went during the delivery
-// steps (bench/thread-cpu.ts).
+// steps (bench/thread-cpu.ts), also during the one-instance runs of `--postgres`.
 // `--postgres` runs the scale-out scenario instead: one and two instances on one PostgreSQL database
 // (bench/postgres-scale-out.ts; needs Debian's postgresql package), then the statistics scenario on PostgreSQL and
 // one claim's plans with a million due deliveries (bench/postgres-backlog-plans.ts);
@@ -555,6 +555,10 @@ async function postgresOnly(): Promise<void> {
       ceiling: (requests) => deliveryCeiling(receiver, requests),
       walByRelation: WAL,
       onDatabaseWork: printDatabaseWork,
+      onThreadCpu: THREADS
+        ? (run, cpu, deliveries) =>
+            process.stderr.write(threadCpuLine(`${run}`, cpu, { count: deliveries, name: 'delivery' }))
+        : undefined,
       nodeFlags: (instance) => cpuProfileFlags(instance),
     });
     if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
