@@ -39,6 +39,8 @@ export interface ScaleOutOptions {
   onThreadCpu?: (run: string, cpu: ThreadCpu, deliveries: number) => void;
   /** Node flags of each instance, named by its run and number (`--profile`: a CPU profile each). */
   nodeFlags?: (instance: string) => string[];
+  /** More environment for each instance (bench/postgres-alternate.ts: a variant's settings). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface ScaleOutFigures {
@@ -64,7 +66,11 @@ function clusterCpuSeconds(cluster: TestCluster): number {
   return ticks / TICKS_PER_SECOND;
 }
 
-export function startInstance(url: string, nodeFlags: readonly string[] = []): Promise<ServiceProcess> {
+export function startInstance(
+  url: string,
+  nodeFlags: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
+): Promise<ServiceProcess> {
   return startServiceProcess(
     {
       JOBHOOKS_DATABASE_URL: url,
@@ -75,12 +81,13 @@ export function startInstance(url: string, nodeFlags: readonly string[] = []): P
       // As in the SQLite runs: the per-account limits would throttle the load itself.
       JOBHOOKS_RATE_LIMIT_PER_MINUTE: '100000000',
       JOBHOOKS_INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
+      ...env,
     },
     nodeFlags,
   );
 }
 
-interface Run {
+export interface Run {
   perSecond: number;
   ceiling: number;
   /** The database's work divided by the run's deliveries. */
@@ -88,13 +95,15 @@ interface Run {
 }
 
 /** `count` instances on a new database: events posted to them in turn, until the receiver holds every delivery. */
-async function runWith(cluster: TestCluster, count: number, options: ScaleOutOptions): Promise<Run> {
+export async function runWith(cluster: TestCluster, count: number, options: ScaleOutOptions): Promise<Run> {
   const { receiver } = options;
   const url = await createTestDatabase(cluster.socketDir);
   // One at a time: the first makes the schema and the account, the others find them.
   const instances: ServiceProcess[] = [];
   for (let i = 0; i < count; i += 1)
-    instances.push(await startInstance(url, options.nodeFlags?.(`pg${count}-${options.webhooks}w-${i + 1}`)));
+    instances.push(
+      await startInstance(url, options.nodeFlags?.(`pg${count}-${options.webhooks}w-${i + 1}`), options.env),
+    );
   try {
     const client = createWebhooksClient({ hostUrl: instances[0]!.baseUrl, accountId: ACCOUNT_ID, token: TOKEN });
     await createWebhooks(client, receiver, options.webhooks, `pg-${count}`);

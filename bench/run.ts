@@ -48,6 +48,7 @@ import {
   WARM_UP_FIRST_RUN_ID,
 } from './load';
 import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
+import { createDeliveryCeiling } from './ceiling';
 import { countThreadCpu, threadCpuLine } from './thread-cpu';
 import { checkPerfInstalled, recordThread } from './perf-record';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
@@ -156,41 +157,8 @@ async function deliveryThroughput(
   return { perSecond, warmUpPerSecond, deliveries: EVENTS * SCALE.webhooks, webhookIds };
 }
 
-/**
- * The same signed requests POSTed by a plain undici loop at the same concurrency, with no storage, after the
- * warm-up's count of them replayed untimed; `measure` wraps the timed replay alone (--threads).
- */
-async function deliveryCeiling(
-  receiver: BenchReceiver,
-  requests: SignedRequest[],
-  measure: (run: () => Promise<number>) => Promise<number> = (run) => run(),
-): Promise<number> {
-  await undiciLoop(receiver, requests.slice(0, WARM_UP_DELIVERIES));
-  return measure(() => undiciLoop(receiver, requests));
-}
-
-/** Requests a second of `requests` POSTed by a plain undici loop at the dispatcher's concurrency. */
-async function undiciLoop(receiver: BenchReceiver, requests: SignedRequest[]): Promise<number> {
-  const pool = new Pool(receiver.url, { connections: DELIVERY_CONCURRENCY });
-  let next = 0;
-  const started = performance.now();
-  const loop = async () => {
-    while (next < requests.length) {
-      const { path, authorization, body } = requests[next++]!;
-      const response = await pool.request({
-        method: 'POST',
-        path,
-        headers: { authorization, 'content-type': 'application/json' },
-        body,
-      });
-      await response.body.text();
-    }
-  };
-  await Promise.all(Array.from({ length: DELIVERY_CONCURRENCY }, loop));
-  const perSecond = requests.length / ((performance.now() - started) / 1000);
-  await pool.close();
-  return perSecond;
-}
+/** The ceiling of the delivery runs: the same signed requests from a plain undici loop (bench/ceiling.ts). */
+const deliveryCeiling = createDeliveryCeiling(DELIVERY_CONCURRENCY, WARM_UP_DELIVERIES);
 
 /** Ingestion accepted -> receiver hit, for one subscriber, with events posted at a steady rate. */
 async function latency(
