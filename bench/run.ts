@@ -47,7 +47,7 @@ import {
   waitUntil,
   WARM_UP_FIRST_RUN_ID,
 } from './load';
-import { startBenchReceiver, type BenchReceiver, type SignedRequest } from './receiver';
+import { startBenchReceiver, type BenchReceiver } from './receiver';
 import { createDeliveryCeiling } from './ceiling';
 import { countThreadCpu, threadCpuLine } from './thread-cpu';
 import { checkPerfInstalled, recordThread } from './perf-record';
@@ -525,7 +525,7 @@ async function postgresOnly(): Promise<void> {
       onDatabaseWork: printDatabaseWork,
       onThreadCpu: THREADS
         ? (run, cpu, deliveries) =>
-            process.stderr.write(threadCpuLine(`${run}`, cpu, { count: deliveries, name: 'delivery' }))
+            process.stderr.write(threadCpuLine(run, cpu, { count: deliveries, name: 'delivery' }))
         : undefined,
       nodeFlags: (instance) => cpuProfileFlags(instance),
     });

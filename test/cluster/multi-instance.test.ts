@@ -96,7 +96,6 @@ test('kill -9 of one of two instances in the middle of a burst loses no delivery
   expect(await survivor.signal('SIGTERM')).toBe(0);
 }, 150_000);
 
-/** Makes a Read-Only token of account 1 and a function that revokes it, through a store of the test's own. */
 /** A receiver that counts the most requests it had open at once; each is answered when `answer` resolves. */
 async function countingReceiver(answer: (index: number) => Promise<void>) {
   const counts = { open: 0, mostOpen: 0 };

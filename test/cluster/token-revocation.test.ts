@@ -19,6 +19,7 @@ afterEach(stopServiceProcesses);
 
 const sql = (text: string) => sqlOn(url, text);
 
+/** Makes a Read-Only token of account 1 and a function that revokes it, through a store of the test's own. */
 async function revocableToken(): Promise<{ token: string; revoke(): Promise<void>; close(): Promise<void> }> {
   const opened = await openTestStore('postgres', url);
   const clock = createSystemClock();
