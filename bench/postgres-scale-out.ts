@@ -7,7 +7,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { createWebhooksClient } from '@jobhooks/client';
-import { createTestDatabase, startTestCluster, TEST_SECRET_KEY, type TestCluster } from '../test/support/postgres';
+import {
+  createTestDatabase,
+  dropTestDatabase,
+  startTestCluster,
+  TEST_SECRET_KEY,
+  type TestCluster,
+} from '../test/support/postgres';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
 import { createWebhooks, deliverEvents, ratio, TOKEN, WARM_UP_FIRST_RUN_ID } from './load';
 import type { BenchReceiver, SignedRequest } from './receiver';
@@ -149,6 +155,9 @@ export async function runWith(cluster: TestCluster, count: number, options: Scal
     };
   } finally {
     await Promise.all(instances.map((instance) => instance.signal('SIGTERM')));
+    // Each run's 55,000 deliveries and their log go with it, so later runs do not share the disk and the
+    // checkpoints with the data of earlier ones.
+    await dropTestDatabase(url);
   }
 }
 

@@ -118,6 +118,22 @@ export async function createTestDatabase(socketDir = process.env[CLUSTER_ENV]): 
   return clusterUrl(name, socketDir);
 }
 
+/** Drops a database createTestDatabase made, once nothing is connected to it (the bench's runs, one after another). */
+export async function dropTestDatabase(url: string): Promise<void> {
+  const parsed = new URL(url);
+  const name = parsed.pathname.slice(1);
+  if (!/^t_\d+_\d+_[a-z0-9]+$/.test(name)) throw new Error(`${name} is not a database createTestDatabase made`);
+  const admin = new pg.Client({
+    connectionString: clusterUrl('postgres', parsed.searchParams.get('host') ?? undefined),
+  });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 /**
  * For a PostgreSQL-only test file: the postgres jest project starts one cluster for the run; run alone (with
  * --runTestsByPath and no project), the file starts its own for its tests and stops it after them.
