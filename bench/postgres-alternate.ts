@@ -79,14 +79,22 @@ const median = (values: number[]) => {
 
 const HEADER = 'round  variant                per s  ceiling  ratio  PG µs  (µs per delivery; CPU seconds per second)';
 
-function runLine(round: number, variant: string, run: Run, cpu: ThreadCpu, deliveries: number): string {
-  const perDelivery = (share: number) => Math.round((share * cpu.seconds * 1e6) / deliveries);
+function runLine(
+  round: number,
+  variant: string,
+  run: Run,
+  cpu: ThreadCpu,
+  ceilingCpu: ThreadCpu,
+  deliveries: number,
+): string {
+  const perDelivery = (share: number, of = cpu) => Math.round((share * of.seconds * 1e6) / deliveries);
   return (
     `${String(round + 1).padStart(5)}  ${variant.padEnd(20)} ${String(Math.round(run.perSecond)).padStart(7)} ` +
     `${String(Math.round(run.ceiling)).padStart(8)} ${ratio(run.perSecond, run.ceiling).toFixed(3).padStart(6)} ` +
     `${String(Math.round(run.perDelivery.cpuSeconds * 1e6)).padStart(6)}  main thread ${perDelivery(cpu.serviceMain)} µs ` +
     `(and ${cpu.serviceMainWaiting} s/s waiting for a core), other threads ${cpu.serviceOthers.join(' ') || 'none'} s/s, ` +
-    `bench ${perDelivery(cpu.bench)} µs, machine idle ${cpu.idle} s/s`
+    `bench ${perDelivery(cpu.bench)} µs, machine idle ${cpu.idle} s/s; the ceiling's process ` +
+    `${perDelivery(ceilingCpu.bench, ceilingCpu)} µs (${ceilingCpu.bench} s/s)`
   );
 }
 
@@ -106,6 +114,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round += 1) {
       for (const variant of orderOf(variants, round)) {
         let threads: ThreadCpu | null = null;
+        let ceilingThreads: ThreadCpu | null = null;
         const run = await runWith(cluster, 1, {
           receiver,
           webhooks: WEBHOOKS,
@@ -113,13 +122,16 @@ async function main(): Promise<void> {
           warmUpDeliveries: WARM_UP_DELIVERIES,
           ingestConcurrency: INGEST_CONCURRENCY,
           ceiling: createDeliveryCeiling(LIMITS.maxInFlight, WARM_UP_DELIVERIES).bind(null, receiver),
-          onThreadCpu: (_run, cpu) => (threads = cpu),
+          onThreadCpu: (run, cpu) => {
+            if (run.endsWith('its ceiling')) ceilingThreads = cpu;
+            else threads = cpu;
+          },
           nodeFlags: () => variant.nodeFlags,
           env: variant.env,
         });
         if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
         results.get(variant.name)!.push(run);
-        process.stdout.write(`${runLine(round, variant.name, run, threads!, EVENTS * WEBHOOKS)}\n`);
+        process.stdout.write(`${runLine(round, variant.name, run, threads!, ceilingThreads!, EVENTS * WEBHOOKS)}\n`);
       }
     }
     process.stdout.write('medians: variant, deliveries/s, ratio, PostgreSQL CPU µs per delivery\n');

@@ -32,15 +32,16 @@ export interface ScaleOutOptions {
    */
   warmUpDeliveries: number;
   ingestConcurrency: number;
-  /** The same-run ceiling for a set of signed requests. */
-  ceiling: (requests: SignedRequest[]) => Promise<number>;
+  /** The same-run ceiling for a set of signed requests; `measure` wraps its timed replay alone. */
+  ceiling: (requests: SignedRequest[], measure?: (run: () => Promise<number>) => Promise<number>) => Promise<number>;
   /** Read each run's WAL back and sum it by table and index (`--wal`). */
   walByRelation?: boolean;
   /** Told what each run cost the database, with its deliveries (`--statements`, `--wal`). */
   onDatabaseWork?: (run: string, work: DatabaseWork, deliveries: number) => void;
   /**
    * `--threads`: told where the machine's CPU went during each one-instance run (bench/thread-cpu.ts), the
-   * instance's threads and the bench's process, with the run's deliveries.
+   * instance's threads and the bench's process, with the run's deliveries; then during its ceiling's timed replay,
+   * as `${run}, its ceiling`.
    */
   onThreadCpu?: (run: string, cpu: ThreadCpu, deliveries: number) => void;
   /** Node flags of each instance, named by its run and number (`--profile`: a CPU profile each). */
@@ -141,7 +142,14 @@ export async function runWith(cluster: TestCluster, count: number, options: Scal
     options.onDatabaseWork?.(run, work, expected);
     receiver.capture = false;
     await Promise.all(pools.map((pool) => pool.close()));
-    const ceiling = await options.ceiling(receiver.captured);
+    const replayed = receiver.captured.length;
+    const ceiling = await options.ceiling(receiver.captured, async (replay) => {
+      if (readThreads === null) return replay();
+      const readCeiling = countThreadCpu(instances[0]!.child.pid!);
+      const perSecondOfCeiling = await replay();
+      options.onThreadCpu?.(`${run}, its ceiling`, readCeiling(), replayed);
+      return perSecondOfCeiling;
+    });
     receiver.captured.length = 0;
     return {
       perSecond,
