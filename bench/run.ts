@@ -520,7 +520,7 @@ async function postgresOnly(): Promise<void> {
       events: EVENTS,
       warmUpDeliveries: SCALE.warmUpDeliveries,
       ingestConcurrency: INGEST_CONCURRENCY,
-      ceiling: (requests) => deliveryCeiling(receiver, requests),
+      ceiling: (requests, measure) => deliveryCeiling(receiver, requests, measure),
       walByRelation: WAL,
       onDatabaseWork: printDatabaseWork,
       onThreadCpu: THREADS
