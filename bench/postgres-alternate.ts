@@ -8,7 +8,7 @@
 import { loadConfig } from '../service/src/config';
 import { startTestCluster } from '../test/support/postgres';
 import { createDeliveryCeiling } from './ceiling';
-import { ratio } from './load';
+import { median, ratio } from './load';
 import { type Run, runWith } from './postgres-scale-out';
 import { startBenchReceiver } from './receiver';
 import type { ThreadCpu } from './thread-cpu';
@@ -71,12 +71,6 @@ function parseArguments(args: readonly string[]): { variants: Variant[]; rounds:
   return { variants, rounds };
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  return sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
 const HEADER = 'round  variant                per s  ceiling  ratio  PG µs  (µs per delivery; CPU seconds per second)';
 
 function runLine(
@@ -107,6 +101,7 @@ async function main(): Promise<void> {
   const receiver = await startBenchReceiver();
   const cluster = startTestCluster({ durable: true, countStatements: true });
   const results = new Map<string, Run[]>(variants.map((v) => [v.name, []]));
+  const ceiling = createDeliveryCeiling(LIMITS.maxInFlight, WARM_UP_DELIVERIES);
   try {
     process.stdout.write(
       `${EVENTS} events x ${WEBHOOKS} webhooks, one instance on PostgreSQL, ${rounds} rounds\n${HEADER}\n`,
@@ -121,9 +116,9 @@ async function main(): Promise<void> {
           events: EVENTS,
           warmUpDeliveries: WARM_UP_DELIVERIES,
           ingestConcurrency: INGEST_CONCURRENCY,
-          ceiling: createDeliveryCeiling(LIMITS.maxInFlight, WARM_UP_DELIVERIES).bind(null, receiver),
-          onThreadCpu: (run, cpu) => {
-            if (run.endsWith('its ceiling')) ceilingThreads = cpu;
+          ceiling: (requests, measure) => ceiling(receiver, requests, measure),
+          onThreadCpu: (_run, cpu, _deliveries, part) => {
+            if (part === 'ceiling') ceilingThreads = cpu;
             else threads = cpu;
           },
           nodeFlags: () => variant.nodeFlags,

@@ -40,10 +40,10 @@ export interface ScaleOutOptions {
   onDatabaseWork?: (run: string, work: DatabaseWork, deliveries: number) => void;
   /**
    * `--threads`: told where the machine's CPU went during each one-instance run (bench/thread-cpu.ts), the
-   * instance's threads and the bench's process, with the run's deliveries; then during its ceiling's timed replay,
-   * as `${run}, its ceiling`.
+   * instance's threads and the bench's process, with the run's deliveries (`part` 'deliveries'); then during its
+   * ceiling's timed replay (`part` 'ceiling', the run named `${run}, its ceiling`).
    */
-  onThreadCpu?: (run: string, cpu: ThreadCpu, deliveries: number) => void;
+  onThreadCpu?: (run: string, cpu: ThreadCpu, deliveries: number, part: 'deliveries' | 'ceiling') => void;
   /** Node flags of each instance, named by its run and number (`--profile`: a CPU profile each). */
   nodeFlags?: (instance: string) => string[];
   /** More environment for each instance (bench/postgres-alternate.ts: a variant's settings). */
@@ -137,7 +137,7 @@ export async function runWith(cluster: TestCluster, count: number, options: Scal
       cpuByKind = sampler.stop();
     }
     const run = `${count} instance(s), ${options.webhooks} webhook(s)`;
-    if (readThreads !== null) options.onThreadCpu?.(run, readThreads(), expected);
+    if (readThreads !== null) options.onThreadCpu?.(run, readThreads(), expected, 'deliveries');
     const work = await stopCounting();
     options.onDatabaseWork?.(run, work, expected);
     receiver.capture = false;
@@ -147,7 +147,7 @@ export async function runWith(cluster: TestCluster, count: number, options: Scal
       if (readThreads === null) return replay();
       const readCeiling = countThreadCpu(instances[0]!.child.pid!);
       const perSecondOfCeiling = await replay();
-      options.onThreadCpu?.(`${run}, its ceiling`, readCeiling(), replayed);
+      options.onThreadCpu?.(`${run}, its ceiling`, readCeiling(), replayed, 'ceiling');
       return perSecondOfCeiling;
     });
     receiver.captured.length = 0;
