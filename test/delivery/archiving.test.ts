@@ -1,7 +1,7 @@
 // Automatic archiving by the delivery pipeline (docs/decisions.md#9-failed-deliveries-and-archiving), with real
 // receivers and, for the 7-day rule, a fake clock; and reactivation by PUT after a real archiving.
 import { createManualClock, type ManualClock, nowMicros } from '../../service/src/core/clock';
-import { DEFAULT_HEALTH_RULES, OPEN_JITTER_FRACTION } from '../../service/src/delivery/endpoint-health';
+import { DEFAULT_HEALTH_RULES } from '../../service/src/delivery/endpoint-health';
 import { createWebhook, type Harness, startHarness, webhookPath, validCreateBody } from '../support/harness';
 import { ingest } from '../support/events';
 import { answer, type Receiver, startReceiver } from '../support/receiver';
@@ -42,6 +42,20 @@ async function unfinishedDeliveries(): Promise<number> {
 const read = async (id: string) => (await h.call('GET', webhookPath(id))).json().data;
 const webhook = () =>
   createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+
+/**
+ * The webhook's circuit is open, every request the receiver got has its attempt in the log, and no delivery is
+ * leased: nothing is in flight, and nothing more is sent until the circuit's open period ends.
+ */
+async function settledBehindOpenCircuit(id: string): Promise<boolean> {
+  if ((await read(id)).delivery_circuit !== 'open') return false;
+  const [row] = await h.db.rows<{ logged: number | string; leased: number | string }>(
+    `SELECT (SELECT count(*) FROM delivery_attempts) AS logged,
+            (SELECT count(*) FROM deliveries WHERE lease_owner IS NOT NULL) AS leased`,
+  );
+  return Number(row!.logged) === receiver.requests.length && Number(row!.leased) === 0;
+}
+
 let runs = 0;
 /** Ingests one event of a new run and waits until its delivery has finished. */
 async function deliverOne() {
@@ -194,20 +208,24 @@ test('a dead endpoint behind an open circuit is still archived by the 7-day rule
   const hook = await webhook();
   const HOURS_2 = 2 * 3600 * 1000;
   // An event every two hours for up to ten days. Each step lets the service send what is due (the first attempts,
-  // then, once five failures have opened the circuit, the one probe its open period allows), then moves on.
+  // until five failures open the circuit; then the one probe its open period allows, whose failure opens it again)
+  // and record the results, then moves on. The clock moves only once the circuit is open and nothing is in flight:
+  // moved two hours past a probe still waiting for its answer, it would end the probe's lease, and another claim would
+  // rightly send that delivery again; moved between an attempt's result and its retry, it would date that retry, and
+  // the circuit it opens, in the next step.
   for (let step = 0; step < 120 && !(await read(hook.id)).archived; step += 1) {
     const before = receiver.requests.length;
     await ingest(h, 'job.run.completed', { runId: `dead-${step}` });
-    await waitFor(() => receiver.requests.length > before, `an attempt at step ${step}`, 1_000).catch(() => undefined);
+    await waitFor(
+      async () => receiver.requests.length > before && (await settledBehindOpenCircuit(hook.id)),
+      `step ${step}'s attempts, their results and the circuit open again`,
+    );
     clock.advanceMillis(HOURS_2);
   }
   expect(await read(hook.id)).toMatchObject({ archived: true, archived_reason: 'Deliveries have failed for 7 days' });
-  // About one attempt per step: the deliveries the circuit held used none of their attempts (84 steps make a week).
-  expect(receiver.requests.length).toBeLessThan(100);
-  // Archiving skipped every delivery the circuit was holding. An event taken in while the archiving was being
-  // written (the loop does not wait for the probe's result) may still have made a pending delivery: it is skipped
-  // when a claim takes it, once the circuit lets claims at the webhook again, at the latest after its longest open
-  // period.
-  clock.advanceMillis((DEFAULT_HEALTH_RULES.maxOpenMicros * (1 + OPEN_JITTER_FRACTION)) / 1_000 + 1);
-  await waitFor(async () => (await unfinishedDeliveries()) === 0, 'the held deliveries to be skipped');
+  // The attempts that opened the circuit, then one probe per step until the one a week after the first failure
+  // (84 steps make a week): the deliveries the circuit held used none of their attempts.
+  expect(receiver.requests).toHaveLength(DEFAULT_HEALTH_RULES.openAfterSickInARow + 84);
+  // Archiving skipped every delivery the circuit was holding, in the transaction that archived the webhook.
+  expect(await unfinishedDeliveries()).toBe(0);
 }, 90_000);
