@@ -72,6 +72,13 @@ const PERF_DIR = process.argv.find((arg) => arg.startsWith('--perf='))?.slice('-
 /** `--profile=DIR`: each service process writes a V8 CPU profile there (summarise with bench/profile-summary.ts). */
 const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
 /**
+ * `--service-node-flag=FLAG`, once per flag: each service process is started with these Node flags too
+ * (`--service-node-flag=--max-semi-space-size=32`), to measure an operator's setting in the bench's own runs.
+ */
+const SERVICE_NODE_FLAGS = process.argv
+  .filter((arg) => arg.startsWith('--service-node-flag='))
+  .map((arg) => arg.slice('--service-node-flag='.length));
+/**
  * The dispatcher limits the service will run with: by default 256 requests in flight, 16 per webhook (the
  * service process inherits this environment, so the bench reads the same). The throughput run uses as many
  * webhooks as it takes for the per-webhook limit not to bind (256 / 16 = 16), so the service and its ceiling
@@ -197,6 +204,12 @@ const cpuProfileFlags = (label: string): string[] =>
     ? []
     : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=service-${label}.cpuprofile`];
 
+/** Said in the first line of a run's output, so that its figures are not taken for the defaults'. */
+const FLAGS_NOTE = SERVICE_NODE_FLAGS.length === 0 ? '' : `; service Node flags ${SERVICE_NODE_FLAGS.join(' ')}`;
+
+/** The Node flags of a service process: `--service-node-flag`'s, then the profiler's. */
+const serviceNodeFlags = (profiling: readonly string[]): string[] => [...SERVICE_NODE_FLAGS, ...profiling];
+
 function startService(databasePath: string, label: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const profiling =
     PERF_DIR !== undefined
@@ -216,7 +229,7 @@ function startService(databasePath: string, label: string, env: Record<string, s
       JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '100000000',
       ...env,
     },
-    profiling,
+    serviceNodeFlags(profiling),
   );
 }
 
@@ -315,7 +328,7 @@ async function main(): Promise<void> {
     if (ONLY === 'delivery') {
       process.stdout.write(
         [
-          `jobhooks bench${QUICK ? ' --quick' : ''} --only=delivery: ${EVENTS} events x ${SCALE.webhooks} webhooks; durability ${DURABILITY}`,
+          `jobhooks bench${QUICK ? ' --quick' : ''} --only=delivery: ${EVENTS} events x ${SCALE.webhooks} webhooks; durability ${DURABILITY}${FLAGS_NOTE}`,
           ...deliveryLines(deliveryFigures),
           JSON.stringify(deliveryFigures),
           '',
@@ -358,7 +371,7 @@ async function main(): Promise<void> {
     };
     process.stdout.write(
       [
-        `jobhooks bench${QUICK ? ' --quick' : ''}: ${EVENTS} events x ${SCALE.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}`,
+        `jobhooks bench${QUICK ? ' --quick' : ''}: ${EVENTS} events x ${SCALE.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}${FLAGS_NOTE}`,
         ...deliveryLines(figures),
         `  drain with ${SCALE.backlog} due deliveries   ${figures.backlog_drain_per_s} deliveries/s, with ${SCALE.baselineBacklog}: ${figures.baseline_drain_per_s}   backlog_ratio ${figures.backlog_ratio}`,
         `  peak RSS with that backlog           ${figures.rss_mb} MB`,
@@ -415,7 +428,7 @@ async function noisyOnly(): Promise<void> {
   const figures = await noisyNeighbours(noisyOptions());
   process.stdout.write(
     [
-      `jobhooks bench${QUICK ? ' --quick' : ''} --only=noisy: durability ${DURABILITY}`,
+      `jobhooks bench${QUICK ? ' --quick' : ''} --only=noisy: durability ${DURABILITY}${FLAGS_NOTE}`,
       ...noisyLines(figures, SCALE.noisyRate),
       JSON.stringify(figures),
       '',
@@ -476,7 +489,7 @@ async function statisticsOnly(): Promise<void> {
     const figures = POSTGRES ? await postgresStatistics() : await sqliteStatistics(join(dir, 'statistics.db'));
     process.stdout.write(
       [
-        `jobhooks bench${QUICK ? ' --quick' : ''}${POSTGRES ? ' --postgres' : ''} --only=statistics: durability ${DURABILITY}`,
+        `jobhooks bench${QUICK ? ' --quick' : ''}${POSTGRES ? ' --postgres' : ''} --only=statistics: durability ${DURABILITY}${FLAGS_NOTE}`,
         ...statisticsLines(figures, prefix),
         JSON.stringify(figures),
         '',
@@ -499,7 +512,7 @@ async function tracingOnly(): Promise<void> {
     });
     process.stdout.write(
       [
-        `jobhooks bench${QUICK ? ' --quick' : ''} --only=tracing: ${EVENTS} events x ${SCALE.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}`,
+        `jobhooks bench${QUICK ? ' --quick' : ''} --only=tracing: ${EVENTS} events x ${SCALE.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}${FLAGS_NOTE}`,
         ...tracingLines(figures),
         JSON.stringify(figures),
         '',
@@ -527,14 +540,14 @@ async function postgresOnly(): Promise<void> {
         ? (run, cpu, deliveries) =>
             process.stderr.write(threadCpuLine(run, cpu, { count: deliveries, name: 'delivery' }))
         : undefined,
-      nodeFlags: (instance) => cpuProfileFlags(instance),
+      nodeFlags: (instance) => serviceNodeFlags(cpuProfileFlags(instance)),
     });
     if (receiver.badSignatures() > 0) throw new Error(`${receiver.badSignatures()} deliveries had a bad signature`);
     const statistics = await postgresStatistics();
     const backlog = await postgresBacklogPlans();
     process.stdout.write(
       [
-        `jobhooks bench${QUICK ? ' --quick' : ''} --postgres: ${EVENTS} events x ${SCALE.webhooks} webhooks per run`,
+        `jobhooks bench${QUICK ? ' --quick' : ''} --postgres: ${EVENTS} events x ${SCALE.webhooks} webhooks per run${FLAGS_NOTE}`,
         ...scaleOutLines(scaleOut),
         ...statisticsLines(statistics, 'pg_stats'),
         ...backlogPlanLines(backlog),
