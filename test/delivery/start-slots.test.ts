@@ -12,7 +12,7 @@ import { canWaitFor, START_MARGIN_MICROS } from '../../service/src/delivery/star
 import { UNKNOWN_ENDPOINT } from '../../service/src/domain/endpoint-health';
 import type { StartDecision } from '../../service/src/domain/send-rate';
 import type { Store } from '../../service/src/store/store';
-import { createWebhook, type Harness, startHarness, webhookPath } from '../support/harness';
+import { createWebhook, type Harness, startHarness, validCreateBody, webhookPath } from '../support/harness';
 import { ingest } from '../support/events';
 import { sleep, waitFor } from '../support/wait';
 
@@ -115,6 +115,20 @@ async function limitedWebhookWithBacklog(): Promise<string> {
   return hook.id;
 }
 
+/**
+ * The webhook and its backlog, and this dispatcher started on the contested store (`competitorAt` as in
+ * contestedStore), once its first ask for a start slot is answered.
+ */
+async function firstAskContested(competitorAt: (at: number) => number) {
+  const hookId = await limitedWebhookWithBacklog();
+  const clock = creepingClock();
+  const { store, claimed, asks } = contestedStore(competitorAt);
+  const sent: OutgoingDelivery[] = [];
+  startDispatcher(store, clock, sent);
+  await waitFor(() => asks.length === 1, 'the first ask');
+  return { hookId, clock, claimed, asks, sent };
+}
+
 test('a delivery waits for a slot only while its attempt can still end inside its lease', () => {
   const leaseUntil = 100 * LEASE_MICROS;
   expect(START_MARGIN_MICROS).toBe(13_000_000);
@@ -123,14 +137,8 @@ test('a delivery waits for a slot only while its attempt can still end inside it
 });
 
 test('refused its start slot, a delivery waits for it with its lease, its webhook gets no other claim meanwhile, and its attempt is logged at the start granted', async () => {
-  const hookId = await limitedWebhookWithBacklog();
-  const clock = creepingClock();
   // Another instance asks first, for the same moment: this dispatcher's first ask is refused.
-  const { store, claimed, asks } = contestedStore((at) => at);
-  const sent: OutgoingDelivery[] = [];
-  startDispatcher(store, clock, sent);
-
-  await waitFor(() => asks.length === 1, 'the first ask');
+  const { hookId, clock, claimed, asks, sent } = await firstAskContested((at) => at);
   const refused = asks[0]!;
   expect(refused.answer).toEqual({ granted: false, retryAt: expect.any(Number) });
   const retryAt = (refused.answer as { retryAt: number }).retryAt;
@@ -155,14 +163,8 @@ test('refused its start slot, a delivery waits for it with its lease, its webhoo
 });
 
 test('with no slot before its lease would run out, a delivery sends nothing and is due again, its attempts unchanged, when its lease ends', async () => {
-  await limitedWebhookWithBacklog();
-  const clock = creepingClock();
   // Another instance holds the slots for 50 s: waiting would end 3 s before a 60 s lease does, inside the margin.
-  const { store, claimed, asks } = contestedStore((at) => at + 50_000_000);
-  const sent: OutgoingDelivery[] = [];
-  startDispatcher(store, clock, sent);
-
-  await waitFor(() => asks.length === 1, 'the first ask');
+  const { clock, claimed, asks, sent } = await firstAskContested((at) => at + 50_000_000);
   expect(asks[0]!.answer).toEqual({ granted: false, retryAt: asks[0]!.at + 50_000_000 + SPACING_MICROS });
   // It gave up at once: it asks no more, sends nothing, and no claim takes its webhook's others before the slot.
   await sleep(300);
@@ -183,13 +185,8 @@ test('with no slot before its lease would run out, a delivery sends nothing and 
 });
 
 test('a dispatcher that stops ends the waits for start slots at once: no request starts after that', async () => {
-  await limitedWebhookWithBacklog();
-  const clock = creepingClock();
   // Another instance holds the slots for 30 s: inside the lease, so the delivery waits.
-  const { store, asks } = contestedStore((at) => at + 30_000_000);
-  const sent: OutgoingDelivery[] = [];
-  startDispatcher(store, clock, sent);
-  await waitFor(() => asks.length === 1, 'the first ask');
+  const { asks, sent } = await firstAskContested((at) => at + 30_000_000);
   expect(asks[0]!.answer).toMatchObject({ granted: false });
 
   const stopping = performance.now();
@@ -197,5 +194,29 @@ test('a dispatcher that stops ends the waits for start slots at once: no request
   dispatcher = null;
   expect(performance.now() - stopping).toBeLessThan(5_000);
   expect(asks).toHaveLength(1);
+  expect(sent).toEqual([]);
+});
+
+test('a webhook deactivated while its delivery waits for a start slot gets no request: the delivery is skipped', async () => {
+  // Another instance asks first, for the same moment: this dispatcher's first ask is refused, and it waits.
+  const { hookId, clock, claimed, asks, sent } = await firstAskContested((at) => at);
+  const { retryAt } = asks[0]!.answer as { retryAt: number };
+
+  // The user deactivates the webhook (a PUT with active false) before the slot comes.
+  const current = (await h.call('GET', webhookPath(hookId))).json().data;
+  const put = await h.call('PUT', webhookPath(hookId), {
+    body: { ...validCreateBody({ client_url: current.client_url, event_types: current.event_types }), active: false },
+  });
+  expect(put.json().data.active).toBe(false);
+
+  clock.set(BigInt(retryAt) * 1000n);
+  await waitFor(() => asks.length === 2, 'the ask when the slot comes');
+  expect(asks[1]!.answer).toEqual({ granted: false, stopped: true });
+  const stateOf = async (id: string) =>
+    (await h.db.rows<{ state: string }>('SELECT state FROM deliveries WHERE id = ?', [id]))[0]!.state;
+  await waitFor(async () => (await stateOf(claimed[0]!)) === 'skipped', 'the waiting delivery to be skipped');
+  // Its webhook's other two are skipped when claims take them, as every claim after a deactivation does.
+  await waitFor(async () => claimed.length === 3, 'the other deliveries to be claimed');
+  for (const id of claimed) await waitFor(async () => (await stateOf(id)) === 'skipped', `${id} to be skipped`);
   expect(sent).toEqual([]);
 });

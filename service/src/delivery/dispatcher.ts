@@ -13,7 +13,7 @@ import { createDispatchStages } from './dispatch-stages';
 import type { OperationalEventMaker } from '../store/operational-plan';
 import type { EndpointHealthRegistry } from './endpoint-health';
 import { createScheduler, type EndRequest, type SchedulerLimits } from './scheduler';
-import { createStartSlots, slotDelayMs } from './start-slots';
+import { createStartSlots, slotDelayMs, WEBHOOK_STOPPED } from './start-slots';
 import type { Send, SendOutcome } from './sender';
 
 /**
@@ -78,6 +78,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     // webhook (the claim leaves the webhook alone meanwhile).
     if (delivery.maxRequestsPerSecond !== null) {
       const startedAt = await startSlots.take(delivery.webhookId, delivery.maxRequestsPerSecond, leaseUntil);
+      // Deactivated, archived or deleted while it waited: skipped, as a claim after the change would have.
+      if (startedAt === WEBHOOK_STOPPED) return stages.skip(delivery);
       // No slot in time: the lease runs out, and the delivery is due again then, its attempts unchanged.
       if (startedAt === null) return;
       plan = { ...plan, startedAt };

@@ -32,6 +32,12 @@ export function slotDelayMs(at: Micros, now: Micros): Millis {
   return Math.max(0, Math.ceil((at - now) / 1000)) + 1;
 }
 
+/** What `take` resolves with when the webhook no longer takes deliveries: its delivery is skipped, not sent. */
+export const WEBHOOK_STOPPED = 'webhook-stopped';
+
+/** The start granted, none in time (null), or the webhook stopped taking deliveries. */
+export type SlotTaken = Micros | null | typeof WEBHOOK_STOPPED;
+
 export interface StartSlotsDeps {
   webhooks: Pick<WebhooksStore, 'takeStartSlot'>;
   clock: Clock;
@@ -42,9 +48,10 @@ export interface StartSlotsDeps {
 export interface StartSlots {
   /**
    * Waits for a start slot of the webhook, limited to `perSecond`, for a delivery whose lease ends at
-   * `leaseUntil`. Resolves with the start granted (the attempt's requested_at), or null when none came in time.
+   * `leaseUntil`. Resolves with the start granted (the attempt's requested_at), null when none came in time, or
+   * WEBHOOK_STOPPED when the webhook no longer takes deliveries (deactivated, archived or deleted meanwhile).
    */
-  take(webhookId: string, perSecond: number, leaseUntil: Micros): Promise<Micros | null>;
+  take(webhookId: string, perSecond: number, leaseUntil: Micros): Promise<SlotTaken>;
   /**
    * Webhooks with a delivery on this instance that was claimed and has not started yet: a claim takes no other of
    * theirs, so at most one waits per webhook and instance, whatever the backlog.
@@ -64,7 +71,7 @@ export function createStartSlots(deps: StartSlotsDeps): StartSlots {
     else waitingByWebhook.set(webhookId, next);
   }
 
-  async function slotOf(webhookId: string, perSecond: number, leaseUntil: Micros): Promise<Micros | null> {
+  async function slotOf(webhookId: string, perSecond: number, leaseUntil: Micros): Promise<SlotTaken> {
     const spacing = rateSpacing(perSecond);
     while (!stopping.signal.aborted) {
       // The time asked for is the attempt's recorded start: the slot is granted for exactly that time.
@@ -74,6 +81,7 @@ export function createStartSlots(deps: StartSlotsDeps): StartSlots {
         deps.wakeAt(slot.nextAt);
         return at;
       }
+      if ('stopped' in slot) return WEBHOOK_STOPPED;
       if (!canWaitFor(slot.retryAt, leaseUntil)) {
         deps.wakeAt(slot.retryAt);
         return null;

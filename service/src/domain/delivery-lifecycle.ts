@@ -3,6 +3,7 @@
 // owner, its next_attempt_at holding when the lease ends).
 import type { Micros } from '../core/time';
 import type { DeliveryChange, DeliveryState } from './delivery';
+import { takesDeliveries } from './webhook';
 
 /** What a delivery is at one moment: its stored state, where a pending row under an unexpired lease is leased. */
 export type DeliveryStage = DeliveryState | 'leased';
@@ -79,7 +80,7 @@ export function plannedState(webhook: PlanningWebhook): 'pending' | 'skipped' | 
 
 /** `skipped` at a claim: a delivery whose webhook is archived or inactive gets no request. */
 export function skippedAtClaim(claimed: { active: boolean; archived: boolean }): boolean {
-  return !claimed.active || claimed.archived;
+  return !takesDeliveries(claimed);
 }
 
 /** `skipped` for a leased delivery whose webhook was archived while its attempt ran. */

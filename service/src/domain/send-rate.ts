@@ -7,6 +7,7 @@
 // The claim only paces itself by the same stored time (startsAllowed), so it does not lease deliveries that
 // would only wait; it is not what keeps the rate.
 import type { Micros } from '../core/time';
+import { takesDeliveries } from './webhook';
 
 const MICROS_PER_SECOND = 1_000_000;
 
@@ -32,8 +33,32 @@ export function rateSpacing(perSecond: number): Micros {
   return Math.ceil(MICROS_PER_SECOND / perSecond);
 }
 
-/** What asking for a start slot at some time decides: granted (and the webhook's new next start), or when to ask again. */
-export type StartDecision = { granted: true; nextAt: Micros } | { granted: false; retryAt: Micros };
+/**
+ * What asking for a start slot at some time decides: granted (and the webhook's new next start), when to ask again,
+ * or that the webhook takes no deliveries any more (deactivated, archived or deleted since its delivery was claimed):
+ * no request starts.
+ */
+export type StartDecision =
+  { granted: true; nextAt: Micros } | { granted: false; retryAt: Micros } | { granted: false; stopped: true };
+
+/** A rate-limited webhook as the store reads it for a start slot: its stored next start, and whether it still sends. */
+export interface StartSlotRow {
+  nextAt: Micros | null;
+  active: boolean;
+  archived: boolean;
+}
+
+const STOPPED: StartDecision = { granted: false, stopped: true };
+
+/**
+ * The start slot of a request to the webhook read as `row` (null when it is gone): none for a webhook that no longer
+ * takes deliveries, by the same rule as a claim's (a user who deactivates a webhook while one of its deliveries waits
+ * for its slot gets no request after the change), else as decideStart says.
+ */
+export function decideStartOf(row: StartSlotRow | null, at: Micros, spacing: Micros): StartDecision {
+  if (row === null || !takesDeliveries(row)) return STOPPED;
+  return decideStart(row.nextAt, at, spacing);
+}
 
 /**
  * The start slot of a request that would start at `at`, given the webhook's stored next start (null before its

@@ -106,3 +106,8 @@ export const NEW_DISPATCH_STATE: Readonly<DispatchState> = Object.freeze({
   archivedAt: null,
   archivedReason: null,
 });
+
+/** Whether a webhook still takes deliveries: active and not archived. A claimed delivery of one that does not is skipped. */
+export function takesDeliveries(webhook: { active: boolean; archived: boolean }): boolean {
+  return webhook.active && !webhook.archived;
+}

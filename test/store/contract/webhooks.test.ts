@@ -314,12 +314,29 @@ describe("a rate-limited webhook's start slots", () => {
     });
   });
 
-  test('each webhook has its own slots, and one deleted meanwhile is granted (nothing left to pace)', async () => {
+  test('each webhook has its own slots', async () => {
     await addWebhook(store(), webhook(1, 'wsu_a', { maxRequestsPerSecond: 5 }));
     await addWebhook(store(), webhook(1, 'wsu_b', { maxRequestsPerSecond: 5 }));
     expect(await store().webhooks.takeStartSlot('wsu_a', T0, SPACING)).toMatchObject({ granted: true });
     expect(await store().webhooks.takeStartSlot('wsu_b', T0, SPACING)).toMatchObject({ granted: true });
-    expect(await store().webhooks.takeStartSlot('wsu_gone', T0, SPACING)).toMatchObject({ granted: true });
+  });
+
+  test('a webhook deactivated, archived or deleted since the claim gets no slot: it takes no deliveries', async () => {
+    const stopped = { granted: false, stopped: true };
+    await addWebhook(store(), webhook(1, 'wsu_off', { maxRequestsPerSecond: 5, active: false }));
+    await addWebhook(
+      store(),
+      webhook(1, 'wsu_archived', { maxRequestsPerSecond: 5, archivedAt: T0, archivedReason: 'x' }),
+    );
+    expect(await store().webhooks.takeStartSlot('wsu_off', T0, SPACING)).toEqual(stopped);
+    expect(await store().webhooks.takeStartSlot('wsu_archived', T0, SPACING)).toEqual(stopped);
+    expect(await store().webhooks.takeStartSlot('wsu_gone', T0, SPACING)).toEqual(stopped);
+    // Refused, it kept no slot: active again, the webhook is granted one at once.
+    await store().webhooks.update(1, 'wsu_off', (current) => ({ ...current, active: true }));
+    expect(await store().webhooks.takeStartSlot('wsu_off', T0, SPACING)).toEqual({
+      granted: true,
+      nextAt: T0 + SPACING,
+    });
   });
 
   test('asks from two instances at once are never both granted within one spacing', async () => {
@@ -339,7 +356,9 @@ describe("a rate-limited webhook's start slots", () => {
       expect(Math.min(...gaps, SPACING)).toBeGreaterThanOrEqual(SPACING);
       // Every refusal named a time after its own.
       for (const [i, answer] of answers.entries())
-        if (!answer.granted) expect(answer.retryAt).toBeGreaterThan(asks[i]!.at);
+        if (!answer.granted) expect(answer).toEqual({ granted: false, retryAt: expect.any(Number) });
+      for (const [i, answer] of answers.entries())
+        if ('retryAt' in answer) expect(answer.retryAt).toBeGreaterThan(asks[i]!.at);
       // The last slot granted is the one stored: the next ask is refused until a spacing after it.
       expect(await store().webhooks.takeStartSlot('wsu_a', granted.at(-1)!, SPACING)).toEqual({
         granted: false,

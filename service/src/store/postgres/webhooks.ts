@@ -9,7 +9,7 @@
 // statements), so the cache would save one primary-key lookup per request and no round trip. The row also holds
 // its endpoint's health (endpoint-health.ts), which an update resets when the webhook gets another endpoint.
 import type pg from 'pg';
-import { decideStart } from '../../domain/send-rate';
+import { decideStartOf } from '../../domain/send-rate';
 import { ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
 import type { CreateWebhookOutcome, IdempotencyClaim, WebhooksStore } from '../store';
 import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
@@ -17,10 +17,12 @@ import { type PgDatabase, prepared } from './database';
 import { RESET_HEALTH } from './endpoint-health';
 import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
 
-// A rate-limited webhook's next start (domain/send-rate.ts), shared by every instance: read, decided in
-// decideStart, and written only if no instance moved it since the read (compare and set; the row's lock orders
+// A rate-limited webhook's next start (domain/send-rate.ts), shared by every instance: read with whether the
+// webhook still takes deliveries, decided in decideStartOf, and written only if no instance moved it since the read (compare and set; the row's lock orders
 // the writers, and a writer that lost re-reads the row after the winner's commit and finds it changed).
-const READ_RATE_NEXT_AT = prepared('SELECT rate_next_at FROM webhooks WHERE id = $1');
+const READ_START_SLOT = prepared(
+  'SELECT rate_next_at, active, archived_at IS NOT NULL AS archived FROM webhooks WHERE id = $1',
+);
 const MOVE_RATE_NEXT_AT = prepared(
   'UPDATE webhooks SET rate_next_at = $3 WHERE id = $1 AND rate_next_at IS NOT DISTINCT FROM $2',
 );
@@ -187,10 +189,15 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
     countArchived: async () => (await db.query<CountRow>(COUNT_ARCHIVED)).rows[0]!.n,
     async takeStartSlot(id, at, spacing) {
       for (;;) {
-        const read = await db.query<{ rate_next_at: number | null }>(READ_RATE_NEXT_AT, [id]);
-        const stored = read.rows[0]?.rate_next_at ?? null;
-        const decision = decideStart(stored, at, spacing);
-        if (!decision.granted || read.rows.length === 0) return decision;
+        const read = await db.query<{ rate_next_at: number | null; active: boolean; archived: boolean }>(
+          READ_START_SLOT,
+          [id],
+        );
+        const row = read.rows[0];
+        const stored = row?.rate_next_at ?? null;
+        const webhook = row === undefined ? null : { nextAt: stored, active: row.active, archived: row.archived };
+        const decision = decideStartOf(webhook, at, spacing);
+        if (!decision.granted) return decision;
         const moved = await db.query(MOVE_RATE_NEXT_AT, [id, stored, decision.nextAt]);
         if (moved.rowCount === 1) return decision;
         // Another instance took a slot between the read and the write (or the webhook is gone): decide again.

@@ -8,7 +8,7 @@ import { observeOtherConnections, type OtherConnections } from './other-connecti
 import { createWebhookCache } from './webhook-cache';
 import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
 import type { CreateWebhookOutcome, WebhooksStore } from '../store';
-import { decideStart, type StartDecision } from '../../domain/send-rate';
+import { decideStartOf, type StartDecision } from '../../domain/send-rate';
 import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
 
 /** The parameters of the writable and resettable columns, as the UPDATE and INSERT statements name them. */
@@ -165,13 +165,17 @@ export function createWebhooksStore(
     },
   );
 
-  // A rate-limited webhook's next start (domain/send-rate.ts): on its row, so a restart keeps the spacing.
-  const readRateNextAt = db.prepare<[string], { nextAt: Micros | null }>(
-    'SELECT rate_next_at AS nextAt FROM webhooks WHERE id = ?',
+  // A rate-limited webhook's next start (domain/send-rate.ts): on its row, so a restart keeps the spacing. Read with
+  // whether the webhook still takes deliveries, which decideStartOf checks too.
+  const readStartSlot = db.prepare<[string], { nextAt: Micros | null; active: number; archived: number }>(
+    'SELECT rate_next_at AS nextAt, active, archived_at IS NOT NULL AS archived FROM webhooks WHERE id = ?',
   );
   const writeRateNextAt = db.prepare<[Micros, string]>('UPDATE webhooks SET rate_next_at = ? WHERE id = ?');
   const takeStartSlotInTransaction = db.transaction((id: string, at: Micros, spacing: Micros): StartDecision => {
-    const decision = decideStart(readRateNextAt.get(id)?.nextAt ?? null, at, spacing);
+    const row = readStartSlot.get(id);
+    const webhook =
+      row === undefined ? null : { nextAt: row.nextAt, active: row.active === 1, archived: row.archived === 1 };
+    const decision = decideStartOf(webhook, at, spacing);
     if (decision.granted) writeRateNextAt.run(decision.nextAt, id);
     return decision;
   });
