@@ -212,12 +212,13 @@ test('a dead endpoint behind an open circuit is still archived by the 7-day rule
   // and record the results, then moves on. The clock moves only once the circuit is open and nothing is in flight:
   // moved two hours past a probe still waiting for its answer, it would end the probe's lease, and another claim would
   // rightly send that delivery again; moved between an attempt's result and its retry, it would date that retry, and
-  // the circuit it opens, in the next step.
+  // the circuit it opens, in the next step. The count each step waits for is known before it begins, as the
+  // dispatcher's poll may send a step's probe as soon as the clock has moved, before the step's event is taken in.
+  const OPENING_ATTEMPTS = DEFAULT_HEALTH_RULES.openAfterSickInARow;
   for (let step = 0; step < 120 && !(await read(hook.id)).archived; step += 1) {
-    const before = receiver.requests.length;
     await ingest(h, 'job.run.completed', { runId: `dead-${step}` });
     await waitFor(
-      async () => receiver.requests.length > before && (await settledBehindOpenCircuit(hook.id)),
+      async () => receiver.requests.length >= OPENING_ATTEMPTS + step && (await settledBehindOpenCircuit(hook.id)),
       `step ${step}'s attempts, their results and the circuit open again`,
     );
     clock.advanceMillis(HOURS_2);
@@ -225,7 +226,7 @@ test('a dead endpoint behind an open circuit is still archived by the 7-day rule
   expect(await read(hook.id)).toMatchObject({ archived: true, archived_reason: 'Deliveries have failed for 7 days' });
   // The attempts that opened the circuit, then one probe per step until the one a week after the first failure
   // (84 steps make a week): the deliveries the circuit held used none of their attempts.
-  expect(receiver.requests).toHaveLength(DEFAULT_HEALTH_RULES.openAfterSickInARow + 84);
+  expect(receiver.requests).toHaveLength(OPENING_ATTEMPTS + 84);
   // Archiving skipped every delivery the circuit was holding, in the transaction that archived the webhook.
   expect(await unfinishedDeliveries()).toBe(0);
 }, 90_000);
