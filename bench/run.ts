@@ -468,7 +468,7 @@ async function postgresStatistics(): Promise<StatisticsFigures> {
   try {
     const url = await createTestDatabase(cluster.socketDir);
     return await statisticsScenario({
-      start: () => startInstance(url),
+      start: () => startInstance(url, serviceNodeFlags(cpuProfileFlags('pg-statistics'))),
       where: { dbPath: '', databaseUrl: url },
       accountId: ACCOUNT_ID,
       webhooks: STATS_WEBHOOKS,
