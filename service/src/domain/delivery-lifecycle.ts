@@ -50,7 +50,8 @@ export const DELIVERY_TRANSITIONS = {
     to: ['skipped'],
     when:
       'Its webhook was archived or deactivated: every delivery of the webhook not yet finished is skipped, when ' +
-      'the archive is written, when a dispatcher claims it, or when its attempt ran beside the one that archived.',
+      'the archive is written, when a dispatcher claims it, when its attempt ran beside the one that archived, or ' +
+      'when it was waiting for its rate-limited start.',
   },
   recovered: {
     from: ['failed'],

@@ -65,7 +65,11 @@ export function decideStartOf(row: StartSlotRow | null, at: Micros, spacing: Mic
  * first): granted once that time has come, and the next start moves to `at + spacing`; refused before it, to be
  * asked again then. The one decision of the rate; each store makes it atomically for all instances.
  */
-export function decideStart(storedNextAt: Micros | null, at: Micros, spacing: Micros): StartDecision {
+export function decideStart(
+  storedNextAt: Micros | null,
+  at: Micros,
+  spacing: Micros,
+): Exclude<StartDecision, { stopped: true }> {
   const waitUntil = nextStartAfter(storedNextAt, at);
   return waitUntil === null ? { granted: true, nextAt: at + spacing } : { granted: false, retryAt: waitUntil };
 }

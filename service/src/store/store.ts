@@ -79,9 +79,9 @@ export interface WebhooksStore {
   countArchived(): Promise<number>;
   /**
    * Asks for the start slot of a request to a rate-limited webhook that starts at `at`, and takes it when granted
-   * (domain/send-rate.ts, decideStart: the webhook's next start then moves to `at + spacing`). One decision on the
+   * (domain/send-rate.ts, decideStartOf: the webhook's next start then moves to `at + spacing`). One decision on the
    * webhook's row, made atomically for every instance: two requests are never both granted within one spacing.
-   * A webhook deleted meanwhile is granted, as one that never started a request.
+   * A webhook deactivated, archived or deleted meanwhile is refused for good (`stopped`): it takes no deliveries.
    */
   takeStartSlot(webhookId: string, at: Micros, spacing: Micros): Promise<StartDecision>;
 }

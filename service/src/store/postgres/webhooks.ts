@@ -18,14 +18,15 @@ import { RESET_HEALTH } from './endpoint-health';
 import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
 
 // A rate-limited webhook's next start (domain/send-rate.ts), shared by every instance: read with whether the
-// webhook still takes deliveries, decided in decideStartOf, and written only if no instance moved it since the read (compare and set; the row's lock orders
-// the writers, and a writer that lost re-reads the row after the winner's commit and finds it changed).
+// webhook still takes deliveries, decided in decideStartOf, and written only if no instance moved it and no one
+// deactivated or archived the webhook since the read (compare and set; the row's lock orders the writers, and a
+// writer that lost re-reads the row after the winner's commit and finds it changed).
 const READ_START_SLOT = prepared(
   'SELECT rate_next_at, active, archived_at IS NOT NULL AS archived FROM webhooks WHERE id = $1',
 );
-const MOVE_RATE_NEXT_AT = prepared(
-  'UPDATE webhooks SET rate_next_at = $3 WHERE id = $1 AND rate_next_at IS NOT DISTINCT FROM $2',
-);
+const MOVE_RATE_NEXT_AT = prepared(`
+  UPDATE webhooks SET rate_next_at = $3
+   WHERE id = $1 AND rate_next_at IS NOT DISTINCT FROM $2 AND active AND archived_at IS NULL`);
 
 /** Holds the account's row against other creates (not against inserts that only reference it: KEY SHARE). */
 const LOCK_ACCOUNT = 'SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE';
