@@ -140,7 +140,6 @@ export function ratio(measured: number, ceiling: number): number {
   return Number((measured / ceiling).toFixed(3));
 }
 
-/** The p-th percentile of sorted latencies (NaN when there are none). */
 /** The middle value, or the mean of the two middle values of an even count. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -148,6 +147,7 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** The p-th percentile of sorted latencies (NaN when there are none). */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

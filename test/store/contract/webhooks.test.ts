@@ -355,10 +355,11 @@ describe("a rate-limited webhook's start slots", () => {
       expect(granted.length).toBeGreaterThan(0);
       expect(Math.min(...gaps, SPACING)).toBeGreaterThanOrEqual(SPACING);
       // Every refusal named a time after its own.
-      for (const [i, answer] of answers.entries())
-        if (!answer.granted) expect(answer).toEqual({ granted: false, retryAt: expect.any(Number) });
-      for (const [i, answer] of answers.entries())
-        if ('retryAt' in answer) expect(answer.retryAt).toBeGreaterThan(asks[i]!.at);
+      for (const [i, answer] of answers.entries()) {
+        if (answer.granted) continue;
+        expect(answer).toEqual({ granted: false, retryAt: expect.any(Number) });
+        expect((answer as { retryAt: number }).retryAt).toBeGreaterThan(asks[i]!.at);
+      }
       // The last slot granted is the one stored: the next ask is refused until a spacing after it.
       expect(await store().webhooks.takeStartSlot('wsu_a', granted.at(-1)!, SPACING)).toEqual({
         granted: false,

@@ -9,7 +9,7 @@
 // statements), so the cache would save one primary-key lookup per request and no round trip. The row also holds
 // its endpoint's health (endpoint-health.ts), which an update resets when the webhook gets another endpoint.
 import type pg from 'pg';
-import { decideStartOf } from '../../domain/send-rate';
+import { decideStartOf, type StartSlotRow } from '../../domain/send-rate';
 import { ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
 import type { CreateWebhookOutcome, IdempotencyClaim, WebhooksStore } from '../store';
 import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
@@ -22,7 +22,7 @@ import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
 // deactivated or archived the webhook since the read (compare and set; the row's lock orders the writers, and a
 // writer that lost re-reads the row after the winner's commit and finds it changed).
 const READ_START_SLOT = prepared(
-  'SELECT rate_next_at, active, archived_at IS NOT NULL AS archived FROM webhooks WHERE id = $1',
+  'SELECT rate_next_at AS "nextAt", active, archived_at IS NOT NULL AS archived FROM webhooks WHERE id = $1',
 );
 const MOVE_RATE_NEXT_AT = prepared(`
   UPDATE webhooks SET rate_next_at = $3
@@ -190,16 +190,11 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
     countArchived: async () => (await db.query<CountRow>(COUNT_ARCHIVED)).rows[0]!.n,
     async takeStartSlot(id, at, spacing) {
       for (;;) {
-        const read = await db.query<{ rate_next_at: number | null; active: boolean; archived: boolean }>(
-          READ_START_SLOT,
-          [id],
-        );
-        const row = read.rows[0];
-        const stored = row?.rate_next_at ?? null;
-        const webhook = row === undefined ? null : { nextAt: stored, active: row.active, archived: row.archived };
+        const webhook = (await db.query<StartSlotRow>(READ_START_SLOT, [id])).rows[0] ?? null;
         const decision = decideStartOf(webhook, at, spacing);
         if (!decision.granted) return decision;
-        const moved = await db.query(MOVE_RATE_NEXT_AT, [id, stored, decision.nextAt]);
+        // Granted, so the row was there (a missing one is refused).
+        const moved = await db.query(MOVE_RATE_NEXT_AT, [id, webhook!.nextAt, decision.nextAt]);
         if (moved.rowCount === 1) return decision;
         // Another instance took a slot between the read and the write (or the webhook is gone): decide again.
       }
