@@ -46,6 +46,12 @@ export interface WebhookRecord {
   endpointHealthRevision: number;
 }
 
+/**
+ * What an event's fan-out reads of a webhook (events/fan-out.ts): whether it wants the event, the state its delivery
+ * starts in, and the name its payload carries. No secret, no endpoint health: ingestion needs neither.
+ */
+export type FanOutWebhook = Pick<WebhookRecord, 'id' | 'name' | 'eventTypes' | 'jobIds' | 'active' | 'archivedAt'>;
+
 /** The fields a user writes through create and update. */
 export type WebhookWritable = Pick<
   WebhookRecord,

@@ -3,11 +3,15 @@ import type { EventType, RunDetails } from '@jobhooks/client/contract';
 import type { IdGenerator } from '../core/ids';
 import type { PlannedDeliveries } from '../domain/delivery';
 import { plannedState } from '../domain/delivery-lifecycle';
-import type { WebhookRecord } from '../domain/webhook';
+import type { FanOutWebhook } from '../domain/webhook';
 import { payloadPartsFor } from './payload';
 
 /** Subscribed to the event type, and to the job (an empty job list means every job). */
-export function wantsEvent(webhook: WebhookRecord, eventType: EventType, jobId: string): boolean {
+export function wantsEvent(
+  webhook: Pick<FanOutWebhook, 'eventTypes' | 'jobIds'>,
+  eventType: EventType,
+  jobId: string,
+): boolean {
   return webhook.eventTypes.includes(eventType) && (webhook.jobIds.length === 0 || webhook.jobIds.includes(jobId));
 }
 
@@ -25,7 +29,7 @@ export interface FanOutInput {
  * once, and each delivery's own head. An inactive webhook gets nothing; an archived one gets a `skipped`
  * delivery, so the log shows what it missed.
  */
-export function planDeliveries(webhooks: readonly WebhookRecord[], input: FanOutInput): PlannedDeliveries {
+export function planDeliveries(webhooks: readonly FanOutWebhook[], input: FanOutInput): PlannedDeliveries {
   const payload = payloadPartsFor({
     accountId: input.accountId,
     eventId: input.eventId,

@@ -3,13 +3,13 @@
 // each new one fans out to, and which are duplicates of an event recorded before or earlier in the batch.
 import type { PlannedDeliveries } from '../domain/delivery';
 import type { EventRecord } from '../domain/event';
-import type { WebhookRecord } from '../domain/webhook';
+import type { FanOutWebhook } from '../domain/webhook';
 import type { IngestOutcome } from './store';
 
 /** An event as the caller hands it in: the fan-out plans its deliveries from the account's webhooks. */
 export interface EventToRecord {
   event: EventRecord;
-  fanOut: (webhooks: WebhookRecord[]) => PlannedDeliveries;
+  fanOut: (webhooks: readonly FanOutWebhook[]) => PlannedDeliveries;
 }
 
 /** What makes two events the same: one account's run and event type (a repeat is a duplicate). */
@@ -30,7 +30,7 @@ export interface EventsPlan<T extends EventToRecord> {
 export function planEvents<T extends EventToRecord>(
   batch: readonly T[],
   recorded: ReadonlyMap<string, string>,
-  webhooksOf: (accountId: number) => WebhookRecord[],
+  webhooksOf: (accountId: number) => readonly FanOutWebhook[],
 ): EventsPlan<T> {
   const fresh: EventsPlan<T>['fresh'] = [];
   const duplicateOf = new Map<T, string>();

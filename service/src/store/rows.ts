@@ -6,7 +6,7 @@ import type { EventTrace } from '../core/trace-context';
 import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { LoggedAttempt } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../domain/delivery';
-import type { DispatchState, WebhookKind, WebhookRecord } from '../domain/webhook';
+import type { DispatchState, FanOutWebhook, WebhookKind, WebhookRecord } from '../domain/webhook';
 
 /** A boolean column as either backend returns it. */
 export type Flag = boolean | 0 | 1;
@@ -118,16 +118,12 @@ export type StoredWebhook = Omit<WebhookRecord, 'endpointHealth' | 'endpointHeal
 
 export function webhookFromRow(row: WebhookRow): StoredWebhook {
   return {
-    id: row.id,
+    ...fanOutWebhookFromRow(row),
     kind: row.kind,
     accountId: row.account_id,
     accountIdentifier: row.account_identifier,
-    name: row.name,
     description: row.description,
     clientUrl: row.client_url,
-    eventTypes: JSON.parse(row.event_types) as DeliveredEventType[],
-    jobIds: JSON.parse(row.job_ids) as string[],
-    active: isSet(row.active),
     maxRequestsPerSecond: row.max_requests_per_second,
     sealedSecret: row.sealed_secret,
     previousSealedSecret: row.previous_sealed_secret,
@@ -135,6 +131,21 @@ export function webhookFromRow(row: WebhookRow): StoredWebhook {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ...dispatchStateFromRow(row),
+  };
+}
+
+/** The columns of a webhook row that the fan-out reads (FanOutWebhook), in both backends. */
+export const FAN_OUT_COLUMNS = 'id, name, event_types, job_ids, active, archived_at';
+export type FanOutRow = Pick<WebhookRow, 'id' | 'name' | 'event_types' | 'job_ids' | 'active' | 'archived_at'>;
+
+export function fanOutWebhookFromRow(row: FanOutRow): FanOutWebhook {
+  return {
+    id: row.id,
+    name: row.name,
+    eventTypes: JSON.parse(row.event_types) as DeliveredEventType[],
+    jobIds: JSON.parse(row.job_ids) as string[],
+    active: isSet(row.active),
+    archivedAt: row.archived_at,
   };
 }
 

@@ -10,7 +10,14 @@ import type { EndpointHealthChange, KeptHealth } from '../domain/endpoint-health
 import type { EventRecord } from '../domain/event';
 import type { OperationalEventMaker } from './operational-plan';
 import type { StartDecision } from '../domain/send-rate';
-import type { DispatchState, SecretChange, WebhookChange, WebhookKind, WebhookRecord } from '../domain/webhook';
+import type {
+  DispatchState,
+  FanOutWebhook,
+  SecretChange,
+  WebhookChange,
+  WebhookKind,
+  WebhookRecord,
+} from '../domain/webhook';
 
 export interface IdempotencyClaim {
   /** The SHA-256 (hex) of the Idempotency-Key header: the key itself is never stored. */
@@ -95,7 +102,7 @@ export interface EventsStore {
    * transaction, unless an event of the same run and type was recorded before. The first attempt of
    * each pending delivery is due at once.
    */
-  record(event: EventRecord, fanOut: (webhooks: WebhookRecord[]) => PlannedDeliveries): Promise<IngestOutcome>;
+  record(event: EventRecord, fanOut: (webhooks: readonly FanOutWebhook[]) => PlannedDeliveries): Promise<IngestOutcome>;
 }
 
 export interface ClaimRequest {

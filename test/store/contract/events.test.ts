@@ -1,6 +1,6 @@
 // Store contract: recording an event and its fan-out in one step, once per (account, run, event type).
 import type { PlannedDeliveries } from '../../../service/src/domain/delivery';
-import type { WebhookRecord } from '../../../service/src/domain/webhook';
+import type { FanOutWebhook } from '../../../service/src/domain/webhook';
 import {
   accountWithWebhooks,
   addWebhook,
@@ -16,7 +16,9 @@ import {
   traceparentOf,
   useStore,
   webhook,
+  webhooksSeenByFanOut,
 } from './fixtures';
+import { inspectDatabase } from '../../support/db-inspect';
 
 import { REFUSAL, refuseRows } from '../../support/refused-rows';
 
@@ -35,17 +37,68 @@ test('an event is recorded with its pending and skipped deliveries counted', asy
   expect(outcome).toEqual({ kind: 'recorded', queued: 2, skipped: 1 });
 });
 
-test("the fan-out is given the account's webhooks, whole, in creation order, and no other account's", async () => {
+test("the fan-out is given what it reads of the account's webhooks, in creation order, and no other account's", async () => {
   // Created later but earlier in time: creation order is createdAt, then id.
   await addWebhook(store(), webhook(1, 'wsu_0', { createdAt: T0 - 1 }));
-  const given: WebhookRecord[][] = [];
+  const given: Array<readonly FanOutWebhook[]> = [];
   await store().events.record(event(1, 'wev_1'), (webhooks) => {
     given.push(webhooks);
     return { payloadTail: TAIL, deliveries: [] };
   });
   expect(given).toHaveLength(1);
   expect(given[0]!.map((w) => w.id)).toEqual(['wsu_0', 'wsu_a', 'wsu_b', 'wsu_c']);
-  expect(given[0]![1]).toEqual(webhook(1, 'wsu_a', { createdAt: T0 }));
+  const { id, name, eventTypes, jobIds, active, archivedAt } = webhook(1, 'wsu_a', { createdAt: T0 });
+  expect(given[0]![1]).toEqual({ id, name, eventTypes, jobIds, active, archivedAt });
+});
+
+test("events of two accounts taken in together each fan out to their own account's webhooks", async () => {
+  const seen = await Promise.all([
+    webhooksSeenByFanOut(store(), event(1, 'wev_1')),
+    webhooksSeenByFanOut(store(), event(2, 'wev_2')),
+    webhooksSeenByFanOut(store(), event(1, 'wev_3', { runId: 'r3' })),
+  ]);
+  expect(seen.map((webhooks) => webhooks.map((w) => w.id))).toEqual([
+    ['wsu_a', 'wsu_b', 'wsu_c'],
+    ['wsu_z'],
+    ['wsu_a', 'wsu_b', 'wsu_c'],
+  ]);
+});
+
+test("each event's fan-out sees the webhooks as they are then: changed through the store or by another connection", async () => {
+  const seen = async (eventId: string) =>
+    (await webhooksSeenByFanOut(store(), event(1, eventId, { runId: eventId }))).map(
+      ({ id, name, eventTypes, jobIds, active, archivedAt }) => ({ id, name, eventTypes, jobIds, active, archivedAt }),
+    );
+  const before = await seen('wev_1');
+  expect(before.map((w) => w.id)).toEqual(['wsu_a', 'wsu_b', 'wsu_c']);
+
+  await store().webhooks.update(1, 'wsu_a', (current) => ({
+    ...current,
+    name: 'renamed',
+    eventTypes: ['job.run.errored'],
+    jobIds: ['7'],
+  }));
+  await store().webhooks.update(1, 'wsu_b', (current) => ({ ...current, active: false }));
+  await store().webhooks.delete(1, 'wsu_c');
+  await addWebhook(store(), webhook(1, 'wsu_d', { createdAt: T0 + SECOND }));
+  // Another account's change leaves this one's alone, and is seen by its own.
+  await store().webhooks.update(2, 'wsu_z', (current) => ({ ...current, name: 'other' }));
+  const after = await seen('wev_2');
+  expect(after).toEqual([
+    { ...before[0], name: 'renamed', eventTypes: ['job.run.errored'], jobIds: ['7'] },
+    { ...before[1], active: false },
+    expect.objectContaining({ id: 'wsu_d', active: true, archivedAt: null }),
+  ]);
+  expect((await webhooksSeenByFanOut(store(), event(2, 'wev_3'))).map((w) => w.name)).toEqual(['other']);
+
+  const other = inspectDatabase(store.where());
+  try {
+    await other.run('UPDATE webhooks SET archived_at = ? WHERE id = ?', [T0, 'wsu_a']);
+    await other.run('DELETE FROM webhooks WHERE id = ?', ['wsu_d']);
+  } finally {
+    await other.close();
+  }
+  expect(await seen('wev_4')).toEqual([{ ...after[0], archivedAt: T0 }, after[1]]);
 });
 
 test('an event of the same account, run and type is a duplicate naming the first, and plans nothing', async () => {

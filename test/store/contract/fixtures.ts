@@ -5,7 +5,12 @@ import type { AttemptFacts, AttemptLogEntry, AttemptResult, AttemptVerdict } fro
 import type { ClaimedDelivery, DeliveryChange, DueCandidate, NewDelivery } from '../../../service/src/domain/delivery';
 import { UNKNOWN_ENDPOINT } from '../../../service/src/domain/endpoint-health';
 import type { EventRecord } from '../../../service/src/domain/event';
-import { type DispatchState, NEW_DISPATCH_STATE, type WebhookRecord } from '../../../service/src/domain/webhook';
+import {
+  type DispatchState,
+  type FanOutWebhook,
+  NEW_DISPATCH_STATE,
+  type WebhookRecord,
+} from '../../../service/src/domain/webhook';
 import type { ClaimRequest, IngestOutcome, Store } from '../../../service/src/store/store';
 import { testBackend } from '../../support/postgres';
 import { openTestStore, type TestStore } from '../../support/stores';
@@ -118,8 +123,8 @@ export const headOf = (deliveryId: string) => Buffer.from(`{"deliveryId":"${deli
 export const deliveryId = (eventId: string, webhookId: string) => `${eventId}.${webhookId}`;
 
 /** A fan-out that plans a pending delivery to each webhook (or those `pick` keeps; the others skipped). */
-export function fanOutToAll(eventId: string, pick: (hook: WebhookRecord) => boolean = () => true) {
-  return (webhooks: WebhookRecord[]) => ({
+export function fanOutToAll(eventId: string, pick: (hook: FanOutWebhook) => boolean = () => true) {
+  return (webhooks: readonly FanOutWebhook[]) => ({
     payloadTail: TAIL,
     deliveries: webhooks.map((hook): NewDelivery => ({
       id: deliveryId(eventId, hook.id),
@@ -128,6 +133,16 @@ export function fanOutToAll(eventId: string, pick: (hook: WebhookRecord) => bool
       payloadHead: headOf(deliveryId(eventId, hook.id)),
     })),
   });
+}
+
+/** Records an event that plans no delivery, and resolves with the webhooks its fan-out was given. */
+export async function webhooksSeenByFanOut(store: Store, record: EventRecord): Promise<readonly FanOutWebhook[]> {
+  let seen: readonly FanOutWebhook[] = [];
+  await store.events.record(record, (webhooks) => {
+    seen = webhooks;
+    return { payloadTail: TAIL, deliveries: [] };
+  });
+  return seen;
 }
 
 /** Records an event fanned out to every webhook of its account, and fails the test unless it was recorded. */

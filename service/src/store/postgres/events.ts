@@ -5,7 +5,7 @@
 // transaction (delivered on commit).
 import type pg from 'pg';
 import type { EventRecord } from '../../domain/event';
-import type { WebhookRecord } from '../../domain/webhook';
+import type { FanOutWebhook } from '../../domain/webhook';
 import {
   type EventsPlan,
   type EventToRecord,
@@ -19,7 +19,7 @@ import { settleEach, type Waiting, writeTogetherOrApart } from '../write-apart';
 import { asColumns, type PgDatabase, prepared } from './database';
 import { createSerialBatches } from './serial-batches';
 import { CHANNELS } from './migrations';
-import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
+import { FAN_OUT_COLUMNS, type FanOutRow, fanOutWebhookFromRow } from '../rows';
 
 interface Queued extends EventToRecord, Waiting<IngestOutcome> {}
 
@@ -38,9 +38,10 @@ const INSERT_EVENTS = prepared(`
                        $9::integer[])
   ON CONFLICT (account_id, run_id, event_type) DO NOTHING
   RETURNING id`);
-// Not prepared: its columns are the table's (w.*), and a prepared statement whose columns change under it (a newer
-// instance's migration) fails instead of being planned again.
-const WEBHOOKS_OF_ACCOUNT = `${SELECT_WEBHOOK} WHERE w.account_id = $1 ORDER BY w.created_at, w.id`;
+// What the fan-out reads of the webhooks of the batch's accounts, in each account's order of creation.
+const WEBHOOKS_OF_ACCOUNTS = prepared(`
+  SELECT account_id, ${FAN_OUT_COLUMNS} FROM webhooks WHERE account_id = ANY($1::bigint[])
+   ORDER BY account_id, created_at, id`);
 /** An event's deliveries, each due at once when pending; one array per column (operational-events.ts too). */
 export const INSERT_DELIVERIES = prepared(`
   INSERT INTO deliveries (id, event_id, webhook_id, state, payload, attempts, next_attempt_at, created_at, updated_at)
@@ -61,15 +62,11 @@ async function recordedEvents(client: pg.PoolClient, events: readonly EventRecor
   );
 }
 
-/** Each account's webhooks, read once for all of its events in the batch. */
+/** Each account's webhooks as the fan-out reads them, for all of the batch's events in one statement. */
 async function webhooksOfAccounts(client: pg.PoolClient, accountIds: readonly number[]) {
-  const read = new Map<number, WebhookRecord[]>();
-  for (const accountId of new Set(accountIds)) {
-    read.set(
-      accountId,
-      (await client.query<PgWebhookRow>(WEBHOOKS_OF_ACCOUNT, [accountId])).rows.map(webhookFromPgRow),
-    );
-  }
+  const read = new Map<number, FanOutWebhook[]>(accountIds.map((accountId) => [accountId, []]));
+  const { rows } = await client.query<FanOutRow & { account_id: number }>(WEBHOOKS_OF_ACCOUNTS, [[...read.keys()]]);
+  for (const row of rows) read.get(row.account_id)!.push(fanOutWebhookFromRow(row));
   return read;
 }
 

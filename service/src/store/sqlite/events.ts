@@ -1,16 +1,14 @@
 // SQLite access to job-run events: the events taken in at the same moment, and their fan-out to deliveries, in
 // one transaction (group commit), as events-plan.ts plans them.
 import type { SqliteDatabase } from './database';
-import type { InProcessEndpointHealth } from './endpoint-health';
 import { createGroupCommit } from './group-commit';
-import type { WebhookRecord } from '../../domain/webhook';
 import { type EventToRecord, planEvents, recordedOutcome, runKeyOf, storedPayloadTail } from '../events-plan';
-import { webhookFromRow, type WebhookRow } from '../rows';
 import type { EventsStore, IngestOutcome } from '../store';
-import { SELECT_WEBHOOK } from './webhook-select';
+import type { FanOutWebhook } from '../../domain/webhook';
+import { FAN_OUT_COLUMNS, type FanOutRow, fanOutWebhookFromRow } from '../rows';
 import { prepareDeliveriesInsert } from './deliveries-insert';
 
-export function createEventsStore(db: SqliteDatabase, health: InProcessEndpointHealth): EventsStore {
+export function createEventsStore(db: SqliteDatabase): EventsStore {
   const findEvent = db.prepare<[number, string, string], { id: string }>(
     'SELECT id FROM events WHERE account_id = ? AND run_id = ? AND event_type = ?',
   );
@@ -18,8 +16,8 @@ export function createEventsStore(db: SqliteDatabase, health: InProcessEndpointH
     `INSERT INTO events (id, account_id, event_type, run_id, created_at, payload_tail, traceparent, tracestate)
      VALUES (@id, @accountId, @eventType, @runId, @createdAt, @payloadTail, @traceparent, @tracestate)`,
   );
-  const webhooksOf = db.prepare<[number], WebhookRow>(
-    `${SELECT_WEBHOOK} WHERE w.account_id = ? ORDER BY w.created_at, w.id`,
+  const webhooksOf = db.prepare<[number], FanOutRow>(
+    `SELECT ${FAN_OUT_COLUMNS} FROM webhooks WHERE account_id = ? ORDER BY created_at, id`,
   );
   const insertDeliveries = prepareDeliveriesInsert(db);
 
@@ -33,13 +31,13 @@ export function createEventsStore(db: SqliteDatabase, health: InProcessEndpointH
     return found;
   }
 
-  /** Each account's webhooks, read once per transaction: nothing changes them inside it. */
-  function webhooksOfAccounts(): (accountId: number) => WebhookRecord[] {
-    const read = new Map<number, WebhookRecord[]>();
+  /** Each account's webhooks as the fan-out reads them, read once per transaction: nothing changes them inside it. */
+  function webhooksOfAccounts(): (accountId: number) => FanOutWebhook[] {
+    const read = new Map<number, FanOutWebhook[]>();
     return (accountId) => {
       let webhooks = read.get(accountId);
       if (webhooks === undefined) {
-        webhooks = webhooksOf.all(accountId).map((row) => health.withHealth(webhookFromRow(row)));
+        webhooks = webhooksOf.all(accountId).map(fanOutWebhookFromRow);
         read.set(accountId, webhooks);
       }
       return webhooks;

@@ -39,7 +39,7 @@ export function createSqliteStore(
     accounts: createAccountsStore(db),
     apiTokens: createApiTokensStore(db, otherConnections),
     webhooks: createWebhooksStore(db, endpointHealth, otherConnections),
-    events: createEventsStore(db, endpointHealth),
+    events: createEventsStore(db),
     deliveries: createDeliveriesStore(db, endpointHealth),
     deliveryLog: createDeliveryLogStore(db),
     secretKeys: createSecretKeysStore(db),
