@@ -187,17 +187,26 @@ export function deliveryFromRow(row: DeliveryRow): DeliveryRecord {
 }
 
 /** A leased delivery joined with its event's type and the webhook columns a send needs, on both backends. */
-export interface ClaimedRow {
+/** What a claim needs of a leased delivery's own row. */
+export interface LeasedRow {
   id: string;
   event_id: string;
-  event_type: DeliveredEventType;
   webhook_id: string;
   payload: Buffer;
+  attempts: number;
+  last_attempt: number;
+}
+
+/** What a claim needs of a leased delivery's event. */
+export interface ClaimedEventRow {
+  event_type: DeliveredEventType;
   payload_tail: Buffer | null;
   traceparent: string | null;
   tracestate: string | null;
-  attempts: number;
-  last_attempt: number;
+}
+
+/** What a claim needs of a leased delivery's webhook. */
+export interface ClaimedWebhookRow {
   client_url: string;
   sealed_secret: string;
   previous_sealed_secret: string | null;
@@ -206,31 +215,45 @@ export interface ClaimedRow {
   archived_at: number | null;
 }
 
+/** The three, read as one row. */
+export type ClaimedRow = LeasedRow & ClaimedEventRow & ClaimedWebhookRow;
+
 /** A claimed delivery from its row, with what the claim read of it (its account, when it came due, its rate) and its lease. */
 export function claimedFromRow(
   row: ClaimedRow,
   candidate: Pick<DueCandidate, 'accountId' | 'dueAt' | 'sendRate'>,
   lease: string,
 ): ClaimedDelivery {
+  return claimedFromRows(row, row, row, candidate, lease);
+}
+
+/** The same from the three rows read apart (the deliveries of one event or webhook share its row). */
+export function claimedFromRows(
+  leased: LeasedRow,
+  event: ClaimedEventRow,
+  webhook: ClaimedWebhookRow,
+  candidate: Pick<DueCandidate, 'accountId' | 'dueAt' | 'sendRate'>,
+  lease: string,
+): ClaimedDelivery {
   return {
-    id: row.id,
+    id: leased.id,
     lease,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    webhookId: row.webhook_id,
+    eventId: leased.event_id,
+    eventType: event.event_type,
+    webhookId: leased.webhook_id,
     accountId: candidate.accountId,
     dueAt: candidate.dueAt,
     maxRequestsPerSecond: candidate.sendRate?.perSecond ?? null,
-    payload: payloadBytes(row),
-    trace: traceFromRow(row),
-    attempts: row.attempts,
-    clientUrl: row.client_url,
-    sealedSecret: row.sealed_secret,
-    previousSealedSecret: row.previous_sealed_secret,
-    previousSecretUntil: row.previous_secret_until,
-    lastAttempt: row.last_attempt === 1,
-    active: isSet(row.active),
-    archived: row.archived_at !== null,
+    payload: payloadBytes({ payload: leased.payload, payload_tail: event.payload_tail }),
+    trace: traceFromRow(event),
+    attempts: leased.attempts,
+    clientUrl: webhook.client_url,
+    sealedSecret: webhook.sealed_secret,
+    previousSealedSecret: webhook.previous_sealed_secret,
+    previousSecretUntil: webhook.previous_secret_until,
+    lastAttempt: leased.last_attempt === 1,
+    active: isSet(webhook.active),
+    archived: webhook.archived_at !== null,
   };
 }
 

@@ -9,12 +9,14 @@ import type { InProcessEndpointHealth } from './endpoint-health';
 import { prepareAttemptAppend } from './delivery-log';
 import { prepareStatsWrite } from './delivery-stats';
 import {
-  claimedFromRow,
-  type ClaimedRow,
+  claimedFromRows,
+  type ClaimedEventRow,
+  type ClaimedWebhookRow,
   deliveryFromRow,
   type DeliveryRow,
   type DispatchRow,
   dispatchStateFromRow,
+  type LeasedRow,
   payloadBytes,
   type WebhookRow,
 } from '../rows';
@@ -60,15 +62,19 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
   );
   // While leased, next_attempt_at holds the lease expiry: an expired lease is simply due again. lease_owner holds
   // the claim's own lease (the owner and a claim number), so a result applies only to the claim that made it.
-  const lease = db.prepare(
+  // The lease returns the row's own part of what is sent; its event's and webhook's parts are read once per claim,
+  // as the deliveries of one claim share a few events and webhooks.
+  const lease = db.prepare<[{ id: string; lease: string; leaseUntil: Micros }], LeasedRow>(
     `UPDATE deliveries SET lease_owner = @lease, next_attempt_at = @leaseUntil
-      WHERE id = @id AND state = 'pending'`,
+      WHERE id = @id AND state = 'pending'
+      RETURNING id, event_id, webhook_id, payload, attempts, last_attempt`,
   );
-  const claimed = db.prepare<[string], ClaimedRow>(
-    `SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, e.traceparent, e.tracestate,
-            d.attempts, d.last_attempt, w.client_url, w.sealed_secret, w.previous_sealed_secret, w.previous_secret_until, w.active, w.archived_at
-       FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id
-      WHERE d.id = ?`,
+  const eventOfClaimed = db.prepare<[string], ClaimedEventRow>(
+    'SELECT event_type, payload_tail, traceparent, tracestate FROM events WHERE id = ?',
+  );
+  const webhookOfClaimed = db.prepare<[string], ClaimedWebhookRow>(
+    `SELECT client_url, sealed_secret, previous_sealed_secret, previous_secret_until, active, archived_at
+       FROM webhooks WHERE id = ?`,
   );
   const appendAttempt = prepareAttemptAppend(db);
   const addStats = prepareStatsWrite(db);
@@ -165,16 +171,33 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
   }
 
   let claimsMade = 0;
+  /** A row by id, read at its first use in one claim; its delivery's foreign key says it is there. */
+  function rowsReadOnce<Row>(read: { get(id: string): Row | undefined }): (id: string) => Row {
+    const rows = new Map<string, Row>();
+    return (id) => {
+      let row = rows.get(id);
+      if (row === undefined) {
+        row = read.get(id)!;
+        rows.set(id, row);
+      }
+      return row;
+    };
+  }
+
   const claimInTransaction = db.transaction(
     (request: ClaimRequest, choose: (candidates: DueCandidate[], window: ClaimWindow) => DueCandidate[]) => {
       const candidates = dueCandidates(request);
       const leaseOfClaim = `${request.owner}/${(claimsMade += 1)}`;
+      const eventRows = rowsReadOnce(eventOfClaimed);
+      const webhookRows = rowsReadOnce(webhookOfClaimed);
       const result: ClaimedDelivery[] = [];
       // Every webhook with due deliveries is looked at: the window is never full.
       for (const candidate of choose(candidates, { full: false })) {
-        const { id } = candidate;
-        if (lease.run({ id, lease: leaseOfClaim, leaseUntil: request.leaseUntil }).changes !== 1) continue;
-        result.push(claimedFromRow(claimed.get(id)!, candidate, leaseOfClaim));
+        const leased = lease.get({ id: candidate.id, lease: leaseOfClaim, leaseUntil: request.leaseUntil });
+        if (leased === undefined) continue;
+        const event = eventRows(leased.event_id);
+        const webhook = webhookRows(leased.webhook_id);
+        result.push(claimedFromRows(leased, event, webhook, candidate, leaseOfClaim));
       }
       return result;
     },
