@@ -46,11 +46,11 @@ export const REPLY_DEADLINE_MS: Millis = ATTEMPT_TIMEOUT_MS + REPLY_MARGIN_MS;
 
 /**
  * The thread holds little at once (the requests in flight), and V8's default young generation (tens of MB per
- * isolate) is mostly garbage waiting to be swept. Capped, the service's peak RSS with a million-delivery backlog
- * is lower at the same delivery rate (docs/performance.md#measurements-behind-choices-in-the-code gives the
- * figures).
+ * isolate) is mostly garbage waiting to be swept: capped, the service's peak RSS with a million-delivery backlog is
+ * lower. Capped too far, it is collected so often that V8's helper threads and the thread itself spend more CPU per
+ * delivery. docs/performance.md#measurements-behind-choices-in-the-code gives the figures for both.
  */
-const THREAD_YOUNG_GENERATION_MB = 4;
+const THREAD_YOUNG_GENERATION_MB = 16;
 
 /** How long close waits for the thread to finish its requests (each ends within its own limit) before stopping it. */
 const CLOSE_GRACE_MS = ATTEMPT_TIMEOUT_MS + 1_000;
