@@ -1,7 +1,7 @@
 // The plan of a batch of job-run events, as plain data: what both backends write (store/events-plan.ts).
 import type { PlannedDeliveries } from '../../service/src/domain/delivery';
 import type { EventRecord } from '../../service/src/domain/event';
-import type { WebhookRecord } from '../../service/src/domain/webhook';
+import type { FanOutWebhook } from '../../service/src/domain/webhook';
 import {
   type EventToRecord,
   planEvents,
@@ -39,7 +39,7 @@ function item(e: EventRecord, states: Array<'pending' | 'skipped'> = ['pending']
     },
   };
 }
-const webhooksOf = (accountId: number) => [{ id: `wsu_of_${accountId}` } as WebhookRecord];
+const webhooksOf = (accountId: number) => [{ id: `wsu_of_${accountId}` } as FanOutWebhook];
 
 beforeEach(() => {
   fannedOut.length = 0;

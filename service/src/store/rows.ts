@@ -186,7 +186,6 @@ export function deliveryFromRow(row: DeliveryRow): DeliveryRecord {
   };
 }
 
-/** A leased delivery joined with its event's type and the webhook columns a send needs, on both backends. */
 /** What a claim needs of a leased delivery's own row. */
 export interface LeasedRow {
   id: string;
@@ -215,7 +214,7 @@ export interface ClaimedWebhookRow {
   archived_at: number | null;
 }
 
-/** The three, read as one row. */
+/** A leased delivery joined with its event's and webhook's columns that a send needs, read as one row. */
 export type ClaimedRow = LeasedRow & ClaimedEventRow & ClaimedWebhookRow;
 
 /** A claimed delivery from its row, with what the claim read of it (its account, when it came due, its rate) and its lease. */

@@ -15,6 +15,7 @@ import {
   countFailures,
   deliveryId,
   event,
+  fanOutToAll,
   headOf,
   ids,
   recordEvent,
@@ -48,6 +49,35 @@ const only = async (claims: Promise<ClaimedDelivery[]>): Promise<ClaimedDelivery
 };
 
 describe('claimDue', () => {
+  test('one claim over several events and webhooks gives each delivery its own event and webhook', async () => {
+    const tailOf = (eventId: string) => Buffer.from(`,"tail":"${eventId}"}`, 'utf8');
+    const types = { wev_1: 'job.run.started', wev_2: 'job.run.errored' } as const;
+    for (const [eventId, eventType] of Object.entries(types)) {
+      const planned = fanOutToAll(eventId);
+      await store().events.record(event(1, eventId, { eventType }), (webhooks) => ({
+        ...planned(webhooks),
+        payloadTail: tailOf(eventId),
+      }));
+    }
+    const claimed = await store().deliveries.claimDue(claimRequest(T0), (candidates) => candidates);
+    expect(
+      claimed
+        .map((c) => [c.id, c.eventType, c.trace?.traceparent, c.payload.toString(), c.clientUrl, c.sealedSecret])
+        .sort(),
+    ).toEqual(
+      Object.entries(types).flatMap(([eventId, eventType]) =>
+        ['wsu_a', 'wsu_b'].map((hook) => [
+          deliveryId(eventId, hook),
+          eventType,
+          traceparentOf(eventId),
+          Buffer.concat([headOf(deliveryId(eventId, hook)), tailOf(eventId)]).toString(),
+          `http://127.0.0.1:9/${hook}`,
+          `v1:sealed-${hook}`,
+        ]),
+      ),
+    );
+  });
+
   test("choose is offered each webhook's oldest due deliveries, at most perWebhook, none not yet due", async () => {
     await eventsOfAccount1(5);
     await recordEvent(store(), event(2, 'wev_z', { createdAt: T0 }));

@@ -51,14 +51,17 @@ test("the fan-out is given what it reads of the account's webhooks, in creation 
   expect(given[0]![1]).toEqual({ id, name, eventTypes, jobIds, active, archivedAt });
 });
 
-test("events of two accounts taken in together each fan out to their own account's webhooks", async () => {
+test("events of several accounts taken in together each fan out to their own account's webhooks, or none", async () => {
+  await accountWithWebhooks(store(), 3, []);
   const seen = await Promise.all([
     webhooksSeenByFanOut(store(), event(1, 'wev_1')),
-    webhooksSeenByFanOut(store(), event(2, 'wev_2')),
-    webhooksSeenByFanOut(store(), event(1, 'wev_3', { runId: 'r3' })),
+    webhooksSeenByFanOut(store(), event(3, 'wev_2')),
+    webhooksSeenByFanOut(store(), event(2, 'wev_3')),
+    webhooksSeenByFanOut(store(), event(1, 'wev_4', { runId: 'r4' })),
   ]);
   expect(seen.map((webhooks) => webhooks.map((w) => w.id))).toEqual([
     ['wsu_a', 'wsu_b', 'wsu_c'],
+    [],
     ['wsu_z'],
     ['wsu_a', 'wsu_b', 'wsu_c'],
   ]);

@@ -38,7 +38,8 @@ const INSERT_EVENTS = prepared(`
                        $9::integer[])
   ON CONFLICT (account_id, run_id, event_type) DO NOTHING
   RETURNING id`);
-// What the fan-out reads of the webhooks of the batch's accounts, in each account's order of creation.
+// What the fan-out reads of the webhooks of the batch's accounts, in each account's order of creation. Prepared: its
+// columns are named, so a newer instance's migration that adds columns leaves its result as it is.
 const WEBHOOKS_OF_ACCOUNTS = prepared(`
   SELECT account_id, ${FAN_OUT_COLUMNS} FROM webhooks WHERE account_id = ANY($1::bigint[])
    ORDER BY account_id, created_at, id`);

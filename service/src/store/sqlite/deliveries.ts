@@ -177,7 +177,8 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     return (id) => {
       let row = rows.get(id);
       if (row === undefined) {
-        row = read.get(id)!;
+        row = read.get(id);
+        if (row === undefined) throw new Error(`The row ${id} of a leased delivery is missing`);
         rows.set(id, row);
       }
       return row;
