@@ -150,8 +150,8 @@ export function fanOutWebhookFromRow(row: FanOutRow): FanOutWebhook {
 }
 
 /** The bytes a delivery sends: its own head, then its event's shared tail; whole in rows older than the split. */
-export function payloadBytes(row: { payload: Buffer; payload_tail: Buffer | null }): Buffer {
-  return row.payload_tail === null ? row.payload : Buffer.concat([row.payload, row.payload_tail]);
+export function payloadBytes(head: Buffer, tail: Buffer | null): Buffer {
+  return tail === null ? head : Buffer.concat([head, tail]);
 }
 
 /** What both backends' GET of one delivery selects (d.*, and e.event_type, e.payload_tail and the trace context). */
@@ -180,7 +180,7 @@ export function deliveryFromRow(row: DeliveryRow): DeliveryRecord {
     eventType: row.event_type,
     webhookId: row.webhook_id,
     state: row.state,
-    payload: payloadBytes(row),
+    payload: payloadBytes(row.payload, row.payload_tail),
     trace: traceFromRow(row),
     attempts: row.attempts,
   };
@@ -243,7 +243,7 @@ export function claimedFromRows(
     accountId: candidate.accountId,
     dueAt: candidate.dueAt,
     maxRequestsPerSecond: candidate.sendRate?.perSecond ?? null,
-    payload: payloadBytes({ payload: leased.payload, payload_tail: event.payload_tail }),
+    payload: payloadBytes(leased.payload, event.payload_tail),
     trace: traceFromRow(event),
     attempts: leased.attempts,
     clientUrl: webhook.client_url,

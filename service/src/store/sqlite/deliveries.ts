@@ -1,9 +1,9 @@
 // SQLite access to deliveries: leasing due ones to a dispatcher and recording each attempt's result.
 import type { Micros } from '../../core/time';
-import type { EventType } from '@jobhooks/client/contract';
+import { oncePerKey } from '../../core/once-per-key';
 import type { DispatchState, WebhookKind } from '../../domain/webhook';
 import { type AttemptResult, type LoggedAttempt, resultWithoutAnswer } from '../../domain/attempt';
-import type { ClaimedDelivery, DeliveryKey, DeliveryRecord, DeliveryState, DueCandidate } from '../../domain/delivery';
+import type { ClaimedDelivery, DeliveryKey, DeliveryRecord, DueCandidate } from '../../domain/delivery';
 import type { SqliteDatabase } from './database';
 import type { InProcessEndpointHealth } from './endpoint-health';
 import { prepareAttemptAppend } from './delivery-log';
@@ -17,8 +17,6 @@ import {
   type DispatchRow,
   dispatchStateFromRow,
   type LeasedRow,
-  payloadBytes,
-  type WebhookRow,
 } from '../rows';
 import type { OperationalEventMaker } from '../operational-plan';
 import { prepareOperationalWrite } from './operational-events';
@@ -171,26 +169,19 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
   }
 
   let claimsMade = 0;
-  /** A row by id, read at its first use in one claim; its delivery's foreign key says it is there. */
-  function rowsReadOnce<Row>(read: { get(id: string): Row | undefined }): (id: string) => Row {
-    const rows = new Map<string, Row>();
-    return (id) => {
-      let row = rows.get(id);
-      if (row === undefined) {
-        row = read.get(id);
-        if (row === undefined) throw new Error(`The row ${id} of a leased delivery is missing`);
-        rows.set(id, row);
-      }
-      return row;
-    };
+  /** A row of a leased delivery's event or webhook: its delivery's foreign key says it is there. */
+  function rowOf<Row>(read: { get(id: string): Row | undefined }, id: string): Row {
+    const row = read.get(id);
+    if (row === undefined) throw new Error(`The row ${id} of a leased delivery is missing`);
+    return row;
   }
 
   const claimInTransaction = db.transaction(
     (request: ClaimRequest, choose: (candidates: DueCandidate[], window: ClaimWindow) => DueCandidate[]) => {
       const candidates = dueCandidates(request);
       const leaseOfClaim = `${request.owner}/${(claimsMade += 1)}`;
-      const eventRows = rowsReadOnce(eventOfClaimed);
-      const webhookRows = rowsReadOnce(webhookOfClaimed);
+      const eventRows = oncePerKey((id: string) => rowOf(eventOfClaimed, id));
+      const webhookRows = oncePerKey((id: string) => rowOf(webhookOfClaimed, id));
       const result: ClaimedDelivery[] = [];
       // Every webhook with due deliveries is looked at: the window is never full.
       for (const candidate of choose(candidates, { full: false })) {

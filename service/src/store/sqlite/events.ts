@@ -1,6 +1,7 @@
 // SQLite access to job-run events: the events taken in at the same moment, and their fan-out to deliveries, in
 // one transaction (group commit), as events-plan.ts plans them.
 import type { SqliteDatabase } from './database';
+import { oncePerKey } from '../../core/once-per-key';
 import { createGroupCommit } from './group-commit';
 import { type EventToRecord, planEvents, recordedOutcome, runKeyOf, storedPayloadTail } from '../events-plan';
 import type { EventsStore, IngestOutcome } from '../store';
@@ -32,17 +33,8 @@ export function createEventsStore(db: SqliteDatabase): EventsStore {
   }
 
   /** Each account's webhooks as the fan-out reads them, read once per transaction: nothing changes them inside it. */
-  function webhooksOfAccounts(): (accountId: number) => FanOutWebhook[] {
-    const read = new Map<number, FanOutWebhook[]>();
-    return (accountId) => {
-      let webhooks = read.get(accountId);
-      if (webhooks === undefined) {
-        webhooks = webhooksOf.all(accountId).map(fanOutWebhookFromRow);
-        read.set(accountId, webhooks);
-      }
-      return webhooks;
-    };
-  }
+  const webhooksOfAccounts = () =>
+    oncePerKey((accountId: number): FanOutWebhook[] => webhooksOf.all(accountId).map(fanOutWebhookFromRow));
 
   const record = createGroupCommit(db, (batch: readonly EventToRecord[]): IngestOutcome[] => {
     const { fresh, duplicateOf } = planEvents(batch, recorded(batch), webhooksOfAccounts());
