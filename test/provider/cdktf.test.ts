@@ -14,6 +14,11 @@ import {
   type EventType,
   type OperationalEventType,
 } from '@jobhooks/cdktf';
+import { useSynthFolders } from '../support/synth-folders';
+
+const synthFolders = useSynthFolders('cdktf');
+/** An app that writes into this file's synth folders. */
+const testingApp = () => Testing.app({ outdir: synthFolders.outdir() });
 
 /** The parts of a synthesized stack these tests read. */
 interface SynthesizedStack {
@@ -24,7 +29,7 @@ interface SynthesizedStack {
 }
 
 function synthesizedExample() {
-  const app = Testing.app();
+  const app = testingApp();
   const stack = new WebhooksStack(app, 'webhooks');
   return { stack, json: JSON.parse(Testing.synth(stack)) as SynthesizedStack };
 }
@@ -75,7 +80,7 @@ test('Testing matchers see the resources by type', () => {
 });
 
 test('synth --hcl writes every attribute, not empty blocks', () => {
-  const app = Testing.app();
+  const app = testingApp();
   const stack = new WebhooksStack(app, 'webhooks');
   const hcl = Testing.synthHcl(stack);
   expect(hcl).toMatch(
@@ -88,7 +93,7 @@ test('synth --hcl writes every attribute, not empty blocks', () => {
 });
 
 test("maxRequestsPerSecond (jobhooks' own) is written as max_requests_per_second in JSON and HCL, and only when set", () => {
-  const stack = new TerraformStack(Testing.app(), 's');
+  const stack = new TerraformStack(testingApp(), 's');
   const declared = { clientUrl: 'https://hooks.example.com/', eventTypes: ['job.run.completed' as EventType] };
   new DbtcloudWebhook(stack, 'rated', { ...declared, name: 'rated', maxRequestsPerSecond: 5 });
   new DbtcloudWebhook(stack, 'unrated', { ...declared, name: 'unrated' });
@@ -108,7 +113,7 @@ test("maxRequestsPerSecond (jobhooks' own) is written as max_requests_per_second
 });
 
 test('the provider construct writes the public provider configuration', () => {
-  const app = Testing.app();
+  const app = testingApp();
   const stack = new TerraformStack(app, 's');
   new DbtcloudProvider(stack, 'dbtcloud', {
     accountId: 1,
@@ -122,7 +127,7 @@ test('the provider construct writes the public provider configuration', () => {
 });
 
 test('the stack requires the provider at a version the installed one satisfies, unless the app names another', () => {
-  const stack = new TerraformStack(Testing.app(), 's');
+  const stack = new TerraformStack(testingApp(), 's');
   new DbtcloudProvider(stack, 'dbtcloud', { versionConstraint: '>= 1.3, < 2.0' });
   expect(JSON.parse(Testing.synth(stack)).terraform.required_providers).toEqual({
     dbtcloud: { source: 'dbt-labs/dbtcloud', version: '>= 1.3, < 2.0' },
@@ -131,7 +136,7 @@ test('the stack requires the provider at a version the installed one satisfies, 
 
 describe('synth-time validation', () => {
   const build = (config: Partial<ConstructorParameters<typeof DbtcloudWebhook>[2]>) => () => {
-    const stack = new TerraformStack(Testing.app(), 's');
+    const stack = new TerraformStack(testingApp(), 's');
     new DbtcloudWebhook(stack, 'hook', {
       name: 'n',
       clientUrl: 'https://hooks.example.com/',
@@ -164,7 +169,7 @@ describe('synth-time validation', () => {
   });
 
   test('values that are tokens are left to Terraform', () => {
-    const stack = new TerraformStack(Testing.app(), 's');
+    const stack = new TerraformStack(testingApp(), 's');
     const url = new TerraformVariable(stack, 'url', { type: 'string' });
     expect(
       () =>
@@ -185,7 +190,7 @@ describe("DbtcloudOperationalEndpoint (jobhooks' own)", () => {
   };
 
   test('emits dbtcloud_operational_endpoint in JSON and HCL, optionals only when set, and its id and secret as references', () => {
-    const stack = new TerraformStack(Testing.app(), 's');
+    const stack = new TerraformStack(testingApp(), 's');
     const endpoint = new DbtcloudOperationalEndpoint(stack, 'ops', declared);
     new DbtcloudOperationalEndpoint(stack, 'quiet', { ...declared, name: 'Quiet', description: 'd', active: false });
     new TerraformOutput(stack, 'ops_id', { value: endpoint.endpointId });
@@ -215,7 +220,7 @@ describe("DbtcloudOperationalEndpoint (jobhooks' own)", () => {
   });
 
   const build = (config: Partial<ConstructorParameters<typeof DbtcloudOperationalEndpoint>[2]>) => () =>
-    new DbtcloudOperationalEndpoint(new TerraformStack(Testing.app(), 's'), 'ops', { ...declared, ...config });
+    new DbtcloudOperationalEndpoint(new TerraformStack(testingApp(), 's'), 'ops', { ...declared, ...config });
 
   test.each([
     [

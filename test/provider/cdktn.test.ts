@@ -5,6 +5,12 @@ import { Testing as CdktfTesting, TerraformStack as CdktfStack } from 'cdktf';
 import { Testing, TerraformOutput, TerraformStack } from 'cdktn';
 import * as cdktf from '@jobhooks/cdktf';
 import * as cdktn from '@jobhooks/cdktn';
+import { useSynthFolders } from '../support/synth-folders';
+
+const synthFolders = useSynthFolders('cdktn');
+/** An app that writes into this file's synth folders. */
+const testingApp = () => Testing.app({ outdir: synthFolders.outdir() });
+const cdktfTestingApp = () => CdktfTesting.app({ outdir: synthFolders.outdir() });
 
 const WEBHOOK = {
   name: 'Errored runs',
@@ -14,7 +20,7 @@ const WEBHOOK = {
 };
 
 function cdktnStack() {
-  const stack = new TerraformStack(Testing.app(), 'webhooks');
+  const stack = new TerraformStack(testingApp(), 'webhooks');
   new cdktn.DbtcloudProvider(stack, 'dbtcloud', {});
   const hook = new cdktn.DbtcloudWebhook(stack, 'errored_runs', WEBHOOK);
   new TerraformOutput(stack, 'secret', { value: hook.hmacSecret, sensitive: true });
@@ -38,7 +44,7 @@ test('inside a cdktn app the constructs synthesize the provider with its version
 });
 
 test('the cdktn and cdktf builds synthesize the same resources', () => {
-  const stack = new CdktfStack(CdktfTesting.app(), 'webhooks');
+  const stack = new CdktfStack(cdktfTestingApp(), 'webhooks');
   new cdktf.DbtcloudProvider(stack, 'dbtcloud', {});
   new cdktf.DbtcloudWebhook(stack, 'errored_runs', WEBHOOK);
   const fromCdktf = JSON.parse(CdktfTesting.synth(stack)) as Record<string, unknown>;
@@ -50,7 +56,7 @@ test('the cdktn and cdktf builds synthesize the same resources', () => {
 });
 
 test("the cdktn build writes maxRequestsPerSecond (jobhooks' own) as max_requests_per_second, and checks it", () => {
-  const stack = new TerraformStack(Testing.app(), 'webhooks');
+  const stack = new TerraformStack(testingApp(), 'webhooks');
   new cdktn.DbtcloudWebhook(stack, 'rated', { ...WEBHOOK, maxRequestsPerSecond: 5 });
   const json = JSON.parse(Testing.synth(stack)) as { resource: { dbtcloud_webhook: Record<string, unknown> } };
   expect(json.resource.dbtcloud_webhook.rated).toMatchObject({ max_requests_per_second: 5 });
@@ -65,9 +71,9 @@ test("the cdktn build emits jobhooks' own dbtcloud_operational_endpoint as the c
     clientUrl: 'https://ops.example.com/jobhooks',
     eventTypes: ['webhook.failing'] as cdktn.OperationalEventType[],
   };
-  const stack = new TerraformStack(Testing.app(), 'ops');
+  const stack = new TerraformStack(testingApp(), 'ops');
   new cdktn.DbtcloudOperationalEndpoint(stack, 'ops', endpoint);
-  const fromCdktf = new CdktfStack(CdktfTesting.app(), 'ops');
+  const fromCdktf = new CdktfStack(cdktfTestingApp(), 'ops');
   new cdktf.DbtcloudOperationalEndpoint(fromCdktf, 'ops', endpoint);
   const json = JSON.parse(Testing.synth(stack)) as Record<string, unknown>;
   expect(json.resource).toEqual({

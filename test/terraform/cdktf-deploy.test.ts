@@ -9,10 +9,14 @@ import { createWebhooksClient } from '@jobhooks/client';
 import { DbtcloudOperationalEndpoint, DbtcloudProvider, DbtcloudWebhook } from '@jobhooks/cdktf';
 import { WebhooksStack } from '../../examples/cdktf/main';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
+import { useSynthFolders } from '../support/synth-folders';
 import { createTerraformWorkspace, type TerraformWorkspace } from '../support/terraform';
 
 jest.setTimeout(180_000);
 Testing.setupJest();
+const synthFolders = useSynthFolders('cdktf-deploy');
+/** An app that writes into this file's synth folders. */
+const testingApp = () => Testing.app({ outdir: synthFolders.outdir() });
 
 let harness: Harness;
 let hostUrl: string;
@@ -34,14 +38,14 @@ afterAll(async () => {
 });
 
 test("the synthesized example stack, with jobhooks' own operational endpoint added, applies, settles, and destroys through the provider", async () => {
-  const stack = new WebhooksStack(Testing.app(), 'webhooks');
+  const stack = new WebhooksStack(testingApp(), 'webhooks');
   const endpoint = new DbtcloudOperationalEndpoint(stack, 'ops', {
     name: 'Ops',
     clientUrl: 'http://127.0.0.1:9/ops',
     eventTypes: ['webhook.archived', 'delivery.exhausted'],
   });
   new TerraformOutput(stack, 'ops_id', { value: endpoint.endpointId });
-  const outdir = Testing.fullSynth(stack);
+  const outdir = synthFolders.adopt(Testing.fullSynth(stack));
   const stackDir = join(outdir, 'stacks', 'webhooks');
   await workspace.must(['init', '-input=false'], 0, stackDir);
   await workspace.must(['apply', '-auto-approve', '-input=false'], 0, stackDir);
@@ -87,11 +91,11 @@ describe("cdktf's toBeValidTerraform, run against this provider's schema", () =>
   });
 
   test('passes for the example stack', () => {
-    expect(Testing.fullSynth(new WebhooksStack(Testing.app(), 'webhooks'))).toBeValidTerraform();
+    expect(synthFolders.adopt(Testing.fullSynth(new WebhooksStack(testingApp(), 'webhooks')))).toBeValidTerraform();
   });
 
   test('fails for a stack whose webhook has an attribute the provider does not know, for that reason', async () => {
-    const stack = new TerraformStack(Testing.app(), 'invalid');
+    const stack = new TerraformStack(testingApp(), 'invalid');
     new DbtcloudProvider(stack, 'dbtcloud');
     const hook = new DbtcloudWebhook(stack, 'hook', {
       name: 'x',
@@ -99,7 +103,7 @@ describe("cdktf's toBeValidTerraform, run against this provider's schema", () =>
       eventTypes: ['job.run.completed'],
     });
     hook.addOverride('retry_forever', true);
-    const outdir = Testing.fullSynth(stack);
+    const outdir = synthFolders.adopt(Testing.fullSynth(stack));
     expect(outdir).not.toBeValidTerraform();
     // The matcher ran init in the stack folder; validate there says why (and that it is not, say, init failing).
     const validate = await workspace.run(['validate', '-json'], join(outdir, 'stacks', 'invalid'));
