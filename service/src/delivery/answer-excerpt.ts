@@ -50,11 +50,16 @@ export function bodyExcerpt(body: Buffer): string {
   return textOf(body, RESPONSE_EXCERPT_BYTES);
 }
 
+/** Text that is its own storable UTF-8 reading: no NUL, and every character one byte below 0x80. */
+const PLAIN_ASCII = /^[\u0001-\u007f]*$/;
+
 /**
  * A header value as undici gives it (each byte one Latin-1 character) turned back into its bytes and read as
- * UTF-8, which is what receivers send; a value cut at HEADER_VALUE_BYTES ends with "…".
+ * UTF-8, which is what receivers send; a value cut at HEADER_VALUE_BYTES ends with "…". Nearly every header is
+ * plain ASCII within the limit, which reads as itself: it is returned as it is, with no copy to bytes and back.
  */
 function headerText(value: string): string {
+  if (value.length <= HEADER_VALUE_BYTES && PLAIN_ASCII.test(value)) return value;
   const bytes = Buffer.from(value, 'latin1');
   const text = textOf(bytes, HEADER_VALUE_BYTES);
   return bytes.length > HEADER_VALUE_BYTES ? `${text}${CUT_MARK}` : text;

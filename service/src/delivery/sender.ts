@@ -174,9 +174,9 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
     const elapsed = () => Math.round(performance.now() - started);
     try {
       const url = new URL(delivery.url);
-      // A literal address never reaches the lookup hook, so it is judged here.
-      const literal = literalAddress(url.hostname);
-      if (literal !== null && !options.allowPrivateUrls && !isPublicAddress(literal)) {
+      // A literal address never reaches the lookup hook, so it is judged here (unless every address is allowed).
+      const literal = options.allowPrivateUrls ? null : literalAddress(url.hostname);
+      if (literal !== null && !isPublicAddress(literal)) {
         return {
           kind: 'no_response',
           error: `${literal} is not a public address; ${ALLOW_PRIVATE_URLS_HINT}.`,
