@@ -1,7 +1,26 @@
-// The ceiling a delivery run is measured against: the same signed requests the receiver took from the service,
-// POSTed again by a plain undici loop at the dispatcher's concurrency, with no storage.
+// The ceiling a delivery run is measured against: the same signed requests the receiver took from the service (their
+// headers and bodies), POSTed again by a plain undici loop at the dispatcher's concurrency, with no storage.
 import { Pool } from 'undici';
 import type { BenchReceiver, SignedRequest } from './receiver';
+
+/** Headers about the connection and the body's length, which the replaying client writes itself. */
+const CLIENT_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+interface Replayed {
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** A captured request as the loop sends it: every header the service sent but those undici writes itself. */
+function replayed({ path, rawHeaders, body }: SignedRequest): Replayed {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (!CLIENT_HEADERS.has(name)) headers[name] = rawHeaders[i + 1]!;
+  }
+  return { path, headers, body };
+}
 
 export type DeliveryCeiling = (
   receiver: BenchReceiver,
@@ -14,19 +33,15 @@ export type DeliveryCeiling = (
  * after a warm-up too); `measure` wraps the timed replay alone (--threads).
  */
 export function createDeliveryCeiling(concurrency: number, warmUpDeliveries: number): DeliveryCeiling {
-  async function undiciLoop(receiver: BenchReceiver, requests: SignedRequest[]): Promise<number> {
+  async function undiciLoop(receiver: BenchReceiver, captured: SignedRequest[]): Promise<number> {
+    const requests = captured.map(replayed);
     const pool = new Pool(receiver.url, { connections: concurrency });
     let next = 0;
     const started = performance.now();
     const loop = async () => {
       while (next < requests.length) {
-        const { path, authorization, body } = requests[next++]!;
-        const response = await pool.request({
-          method: 'POST',
-          path,
-          headers: { authorization, 'content-type': 'application/json' },
-          body,
-        });
+        const { path, headers, body } = requests[next++]!;
+        const response = await pool.request({ method: 'POST', path, headers, body });
         await response.body.text();
       }
     };

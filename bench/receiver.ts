@@ -1,13 +1,18 @@
 // The benchmark's receiver: answers 200 after verifying every signature (a bad one is counted, and fails the
-// run), counts distinct deliveries, notes when each run's event arrived, and keeps the signed requests so
-// the ceiling can replay exactly the same bytes.
+// run), counts distinct deliveries, notes when each run's event arrived, and keeps the signed requests, headers
+// and body, so the ceiling can replay exactly the same requests.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isGenuineDelivery } from '../examples/receiver/receiver';
 
 export interface SignedRequest {
   path: string;
-  authorization: string;
+  /**
+   * Every header as it arrived, names and values in turn (Node's `rawHeaders`, kept as is so that capturing costs
+   * the receiver nothing during the run): its signatures, ids, trace context and user agent, which a replay must
+   * send too, as the receiver's work per request grows with them.
+   */
+  rawHeaders: string[];
   body: Buffer;
 }
 
@@ -56,7 +61,7 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
       };
       seen.add(`${event.eventId} ${event.webhookId}`);
       if (!receiver.arrivals.has(event.data.runId)) receiver.arrivals.set(event.data.runId, performance.now());
-      if (receiver.capture) receiver.captured.push({ path, authorization, body });
+      if (receiver.capture) receiver.captured.push({ path, rawHeaders: request.rawHeaders, body });
       response.writeHead(200).end('ok');
     });
   });
