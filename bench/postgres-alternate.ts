@@ -5,20 +5,16 @@
 // are Node flags (`--single-threaded-gc`) or the instance's environment (`JOBHOOKS_DATABASE_POOL_SIZE=20`). On a
 // shared 2-core machine one run's ratio moves by a third from run to run, so a change of a tenth is only seen in
 // runs side by side; each run's line says where the machine's CPU went (bench/thread-cpu.ts).
-import { loadConfig } from '../service/src/config';
 import { startTestCluster } from '../test/support/postgres';
 import { createDeliveryCeiling } from './ceiling';
+import { DISPATCH_LIMITS, deliveryRunShape, INGEST_CONCURRENCY } from './delivery-run-shape';
 import { median, ratio } from './load';
 import { type Run, runWith } from './postgres-scale-out';
 import { startBenchReceiver } from './receiver';
 import type { ThreadCpu } from './thread-cpu';
 
-/** As `npm run bench`: as many webhooks as keep the per-webhook limit from binding, and the dispatcher's concurrency. */
-const LIMITS = loadConfig(process.env).delivery;
-const WEBHOOKS = Math.ceil(LIMITS.maxInFlight / LIMITS.maxInFlightPerWebhook);
-const EVENTS = Math.ceil(50_000 / WEBHOOKS);
-const WARM_UP_DELIVERIES = Math.ceil(5_000 / WEBHOOKS) * WEBHOOKS;
-const INGEST_CONCURRENCY = 64;
+/** The bench's own fan-out run (bench/delivery-run-shape.ts). */
+const { webhooks: WEBHOOKS, events: EVENTS, warmUpDeliveries: WARM_UP_DELIVERIES } = deliveryRunShape(false);
 /** The run and its ceiling are shaped by these: a variant setting them would be measured against another run. */
 const SHAPING_SETTINGS = ['JOBHOOKS_DELIVERY_CONCURRENCY', 'JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT'];
 
@@ -101,7 +97,7 @@ async function main(): Promise<void> {
   const receiver = await startBenchReceiver();
   const cluster = startTestCluster({ durable: true, countStatements: true });
   const results = new Map<string, Run[]>(variants.map((v) => [v.name, []]));
-  const ceiling = createDeliveryCeiling(LIMITS.maxInFlight, WARM_UP_DELIVERIES);
+  const ceiling = createDeliveryCeiling(DISPATCH_LIMITS.maxInFlight, WARM_UP_DELIVERIES);
   try {
     process.stdout.write(
       `${EVENTS} events x ${WEBHOOKS} webhooks, one instance on PostgreSQL, ${rounds} rounds\n${HEADER}\n`,

@@ -49,6 +49,7 @@ import {
 } from './load';
 import { startBenchReceiver, type BenchReceiver } from './receiver';
 import { createDeliveryCeiling } from './ceiling';
+import { DISPATCH_LIMITS, deliveryRunShape, INGEST_CONCURRENCY } from './delivery-run-shape';
 import { countThreadCpu, threadCpuLine } from './thread-cpu';
 import { checkPerfInstalled, recordThread } from './perf-record';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
@@ -78,22 +79,13 @@ const PROFILE_DIR = process.argv.find((arg) => arg.startsWith('--profile='))?.sl
 const SERVICE_NODE_FLAGS = process.argv
   .filter((arg) => arg.startsWith('--service-node-flag='))
   .map((arg) => arg.slice('--service-node-flag='.length));
-/**
- * The dispatcher limits the service will run with: by default 256 requests in flight, 16 per webhook (the
- * service process inherits this environment, so the bench reads the same). The throughput run uses as many
- * webhooks as it takes for the per-webhook limit not to bind (256 / 16 = 16), so the service and its ceiling
- * (an undici loop at 256) run the same number of requests at once.
- */
-const DISPATCH_LIMITS = loadConfig(process.env).delivery;
 /** When commits reach the disk (JOBHOOKS_DURABILITY, inherited by the service like the limits): printed with the figures. */
 const DURABILITY = loadConfig(process.env).durability;
 const DELIVERY_CONCURRENCY = DISPATCH_LIMITS.maxInFlight;
-const THROUGHPUT_WEBHOOKS = Math.ceil(DISPATCH_LIMITS.maxInFlight / DISPATCH_LIMITS.maxInFlightPerWebhook);
+/** The throughput run: its webhooks, its events, and the warm-up's (bench/delivery-run-shape.ts). */
+const RUN = deliveryRunShape(QUICK);
 const SCALE = QUICK
   ? {
-      webhooks: THROUGHPUT_WEBHOOKS,
-      deliveries: 5_000,
-      warmUpDeliveries: 1_000,
       latencyRate: 1000,
       latencySeconds: 3,
       apiSeconds: 2,
@@ -109,9 +101,6 @@ const SCALE = QUICK
       terraformStarts: 5,
     }
   : {
-      webhooks: THROUGHPUT_WEBHOOKS,
-      deliveries: 50_000,
-      warmUpDeliveries: 5_000,
       latencyRate: 1000,
       latencySeconds: 10,
       apiSeconds: 5,
@@ -126,9 +115,7 @@ const SCALE = QUICK
     };
 /** The webhooks the statistics scenario spreads its attempts over: an account's default limit. */
 const STATS_WEBHOOKS = 1000;
-/** Events posted in the throughput run: enough for about SCALE.deliveries deliveries over its webhooks. */
-const EVENTS = Math.ceil(SCALE.deliveries / SCALE.webhooks);
-const INGEST_CONCURRENCY = 64;
+const EVENTS = RUN.events;
 
 interface Figures {
   [name: string]: number;
@@ -140,8 +127,8 @@ interface Figures {
  * yet optimised by V8, its page cache empty) while the ceiling's process has already received every delivery
  * (docs/performance.md#what-the-figures-mean). The warm-up's own rate is reported.
  */
-const WARM_UP_EVENTS = Math.ceil(SCALE.warmUpDeliveries / SCALE.webhooks);
-const WARM_UP_DELIVERIES = WARM_UP_EVENTS * SCALE.webhooks;
+const WARM_UP_EVENTS = RUN.warmUpEvents;
+const WARM_UP_DELIVERIES = RUN.warmUpDeliveries;
 
 /**
  * Deliveries per second end to end, from the first event posted until the receiver holds every delivery, after a
@@ -153,15 +140,15 @@ async function deliveryThroughput(
   client: WebhooksClient,
   measure: (run: () => Promise<number>) => Promise<number> = (run) => run(),
 ): Promise<{ perSecond: number; warmUpPerSecond: number; deliveries: number; webhookIds: string[] }> {
-  const webhookIds = await createWebhooks(client, receiver, SCALE.webhooks, 'throughput');
+  const webhookIds = await createWebhooks(client, receiver, RUN.webhooks, 'throughput');
   const pool = new Pool(new URL(service.baseUrl).origin, { connections: INGEST_CONCURRENCY });
-  const deliver = (runIds: number[]) => deliverEvents([pool], receiver, runIds, SCALE.webhooks, INGEST_CONCURRENCY);
+  const deliver = (runIds: number[]) => deliverEvents([pool], receiver, runIds, RUN.webhooks, INGEST_CONCURRENCY);
   const warmUpPerSecond = await deliver(Array.from({ length: WARM_UP_EVENTS }, (_, i) => WARM_UP_FIRST_RUN_ID + i));
   receiver.capture = true;
   const perSecond = await measure(() => deliver(Array.from({ length: EVENTS }, (_, i) => i + 1)));
   receiver.capture = false;
   await pool.close();
-  return { perSecond, warmUpPerSecond, deliveries: EVENTS * SCALE.webhooks, webhookIds };
+  return { perSecond, warmUpPerSecond, deliveries: EVENTS * RUN.webhooks, webhookIds };
 }
 
 /** The ceiling of the delivery runs: the same signed requests from a plain undici loop (bench/ceiling.ts). */
@@ -280,7 +267,7 @@ async function main(): Promise<void> {
         'delivery',
         pid,
         () => withPerf(pid, run),
-        () => ({ count: EVENTS * SCALE.webhooks, name: 'delivery' }),
+        () => ({ count: EVENTS * RUN.webhooks, name: 'delivery' }),
       ),
     );
     const templates = templatesOf(receiver, throughput.webhookIds);
@@ -328,7 +315,7 @@ async function main(): Promise<void> {
     if (ONLY === 'delivery') {
       process.stdout.write(
         [
-          `jobhooks bench${QUICK ? ' --quick' : ''} --only=delivery: ${EVENTS} events x ${SCALE.webhooks} webhooks; durability ${DURABILITY}${FLAGS_NOTE}`,
+          `jobhooks bench${QUICK ? ' --quick' : ''} --only=delivery: ${EVENTS} events x ${RUN.webhooks} webhooks; durability ${DURABILITY}${FLAGS_NOTE}`,
           ...deliveryLines(deliveryFigures),
           JSON.stringify(deliveryFigures),
           '',
@@ -371,7 +358,7 @@ async function main(): Promise<void> {
     };
     process.stdout.write(
       [
-        `jobhooks bench${QUICK ? ' --quick' : ''}: ${EVENTS} events x ${SCALE.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}${FLAGS_NOTE}`,
+        `jobhooks bench${QUICK ? ' --quick' : ''}: ${EVENTS} events x ${RUN.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}${FLAGS_NOTE}`,
         ...deliveryLines(figures),
         `  drain with ${SCALE.backlog} due deliveries   ${figures.backlog_drain_per_s} deliveries/s, with ${SCALE.baselineBacklog}: ${figures.baseline_drain_per_s}   backlog_ratio ${figures.backlog_ratio}`,
         `  peak RSS with that backlog           ${figures.rss_mb} MB`,
@@ -512,7 +499,7 @@ async function tracingOnly(): Promise<void> {
     });
     process.stdout.write(
       [
-        `jobhooks bench${QUICK ? ' --quick' : ''} --only=tracing: ${EVENTS} events x ${SCALE.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}${FLAGS_NOTE}`,
+        `jobhooks bench${QUICK ? ' --quick' : ''} --only=tracing: ${EVENTS} events x ${RUN.webhooks} webhooks; latency at ${SCALE.latencyRate} events/s for ${SCALE.latencySeconds} s; durability ${DURABILITY}${FLAGS_NOTE}`,
         ...tracingLines(figures),
         JSON.stringify(figures),
         '',
@@ -529,9 +516,9 @@ async function postgresOnly(): Promise<void> {
   try {
     const scaleOut = await postgresScaleOut({
       receiver,
-      webhooks: SCALE.webhooks,
+      webhooks: RUN.webhooks,
       events: EVENTS,
-      warmUpDeliveries: SCALE.warmUpDeliveries,
+      warmUpDeliveries: WARM_UP_DELIVERIES,
       ingestConcurrency: INGEST_CONCURRENCY,
       ceiling: (requests, measure) => deliveryCeiling(receiver, requests, measure),
       walByRelation: WAL,
@@ -547,7 +534,7 @@ async function postgresOnly(): Promise<void> {
     const backlog = await postgresBacklogPlans();
     process.stdout.write(
       [
-        `jobhooks bench${QUICK ? ' --quick' : ''} --postgres: ${EVENTS} events x ${SCALE.webhooks} webhooks per run${FLAGS_NOTE}`,
+        `jobhooks bench${QUICK ? ' --quick' : ''} --postgres: ${EVENTS} events x ${RUN.webhooks} webhooks per run${FLAGS_NOTE}`,
         ...scaleOutLines(scaleOut),
         ...statisticsLines(statistics, 'pg_stats'),
         ...backlogPlanLines(backlog),
