@@ -19,7 +19,7 @@ import { createWebhooks, deliverEvents, ratio, TOKEN, WARM_UP_FIRST_RUN_ID } fro
 import type { BenchReceiver, SignedRequest } from './receiver';
 import { countDatabaseWork, type DatabaseWork } from './database-work';
 import { type CpuByKind, type ProcessKind, sampleClusterCpu, statOf, TICKS_PER_SECOND } from './cluster-cpu';
-import { countThreadCpu, type ThreadCpu } from './thread-cpu';
+import { countThreadCpu, ratioAtFullCores, type ThreadCpu } from './thread-cpu';
 
 export interface ScaleOutOptions {
   receiver: BenchReceiver;
@@ -99,6 +99,8 @@ export interface Run {
   ceiling: number;
   /** The database's work divided by the run's deliveries. */
   perDelivery: Pick<DatabaseWork, 'statements' | 'walBytes' | 'cpuSeconds'> & { cpuByKind: CpuByKind };
+  /** Where the machine's CPU went during the deliveries (`--threads`, one instance only), else null. */
+  threads: ThreadCpu | null;
 }
 
 /** `count` instances on a new database: events posted to them in turn, until the receiver holds every delivery. */
@@ -137,7 +139,8 @@ export async function runWith(cluster: TestCluster, count: number, options: Scal
       cpuByKind = sampler.stop();
     }
     const run = `${count} instance(s), ${options.webhooks} webhook(s)`;
-    if (readThreads !== null) options.onThreadCpu?.(run, readThreads(), expected, 'deliveries');
+    const threads = readThreads === null ? null : readThreads();
+    if (threads !== null) options.onThreadCpu?.(run, threads, expected, 'deliveries');
     const work = await stopCounting();
     options.onDatabaseWork?.(run, work, expected);
     receiver.capture = false;
@@ -160,6 +163,7 @@ export async function runWith(cluster: TestCluster, count: number, options: Scal
         cpuSeconds: work.cpuSeconds / expected,
         cpuByKind: perEach(cpuByKind, expected),
       },
+      threads,
     };
   } finally {
     await Promise.all(instances.map((instance) => instance.signal('SIGTERM')));
@@ -181,6 +185,13 @@ const KIND_NAMES: Record<ProcessKind, string> = {
 
 function perEach(cpu: CpuByKind, deliveries: number): CpuByKind {
   return Object.fromEntries(KINDS.map((kind) => [kind, cpu[kind] / deliveries])) as CpuByKind;
+}
+
+/** `<prefix>_ratio_at_full_cores` (thread-cpu.ts, ratioAtFullCores) when the run's threads were read. */
+function fullCoresFigure(prefix: string, run: Run): ScaleOutFigures {
+  return run.threads === null
+    ? {}
+    : { [`${prefix}_ratio_at_full_cores`]: ratioAtFullCores(ratio(run.perSecond, run.ceiling), run.threads) };
 }
 
 function workFigures(prefix: string, run: Run): ScaleOutFigures {
@@ -211,6 +222,7 @@ export async function postgresScaleOut(options: ScaleOutOptions): Promise<ScaleO
       pg1_delivery_per_s: Math.round(one.perSecond),
       pg1_ceiling_per_s: Math.round(one.ceiling),
       pg1_ratio: ratio(one.perSecond, one.ceiling),
+      ...fullCoresFigure('pg1', one),
       ...workFigures('pg1', one),
       pg2_delivery_per_s: Math.round(two.perSecond),
       pg2_ceiling_per_s: Math.round(two.ceiling),
@@ -219,6 +231,7 @@ export async function postgresScaleOut(options: ScaleOutOptions): Promise<ScaleO
       pg2_over_pg1: ratio(two.perSecond, one.perSecond),
       pg1_one_webhook_delivery_per_s: Math.round(oneWebhook.perSecond),
       pg1_one_webhook_ratio: ratio(oneWebhook.perSecond, oneWebhook.ceiling),
+      ...fullCoresFigure('pg1_one_webhook', oneWebhook),
       ...workFigures('pg1_one_webhook', oneWebhook),
     };
   } finally {
@@ -226,11 +239,17 @@ export async function postgresScaleOut(options: ScaleOutOptions): Promise<ScaleO
   }
 }
 
+/** `   <name> <value>` when `--threads` measured the figure, else nothing. */
+const fullCoresNote = (figures: ScaleOutFigures, prefix: string): string => {
+  const name = `${prefix}_ratio_at_full_cores`;
+  return figures[name] === undefined ? '' : `   ${name} ${figures[name]}`;
+};
+
 export function scaleOutLines(figures: ScaleOutFigures): string[] {
   return [
-    `  PostgreSQL, 1 instance (durable)     ${figures.pg1_delivery_per_s} deliveries/s, ceiling ${figures.pg1_ceiling_per_s}   pg1_ratio ${figures.pg1_ratio}`,
+    `  PostgreSQL, 1 instance (durable)     ${figures.pg1_delivery_per_s} deliveries/s, ceiling ${figures.pg1_ceiling_per_s}   pg1_ratio ${figures.pg1_ratio}${fullCoresNote(figures, 'pg1')}`,
     `  PostgreSQL, 2 instances              ${figures.pg2_delivery_per_s} deliveries/s, ceiling ${figures.pg2_ceiling_per_s}   pg2_ratio ${figures.pg2_ratio}   pg2_over_pg1 ${figures.pg2_over_pg1}`,
-    `  PostgreSQL, 1 instance, 1 webhook    ${figures.pg1_one_webhook_delivery_per_s} deliveries/s   pg1_one_webhook_ratio ${figures.pg1_one_webhook_ratio}`,
+    `  PostgreSQL, 1 instance, 1 webhook    ${figures.pg1_one_webhook_delivery_per_s} deliveries/s   pg1_one_webhook_ratio ${figures.pg1_one_webhook_ratio}${fullCoresNote(figures, 'pg1_one_webhook')}`,
     '  PostgreSQL per delivery              CPU µs   statements   WAL bytes',
     ...['pg1', 'pg2', 'pg1_one_webhook'].map(
       (run) =>

@@ -50,7 +50,7 @@ import {
 import { startBenchReceiver, type BenchReceiver } from './receiver';
 import { createDeliveryCeiling } from './ceiling';
 import { DISPATCH_LIMITS, deliveryRunShape, INGEST_CONCURRENCY } from './delivery-run-shape';
-import { countThreadCpu, threadCpuLine } from './thread-cpu';
+import { countThreadCpu, ratioAtFullCores, threadCpuLine, type ThreadCpu } from './thread-cpu';
 import { checkPerfInstalled, recordThread } from './perf-record';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
 
@@ -262,12 +262,15 @@ async function main(): Promise<void> {
     const client = createWebhooksClient({ hostUrl: service.baseUrl, accountId: ACCOUNT_ID, token: TOKEN });
     const first = service;
     const pid = first.child.pid!;
+    // Where the machine's CPU went during the measured delivery run (--threads), set by `measured`.
+    const delivery: { threads: ThreadCpu | null } = { threads: null };
     const throughput = await deliveryThroughput(first, receiver, client, (run) =>
       measured(
         'delivery',
         pid,
         () => withPerf(pid, run),
         () => ({ count: EVENTS * RUN.webhooks, name: 'delivery' }),
+        (threads) => (delivery.threads = threads),
       ),
     );
     const templates = templatesOf(receiver, throughput.webhookIds);
@@ -300,6 +303,9 @@ async function main(): Promise<void> {
       delivery_per_s: Math.round(throughput.perSecond),
       delivery_ceiling_per_s: Math.round(ceiling),
       delivery_ratio: ratio(throughput.perSecond, ceiling),
+      ...(delivery.threads === null
+        ? {}
+        : { delivery_ratio_at_full_cores: ratioAtFullCores(ratio(throughput.perSecond, ceiling), delivery.threads) }),
       delivery_warm_up_per_s: Math.round(throughput.warmUpPerSecond),
       p50_ms: Number(p50.toFixed(1)),
       p99_ms: Number(p99.toFixed(1)),
@@ -380,7 +386,10 @@ async function main(): Promise<void> {
 function deliveryLines(figures: Figures): string[] {
   return [
     `  delivery, end to end (durable)       ${figures.delivery_per_s} deliveries/s, after ${WARM_UP_DELIVERIES} at ${figures.delivery_warm_up_per_s}/s to warm up`,
-    `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}`,
+    `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}` +
+      (figures.delivery_ratio_at_full_cores === undefined
+        ? ''
+        : `   delivery_ratio_at_full_cores ${figures.delivery_ratio_at_full_cores}`),
     `  latency accepted -> received         p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`,
     `  API GET one webhook                  ${figures.api_get_per_s} req/s, bare Fastify ${figures.api_get_ceiling_per_s} req/s   api_get_ratio ${figures.api_get_ratio}`,
     `  CPU per GET                          ${figures.api_get_cpu_us} us, bare Fastify ${figures.api_get_ceiling_cpu_us} us`,
@@ -390,18 +399,21 @@ function deliveryLines(figures: Figures): string[] {
 
 /**
  * Runs a step; with --threads, prints on stderr where the machine's CPU went meanwhile, per unit of `unitsOf`'s
- * answer when given (the deliveries the step made, say).
+ * answer when given (the deliveries the step made, say), and gives that reading to `onThreads`.
  */
 async function measured<T>(
   step: string,
   servicePid: number,
   run: () => Promise<T>,
   unitsOf?: (result: T) => { count: number; name: string },
+  onThreads?: (threads: ThreadCpu) => void,
 ): Promise<T> {
   if (!THREADS) return run();
   const read = countThreadCpu(servicePid);
   const result = await run();
-  process.stderr.write(threadCpuLine(step, read(), unitsOf?.(result)));
+  const threads = read();
+  process.stderr.write(threadCpuLine(step, threads, unitsOf?.(result)));
+  onThreads?.(threads);
   return result;
 }
 

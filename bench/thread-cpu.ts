@@ -112,3 +112,14 @@ export function threadCpuLine(step: string, cpu: ThreadCpu, units?: { count: num
     `bench ${cpu.bench}${perUnit(cpu.bench)}, machine idle ${cpu.idle}\n`
   );
 }
+
+/**
+ * The ratio a delivery run would have had with every core of the machine busy at the CPU per delivery it used (all
+ * of the machine's: the service's, the database's, the bench's): its ratio times the cores over the cores it kept
+ * busy. Above a target, what the run missed was cores left idle (threads waiting for each other); below it, the
+ * machine's CPU per delivery alone is too high for it, however the threads were scheduled.
+ */
+export function ratioAtFullCores(ratio: number, cpu: ThreadCpu): number {
+  const busy = cpu.cores - cpu.idle;
+  return busy <= 0 ? ratio : Number(((ratio * cpu.cores) / busy).toFixed(3));
+}
