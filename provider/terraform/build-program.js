@@ -27,10 +27,32 @@ const options = {
   charset: 'utf8',
   logLevel: 'warning',
 };
-buildSync({ ...options, entryPoints: ['src/program.ts'], outfile, banner: { js: banner } });
+/**
+ * Bundles one entry point. src/code-cache.ts runs the program in a vm.Script, where import() rejects (Node 20 has no
+ * stable module loader to give it), so an import() that esbuild leaves in the output (of a module it does not
+ * bundle: it turns the others into require) fails the build rather than a user's `terraform plan`.
+ */
+function bundle(entryPoint, file) {
+  const { metafile } = buildSync({
+    ...options,
+    entryPoints: [entryPoint],
+    outfile: file,
+    banner: { js: banner },
+    metafile: true,
+  });
+  for (const output of Object.values(metafile.outputs)) {
+    const dynamic = output.imports.filter((imported) => imported.kind === 'dynamic-import');
+    if (dynamic.length > 0)
+      throw new Error(
+        `build-program: ${file} calls import() of ${dynamic.map((d) => d.path).join(', ')}, which the code cache cannot run`,
+      );
+  }
+}
+
+bundle('src/program.ts', outfile);
 // What the executable in the mirror runs: it compiles the provider beside it through a code cache.
 const startFile = join(__dirname, 'dist', 'provider-start.js');
-buildSync({ ...options, entryPoints: ['src/program-start.ts'], outfile: startFile, banner: { js: banner } });
+bundle('src/program-start.ts', startFile);
 
 for (const file of [outfile, startFile]) {
   const program = readFileSync(file, 'utf8');
