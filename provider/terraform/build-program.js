@@ -13,7 +13,6 @@ const { version } = require('./package.json');
 const banner = `'use strict';
 // The jobhooks Terraform provider ${version} (dbt-labs/dbtcloud), bundled with everything it needs but node.`;
 
-const outfile = join(__dirname, 'dist', 'provider-program.js');
 const options = {
   absWorkingDir: __dirname,
   bundle: true,
@@ -26,37 +25,28 @@ const options = {
   legalComments: 'none',
   charset: 'utf8',
   logLevel: 'warning',
+  // src/code-cache.ts runs the program in a vm.Script, where import() rejects (no module loader is given to it, as
+  // Node 20's is still experimental there): every import() a dependency makes, of a module the bundle leaves out or
+  // of a name computed at run time, is written as require(), which the script is given.
+  supported: { 'dynamic-import': false },
 };
-/**
- * Bundles one entry point. src/code-cache.ts runs the program in a vm.Script, where import() rejects (Node 20 has no
- * stable module loader to give it), so an import() that esbuild leaves in the output (of a module it does not
- * bundle: it turns the others into require) fails the build rather than a user's `terraform plan`.
- */
-function bundle(entryPoint, file) {
-  const { metafile } = buildSync({
-    ...options,
-    entryPoints: [entryPoint],
-    outfile: file,
-    banner: { js: banner },
-    metafile: true,
-  });
-  for (const output of Object.values(metafile.outputs)) {
-    const dynamic = output.imports.filter((imported) => imported.kind === 'dynamic-import');
-    if (dynamic.length > 0)
-      throw new Error(
-        `build-program: ${file} calls import() of ${dynamic.map((d) => d.path).join(', ')}, which the code cache cannot run`,
-      );
+
+/** Bundles the program and the start file, and checks that no path of this machine got into them. */
+function build() {
+  const outfile = join(__dirname, 'dist', 'provider-program.js');
+  buildSync({ ...options, entryPoints: ['src/program.ts'], outfile, banner: { js: banner } });
+  // What the executable in the mirror runs: it compiles the provider beside it through a code cache.
+  const startFile = join(__dirname, 'dist', 'provider-start.js');
+  buildSync({ ...options, entryPoints: ['src/program-start.ts'], outfile: startFile, banner: { js: banner } });
+
+  for (const file of [outfile, startFile]) {
+    const program = readFileSync(file, 'utf8');
+    for (const local of [__dirname, join(__dirname, '..', '..'), require('node:os').homedir()]) {
+      if (program.includes(`${local}/`)) throw new Error(`build-program: ${file} names ${local}`);
+    }
   }
 }
 
-bundle('src/program.ts', outfile);
-// What the executable in the mirror runs: it compiles the provider beside it through a code cache.
-const startFile = join(__dirname, 'dist', 'provider-start.js');
-bundle('src/program-start.ts', startFile);
-
-for (const file of [outfile, startFile]) {
-  const program = readFileSync(file, 'utf8');
-  for (const local of [__dirname, join(__dirname, '..', '..'), require('node:os').homedir()]) {
-    if (program.includes(`${local}/`)) throw new Error(`build-program: ${file} names ${local}`);
-  }
-}
+// Required (by a test), it only gives the options the program is bundled with.
+if (require.main === module) build();
+module.exports = { bundleOptions: options };

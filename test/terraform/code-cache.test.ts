@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { type BuildOptions, buildSync } from 'esbuild';
 import { codeCacheDir } from '../../provider/terraform/src/code-cache';
 
 // Each start is a process of its own, as Terraform's are: within one process V8 keeps what it compiled and never
@@ -129,6 +130,25 @@ test('a save removes other entries written over 30 days ago, and keeps the recen
   expect(left).toHaveLength(2);
   expect(left).toContain(`${'b'.repeat(64)}.v8`);
   expect(left).not.toContain(`${'a'.repeat(64)}.v8`);
+});
+
+test("an import() in the bundled program runs: the bundle writes it as require(), which the cache's script is given", () => {
+  // A vm.Script rejects import() (it is given no module loader): the bundle must leave none, of a module it leaves out
+  // or of a name computed at run time.
+  const { bundleOptions } = require('../../provider/terraform/build-program.js') as { bundleOptions: BuildOptions };
+  const source = "const name = 'node:os'; import(name).then((os) => process.stdout.write(typeof os.cpus));";
+  const [bundled] = buildSync({
+    ...bundleOptions,
+    stdin: { contents: source, loader: 'js', resolveDir: root },
+    write: false,
+  }).outputFiles;
+  const script = `require(${JSON.stringify(CODE_CACHE)}).runWithCodeCache(process.env.SOURCE, ${JSON.stringify(FILE)}, null);`;
+  const result = spawnSync(process.execPath, ['-e', script], {
+    env: { PATH: process.env.PATH, SOURCE: bundled!.text },
+    encoding: 'utf8',
+  });
+  expect(result.stderr).toBe('');
+  expect(result.stdout).toBe('function');
 });
 
 test('errors of the program are its own', () => {
