@@ -189,9 +189,8 @@ function perEach(cpu: CpuByKind, deliveries: number): CpuByKind {
 
 /** `<prefix>_ratio_at_full_cores` (thread-cpu.ts, ratioAtFullCores) when the run's threads were read. */
 function fullCoresFigure(prefix: string, run: Run): ScaleOutFigures {
-  return run.threads === null
-    ? {}
-    : { [`${prefix}_ratio_at_full_cores`]: ratioAtFullCores(ratio(run.perSecond, run.ceiling), run.threads) };
+  const atFullCores = run.threads === null ? null : ratioAtFullCores(ratio(run.perSecond, run.ceiling), run.threads);
+  return atFullCores === null ? {} : { [`${prefix}_ratio_at_full_cores`]: atFullCores };
 }
 
 function workFigures(prefix: string, run: Run): ScaleOutFigures {

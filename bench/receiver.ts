@@ -8,9 +8,9 @@ import { isGenuineDelivery } from '../examples/receiver/receiver';
 export interface SignedRequest {
   path: string;
   /**
-   * Every header as it arrived, names and values in turn (Node's `rawHeaders`, kept as is so that capturing costs
-   * the receiver nothing during the run): its signatures, ids, trace context and user agent, which a replay must
-   * send too, as the receiver's work per request grows with them.
+   * Every header as it arrived, names and values in turn (Node's `rawHeaders`, a new array for each request, kept
+   * as it is so that capturing copies nothing during the run): its signatures, ids, trace context and user agent,
+   * which a replay must send too, as the receiver's work per request grows with them.
    */
   rawHeaders: string[];
   body: Buffer;

@@ -263,14 +263,14 @@ async function main(): Promise<void> {
     const first = service;
     const pid = first.child.pid!;
     // Where the machine's CPU went during the measured delivery run (--threads), set by `measured`.
-    const delivery: { threads: ThreadCpu | null } = { threads: null };
+    const deliveryCpu: { threads: ThreadCpu | null } = { threads: null };
     const throughput = await deliveryThroughput(first, receiver, client, (run) =>
       measured(
         'delivery',
         pid,
         () => withPerf(pid, run),
         () => ({ count: EVENTS * RUN.webhooks, name: 'delivery' }),
-        (threads) => (delivery.threads = threads),
+        (threads) => (deliveryCpu.threads = threads),
       ),
     );
     const templates = templatesOf(receiver, throughput.webhookIds);
@@ -303,9 +303,7 @@ async function main(): Promise<void> {
       delivery_per_s: Math.round(throughput.perSecond),
       delivery_ceiling_per_s: Math.round(ceiling),
       delivery_ratio: ratio(throughput.perSecond, ceiling),
-      ...(delivery.threads === null
-        ? {}
-        : { delivery_ratio_at_full_cores: ratioAtFullCores(ratio(throughput.perSecond, ceiling), delivery.threads) }),
+      ...fullCoresFigure(ratio(throughput.perSecond, ceiling), deliveryCpu.threads),
       delivery_warm_up_per_s: Math.round(throughput.warmUpPerSecond),
       p50_ms: Number(p50.toFixed(1)),
       p99_ms: Number(p99.toFixed(1)),
@@ -383,6 +381,12 @@ async function main(): Promise<void> {
 }
 
 /** The delivery, latency and API lines of the table. */
+/** `delivery_ratio_at_full_cores` (thread-cpu.ts, ratioAtFullCores) when --threads read the delivery run. */
+function fullCoresFigure(deliveryRatio: number, threads: ThreadCpu | null): Figures {
+  const atFullCores = threads === null ? null : ratioAtFullCores(deliveryRatio, threads);
+  return atFullCores === null ? {} : { delivery_ratio_at_full_cores: atFullCores };
+}
+
 function deliveryLines(figures: Figures): string[] {
   return [
     `  delivery, end to end (durable)       ${figures.delivery_per_s} deliveries/s, after ${WARM_UP_DELIVERIES} at ${figures.delivery_warm_up_per_s}/s to warm up`,

@@ -57,6 +57,8 @@ export interface ThreadCpu {
   bench: number;
   /** The machine's idle CPU seconds per second (of `cores`). */
   idle: number;
+  /** The share of the machine's CPU that was busy, every process's, from 0 to 1, unrounded (ratioAtFullCores). */
+  busyShare: number;
   cores: number;
 }
 
@@ -96,6 +98,7 @@ export function countThreadCpu(servicePid: number): () => ThreadCpu {
       service: perSecond(serviceUsed.reduce((sum, { ticks }) => sum + ticks, 0)),
       bench: perSecond(used(bench, threadTicks(process.pid)).reduce((sum, { ticks }) => sum + ticks, 0)),
       idle: perSecond(idle),
+      busyShare: busy + idle > 0 ? busy / (busy + idle) : 0,
       cores: Math.round(cores),
     };
   };
@@ -115,11 +118,11 @@ export function threadCpuLine(step: string, cpu: ThreadCpu, units?: { count: num
 
 /**
  * The ratio a delivery run would have had with every core of the machine busy at the CPU per delivery it used (all
- * of the machine's: the service's, the database's, the bench's): its ratio times the cores over the cores it kept
- * busy. Above a target, what the run missed was cores left idle (threads waiting for each other); below it, the
- * machine's CPU per delivery alone is too high for it, however the threads were scheduled.
+ * of the machine's: the service's, the database's, the bench's): its ratio over the share of the machine's CPU the
+ * run kept busy; null when the reading saw no busy CPU. Above a target, what the run missed was cores left idle
+ * (threads waiting for each other); below it, the machine's CPU per delivery alone is too high for it, however the
+ * threads were scheduled. Only the run's side is scaled: the ceiling, one process, keeps about one core busy.
  */
-export function ratioAtFullCores(ratio: number, cpu: ThreadCpu): number {
-  const busy = cpu.cores - cpu.idle;
-  return busy <= 0 ? ratio : Number(((ratio * cpu.cores) / busy).toFixed(3));
+export function ratioAtFullCores(ratio: number, cpu: ThreadCpu): number | null {
+  return cpu.busyShare <= 0 ? null : Number((ratio / cpu.busyShare).toFixed(3));
 }
