@@ -88,6 +88,20 @@ describe('keptHeaders', () => {
     expect(kept['x-after']).toBe('kept');
   });
 
+  test('a value of exactly 1 KiB is kept whole, unmarked; one byte more is cut; control characters and DEL stay', () => {
+    const kept = keptHeaders(
+      {
+        'x-exact': 'e'.repeat(HEADER_VALUE_BYTES),
+        'x-over': 'o'.repeat(HEADER_VALUE_BYTES + 1),
+        'x-controls': 'tab\there\u0001\u007f',
+      },
+      NONE,
+    );
+    expect(kept['x-exact']).toBe('e'.repeat(HEADER_VALUE_BYTES));
+    expect(kept['x-over']).toBe(`${'o'.repeat(HEADER_VALUE_BYTES)}…`);
+    expect(kept['x-controls']).toBe('tab\there\u0001\u007f');
+  });
+
   test('values are read as UTF-8, with invalid bytes and NUL as U+FFFD; repeated headers are joined', () => {
     const kept = keptHeaders(
       {
