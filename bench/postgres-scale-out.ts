@@ -19,7 +19,7 @@ import { createWebhooks, deliverEvents, ratio, TOKEN, WARM_UP_FIRST_RUN_ID } fro
 import type { BenchReceiver, SignedRequest } from './receiver';
 import { countDatabaseWork, type DatabaseWork } from './database-work';
 import { type CpuByKind, type ProcessKind, sampleClusterCpu, statOf, TICKS_PER_SECOND } from './cluster-cpu';
-import { countThreadCpu, ratioAtFullCores, type ThreadCpu } from './thread-cpu';
+import { countThreadCpu, fullCoresFigure, fullCoresNote, type ThreadCpu } from './thread-cpu';
 
 export interface ScaleOutOptions {
   receiver: BenchReceiver;
@@ -187,11 +187,9 @@ function perEach(cpu: CpuByKind, deliveries: number): CpuByKind {
   return Object.fromEntries(KINDS.map((kind) => [kind, cpu[kind] / deliveries])) as CpuByKind;
 }
 
-/** `<prefix>_ratio_at_full_cores` (thread-cpu.ts, ratioAtFullCores) when the run's threads were read. */
-function fullCoresFigure(prefix: string, run: Run): ScaleOutFigures {
-  const atFullCores = run.threads === null ? null : ratioAtFullCores(ratio(run.perSecond, run.ceiling), run.threads);
-  return atFullCores === null ? {} : { [`${prefix}_ratio_at_full_cores`]: atFullCores };
-}
+/** `<prefix>_ratio_at_full_cores` (thread-cpu.ts) when the run's threads were read. */
+const runFullCoresFigure = (prefix: string, run: Run): ScaleOutFigures =>
+  fullCoresFigure(prefix, ratio(run.perSecond, run.ceiling), run.threads);
 
 function workFigures(prefix: string, run: Run): ScaleOutFigures {
   return {
@@ -221,7 +219,7 @@ export async function postgresScaleOut(options: ScaleOutOptions): Promise<ScaleO
       pg1_delivery_per_s: Math.round(one.perSecond),
       pg1_ceiling_per_s: Math.round(one.ceiling),
       pg1_ratio: ratio(one.perSecond, one.ceiling),
-      ...fullCoresFigure('pg1', one),
+      ...runFullCoresFigure('pg1', one),
       ...workFigures('pg1', one),
       pg2_delivery_per_s: Math.round(two.perSecond),
       pg2_ceiling_per_s: Math.round(two.ceiling),
@@ -230,19 +228,13 @@ export async function postgresScaleOut(options: ScaleOutOptions): Promise<ScaleO
       pg2_over_pg1: ratio(two.perSecond, one.perSecond),
       pg1_one_webhook_delivery_per_s: Math.round(oneWebhook.perSecond),
       pg1_one_webhook_ratio: ratio(oneWebhook.perSecond, oneWebhook.ceiling),
-      ...fullCoresFigure('pg1_one_webhook', oneWebhook),
+      ...runFullCoresFigure('pg1_one_webhook', oneWebhook),
       ...workFigures('pg1_one_webhook', oneWebhook),
     };
   } finally {
     cluster.stop();
   }
 }
-
-/** `   <name> <value>` when `--threads` measured the figure, else nothing. */
-const fullCoresNote = (figures: ScaleOutFigures, prefix: string): string => {
-  const name = `${prefix}_ratio_at_full_cores`;
-  return figures[name] === undefined ? '' : `   ${name} ${figures[name]}`;
-};
 
 export function scaleOutLines(figures: ScaleOutFigures): string[] {
   return [

@@ -50,7 +50,7 @@ import {
 import { startBenchReceiver, type BenchReceiver } from './receiver';
 import { createDeliveryCeiling } from './ceiling';
 import { DISPATCH_LIMITS, deliveryRunShape, INGEST_CONCURRENCY } from './delivery-run-shape';
-import { countThreadCpu, ratioAtFullCores, threadCpuLine, type ThreadCpu } from './thread-cpu';
+import { countThreadCpu, fullCoresFigure, fullCoresNote, threadCpuLine, type ThreadCpu } from './thread-cpu';
 import { checkPerfInstalled, recordThread } from './perf-record';
 import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
 
@@ -303,7 +303,7 @@ async function main(): Promise<void> {
       delivery_per_s: Math.round(throughput.perSecond),
       delivery_ceiling_per_s: Math.round(ceiling),
       delivery_ratio: ratio(throughput.perSecond, ceiling),
-      ...fullCoresFigure(ratio(throughput.perSecond, ceiling), deliveryCpu.threads),
+      ...fullCoresFigure('delivery', ratio(throughput.perSecond, ceiling), deliveryCpu.threads),
       delivery_warm_up_per_s: Math.round(throughput.warmUpPerSecond),
       p50_ms: Number(p50.toFixed(1)),
       p99_ms: Number(p99.toFixed(1)),
@@ -381,19 +381,10 @@ async function main(): Promise<void> {
 }
 
 /** The delivery, latency and API lines of the table. */
-/** `delivery_ratio_at_full_cores` (thread-cpu.ts, ratioAtFullCores) when --threads read the delivery run. */
-function fullCoresFigure(deliveryRatio: number, threads: ThreadCpu | null): Figures {
-  const atFullCores = threads === null ? null : ratioAtFullCores(deliveryRatio, threads);
-  return atFullCores === null ? {} : { delivery_ratio_at_full_cores: atFullCores };
-}
-
 function deliveryLines(figures: Figures): string[] {
   return [
     `  delivery, end to end (durable)       ${figures.delivery_per_s} deliveries/s, after ${WARM_UP_DELIVERIES} at ${figures.delivery_warm_up_per_s}/s to warm up`,
-    `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}` +
-      (figures.delivery_ratio_at_full_cores === undefined
-        ? ''
-        : `   delivery_ratio_at_full_cores ${figures.delivery_ratio_at_full_cores}`),
+    `  ceiling: undici loop, no storage     ${figures.delivery_ceiling_per_s} deliveries/s   delivery_ratio ${figures.delivery_ratio}${fullCoresNote(figures, 'delivery')}`,
     `  latency accepted -> received         p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`,
     `  API GET one webhook                  ${figures.api_get_per_s} req/s, bare Fastify ${figures.api_get_ceiling_per_s} req/s   api_get_ratio ${figures.api_get_ratio}`,
     `  CPU per GET                          ${figures.api_get_cpu_us} us, bare Fastify ${figures.api_get_ceiling_cpu_us} us`,

@@ -126,3 +126,15 @@ export function threadCpuLine(step: string, cpu: ThreadCpu, units?: { count: num
 export function ratioAtFullCores(ratio: number, cpu: ThreadCpu): number | null {
   return cpu.busyShare <= 0 ? null : Number((ratio / cpu.busyShare).toFixed(3));
 }
+
+/** `<prefix>_ratio_at_full_cores` as a figure when `--threads` read the run (`cpu`) and it saw busy CPU; else none. */
+export function fullCoresFigure(prefix: string, ratio: number, cpu: ThreadCpu | null): Record<string, number> {
+  const atFullCores = cpu === null ? null : ratioAtFullCores(ratio, cpu);
+  return atFullCores === null ? {} : { [`${prefix}_ratio_at_full_cores`]: atFullCores };
+}
+
+/** `   <prefix>_ratio_at_full_cores <value>`, for a summary line, when the figures hold it; else nothing. */
+export function fullCoresNote(figures: Readonly<Record<string, number>>, prefix: string): string {
+  const name = `${prefix}_ratio_at_full_cores`;
+  return figures[name] === undefined ? '' : `   ${name} ${figures[name]}`;
+}
