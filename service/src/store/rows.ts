@@ -135,8 +135,9 @@ export function webhookFromRow(row: WebhookRow): StoredWebhook {
 }
 
 /** The columns of a webhook row that the fan-out reads (FanOutWebhook), in both backends. */
-export const FAN_OUT_COLUMNS = 'id, name, event_types, job_ids, active, archived_at';
-export type FanOutRow = Pick<WebhookRow, 'id' | 'name' | 'event_types' | 'job_ids' | 'active' | 'archived_at'>;
+const FAN_OUT_COLUMN_NAMES = ['id', 'name', 'event_types', 'job_ids', 'active', 'archived_at'] as const;
+export const FAN_OUT_COLUMNS = FAN_OUT_COLUMN_NAMES.join(', ');
+export type FanOutRow = Pick<WebhookRow, (typeof FAN_OUT_COLUMN_NAMES)[number]>;
 
 export function fanOutWebhookFromRow(row: FanOutRow): FanOutWebhook {
   return {
