@@ -1,9 +1,23 @@
 // go-plugin's mutual TLS, the plugin's half: a fresh self-signed certificate for "localhost" per process,
 // whose DER goes to Terraform in the handshake line; Terraform's own certificate comes in PLUGIN_CLIENT_CERT.
-// @peculiar/x509 needs the reflect-metadata polyfill loaded first (its dependency-injection layer reads it).
-import 'reflect-metadata';
-import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+// Node.js makes the key and the signature; the certificate around them is one fixed template, written here in DER
+// (der.ts): an X.509 library would be evaluated at every start of the provider, which Terraform starts several
+// times per command.
+import { generateKeyPair, randomBytes, sign } from 'node:crypto';
+import { promisify } from 'node:util';
+import {
+  bitString,
+  booleanTrue,
+  explicit,
+  implicitText,
+  objectIdentifier,
+  octetString,
+  sequence,
+  set,
+  time,
+  unsignedInteger,
+  utf8String,
+} from './der';
 
 export interface ServerCertificate {
   certificatePem: string;
@@ -12,10 +26,47 @@ export interface ServerCertificate {
   handshakeBase64: string;
 }
 
-const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const VALIDITY_MS = 365 * 24 * 3600 * 1000;
 
-function pem(label: string, der: ArrayBuffer): string {
+const OID = {
+  ecdsaWithSha256: '1.2.840.10045.4.3.2',
+  commonName: '2.5.4.3',
+  organization: '2.5.4.10',
+  basicConstraints: '2.5.29.19',
+  keyUsage: '2.5.29.15',
+  extendedKeyUsage: '2.5.29.37',
+  subjectAltName: '2.5.29.17',
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
+};
+
+/** digitalSignature (bit 0), keyEncipherment (bit 2) and keyCertSign (bit 5), in the six bits up to the last. */
+const KEY_USAGE_BITS = bitString(Buffer.from([0b1010_0100]), 6);
+
+/** An extension; `critical` only when it is, as DER leaves a default value out. */
+const extension = (oid: string, value: Uint8Array, critical = false) =>
+  sequence(objectIdentifier(oid), ...(critical ? [booleanTrue()] : []), octetString(value));
+
+/** CN=localhost, O=jobhooks: the plugin's name as subject and, being self-signed, as issuer. */
+const NAME = sequence(
+  set(sequence(objectIdentifier(OID.commonName), utf8String('localhost'))),
+  set(sequence(objectIdentifier(OID.organization), utf8String('jobhooks'))),
+);
+
+// As go-plugin's own certificates: a CA (it is its own root for the peer) usable by server and client.
+const EXTENSIONS = explicit(
+  3,
+  sequence(
+    extension(OID.basicConstraints, sequence(booleanTrue()), true),
+    extension(OID.keyUsage, KEY_USAGE_BITS, true),
+    extension(OID.extendedKeyUsage, sequence(objectIdentifier(OID.serverAuth), objectIdentifier(OID.clientAuth))),
+    extension(OID.subjectAltName, sequence(implicitText(2, 'localhost'))),
+  ),
+);
+
+const SIGNATURE_ALGORITHM = sequence(objectIdentifier(OID.ecdsaWithSha256));
+
+function pem(label: string, der: Uint8Array): string {
   const lines =
     Buffer.from(der)
       .toString('base64')
@@ -24,32 +75,27 @@ function pem(label: string, der: ArrayBuffer): string {
 }
 
 export async function createServerCertificate(now = new Date()): Promise<ServerCertificate> {
-  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
-  const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
-      .toString('hex')
-      .replace(/^[89a-f]/, '1'),
-    name: 'CN=localhost, O=jobhooks',
-    notBefore: new Date(now.getTime() - 60_000),
-    notAfter: new Date(now.getTime() + VALIDITY_MS),
-    signingAlgorithm: ALGORITHM,
-    keys: keys as unknown as Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'],
-    extensions: [
-      // As go-plugin's own certificates: a CA (it is its own root for the peer) usable by server and client.
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyCertSign,
-        true,
-      ),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
-      new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'localhost' }]),
-    ],
-  });
-  const privateKey = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
+  const { publicKey, privateKey } = await promisify(generateKeyPair)('ec', { namedCurve: 'prime256v1' });
+  const tbsCertificate = sequence(
+    explicit(0, unsignedInteger(Buffer.from([2]))), // version 3
+    // 16 random bytes, the first between 0x40 and 0x7f: positive, and no byte shorter.
+    unsignedInteger(Buffer.from(randomBytes(16).map((byte, i) => (i === 0 ? (byte & 0x3f) | 0x40 : byte)))),
+    SIGNATURE_ALGORITHM,
+    NAME,
+    sequence(time(new Date(now.getTime() - 60_000)), time(new Date(now.getTime() + VALIDITY_MS))),
+    NAME,
+    publicKey.export({ type: 'spki', format: 'der' }),
+    EXTENSIONS,
+  );
+  // An EC key signs in DER (ECDSA-Sig-Value), as a certificate carries it.
+  const certificate = sequence(
+    tbsCertificate,
+    SIGNATURE_ALGORITHM,
+    bitString(sign('sha256', tbsCertificate, privateKey)),
+  );
   return {
-    certificatePem: certificate.toString('pem'),
-    privateKeyPem: pem('PRIVATE KEY', privateKey),
-    handshakeBase64: Buffer.from(certificate.rawData).toString('base64').replace(/=+$/, ''),
+    certificatePem: pem('CERTIFICATE', certificate),
+    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    handshakeBase64: certificate.toString('base64').replace(/=+$/, ''),
   };
 }
