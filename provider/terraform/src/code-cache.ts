@@ -1,4 +1,4 @@
-// Terraform starts the provider afresh for each step of a command (three times for a plan), and a fifth of a start
+// Terraform starts the provider afresh for each step of a command (three times for a plan), and much of a start
 // is V8 compiling the bundled program. The compiled code is kept in the user's cache folder, keyed by the program's
 // bytes and the Node.js that compiled it, so every start after the first skips that work. The cache only ever
 // saves time: a folder that is missing, not the user's own, unwritable, or holding a cache V8 refuses, means the
