@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { createServerCertificate, type ServerCertificate } from '../../provider/terraform/src/certificate';
-import { loadServiceDefinitions } from '../../provider/terraform/src/provider-server';
+import { loadServiceDefinitions } from '../../provider/terraform/src/service-definitions';
 
 const PLUGIN = resolve(__dirname, '..', '..', 'provider', 'terraform', 'dist', 'provider-program.js');
 const COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { createServerCertificate } from './certificate';
-import { loadServiceDefinitions, providerHandlers } from './provider-server';
+import { providerHandlers } from './provider-server';
+import { loadServiceDefinitions } from './service-definitions';
 
 /** go-plugin's check that the process was started by Terraform (the value every Terraform provider expects). */
 export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE';

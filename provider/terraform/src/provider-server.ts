@@ -1,12 +1,8 @@
 // The tfplugin6 Provider service: decodes Terraform's messages, runs the provider logic and that of the resource
 // type named in each request (resource-registry.ts), and encodes the answers. Holds the one piece of state a provider process has: the client made at configure.
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import * as protobuf from 'protobufjs';
 import type { WebhooksClient } from '@jobhooks/client';
 import { type Diagnostic, errorAt } from './diagnostics';
-import { GO_PLUGIN_PROTO } from './protocol/go-plugin';
-import { TFPLUGIN6_PROTO } from './protocol/tfplugin6';
 import { connect, resolveProviderSettings, validateProviderConfig } from './provider-config';
 import { RESOURCES, type ResourceHandler } from './resource-registry';
 import {
@@ -19,21 +15,6 @@ import {
 } from './schema';
 import { decodeDynamic, encodeDynamic } from './values';
 import { readWebhookDataSource } from './webhook-resource';
-
-interface ServiceDefinitions {
-  provider: grpc.ServiceDefinition;
-  controller: grpc.ServiceDefinition;
-}
-
-export function loadServiceDefinitions(): ServiceDefinitions {
-  const options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true };
-  // Parsed from the sources held in the program (no .proto file to find at run time), names kept as written.
-  const root = new protobuf.Root();
-  for (const source of [TFPLUGIN6_PROTO, GO_PLUGIN_PROTO]) protobuf.parse(source, root, { keepCase: true });
-  const definition = protoLoader.fromJSON(root.toJSON(), options);
-  const service = (name: string) => definition[name] as grpc.ServiceDefinition;
-  return { provider: service('tfplugin6.Provider'), controller: service('plugin.GRPCController') };
-}
 
 type Dynamic = { msgpack?: Uint8Array; json?: Uint8Array } | null;
 type Request = Record<string, unknown>;
