@@ -43,6 +43,10 @@ export async function launchChromium(): Promise<LaunchedChromium> {
   // Chromium's crash handlers keep their reports under $XDG_CONFIG_HOME and name that folder on their command
   // line: a folder of this launch's own tells its handlers from another browser's.
   const configHome = mkdtempSync(join(tmpdir(), 'jobhooks-chromium-'));
+  // Chromium's own temporary folders (org.chromium.Chromium.*) too, which a killed Chromium leaves behind: inside
+  // that folder, they go with it.
+  const temporary = join(configHome, 'tmp');
+  mkdirSync(temporary);
   const crashHandlerPids = () => pidsWhoseCommandNames(configHome);
   // Chromium's processes inherit the launch's own XDG_CONFIG_HOME. Those that still show it in their environment,
   // with the crash handlers found by their command line, are every process of the launch that could outlive the
@@ -53,7 +57,7 @@ export async function launchChromium(): Promise<LaunchedChromium> {
   const server = await chromium
     .launchServer({
       executablePath: CHROMIUM_PATH,
-      env: { ...process.env, XDG_CONFIG_HOME: configHome },
+      env: { ...process.env, XDG_CONFIG_HOME: configHome, TMPDIR: temporary },
       host: '127.0.0.1',
       // As root in a container Chromium needs --no-sandbox; the network flags stop it calling Google's
       // hosts, which this machine's closed network refuses.
