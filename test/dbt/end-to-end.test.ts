@@ -98,7 +98,7 @@ describe.each(DBT_VERSIONS.map((version) => [version.label, version] as const))(
         dbtVersion: version.dbtVersion,
         projectName: PROJECT,
         projectId: PROJECT_ID,
-        runStatus: 'Error',
+        runStatus: 'Errored',
         runStatusCode: 20,
         runStatusMessage: `1 of 5 nodes failed (1 error), 2 skipped.\nmodel.${PROJECT}.orders (error): ${MODEL_ERROR}`,
         runReason: `Triggered by GitHub Actions: workflow a workflow, run ${env.GITHUB_RUN_ID} attempt 1`,
@@ -296,7 +296,7 @@ test("a run that stops before it starts leaves the previous run's results: repor
   expect(run.code).toBe(2);
   expect(run.stdout).toContain('Parsing Error');
   const completed = payloadOf((await eventsOf('/job-42', `github-${env.GITHUB_RUN_ID}-1-42`, 3))[2]!);
-  expect(completed.data).toMatchObject({ runStatusCode: 20, runStatus: 'Error' });
+  expect(completed.data).toMatchObject({ runStatusCode: 20, runStatus: 'Errored' });
   expect(completed.data.runStatusMessage).toMatch(
     /^dbt exited with code 2; target\/run_results\.json is the previous run's \(invocation [0-9a-f-]{36}\): this run wrote no results\.$/,
   );
@@ -364,7 +364,7 @@ test('emit reports a run that already ended from its artifacts: a real jaffle_sh
     dbtVersion: '1.0.0',
     jobName: 'dbt build',
     environmentName: 'Production',
-    runStartedAt: '2021-12-07T10:49:18.043Z',
+    runStartedAt: '2021-12-07T10:49:18Z',
     runFinishedAt: '2021-12-07T10:49:34.224Z',
     runStatusCode: 20,
   });

@@ -180,7 +180,7 @@ describe('the events of a run', () => {
 
   test.each([
     ['success', ['job.run.completed'], 10, 'Success'],
-    ['error', ['job.run.errored', 'job.run.completed'], 20, 'Error'],
+    ['error', ['job.run.errored', 'job.run.completed'], 20, 'Errored'],
     ['cancelled', ['job.run.completed'], 30, 'Cancelled'],
   ] as const)('%s: %j with runStatusCode %d', (status, types, code, word) => {
     const events = endEvents(identity, startedAt, finishedAt, { status, message: 'm' });

@@ -269,3 +269,38 @@ test('events taken in together fan out alike; a webhook added or changed after t
   const next = await Promise.all([5, 6].map((runId) => ingest(h, 'job.run.completed', { runId: String(runId) })));
   expect(next.map((event) => event.deliveries)).toEqual([1, 1]);
 });
+
+test("a delivery's runStatus is the word paired with its code and its runStartedAt is to the second, as posted or not", async () => {
+  await hook('/pairs', { event_types: ['job.run.completed', 'job.run.errored'], job_ids: [] });
+  const startedAt = '2026-11-21T09:00:07.918273645Z';
+  await ingest(h, 'job.run.errored', { runStatusCode: 20, runStatus: 'Error', runStartedAt: startedAt, runId: 'p1' });
+  await ingest(h, 'job.run.completed', {
+    runStatusCode: 30,
+    runStatus: 'cancelled',
+    runStartedAt: startedAt,
+    runId: 'p2',
+  });
+  await ingest(h, 'job.run.completed', { runStatusCode: 10, runStartedAt: '2026-11-21T09:00:07Z', runId: 'p3' });
+  await waitFor(() => received('/pairs').length === 3, 'three deliveries');
+  const byRun = Object.fromEntries(received('/pairs').map((p) => [p.data.runId, p.data]));
+  expect(byRun.p1).toMatchObject({ runStatus: 'Errored', runStatusCode: 20, runStartedAt: '2026-11-21T09:00:07Z' });
+  expect(byRun.p2).toMatchObject({ runStatus: 'Cancelled', runStatusCode: 30, runStartedAt: '2026-11-21T09:00:07Z' });
+  expect(byRun.p3).toMatchObject({ runStatus: 'Success', runStatusCode: 10, runStartedAt: '2026-11-21T09:00:07Z' });
+  // The fields in the contract's order, the two rewritten ones where they were.
+  expect(Object.keys(byRun.p1)).toEqual([
+    'jobId',
+    'jobName',
+    'runId',
+    'environmentId',
+    'environmentName',
+    'dbtVersion',
+    'projectName',
+    'projectId',
+    'runStatus',
+    'runStatusCode',
+    'runStatusMessage',
+    'runReason',
+    'runStartedAt',
+    'runErroredAt',
+  ]);
+});

@@ -1,16 +1,19 @@
 // How a dbt run ended, in dbt Cloud's terms: its status and status code, and the runStatusMessage that carries the
 // first failures (node, status, message) the way dbt Cloud puts a run's error there, bounded in size.
+import { PAYLOAD_RUN_STATUS } from '@jobhooks/client/contract';
 import type { NodeResult } from './artifacts';
 import { maxLengthOf } from './contract-limits';
 
 export type RunStatus = 'running' | 'success' | 'error' | 'cancelled';
 
-/** dbt Cloud's run statuses: the word in runStatus and the number in runStatusCode. */
+const withWord = (runStatusCode: number) => ({ runStatus: PAYLOAD_RUN_STATUS[runStatusCode]!, runStatusCode });
+
+/** dbt Cloud's run statuses: the number in runStatusCode and the word its payloads pair with it in runStatus. */
 export const RUN_STATUS: Record<RunStatus, { runStatus: string; runStatusCode: number }> = {
-  running: { runStatus: 'Running', runStatusCode: 3 },
-  success: { runStatus: 'Success', runStatusCode: 10 },
-  error: { runStatus: 'Error', runStatusCode: 20 },
-  cancelled: { runStatus: 'Cancelled', runStatusCode: 30 },
+  running: withWord(3),
+  success: withWord(10),
+  error: withWord(20),
+  cancelled: withWord(30),
 };
 
 /** What dbt Cloud writes in runStatusMessage when a run has nothing to say. */

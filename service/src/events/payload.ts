@@ -1,5 +1,5 @@
 // Builds the exact bytes of a delivery payload: fixed once, then signed and sent unchanged on every attempt.
-import type { DeliveryPayload, EventType, RunDetails } from '@jobhooks/client/contract';
+import { type DeliveryPayload, type EventType, PAYLOAD_RUN_STATUS, type RunDetails } from '@jobhooks/client/contract';
 
 const NANOS_PER_SECOND = 1_000_000_000n;
 const NANOS_PER_MILLI = 1_000_000n;
@@ -21,9 +21,19 @@ export interface PayloadInput {
   test?: boolean;
 }
 
-/** Only the completed and errored events carry their own finishing timestamp (docs/api-contract.md#12-delivery-payload). */
+/**
+ * The run as dbt Cloud's payloads show it (docs/api-contract.md#12-delivery-payload): runStatus is the word paired
+ * with runStatusCode and runStartedAt is to the second, whatever was posted; only the completed and errored events
+ * carry their own finishing timestamp. Fields keep the order they were taken in with.
+ */
 function runDataFor(eventType: EventType, run: RunDetails): RunDetails {
-  const { runFinishedAt, runErroredAt, ...common } = run;
+  const { runFinishedAt, runErroredAt, ...posted } = run;
+  const common = {
+    ...posted,
+    runStatus: PAYLOAD_RUN_STATUS[run.runStatusCode] ?? run.runStatus,
+    // The contract takes only timestamps with seconds ("YYYY-MM-DDTHH:MM:SS", then a fraction or "Z").
+    runStartedAt: `${run.runStartedAt.slice(0, 19)}Z`,
+  };
   if (eventType === 'job.run.completed' && runFinishedAt !== undefined) return { ...common, runFinishedAt };
   if (eventType === 'job.run.errored' && runErroredAt !== undefined) return { ...common, runErroredAt };
   return common;

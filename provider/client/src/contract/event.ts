@@ -49,7 +49,8 @@ export const DeliveryPayload = z
       test: z.literal(true).optional().meta({ description: 'Present, and true, only on sends of the test endpoint.' }),
     }).meta({
       description:
-        'The run fields as ingested; runFinishedAt only in job.run.completed, runErroredAt only in job.run.errored.',
+        'The run fields as ingested, but runStatus, the word paired with runStatusCode, and runStartedAt, to the ' +
+        'second; runFinishedAt only in job.run.completed, runErroredAt only in job.run.errored.',
     }),
   })
   .meta({
@@ -69,6 +70,19 @@ export const EVENT_RULES: Record<
   'job.run.started': { timestamp: null, statusCodes: [2, 3] },
   'job.run.completed': { timestamp: 'runFinishedAt', statusCodes: [10, 20, 30] },
   'job.run.errored': { timestamp: 'runErroredAt', statusCodes: [20] },
+};
+
+/**
+ * The word a payload's runStatus carries for each run status code an event may have: dbt Cloud's payloads pair
+ * 3 Running, 10 Success and 20 Errored, so a receiver may filter on either field; 2 and 30 are the runs' own
+ * status names. A delivery carries this word whatever word was posted with the code (docs/api-contract.md).
+ */
+export const PAYLOAD_RUN_STATUS: Readonly<Record<number, string>> = {
+  2: 'Starting',
+  3: 'Running',
+  10: 'Success',
+  20: 'Errored',
+  30: 'Cancelled',
 };
 
 /** POST /api/v3/accounts/{account_id}/webhooks/events: one job-run event, validated for its type. */
