@@ -1,6 +1,6 @@
 // The provider's half of go-plugin's mutual TLS: the certificate it makes at each start, read back by Node.js's own
 // X.509 parser, and the DER pieces it is written with, against encodings worked out from X.690 and RFC 5280.
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import { createServerCertificate } from '../../provider/terraform/src/certificate';
 import { bitString, objectIdentifier, sequence, time, unsignedInteger } from '../../provider/terraform/src/der';
 
@@ -26,12 +26,17 @@ test('a self-signed CA certificate for localhost, for server and client, valid f
   expect(made.handshakeBase64).not.toMatch(/=/);
 });
 
-test('both extensions that restrict the key are critical, with exactly the bits go-plugin sets', async () => {
-  const der = hex(derOf((await createServerCertificate()).certificatePem));
+test('both extensions that restrict the key are critical, with exactly the bits go-plugin sets, and the key is named', async () => {
+  const made = await createServerCertificate();
+  const der = hex(derOf(made.certificatePem));
   // basicConstraints (2.5.29.19), critical, cA TRUE
   expect(der).toContain('300f0603551d130101ff040530030101ff');
   // keyUsage (2.5.29.15), critical: digitalSignature, keyEncipherment, keyCertSign (bits 0, 2 and 5; 2 unused)
   expect(der).toContain('300e0603551d0f0101ff0404030202a4');
+  // subjectKeyIdentifier (2.5.29.14): the SHA-1 of the public key's point, 04 || x || y
+  const { x, y } = new X509Certificate(made.certificatePem).publicKey.export({ format: 'jwk' });
+  const point = Buffer.concat([Buffer.from([4]), Buffer.from(x!, 'base64url'), Buffer.from(y!, 'base64url')]);
+  expect(der).toContain(`301d0603551d0e04160414${createHash('sha1').update(point).digest('hex')}`);
 });
 
 test('each certificate has a serial of its own, positive and in 16 bytes', async () => {
@@ -59,6 +64,8 @@ test('integers, object identifiers, bit strings and long lengths as DER writes t
   expect(hex(unsignedInteger(Buffer.from([0x80])))).toBe('02020080');
   expect(hex(unsignedInteger(Buffer.from([0])))).toBe('020100');
   expect(hex(objectIdentifier('1.2.840.10045.4.3.2'))).toBe('06082a8648ce3d040302');
+  expect(hex(objectIdentifier('1.2.2147483648'))).toBe('06062a8880808000'); // an arc of 2^31
+  expect(() => unsignedInteger(Buffer.alloc(0))).toThrow(RangeError);
   expect(hex(bitString(Buffer.from([0xa4]), 6))).toBe('030202a4');
   expect(hex(sequence(Buffer.alloc(200)).subarray(0, 3))).toBe('3081c8');
   expect(hex(sequence(Buffer.alloc(300)).subarray(0, 4))).toBe('3082012c');

@@ -49,6 +49,7 @@ test('an empty request and response decode alike, defaults filled in, in every m
     for (const [name, method] of Object.entries(definition)) {
       const other = referenceMethod(service, name);
       const request = other.requestSerialize({});
+      expect(method.requestSerialize({})).toEqual(request);
       expect(method.requestDeserialize(request)).toEqual(other.requestDeserialize(request));
       const response = other.responseSerialize({});
       expect(method.responseDeserialize(response)).toEqual(other.responseDeserialize(response));
@@ -92,4 +93,17 @@ test('a schema with nested blocks, bytes, enums, 64-bit numbers and a oneof is t
     { element_key_int: 9007199254740991, selector: 'element_key_int' },
     { element_key_string: 'k', selector: 'element_key_string' },
   ]);
+});
+
+test('a request with a type name and a dynamic value in msgpack is the same message both ways', () => {
+  const request = {
+    type_name: 'dbtcloud_webhook',
+    config: { msgpack: Buffer.from([0x81, 0xa4, 0x6e, 0x61, 0x6d, 0x65, 0xa1, 0x61]) },
+  };
+  const method = ours.provider.ValidateResourceConfig!;
+  const other = referenceMethod('tfplugin6.Provider', 'ValidateResourceConfig');
+  const bytes = method.requestSerialize(request);
+  expect(bytes).toEqual(other.requestSerialize(request));
+  expect(method.requestDeserialize(bytes)).toEqual(other.requestDeserialize(bytes));
+  expect((method.requestDeserialize(bytes) as typeof request).config.msgpack).toEqual(request.config.msgpack);
 });

@@ -3,7 +3,7 @@
 // Node.js makes the key and the signature; the certificate around them is one fixed template, written here in DER
 // (der.ts): an X.509 library would be evaluated at every start of the provider, which Terraform starts several
 // times per command.
-import { generateKeyPair, randomBytes, sign } from 'node:crypto';
+import { createHash, generateKeyPair, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { promisify } from 'node:util';
 import {
   bitString,
@@ -36,6 +36,7 @@ const OID = {
   keyUsage: '2.5.29.15',
   extendedKeyUsage: '2.5.29.37',
   subjectAltName: '2.5.29.17',
+  subjectKeyIdentifier: '2.5.29.14',
   serverAuth: '1.3.6.1.5.5.7.3.1',
   clientAuth: '1.3.6.1.5.5.7.3.2',
 };
@@ -53,16 +54,24 @@ const NAME = sequence(
   set(sequence(objectIdentifier(OID.organization), utf8String('jobhooks'))),
 );
 
-// As go-plugin's own certificates: a CA (it is its own root for the peer) usable by server and client.
-const EXTENSIONS = explicit(
-  3,
-  sequence(
-    extension(OID.basicConstraints, sequence(booleanTrue()), true),
-    extension(OID.keyUsage, KEY_USAGE_BITS, true),
-    extension(OID.extendedKeyUsage, sequence(objectIdentifier(OID.serverAuth), objectIdentifier(OID.clientAuth))),
-    extension(OID.subjectAltName, sequence(implicitText(2, 'localhost'))),
-  ),
-);
+/**
+ * As go-plugin's own certificates: a CA (it is its own root for the peer) usable by server and client, with the
+ * subject key identifier RFC 5280 asks of a CA (the SHA-1 of the public key's bits, its section 4.2.1.2).
+ */
+function extensions(publicKey: KeyObject): Buffer {
+  const { x, y } = publicKey.export({ format: 'jwk' });
+  const point = Buffer.concat([Buffer.from([0x04]), Buffer.from(x!, 'base64url'), Buffer.from(y!, 'base64url')]);
+  return explicit(
+    3,
+    sequence(
+      extension(OID.basicConstraints, sequence(booleanTrue()), true),
+      extension(OID.keyUsage, KEY_USAGE_BITS, true),
+      extension(OID.extendedKeyUsage, sequence(objectIdentifier(OID.serverAuth), objectIdentifier(OID.clientAuth))),
+      extension(OID.subjectAltName, sequence(implicitText(2, 'localhost'))),
+      extension(OID.subjectKeyIdentifier, octetString(createHash('sha1').update(point).digest())),
+    ),
+  );
+}
 
 const SIGNATURE_ALGORITHM = sequence(objectIdentifier(OID.ecdsaWithSha256));
 
@@ -85,7 +94,7 @@ export async function createServerCertificate(now = new Date()): Promise<ServerC
     sequence(time(new Date(now.getTime() - 60_000)), time(new Date(now.getTime() + VALIDITY_MS))),
     NAME,
     publicKey.export({ type: 'spki', format: 'der' }),
-    EXTENSIONS,
+    extensions(publicKey),
   );
   // An EC key signs in DER (ECDSA-Sig-Value), as a certificate carries it.
   const certificate = sequence(

@@ -25,6 +25,7 @@ export const implicitText = (tagNumber: number, text: string): Buffer =>
 
 /** A non-negative INTEGER from its big-endian bytes, in the fewest bytes DER allows. */
 export function unsignedInteger(bytes: Uint8Array): Buffer {
+  if (bytes.length === 0) throw new RangeError('DER: an INTEGER needs at least one byte');
   let start = 0;
   while (start < bytes.length - 1 && bytes[start] === 0) start += 1;
   const minimal = bytes.subarray(start);
@@ -44,10 +45,10 @@ export function objectIdentifier(dotted: string): Buffer {
   const arcs = dotted.split('.').map(Number);
   const bytes: number[] = [];
   for (const arc of [arcs[0]! * 40 + arcs[1]!, ...arcs.slice(2)]) {
-    // Base 128, most significant group first, every byte but the last with its high bit set.
-    const groups = [arc & 0x7f];
-    for (let rest = Math.floor(arc / 128); rest > 0; rest = Math.floor(rest / 128))
-      groups.unshift((rest & 0x7f) | 0x80);
+    // Base 128, most significant group first, every byte but the last with its high bit set; in arithmetic, not
+    // bitwise, as an arc may be above 2^31.
+    const groups = [arc % 128];
+    for (let rest = Math.floor(arc / 128); rest > 0; rest = Math.floor(rest / 128)) groups.unshift((rest % 128) + 0x80);
     bytes.push(...groups);
   }
   return element(0x06, Buffer.from(bytes));

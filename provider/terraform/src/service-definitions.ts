@@ -16,6 +16,10 @@ export interface ServiceDefinitions {
 /** Decoded messages: 64-bit numbers as numbers, enums by name, unset fields at their defaults, a oneof's case named. */
 const AS_OBJECT: protobuf.IConversionOptions = { longs: Number, enums: String, defaults: true, oneofs: true };
 
+/** The encoded bytes as the Buffer gRPC writes, without a copy (in Node.js protobufjs makes a Buffer already). */
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
 function serviceDefinition(service: protobuf.Service): grpc.ServiceDefinition {
   const definition: Record<string, grpc.MethodDefinition<object, object>> = {};
   for (const method of service.methodsArray) {
@@ -26,9 +30,9 @@ function serviceDefinition(service: protobuf.Service): grpc.ServiceDefinition {
       path: `/${service.fullName.slice(1)}/${method.name}`,
       requestStream: method.requestStream === true,
       responseStream: method.responseStream === true,
-      requestSerialize: (value) => Buffer.from(request.encode(request.fromObject(value)).finish()),
+      requestSerialize: (value) => asBuffer(request.encode(request.fromObject(value)).finish()),
       requestDeserialize: (bytes) => request.toObject(request.decode(bytes), AS_OBJECT),
-      responseSerialize: (value) => Buffer.from(response.encode(response.fromObject(value)).finish()),
+      responseSerialize: (value) => asBuffer(response.encode(response.fromObject(value)).finish()),
       responseDeserialize: (bytes) => response.toObject(response.decode(bytes), AS_OBJECT),
       // The name a generated client gives the method, as proto-loader makes it.
       originalName: method.name.charAt(0).toLowerCase() + method.name.slice(1),
