@@ -8,7 +8,7 @@ export type RunStatus = 'running' | 'success' | 'error' | 'cancelled';
 
 const withWord = (runStatusCode: number) => ({ runStatus: PAYLOAD_RUN_STATUS[runStatusCode]!, runStatusCode });
 
-/** dbt Cloud's run statuses: the number in runStatusCode and the word its payloads pair with it in runStatus. */
+/** The run statuses a dbt run reports: the number in runStatusCode and the word a delivery carries with it. */
 export const RUN_STATUS: Record<RunStatus, { runStatus: string; runStatusCode: number }> = {
   running: withWord(3),
   success: withWord(10),
