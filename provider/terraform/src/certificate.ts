@@ -3,7 +3,7 @@
 // Node.js makes the key and the signature; the certificate around them is one fixed template, written here in DER
 // (der.ts): an X.509 library would be evaluated at every start of the provider, which Terraform starts several
 // times per command.
-import { createHash, generateKeyPair, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { createHash, generateKeyPair, randomBytes, sign, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
 import {
   bitString,
@@ -58,9 +58,9 @@ const NAME = sequence(
  * As go-plugin's own certificates: a CA (it is its own root for the peer) usable by server and client, with the
  * subject key identifier RFC 5280 asks of a CA (the SHA-1 of the public key's bits, its section 4.2.1.2).
  */
-function extensions(publicKey: KeyObject): Buffer {
-  const { x, y } = publicKey.export({ format: 'jwk' });
-  const point = Buffer.concat([Buffer.from([0x04]), Buffer.from(x!, 'base64url'), Buffer.from(y!, 'base64url')]);
+function extensions(subjectPublicKeyInfo: Buffer): Buffer {
+  // A P-256 key's info ends in its point, 04 || x || y: the bits the identifier hashes.
+  const point = subjectPublicKeyInfo.subarray(subjectPublicKeyInfo.length - 65);
   return explicit(
     3,
     sequence(
@@ -75,16 +75,9 @@ function extensions(publicKey: KeyObject): Buffer {
 
 const SIGNATURE_ALGORITHM = sequence(objectIdentifier(OID.ecdsaWithSha256));
 
-function pem(label: string, der: Uint8Array): string {
-  const lines =
-    Buffer.from(der)
-      .toString('base64')
-      .match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
-}
-
 export async function createServerCertificate(now = new Date()): Promise<ServerCertificate> {
   const { publicKey, privateKey } = await promisify(generateKeyPair)('ec', { namedCurve: 'prime256v1' });
+  const subjectPublicKeyInfo = publicKey.export({ type: 'spki', format: 'der' });
   const tbsCertificate = sequence(
     explicit(0, unsignedInteger(Buffer.from([2]))), // version 3
     // 16 random bytes, the first between 0x40 and 0x7f: positive, and no byte shorter.
@@ -93,8 +86,8 @@ export async function createServerCertificate(now = new Date()): Promise<ServerC
     NAME,
     sequence(time(new Date(now.getTime() - 60_000)), time(new Date(now.getTime() + VALIDITY_MS))),
     NAME,
-    publicKey.export({ type: 'spki', format: 'der' }),
-    extensions(publicKey),
+    subjectPublicKeyInfo,
+    extensions(subjectPublicKeyInfo),
   );
   // An EC key signs in DER (ECDSA-Sig-Value), as a certificate carries it.
   const certificate = sequence(
@@ -103,7 +96,8 @@ export async function createServerCertificate(now = new Date()): Promise<ServerC
     bitString(sign('sha256', tbsCertificate, privateKey)),
   );
   return {
-    certificatePem: pem('CERTIFICATE', certificate),
+    // Node.js writes the PEM from the DER it reads: a certificate OpenSSL cannot parse fails here, not in Terraform.
+    certificatePem: new X509Certificate(certificate).toString(),
     privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
     handshakeBase64: certificate.toString('base64').replace(/=+$/, ''),
   };
