@@ -305,10 +305,55 @@ test('an unreachable server fails with a message naming it, after the retries', 
     maxAttempts: 2,
     sleep: async (ms) => void waits.push(ms),
   });
-  await expect(client.get('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ')).rejects.toThrow(
-    `Read webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ failed: could not reach ${dead}`,
+  const error = (await client.get('wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ').catch((e: unknown) => e)) as Error;
+  // The reason is the connection's, not fetch's own "fetch failed".
+  expect(error.message).toBe(
+    `Read webhook wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ failed: could not reach ${dead} ` +
+      `(connect ECONNREFUSED ${new URL(dead).host})`,
   );
   expect(waits).toHaveLength(1);
+});
+
+test('a redirect is not followed: the caller is told its status, and nothing is sent where it points', async () => {
+  const redirecting = createServer((_request, response) => {
+    response.writeHead(302, { location: `${hostUrl}/v3/accounts/1/webhooks/subscriptions` }).end();
+  });
+  await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+  try {
+    const before = await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).list();
+    const client = createWebhooksClient({
+      hostUrl: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/api`,
+      accountId: 1,
+      token: ADMIN_TOKEN,
+    });
+    const error = await client.create(input).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 302 });
+    expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).list()).toEqual(before);
+  } finally {
+    redirecting.close();
+  }
+});
+
+test('the request timeout also ends an answer whose body never finishes', async () => {
+  const stalling = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.write('{"status":'); // and never the rest
+  });
+  await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+  try {
+    const client = createWebhooksClient({
+      hostUrl: `http://127.0.0.1:${(stalling.address() as AddressInfo).port}/api`,
+      accountId: 1,
+      token: ADMIN_TOKEN,
+      maxAttempts: 1,
+      timeoutMs: 200,
+    });
+    await expect(client.list()).rejects.toThrow(/^List webhooks failed: could not reach .* \(.*timeout.*\)$/);
+  } finally {
+    stalling.closeAllConnections();
+    stalling.close();
+  }
 });
 
 test('ingest posts a job-run event once: a repeat of the same run and type answers duplicate with the first id', async () => {

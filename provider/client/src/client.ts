@@ -1,7 +1,6 @@
 // A typed client of the webhooks management API, built on the service's own zod schemas; the Pulumi provider,
 // the CDKTF tooling and the examples all use it. Retries what is safe to retry and never duplicates a create.
 import { randomUUID } from 'node:crypto';
-import { request } from 'undici';
 import { z } from 'zod';
 import {
   AccountStatistics,
@@ -50,7 +49,7 @@ export interface ClientOptions {
   firstRetryDelayMs?: number;
   /** Statuses to retry instead of the default 408, 429, 500, 502, 503, 504. */
   retryableStatuses?: readonly number[];
-  /** A limit for each request's headers and body, in ms (undici's defaults otherwise). */
+  /** A limit for each attempt, from sending the request to the end of the answer, in ms (none otherwise). */
   timeoutMs?: number;
   /** Injected so tests can see the waits without waiting. */
   sleep?: (ms: number) => Promise<void>;
@@ -154,9 +153,30 @@ function untilAborted(waiting: Promise<void>, signal: AbortSignal | undefined): 
   });
 }
 
-function retryAfterMs(header: string | string[] | undefined): number | null {
-  const seconds = parseRetryAfterSeconds((Array.isArray(header) ? header[0] : header) ?? null, Date.now());
+function retryAfterMs(header: string | null): number | null {
+  const seconds = parseRetryAfterSeconds(header, Date.now());
   return seconds === null ? null : seconds * 1000;
+}
+
+/**
+ * Why a request got no answer. fetch says only "fetch failed" and keeps the reason (`connect ECONNREFUSED
+ * 127.0.0.1:8080`, a DNS failure) as its cause.
+ */
+function unreachableReason(error: unknown): string {
+  // Not `instanceof Error`: fetch's errors come from Node.js's own realm, and the client may run in another (a
+  // vm context, as the Terraform provider's program does).
+  const { message, cause } = error as { message?: unknown; cause?: { message?: unknown; code?: unknown } };
+  for (const reason of [cause?.message, cause?.code, message]) {
+    if (typeof reason === 'string' && reason !== '') return reason;
+  }
+  return String(error);
+}
+
+/** The caller's signal and the attempt's time limit, either of which gives the attempt up. */
+function attemptSignal(signal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal | undefined {
+  const limit = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+  if (signal === undefined || limit === undefined) return signal ?? limit;
+  return AbortSignal.any([signal, limit]);
 }
 
 function backoffMs(attempt: number, firstDelayMs: number): number {
@@ -203,8 +223,6 @@ export function createWebhooksClient(options: ClientOptions) {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const retryable = new Set(options.retryableStatuses ?? RETRYABLE_STATUSES);
   const firstDelayMs = options.firstRetryDelayMs ?? FIRST_RETRY_DELAY_MS;
-  const timeouts =
-    options.timeoutMs === undefined ? {} : { headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs };
 
   /**
    * Sends one request, retrying 408/429/5xx and connection failures; resolves with the status and text. With
@@ -218,8 +236,11 @@ export function createWebhooksClient(options: ClientOptions) {
       let cause: RetryWait['cause'];
       signal?.throwIfAborted();
       try {
-        const response = await request(url, {
-          method: method as 'GET',
+        // Node.js's own fetch: the client needs no HTTP library of its own, and a program that never calls the API
+        // (a Terraform provider asked only for its schema) never loads one. A redirect is not followed: the API sends
+        // none, so one comes from something else at the host URL, and the caller is told its status.
+        const response = await fetch(url, {
+          method,
           headers: {
             authorization: `Token ${options.token}`,
             accept: 'application/json',
@@ -227,22 +248,21 @@ export function createWebhooksClient(options: ClientOptions) {
             ...headers,
           },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-          ...timeouts,
-          ...(signal !== undefined ? { signal } : {}),
+          redirect: 'manual',
+          signal: attemptSignal(signal, options.timeoutMs) ?? null,
         });
-        const text = await response.body.text();
-        const retry = onlyIfRefused ? response.statusCode === 429 : retryable.has(response.statusCode);
-        if (!retry || attempt >= maxAttempts) return { status: response.statusCode, text };
-        const header = response.headers['retry-after'];
-        waitMs = retryAfterMs(header) ?? backoffMs(attempt, firstDelayMs);
-        const retryAfter = (Array.isArray(header) ? header[0] : header) ?? null;
-        cause = { kind: 'status', status: response.statusCode, retryAfter };
+        const text = await response.text();
+        const retry = onlyIfRefused ? response.status === 429 : retryable.has(response.status);
+        if (!retry || attempt >= maxAttempts) return { status: response.status, text };
+        const retryAfter = response.headers.get('retry-after');
+        waitMs = retryAfterMs(retryAfter) ?? backoffMs(attempt, firstDelayMs);
+        cause = { kind: 'status', status: response.status, retryAfter };
       } catch (error) {
         signal?.throwIfAborted();
         if (attempt >= maxAttempts || onlyIfRefused)
-          throw new Error(`${operation} failed: could not reach ${base} (${(error as Error).message})`);
+          throw new Error(`${operation} failed: could not reach ${base} (${unreachableReason(error)})`);
         waitMs = backoffMs(attempt, firstDelayMs);
-        cause = { kind: 'unreachable', error: (error as Error).message };
+        cause = { kind: 'unreachable', error: unreachableReason(error) };
       }
       waitMs = Math.min(waitMs, maxDelay);
       options.onRetryWait?.({ operation, waitMs, nextAttempt: attempt + 1, maxAttempts, cause });
