@@ -175,6 +175,24 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
   });
 });
 
+test('a start with JOBHOOKS_BOOTSTRAP_* names the account its token belongs to, and never prints the token', async () => {
+  const token = 'bootstrap-token-for-the-start-text';
+  const started = await startServiceProcess({
+    JOBHOOKS_DB: join(dir, 'bootstrap.db'),
+    JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '7',
+    JOBHOOKS_BOOTSTRAP_TOKEN: token,
+  });
+  const list = `${started.baseUrl}/v3/accounts/7/webhooks/subscriptions`;
+  expect(started.output()).toContain(
+    'JOBHOOKS_BOOTSTRAP_TOKEN is an Account Admin API token of account 7.\n' +
+      `Try: curl -H "Authorization: Token $JOBHOOKS_BOOTSTRAP_TOKEN" ${list}\n`,
+  );
+  expect(started.output()).not.toContain(token);
+  expect(started.output()).not.toContain('API tokens are shown only when made');
+  expect((await request(list, { headers: { authorization: `Token ${token}` } })).statusCode).toBe(200);
+  expect(await started.signal('SIGTERM')).toBe(0);
+});
+
 describe('what a person reads at start', () => {
   const readyz = async (baseUrl: string) => {
     const response = await request(baseUrl.replace(/\/api$/, '/readyz'));

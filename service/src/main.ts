@@ -84,6 +84,13 @@ function startupText(config: Config, address: string, firstToken: string | null)
       `  ${firstToken}`,
       `Try: curl -H "Authorization: Token ${firstToken}" ${address}/api/v3/accounts/1/webhooks/subscriptions`,
     );
+  } else if (config.bootstrap !== null) {
+    // The operator chose the token: name it, never print it.
+    const { accountId } = config.bootstrap;
+    lines.push(
+      `JOBHOOKS_BOOTSTRAP_TOKEN is an Account Admin API token of account ${accountId}.`,
+      `Try: curl -H "Authorization: Token $JOBHOOKS_BOOTSTRAP_TOKEN" ${address}/api/v3/accounts/${accountId}/webhooks/subscriptions`,
+    );
   } else {
     const databaseVariable =
       config.postgres === null
