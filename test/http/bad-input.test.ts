@@ -57,6 +57,20 @@ const INVALID_BODIES: Array<[string, unknown, string]> = [
   ['ftp client_url', validCreateBody({ client_url: 'ftp://example.com/x' }), 'client_url'],
   ['javascript client_url', validCreateBody({ client_url: 'javascript:alert(1)' }), 'client_url'],
   ['client_url with credentials', validCreateBody({ client_url: 'https://user:pw@example.com/' }), 'client_url'],
+  // A URL parser would drop or trim these, and call an address other than the one stored.
+  [
+    'client_url with a tab in its host',
+    validCreateBody({ client_url: 'https://good.example\t.evil.example/' }),
+    'client_url',
+  ],
+  [
+    'client_url with a line break',
+    validCreateBody({ client_url: 'https://example.com/a\r\nX-Injected: 1' }),
+    'client_url',
+  ],
+  ['client_url with a leading space', validCreateBody({ client_url: ' https://example.com/' }), 'client_url'],
+  ['client_url with a space in its path', validCreateBody({ client_url: 'https://example.com/a b' }), 'client_url'],
+  ['client_url with DEL', validCreateBody({ client_url: 'https://example.com/a\u007f' }), 'client_url'],
   [
     'client_url of 2,049 characters',
     validCreateBody({ client_url: `https://example.com/${'a'.repeat(2030)}` }),
@@ -152,6 +166,56 @@ describe('malformed requests', () => {
     expect(response.statusCode).toBe(status);
     expect(response.json()).toMatchObject({ data: null, status: { code: status, is_success: false } });
     expect(await h.db.snapshot()).toBe(before);
+  });
+
+  test.each([
+    ['bytes that are not UTF-8', Buffer.from('{"name":"bad\xff\xfe"}', 'latin1')],
+    ['Latin-1 text', Buffer.from('{"name":"caf\xe9"}', 'latin1')],
+    ['UTF-16 text', Buffer.from('\ufeff{"name":"x"}', 'utf16le')],
+  ])('a body of %s is refused as not UTF-8, never stored with U+FFFD', async (_what, raw) => {
+    const before = await h.db.snapshot();
+    const response = await h.call('POST', webhooksPath(), {
+      rawBody: raw,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().status).toMatchObject({
+      developer_message: 'malformed_request',
+      user_message: 'The request body is not valid UTF-8 text.',
+    });
+    expect(await h.db.snapshot()).toBe(before);
+  });
+
+  test('a __proto__ key is refused naming where it is, not as JSON that cannot be read', async () => {
+    const response = await h.call('POST', webhooksPath(), {
+      rawBody: '{"name":"x","nested":{"__proto__":{"admin":true}}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().extra.field_errors).toEqual({
+      'nested.__proto__': ['is a key no request needs (__proto__, or constructor.prototype), refused for safety'],
+    });
+  });
+
+  test('a body nested 20,000 levels deep is read like any other: its unknown field is ignored', async () => {
+    const depth = 20_000;
+    const raw = JSON.stringify(validCreateBody()).replace(/}$/, `,"extra":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+    expect(raw.length).toBeLessThan(64 * 1024);
+    const response = await h.call('POST', webhooksPath(), {
+      rawBody: raw,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.statusCode).toBe(201);
+    const nul = JSON.stringify(validCreateBody()).replace(
+      /}$/,
+      `,"extra":${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}}`,
+    );
+    const refused = await h.call('POST', webhooksPath(), {
+      rawBody: nul,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(Object.keys(refused.json().extra.field_errors)).toEqual([`extra${'.0'.repeat(depth)}`]);
   });
 
   test('a create with no body at all is a 400 naming the body', async () => {

@@ -204,6 +204,26 @@ describe('list (GET .../webhooks/subscriptions)', () => {
       expect(Object.keys(response.json().extra.field_errors)).toEqual([query.split('=')[0]]);
     },
   );
+
+  test.each([
+    ['limit=1234567890', { limit: ['must be between 1 and 100'] }],
+    ['offset=99999999999999999999', { offset: ['must be at most 9007199254740991'] }],
+    ['limit=1&limit=2', { limit: ['limit is given more than once'] }],
+    ['offset=0&offset=1', { offset: ['offset is given more than once'] }],
+  ])('refuses %s with what is wrong with it', async (query, fieldErrors) => {
+    const response = await h.call('GET', `${webhooksPath()}?${query}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().extra.field_errors).toEqual(fieldErrors);
+  });
+
+  test('an offset past every webhook, however large, is an empty page', async () => {
+    for (const offset of [1_000_000_000, Number.MAX_SAFE_INTEGER]) {
+      const response = await h.call('GET', `${webhooksPath()}?offset=${offset}`);
+      expect(response.statusCode).toBe(200);
+      expect(response.json().data).toEqual([]);
+      expect(response.json().extra.filters).toEqual({ offset, limit: 10 });
+    }
+  });
 });
 
 describe('update (PUT .../webhooks/subscription/{id})', () => {

@@ -43,7 +43,7 @@ export interface Harness {
 export interface CallOptions {
   token?: string | null;
   body?: unknown;
-  rawBody?: string;
+  rawBody?: string | Buffer;
   headers?: Record<string, string>;
 }
 

@@ -19,6 +19,12 @@ export class ValidationError extends JobhooksError {
   }
 }
 
+/** A body that cannot be read at all (not UTF-8, not JSON): no field to name. */
+export class MalformedRequestError extends JobhooksError {
+  readonly code = 'malformed_request';
+  readonly httpStatus = 400;
+}
+
 export class UnauthenticatedError extends JobhooksError {
   readonly code = 'unauthenticated';
   readonly httpStatus = 401;

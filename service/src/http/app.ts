@@ -14,6 +14,7 @@ import type { OperationalEndpointService } from '../webhooks/operational-endpoin
 import type { StatisticsService } from '../webhooks/statistics-service';
 import type { WebhookService } from '../webhooks/webhook-service';
 import { accessControlPlugin } from './access-control';
+import { answerUnreadableRequest, refuseUnmetExpectations } from './unreadable-request';
 import { frameworkErrorHandler, registerErrorEnvelope } from './error-envelope';
 import { registerJsonBodyParser } from './json-body';
 import { OPENAPI_OPTIONS } from './openapi';
@@ -69,7 +70,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     trustProxy: deps.trustProxy ?? false,
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: answerUnreadableRequest,
   });
+  refuseUnmetExpectations(app.server);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(responseSerializerCompiler);
   registerJsonBodyParser(app, LIMITS.bodyMaxBytes);

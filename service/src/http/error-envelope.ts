@@ -6,7 +6,7 @@ import { type ErrorEnvelope, type FieldErrors, fieldSentence } from '@jobhooks/c
 import { describeFieldErrors, JobhooksError } from '../core/errors';
 import { STORAGE_RETRY_AFTER_SECONDS, type StorageHealth } from '../observability/storage-failures';
 
-interface EnvelopeSpec {
+export interface EnvelopeSpec {
   status: number;
   code: string;
   message: string;
@@ -38,12 +38,17 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
   },
 };
 
-export function sendError(reply: FastifyReply, spec: EnvelopeSpec): FastifyReply {
-  const body: ErrorEnvelope = {
+/** The envelope's body for an error. */
+export function envelopeOf(spec: EnvelopeSpec): ErrorEnvelope {
+  return {
     data: null,
     status: { code: spec.status, is_success: false, user_message: spec.message, developer_message: spec.code },
     ...(spec.fieldErrors ? { extra: { field_errors: spec.fieldErrors } } : {}),
   };
+}
+
+export function sendError(reply: FastifyReply, spec: EnvelopeSpec): FastifyReply {
+  const body = envelopeOf(spec);
   if (spec.headers) reply.headers(spec.headers);
   // API answers are never cached (the access-control hook sets it for the answers that get that far).
   if (reply.request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
@@ -57,7 +62,10 @@ function fieldErrorsOf(error: FastifyError): FieldErrors {
     // A list entry's problem belongs to the list: "job_ids", not "job_ids.2".
     const field = path.filter((part) => !/^\d+$/.test(part)).join('.') || (error.validationContext ?? 'body');
     const messages = (fieldErrors[field] ??= []);
-    const message = fieldSentence(field, issue.message ?? 'is invalid');
+    // A query parameter given twice (?limit=1&limit=2) arrives as a list where a string belongs.
+    const repeated =
+      error.validationContext === 'querystring' && /expected string, received array$/.test(issue.message ?? '');
+    const message = repeated ? `${field} is given more than once` : fieldSentence(field, issue.message ?? 'is invalid');
     if (!messages.includes(message)) messages.push(message);
   }
   return fieldErrors;
@@ -86,12 +94,13 @@ function envelopeFor(error: FastifyError | JobhooksError): EnvelopeSpec | null {
 }
 
 /**
- * Errors Fastify raises before routing (a path with broken percent-encoding). Such a path cannot name a
- * webhook, and an unknown or malformed webhook id is a 404, never a 400 (docs/decisions.md#4-error-statuses).
+ * Errors Fastify raises before routing: a path with broken percent-encoding, or a segment longer than any id
+ * (the router's maxParamLength). Such a path cannot name a webhook, and an unknown or malformed webhook id is a
+ * 404, never a 400 or a 414 (docs/decisions.md#4-error-statuses).
  */
 export function frameworkErrorHandler(error: FastifyError, _request: unknown, reply: FastifyReply): void {
   const spec =
-    error.code === 'FST_ERR_BAD_URL'
+    error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? { status: 404, code: 'not_found', message: 'The URL path is not valid, so it names no resource.' }
       : (envelopeFor(error) ?? { status: 400, code: 'bad_request', message: 'The request could not be read.' });
   sendError(reply, spec);

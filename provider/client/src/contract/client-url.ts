@@ -10,11 +10,23 @@ function parseUrl(value: string): URL | null {
   }
 }
 
+/** Spaces and ASCII control characters (U+0000 to U+001F, U+007F), which a URL parser removes or encodes. */
+const SILENTLY_REWRITTEN = /[\u0000-\u0020\u007f]/;
+
 export const ClientUrl = z
   .string({ error: (issue) => (issue.input === undefined ? 'client_url is required' : 'client_url must be a string') })
   .min(1, 'client_url must not be empty')
   .max(LIMITS.clientUrlMaxChars, `client_url must be at most ${LIMITS.clientUrlMaxChars} characters`)
   .superRefine((value, ctx) => {
+    if (SILENTLY_REWRITTEN.test(value)) {
+      // A URL parser drops tabs and line breaks, and trims spaces and control characters: the address stored and
+      // shown would not be the one called (a tab can even join two host labels into another host).
+      ctx.addIssue({
+        code: 'custom',
+        message: 'client_url must not contain spaces, tabs, line breaks or control characters',
+      });
+      return;
+    }
     const url = parseUrl(value);
     if (url === null) {
       ctx.addIssue({ code: 'custom', message: 'client_url must be an absolute URL' });

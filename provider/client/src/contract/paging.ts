@@ -5,7 +5,8 @@ import { LIMITS } from './limits';
 /** A whole number, or nothing: `?offset=` with no value means the default. */
 const optionalWholeNumber = z
   .string()
-  .regex(/^(\d{1,9})?$/, 'must be a whole number')
+  .regex(/^\d*$/, { message: 'must be a whole number', abort: true })
+  .refine((value) => Number.isSafeInteger(Number(value)), `must be at most ${Number.MAX_SAFE_INTEGER}`)
   .optional()
   .transform((value) => (value === undefined || value === '' ? undefined : Number(value)));
 

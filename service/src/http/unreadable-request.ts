@@ -1,0 +1,65 @@
+// Requests Node.js refuses before Fastify sees them (not HTTP, headers too large, too slow, an Expect it cannot
+// meet): answered in the error envelope too, as every error is (docs/api-contract.md#8-errors), then the connection
+// is closed, since the rest of its bytes cannot be read as requests.
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { envelopeOf, type EnvelopeSpec } from './error-envelope';
+
+/** A parser's error, as Node.js's clientError event gives it. */
+interface ClientError extends Error {
+  code?: string;
+  /** llhttp's reason, e.g. "Invalid method encountered". */
+  reason?: string;
+}
+
+function specFor(error: ClientError): EnvelopeSpec {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { status: 408, code: 'request_timeout', message: 'The request did not arrive in time.' };
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const limit = `${Math.floor(maxHeaderSize / 1024)} KiB`;
+    return { status: 431, code: 'headers_too_large', message: `The request's headers are larger than ${limit}.` };
+  }
+  const reason = typeof error.reason === 'string' && error.reason !== '' ? `: ${error.reason.toLowerCase()}` : '';
+  return { status: 400, code: 'malformed_request', message: `The request is not valid HTTP${reason}.` };
+}
+
+/** The whole answer, written on a socket whose request could not be parsed. */
+function rawAnswer(spec: EnvelopeSpec): string {
+  const body = JSON.stringify(envelopeOf(spec));
+  return (
+    `HTTP/1.1 ${spec.status} ${STATUS_CODES[spec.status] ?? ''}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    'Cache-Control: no-store\r\n' +
+    'Connection: close\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
+
+/** Fastify's clientErrorHandler: the envelope instead of Fastify's own JSON. */
+export function answerUnreadableRequest(error: ClientError, socket: Socket): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) socket.end(rawAnswer(specFor(error)), () => socket.destroy());
+  else socket.destroy();
+}
+
+/** An Expect header other than 100-continue, which Node.js would refuse with an empty 417. */
+export function refuseUnmetExpectations(server: Server): void {
+  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const body = JSON.stringify(
+      envelopeOf({
+        status: 417,
+        code: 'expectation_failed',
+        message: 'The Expect header cannot be met: only Expect: 100-continue is supported.',
+      }),
+    );
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    response.end(body);
+  });
+}
