@@ -103,7 +103,7 @@ test("the parser's reason is in the sentence, so the caller knows what to fix", 
 });
 
 test('an id longer than the router reads is a 404 like any unknown id, with or without a token', async () => {
-  for (const headers of [{}, { authorization: `Token ${ADMIN_TOKEN}` }]) {
+  for (const headers of [{}, { authorization: `Token ${ADMIN_TOKEN}` }] as Array<Record<string, string>>) {
     const response = await fetch(`${origin.origin}${webhookPath(`wsu_${'a'.repeat(300)}`)}`, { headers });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
