@@ -314,6 +314,13 @@ test('an unreachable server fails with a message naming it, after the retries', 
   expect(waits).toHaveLength(1);
 });
 
+/** An empty page of webhooks, as the API answers it. */
+const LIST = {
+  data: [],
+  status: { code: 200, is_success: true, user_message: 'Success!', developer_message: '' },
+  extra: { pagination: { total_count: 0, count: 0 }, filters: { offset: 0, limit: 10 } },
+};
+
 test('a redirect is not followed: the caller is told its status, and nothing is sent where it points', async () => {
   const redirecting = createServer((_request, response) => {
     response.writeHead(302, { location: `${hostUrl}/v3/accounts/1/webhooks/subscriptions` }).end();
@@ -332,6 +339,25 @@ test('a redirect is not followed: the caller is told its status, and nothing is 
     expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).list()).toEqual(before);
   } finally {
     redirecting.close();
+  }
+});
+
+test('a timeout of 0 is no limit, as it is for the public Terraform provider', async () => {
+  const late = createServer((_request, response) => {
+    setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(LIST)), 200);
+  });
+  await new Promise<void>((resolve) => late.listen(0, '127.0.0.1', resolve));
+  try {
+    const client = createWebhooksClient({
+      hostUrl: `http://127.0.0.1:${(late.address() as AddressInfo).port}/api`,
+      accountId: 1,
+      token: ADMIN_TOKEN,
+      maxAttempts: 1,
+      timeoutMs: 0,
+    });
+    expect(await client.list()).toMatchObject({ data: [] });
+  } finally {
+    late.close();
   }
 });
 

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { encode, ExtData, decode } from '@msgpack/msgpack';
-import { resolveProviderSettings } from '../../provider/terraform/src/provider-config';
+import { resolveProviderSettings, validateProviderConfig } from '../../provider/terraform/src/provider-config';
 import { terraformOnPath } from '../support/terraform';
 import { decodeDynamic, encodeDynamic, isWhollyKnown, UNKNOWN } from '../../provider/terraform/src/values';
 import {
@@ -313,6 +313,24 @@ test('plan: destroy plans null', () => {
   expect(planWebhook(state, null, null)).toEqual({ planned: null, diagnostics: [] });
 });
 
+test('provider block values are checked at validation, as the public provider checks them', () => {
+  expect(validateProviderConfig({ retriable_status_codes: ['429', 'abc', '600'], timeout_seconds: -1 })).toEqual([
+    expect.objectContaining({
+      summary: 'Invalid retriable_status_codes',
+      detail: '"abc" is not an HTTP status code: each must be a valid HTTP status code (100-599).',
+    }),
+    expect.objectContaining({
+      summary: 'Invalid retriable_status_codes',
+      detail: '"600" is not an HTTP status code: each must be a valid HTTP status code (100-599).',
+    }),
+    expect.objectContaining({
+      summary: 'Invalid timeout_seconds',
+      detail: 'timeout_seconds must be 0 (no limit) or more.',
+    }),
+  ]);
+  expect(validateProviderConfig({ retriable_status_codes: ['409', '599'], timeout_seconds: 0 })).toEqual([]);
+});
+
 test('the plugin refuses to run when not started by Terraform, and says what it is', () => {
   const plugin = resolve(__dirname, '..', '..', 'provider', 'terraform', 'dist', 'provider-program.js');
   const run = spawnSync(process.execPath, [plugin], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
@@ -334,8 +352,8 @@ test('provider settings: the block wins over DBT_CLOUD_*, and the retry settings
       host_url: null,
       max_retries: 5,
       retry_interval_seconds: 2,
-      retriable_status_codes: ['429', '503'],
-      timeout_seconds: 30,
+      retriable_status_codes: ['429', '409'],
+      timeout_seconds: 15,
       disable_retry: null,
       skip_credentials_validation: true,
     },
@@ -348,12 +366,15 @@ test('provider settings: the block wins over DBT_CLOUD_*, and the retry settings
       token: 'from-env',
       maxAttempts: 6,
       firstRetryDelayMs: 2000,
-      retryableStatuses: [429, 503],
-      timeoutMs: 30000,
+      retryableStatuses: [408, 429, 500, 502, 503, 504, 409],
+      timeoutMs: 15000,
     },
     skipCredentialsValidation: true,
   });
   expect(resolveProviderSettings({ disable_retry: true }, env).settings?.client.maxAttempts).toBe(1);
+  // The public provider's defaults: 30 s, and 0 for no limit.
+  expect(resolveProviderSettings({}, env).settings?.client.timeoutMs).toBe(30_000);
+  expect(resolveProviderSettings({ timeout_seconds: 0 }, env).settings?.client.timeoutMs).toBe(0);
   expect(resolveProviderSettings({ account_id: 1, token: 't' }, {}).settings?.client.hostUrl).toBe(
     'https://cloud.getdbt.com/api',
   );

@@ -49,7 +49,7 @@ export interface ClientOptions {
   firstRetryDelayMs?: number;
   /** Statuses to retry instead of the default 408, 429, 500, 502, 503, 504. */
   retryableStatuses?: readonly number[];
-  /** A limit for each attempt, from sending the request to the end of the answer, in ms (none otherwise). */
+  /** A limit for each attempt, from sending the request to the end of the answer, in ms; none when 0 or unset. */
   timeoutMs?: number;
   /** Injected so tests can see the waits without waiting. */
   sleep?: (ms: number) => Promise<void>;
@@ -73,7 +73,7 @@ export interface RetryWait {
 }
 
 /** Statuses worth another try: the request may not have been processed, or the server asked to wait. */
-const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+export const DEFAULT_RETRYABLE_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
 const DEFAULT_MAX_ATTEMPTS = 4;
 /** The first wait before a retry of a request, doubling after each. */
 export const FIRST_RETRY_DELAY_MS = 500;
@@ -174,7 +174,7 @@ function unreachableReason(error: unknown): string {
 
 /** The caller's signal and the attempt's time limit, either of which gives the attempt up. */
 function attemptSignal(signal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal | undefined {
-  const limit = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+  const limit = timeoutMs === undefined || timeoutMs <= 0 ? undefined : AbortSignal.timeout(timeoutMs);
   if (signal === undefined || limit === undefined) return signal ?? limit;
   return AbortSignal.any([signal, limit]);
 }
@@ -221,7 +221,7 @@ export function createWebhooksClient(options: ClientOptions) {
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const maxDelay = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const retryable = new Set(options.retryableStatuses ?? RETRYABLE_STATUSES);
+  const retryable = new Set(options.retryableStatuses ?? DEFAULT_RETRYABLE_STATUSES);
   const firstDelayMs = options.firstRetryDelayMs ?? FIRST_RETRY_DELAY_MS;
 
   /**

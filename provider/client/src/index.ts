@@ -4,6 +4,7 @@ export {
   ApiError,
   type ClientOptions,
   createWebhooksClient,
+  DEFAULT_RETRYABLE_STATUSES,
   FIRST_RETRY_DELAY_MS,
   type IngestInput,
   InvalidRequest,

@@ -1,13 +1,23 @@
 // The provider block (or DBT_CLOUD_* variables) to a configured API client, the way the public provider
 // reads it: configuration first, environment second; then, unless skip_credentials_validation, a check
 // that the token can see the account (GET /api/v2/accounts/), so a wrong token fails at plan, not mid-apply.
-import { type ClientOptions, createWebhooksClient, hostUrlProblem, type WebhooksClient } from '@jobhooks/client';
+import {
+  type ClientOptions,
+  createWebhooksClient,
+  DEFAULT_RETRYABLE_STATUSES,
+  hostUrlProblem,
+  type WebhooksClient,
+} from '@jobhooks/client';
 import { type Diagnostic, diagnosticsOf, errorAt } from './diagnostics';
 import { conform, PROVIDER_SCHEMA } from './schema';
 import { asNumber, type TfObject, type TfValue, Unknown } from './values';
 
 const DEFAULT_HOST_URL = 'https://cloud.getdbt.com/api';
 const DEFAULT_MAX_RETRIES = 3;
+/** The public provider's default: a request that hangs fails a plan rather than holding it forever. */
+const DEFAULT_TIMEOUT_SECONDS = 30;
+/** As the public provider checks each of retriable_status_codes. */
+const STATUS_CODE = /^[1-5][0-9][0-9]$/;
 
 export interface ProviderSettings {
   client: ClientOptions;
@@ -34,6 +44,22 @@ export function validateProviderConfig(value: TfValue): Diagnostic[] {
   const hostUrl = known(config, 'host_url');
   const problem = typeof hostUrl === 'string' ? hostUrlProblem(hostUrl) : null;
   if (problem !== null) problems.push(errorAt('host_url', 'Invalid host_url', problem));
+  const statuses = known(config, 'retriable_status_codes');
+  for (const status of Array.isArray(statuses) ? statuses : []) {
+    if (typeof status === 'string' && !STATUS_CODE.test(status))
+      problems.push(
+        errorAt(
+          'retriable_status_codes',
+          'Invalid retriable_status_codes',
+          `${JSON.stringify(status)} is not an HTTP status code: each must be a valid HTTP status code (100-599).`,
+        ),
+      );
+  }
+  const timeout = asNumber(known(config, 'timeout_seconds'));
+  if (timeout !== null && !(timeout >= 0))
+    problems.push(
+      errorAt('timeout_seconds', 'Invalid timeout_seconds', 'timeout_seconds must be 0 (no limit) or more.'),
+    );
   return problems;
 }
 
@@ -88,8 +114,11 @@ export function resolveProviderSettings(
         token,
         maxAttempts: disableRetry ? 1 : Math.max(0, maxRetries) + 1,
         ...(interval !== null ? { firstRetryDelayMs: interval * 1000 } : {}),
-        ...(timeout !== null ? { timeoutMs: timeout * 1000 } : {}),
-        ...(Array.isArray(statuses) ? { retryableStatuses: statuses.map((status) => Number(status)) } : {}),
+        timeoutMs: (timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+        // Retried besides the defaults, as by the public provider: listing 409 does not stop 429 being retried.
+        ...(Array.isArray(statuses)
+          ? { retryableStatuses: [...new Set([...DEFAULT_RETRYABLE_STATUSES, ...statuses.map(Number)])] }
+          : {}),
       },
       skipCredentialsValidation: known(config, 'skip_credentials_validation') === true,
     },
