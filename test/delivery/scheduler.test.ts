@@ -136,6 +136,29 @@ test('a slot is freed once, when the request ends, and that wakes the scheduler 
   expect(scheduler.inFlight()).toBe(0);
 });
 
+test('results not yet written hold claims back once they fill as many places again as there are slots', async () => {
+  scheduler.start();
+  await settle();
+  const launchEnded = (count: number) =>
+    Array.from({ length: count }, (_, i) => {
+      const held = heldTask();
+      scheduler.launch({ webhookId: `w${i}`, accountId: 1 }, held.task);
+      held.endRequest(); // the endpoint answered; the result is on its way to the database
+      return held;
+    });
+  const first = launchEnded(LIMITS.maxInFlight);
+  expect(scheduler.inFlight()).toBe(0);
+  expect(scheduler.room(0).total).toBe(LIMITS.maxInFlight);
+  launchEnded(LIMITS.maxInFlight);
+  expect(scheduler.room(0).total).toBe(0);
+  await settle();
+  const turnsBefore = turns;
+  first[0]!.finish(); // one result written
+  await settle();
+  expect(turns).toBe(turnsBefore + 1);
+  expect(scheduler.room(0).total).toBe(1);
+});
+
 test('a task that never ends its request frees its slot when it settles, even by failing', async () => {
   scheduler.launch({ webhookId: 'wh_a', accountId: 1 }, async () => {
     throw new Error('lost');

@@ -39,6 +39,15 @@ export interface Capacity {
  */
 export const UNPROVEN_SHARE = 7 / 8;
 
+/**
+ * Tasks whose request is over but whose result is not yet written may number at most this many times the request
+ * slots; past that, claims wait. A task frees its request slot when the endpoint answers, not when the result is
+ * written, so that the endpoint gets its next request meanwhile; without a bound, a results write held up (a lock
+ * left by another session, a slow database) while claims go on would let results pile up until their leases run
+ * out, and the deliveries would be claimed and sent again.
+ */
+export const UNRECORDED_PER_SLOT = 1;
+
 /** Whose request a slot holds. */
 export interface SlotOwner {
   webhookId: string;
@@ -84,6 +93,8 @@ export function createScheduler(
 ): Scheduler {
   const slots = createSlots(limits, capacity);
   const tasks = new Set<Promise<void>>();
+  /** Set when the room was held back by unwritten results: a task that settles then wakes the scheduler. */
+  let heldByResults = false;
   let started = false;
   let stopping = false;
   /** The turn running now; a wake-up during it asks for one more after it. */
@@ -156,6 +167,10 @@ export function createScheduler(
       .finally(() => {
         tasks.delete(launched);
         endRequest();
+        if (heldByResults) {
+          heldByResults = false;
+          wake();
+        }
       });
     tasks.add(launched);
   }
@@ -182,7 +197,14 @@ export function createScheduler(
     },
     wake,
     wakeAfter,
-    room: slots.room,
+    room(now) {
+      const room = slots.room(now);
+      // Tasks alive, in flight or waiting for their results to be written, are bounded (UNRECORDED_PER_SLOT).
+      const total = Math.min(room.total, limits.maxInFlight * (1 + UNRECORDED_PER_SLOT) - tasks.size);
+      if (total >= room.total) return room;
+      heldByResults = true;
+      return { ...room, total: Math.max(0, total) };
+    },
     launch,
     inFlight: slots.inFlight,
     stop,
