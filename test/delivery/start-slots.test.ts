@@ -8,6 +8,7 @@ import { createHeadersOnlyTracing } from '../../service/src/core/tracing';
 import { createDispatcher, type Dispatcher } from '../../service/src/delivery/dispatcher';
 import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from '../../service/src/delivery/endpoint-health';
 import type { OutgoingDelivery, SendOutcome } from '../../service/src/delivery/sender';
+import { signPayload } from '../../service/src/delivery/signer';
 import { canWaitFor, START_MARGIN_MICROS } from '../../service/src/delivery/start-slots';
 import { UNKNOWN_ENDPOINT } from '../../service/src/domain/endpoint-health';
 import type { StartDecision } from '../../service/src/domain/send-rate';
@@ -85,7 +86,8 @@ function startDispatcher(store: Store, clock: ManualClock, sent: OutgoingDeliver
     send: async (request) => (sent.push(request), OK),
     random: cryptoRandomBytes,
     tracing: createHeadersOnlyTracing(cryptoRandomBytes),
-    secretBox: { seal: (text) => text, open: () => 'a-test-secret' },
+    // Each sealed secret opens to a text of its own, so a signature tells which secret made it.
+    secretBox: { seal: (text) => text, open: (sealed) => `opened:${sealed}` },
     owner: 'test',
     retryDelaysSeconds: [60],
     limits: { maxInFlight: 4, maxInFlightPerWebhook: 4, leaseMicros: LEASE_MICROS, pollIntervalMs: 10 },
@@ -160,6 +162,34 @@ test('refused its start slot, a delivery waits for it with its lease, its webhoo
     (await h.call('GET', `${webhookPath(hookId)}/deliveries`)).json().data as Array<{ requested_at: string }>;
   await waitFor(async () => (await logged()).length === 1, 'the attempt to be logged');
   expect(Number((await logged())[0]!.requested_at)).toBe(granted.at);
+});
+
+test('a delivery waiting for its start slot goes to the client_url and is signed with the secret its webhook has when the slot comes', async () => {
+  const { hookId, clock, asks, sent } = await firstAskContested((at) => at);
+  const { retryAt } = asks[0]!.answer as { retryAt: number };
+
+  // Meanwhile the user moves the webhook and rotates its secret with no overlap: the old secret signs nothing now.
+  const current = (await h.call('GET', webhookPath(hookId))).json().data;
+  const moved = await h.call('PUT', webhookPath(hookId), {
+    body: {
+      ...validCreateBody({ client_url: 'http://127.0.0.1:10/moved', event_types: current.event_types }),
+      max_requests_per_second: 5,
+    },
+  });
+  expect(moved.statusCode).toBe(200);
+  const rotated = await h.call('POST', `${webhookPath(hookId)}/secret/rotate`, { body: { overlap_seconds: 0 } });
+  expect(rotated.statusCode).toBe(200);
+  const [{ sealed_secret: sealed }] = await h.db.rows<{ sealed_secret: string }>(
+    'SELECT sealed_secret FROM webhooks WHERE id = ?',
+    [hookId],
+  );
+
+  clock.set(BigInt(retryAt) * 1000n);
+  await waitFor(() => sent.length === 1, 'the waiting delivery to start');
+  expect(sent[0]!.url).toBe('http://127.0.0.1:10/moved');
+  expect(sent[0]!.headers.authorization).toBe(signPayload(`opened:${sealed}`, sent[0]!.body));
+  // One signature only: the replaced secret's overlap is over.
+  expect(sent[0]!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
 });
 
 test('with no slot before its lease would run out, a delivery sends nothing and is due again, its attempts unchanged, when its lease ends', async () => {

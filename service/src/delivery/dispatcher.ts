@@ -77,12 +77,16 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     // it, the delivery holds its request slot here: it counts as in flight to its webhook, and at most one waits per
     // webhook (the claim leaves the webhook alone meanwhile).
     if (delivery.maxRequestsPerSecond !== null) {
-      const startedAt = await startSlots.take(delivery.webhookId, delivery.maxRequestsPerSecond, leaseUntil);
+      const slot = await startSlots.take(delivery.webhookId, delivery.maxRequestsPerSecond, leaseUntil);
       // Deactivated, archived or deleted while it waited: skipped, as a claim after the change would have.
-      if (startedAt === WEBHOOK_STOPPED) return stages.skip(delivery);
+      if (slot === WEBHOOK_STOPPED) return stages.skip(delivery);
       // No slot in time: the lease runs out, and the delivery is due again then, its attempts unchanged.
-      if (startedAt === null) return;
-      plan = { ...plan, startedAt };
+      if (slot === null) return;
+      // Sent to the client_url, and signed with the secrets, the webhook has now: it may have waited most of its
+      // lease, and a new URL or a rotation without overlap since the claim must not get the old ones.
+      const current = stages.prepare({ ...delivery, ...slot.endpoint });
+      if (current.kind === 'skip') return stages.skip(delivery);
+      plan = { ...current.plan, startedAt: slot.at };
     }
     // makeAttempt tells the endpoint's health what it answered before the slot is freed below.
     const made = await makeAttempt(deps, plan);

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Micros, microsFromMillis, type Millis } from '../core/time';
 import { type Clock, nowMicros } from '../core/clock';
-import { rateSpacing } from '../domain/send-rate';
+import { type EndpointAtStart, rateSpacing } from '../domain/send-rate';
 import type { WebhooksStore } from '../store/store';
 import { ATTEMPT_TIMEOUT_MS } from './sender';
 
@@ -35,8 +35,11 @@ export function slotDelayMs(at: Micros, now: Micros): Millis {
 /** What `take` resolves with when the webhook no longer takes deliveries: its delivery is skipped, not sent. */
 export const WEBHOOK_STOPPED = 'webhook-stopped';
 
-/** The start granted, none in time (null), or the webhook stopped taking deliveries. */
-export type SlotTaken = Micros | null | typeof WEBHOOK_STOPPED;
+/**
+ * The start granted (the attempt's requested_at, and the webhook's endpoint as it is then), none in time (null), or
+ * the webhook stopped taking deliveries.
+ */
+export type SlotTaken = { at: Micros; endpoint: EndpointAtStart } | null | typeof WEBHOOK_STOPPED;
 
 export interface StartSlotsDeps {
   webhooks: Pick<WebhooksStore, 'takeStartSlot'>;
@@ -48,7 +51,8 @@ export interface StartSlotsDeps {
 export interface StartSlots {
   /**
    * Waits for a start slot of the webhook, limited to `perSecond`, for a delivery whose lease ends at
-   * `leaseUntil`. Resolves with the start granted (the attempt's requested_at), null when none came in time, or
+   * `leaseUntil`. Resolves with the start granted (the attempt's requested_at, and the endpoint to send to and sign
+   * for, read with it), null when none came in time, or
    * WEBHOOK_STOPPED when the webhook no longer takes deliveries (deactivated, archived or deleted meanwhile).
    */
   take(webhookId: string, perSecond: number, leaseUntil: Micros): Promise<SlotTaken>;
@@ -79,7 +83,7 @@ export function createStartSlots(deps: StartSlotsDeps): StartSlots {
       const slot = await deps.webhooks.takeStartSlot(webhookId, at, spacing);
       if (slot.granted) {
         deps.wakeAt(slot.nextAt);
-        return at;
+        return { at, endpoint: slot.endpoint };
       }
       if ('stopped' in slot) return WEBHOOK_STOPPED;
       if (!canWaitFor(slot.retryAt, leaseUntil)) {

@@ -34,18 +34,38 @@ export function rateSpacing(perSecond: number): Micros {
 }
 
 /**
- * What asking for a start slot at some time decides: granted (and the webhook's new next start), when to ask again,
- * or that the webhook takes no deliveries any more (deactivated, archived or deleted since its delivery was claimed):
- * no request starts.
+ * Where and how a request goes, as the webhook is when its start slot is granted: a delivery may wait for its slot
+ * for most of its lease, and a new client_url or secret set meanwhile must be the one it is sent to and signed with.
+ */
+export interface EndpointAtStart {
+  clientUrl: string;
+  sealedSecret: string;
+  previousSealedSecret: string | null;
+  previousSecretUntil: Micros | null;
+}
+
+/** When a start may be: granted now (and the webhook's new next start), or when to ask again. */
+export type StartTiming = { granted: true; nextAt: Micros } | { granted: false; retryAt: Micros };
+
+/**
+ * What asking for a start slot at some time decides: granted (with the webhook's new next start and its endpoint as
+ * it is now), when to ask again, or that the webhook takes no deliveries any more (deactivated, archived or deleted
+ * since its delivery was claimed): no request starts.
  */
 export type StartDecision =
-  { granted: true; nextAt: Micros } | { granted: false; retryAt: Micros } | { granted: false; stopped: true };
+  | { granted: true; nextAt: Micros; endpoint: EndpointAtStart }
+  | { granted: false; retryAt: Micros }
+  | { granted: false; stopped: true };
 
-/** A rate-limited webhook as the store reads it for a start slot: its stored next start, and whether it still sends. */
+/**
+ * A rate-limited webhook as the store reads it for a start slot: its stored next start, whether it still sends, and
+ * its endpoint.
+ */
 export interface StartSlotRow {
   nextAt: Micros | null;
   active: boolean;
   archived: boolean;
+  endpoint: EndpointAtStart;
 }
 
 const STOPPED: StartDecision = { granted: false, stopped: true };
@@ -57,7 +77,8 @@ const STOPPED: StartDecision = { granted: false, stopped: true };
  */
 export function decideStartOf(row: StartSlotRow | null, at: Micros, spacing: Micros): StartDecision {
   if (row === null || !takesDeliveries(row)) return STOPPED;
-  return decideStart(row.nextAt, at, spacing);
+  const timing = decideStart(row.nextAt, at, spacing);
+  return timing.granted ? { ...timing, endpoint: row.endpoint } : timing;
 }
 
 /**
@@ -65,11 +86,7 @@ export function decideStartOf(row: StartSlotRow | null, at: Micros, spacing: Mic
  * first): granted once that time has come, and the next start moves to `at + spacing`; refused before it, to be
  * asked again then. The one decision of the rate; each store makes it atomically for all instances.
  */
-export function decideStart(
-  storedNextAt: Micros | null,
-  at: Micros,
-  spacing: Micros,
-): Exclude<StartDecision, { stopped: true }> {
+export function decideStart(storedNextAt: Micros | null, at: Micros, spacing: Micros): StartTiming {
   const waitUntil = nextStartAfter(storedNextAt, at);
   return waitUntil === null ? { granted: true, nextAt: at + spacing } : { granted: false, retryAt: waitUntil };
 }

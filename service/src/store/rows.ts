@@ -7,6 +7,8 @@ import type { AccountRecord, ApiTokenRecord } from '../domain/account';
 import type { LoggedAttempt } from '../domain/attempt';
 import type { ClaimedDelivery, DeliveryRecord, DeliveryState, DueCandidate } from '../domain/delivery';
 import type { DispatchState, FanOutWebhook, WebhookKind, WebhookRecord } from '../domain/webhook';
+import type { StartSlotRow } from '../domain/send-rate';
+import type { Micros } from '../core/time';
 
 /** A boolean column as either backend returns it. */
 export type Flag = boolean | 0 | 1;
@@ -290,5 +292,34 @@ export function attemptFromRow(row: AttemptRow): LoggedAttempt {
     responseExcerpt: row.response_excerpt ?? '',
     responseHeaders: row.response_headers === null ? {} : (JSON.parse(row.response_headers) as Record<string, string>),
     isTest: isSet(row.is_test),
+  };
+}
+
+/** A webhook's row as both stores read it for a start slot (START_SLOT_COLUMNS). */
+export interface StartSlotDbRow {
+  next_at: Micros | null;
+  active: Flag;
+  archived: Flag;
+  client_url: string;
+  sealed_secret: string;
+  previous_sealed_secret: string | null;
+  previous_secret_until: Micros | null;
+}
+
+/** What a start slot is decided on: the rate's next start, whether the webhook sends, and where and how. */
+export const START_SLOT_COLUMNS = `rate_next_at AS next_at, active, archived_at IS NOT NULL AS archived, client_url,
+  sealed_secret, previous_sealed_secret, previous_secret_until`;
+
+export function startSlotFromRow(row: StartSlotDbRow): StartSlotRow {
+  return {
+    nextAt: row.next_at,
+    active: isSet(row.active),
+    archived: isSet(row.archived),
+    endpoint: {
+      clientUrl: row.client_url,
+      sealedSecret: row.sealed_secret,
+      previousSealedSecret: row.previous_sealed_secret,
+      previousSecretUntil: row.previous_secret_until,
+    },
   };
 }

@@ -298,11 +298,22 @@ describe('delete and counts', () => {
 
 describe("a rate-limited webhook's start slots", () => {
   const SPACING = SECOND / 5;
+  /** The endpoint a slot is granted with: the webhook's URL and secrets as they are then. */
+  const endpointOf = (id: string) => ({
+    clientUrl: `http://127.0.0.1:9/${id}`,
+    sealedSecret: `v1:sealed-${id}`,
+    previousSealedSecret: null,
+    previousSecretUntil: null,
+  });
 
   test('of two asks at the same time one is granted; the other is told when, and is granted then', async () => {
     await addWebhook(store(), webhook(1, 'wsu_a', { maxRequestsPerSecond: 5 }));
     const slots = store().webhooks;
-    expect(await slots.takeStartSlot('wsu_a', T0, SPACING)).toEqual({ granted: true, nextAt: T0 + SPACING });
+    expect(await slots.takeStartSlot('wsu_a', T0, SPACING)).toEqual({
+      granted: true,
+      nextAt: T0 + SPACING,
+      endpoint: endpointOf('wsu_a'),
+    });
     expect(await slots.takeStartSlot('wsu_a', T0, SPACING)).toEqual({ granted: false, retryAt: T0 + SPACING });
     expect(await slots.takeStartSlot('wsu_a', T0 + SPACING - 1, SPACING)).toEqual({
       granted: false,
@@ -311,6 +322,18 @@ describe("a rate-limited webhook's start slots", () => {
     expect(await slots.takeStartSlot('wsu_a', T0 + SPACING, SPACING)).toEqual({
       granted: true,
       nextAt: T0 + 2 * SPACING,
+      endpoint: endpointOf('wsu_a'),
+    });
+  });
+
+  test('a slot is granted with the URL the webhook has at that moment, not at the claim', async () => {
+    // (Its secrets are read with it: the dispatcher's start-slot test rotates one through the API.)
+    await addWebhook(store(), webhook(1, 'wsu_a', { maxRequestsPerSecond: 5 }));
+    await store().webhooks.update(1, 'wsu_a', (current) => ({ ...current, clientUrl: 'http://127.0.0.1:9/moved' }));
+    expect(await store().webhooks.takeStartSlot('wsu_a', T0, SPACING)).toEqual({
+      granted: true,
+      nextAt: T0 + SPACING,
+      endpoint: { ...endpointOf('wsu_a'), clientUrl: 'http://127.0.0.1:9/moved' },
     });
   });
 
@@ -336,6 +359,7 @@ describe("a rate-limited webhook's start slots", () => {
     expect(await store().webhooks.takeStartSlot('wsu_off', T0, SPACING)).toEqual({
       granted: true,
       nextAt: T0 + SPACING,
+      endpoint: endpointOf('wsu_off'),
     });
   });
 

@@ -36,7 +36,7 @@ test("the SQLite store's start slot is taken in a commit at NORMAL, and kept", a
   insertAccountWithWebhook(db, 1);
   const store = createWebhooksStore(db, createInProcessEndpointHealth(db));
   const pragma = jest.spyOn(db, 'pragma');
-  expect(await store.takeStartSlot('wsu_a', 1_000, 200_000)).toEqual({ granted: true, nextAt: 201_000 });
+  expect(await store.takeStartSlot('wsu_a', 1_000, 200_000)).toMatchObject({ granted: true, nextAt: 201_000 });
   expect(pragma.mock.calls.map(([source]) => source)).toEqual(['synchronous', 'synchronous = 1', 'synchronous = 2']);
   pragma.mockRestore();
   expect(db.prepare('SELECT rate_next_at AS nextAt FROM webhooks').get()).toEqual({ nextAt: 201_000 });

@@ -16,14 +16,13 @@ import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
 import { type PgDatabase, prepared } from './database';
 import { RESET_HEALTH } from './endpoint-health';
 import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
+import { START_SLOT_COLUMNS, type StartSlotDbRow, startSlotFromRow } from '../rows';
 
 // A rate-limited webhook's next start (domain/send-rate.ts), shared by every instance: read with whether the
 // webhook still takes deliveries, decided in decideStartOf, and written only if no instance moved it and no one
 // deactivated or archived the webhook since the read (compare and set; the row's lock orders the writers, and a
 // writer that lost re-reads the row after the winner's commit and finds it changed).
-const READ_START_SLOT = prepared(
-  'SELECT rate_next_at AS "nextAt", active, archived_at IS NOT NULL AS archived FROM webhooks WHERE id = $1',
-);
+const READ_START_SLOT = prepared(`SELECT ${START_SLOT_COLUMNS} FROM webhooks WHERE id = $1`);
 const MOVE_RATE_NEXT_AT = prepared(`
   UPDATE webhooks SET rate_next_at = $3
    WHERE id = $1 AND rate_next_at IS NOT DISTINCT FROM $2 AND active AND archived_at IS NULL`);
@@ -190,7 +189,8 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
     countArchived: async () => (await db.query<CountRow>(COUNT_ARCHIVED)).rows[0]!.n,
     async takeStartSlot(id, at, spacing) {
       for (;;) {
-        const webhook = (await db.query<StartSlotRow>(READ_START_SLOT, [id])).rows[0] ?? null;
+        const row = (await db.query<StartSlotDbRow>(READ_START_SLOT, [id])).rows[0];
+        const webhook = row === undefined ? null : startSlotFromRow(row);
         const decision = decideStartOf(webhook, at, spacing);
         if (!decision.granted) return decision;
         // Granted, so the row was there (a missing one is refused).

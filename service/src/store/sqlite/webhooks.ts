@@ -3,7 +3,16 @@ import type { Micros } from '../../core/time';
 import { commitWithoutSync, type SqliteDatabase } from './database';
 import { SELECT_WEBHOOK } from './webhook-select';
 import type { InProcessEndpointHealth } from './endpoint-health';
-import { type Flag, isSet, type StoredWebhook, webhookFromRow, type WebhookRow } from '../rows';
+import {
+  type Flag,
+  isSet,
+  START_SLOT_COLUMNS,
+  type StartSlotDbRow,
+  startSlotFromRow,
+  type StoredWebhook,
+  webhookFromRow,
+  type WebhookRow,
+} from '../rows';
 import { observeOtherConnections, type OtherConnections } from './other-connections';
 import { createWebhookCache } from './webhook-cache';
 import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
@@ -167,15 +176,11 @@ export function createWebhooksStore(
 
   // A rate-limited webhook's next start (domain/send-rate.ts): on its row, so a restart keeps the spacing. Read with
   // whether the webhook still takes deliveries, which decideStartOf checks too.
-  const readStartSlot = db.prepare<[string], { nextAt: Micros | null; active: Flag; archived: Flag }>(
-    'SELECT rate_next_at AS nextAt, active, archived_at IS NOT NULL AS archived FROM webhooks WHERE id = ?',
-  );
+  const readStartSlot = db.prepare<[string], StartSlotDbRow>(`SELECT ${START_SLOT_COLUMNS} FROM webhooks WHERE id = ?`);
   const writeRateNextAt = db.prepare<[Micros, string]>('UPDATE webhooks SET rate_next_at = ? WHERE id = ?');
   const takeStartSlotInTransaction = db.transaction((id: string, at: Micros, spacing: Micros): StartDecision => {
     const row = readStartSlot.get(id);
-    const webhook =
-      row === undefined ? null : { nextAt: row.nextAt, active: isSet(row.active), archived: isSet(row.archived) };
-    const decision = decideStartOf(webhook, at, spacing);
+    const decision = decideStartOf(row === undefined ? null : startSlotFromRow(row), at, spacing);
     if (decision.granted) writeRateNextAt.run(decision.nextAt, id);
     return decision;
   });
