@@ -179,10 +179,9 @@ test('a delivery waiting for its start slot goes to the client_url and is signed
   expect(moved.statusCode).toBe(200);
   const rotated = await h.call('POST', `${webhookPath(hookId)}/secret/rotate`, { body: { overlap_seconds: 0 } });
   expect(rotated.statusCode).toBe(200);
-  const [{ sealed_secret: sealed }] = await h.db.rows<{ sealed_secret: string }>(
-    'SELECT sealed_secret FROM webhooks WHERE id = ?',
-    [hookId],
-  );
+  const sealed = (
+    await h.db.rows<{ sealed_secret: string }>('SELECT sealed_secret FROM webhooks WHERE id = ?', [hookId])
+  )[0]!.sealed_secret;
 
   clock.set(BigInt(retryAt) * 1000n);
   await waitFor(() => sent.length === 1, 'the waiting delivery to start');
