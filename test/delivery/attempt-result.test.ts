@@ -10,6 +10,7 @@ function made(healthChange: EndpointHealthChange | null): AttemptMade {
     outcome: { kind: 'response', status: 200, durationMs: 5, bodyExcerpt: '', retryAfter: null },
     requestedAt: T0,
     signed: true,
+    sentTo: 'http://127.0.0.1:9/hook',
     log: {
       deliveryId: 'dlv_1',
       webhookId: 'wh_a',

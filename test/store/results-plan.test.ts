@@ -150,3 +150,54 @@ test("the health changes that waited for their results come in the batch's order
     ['wsu_a', second],
   ]);
 });
+
+describe('a result from an endpoint the webhook no longer has (moved by a PUT while the request was out)', () => {
+  const urls = new Map([['a', 'http://127.0.0.1:9/now']]);
+  const fromFormer = (n: number, change: Partial<AttemptResult> = {}) =>
+    result('a', n, { sentTo: 'http://127.0.0.1:9/before', ...change });
+
+  test('is logged and counted as an attempt, and changes nothing of the webhook', () => {
+    const gone = fromFormer(1, {
+      facts: { requestedAt: T0 + 1, statusCode: '410', verdict: 'gone', exhausted: true, manual: false },
+      delivery: { state: 'failed' },
+      endpointHealthChange: (health: EndpointHealth) => health,
+    });
+    const plan = planResults([gone, gone, gone], new Map([['a', STATE]]), next, new Set(), urls);
+    expect(plan.logged).toHaveLength(3);
+    expect(plan.dispatchStates.size).toBe(0);
+    expect(plan.archived).toEqual([]);
+    expect(plan.healthChanges).toEqual([]);
+    expect(plan.operational).toEqual([]);
+    expect(plan.rollup.map((entry) => [entry.success, entry.finishes])).toEqual([
+      [false, null],
+      [false, null],
+      [false, null],
+    ]);
+  });
+
+  test('its delivery is due at once for the endpoint the webhook has now, unless it succeeded', () => {
+    const failed = fromFormer(1, { delivery: { state: 'failed' } });
+    const retried = fromFormer(2, { delivery: { state: 'pending', nextAttemptAt: T0 + 60_000_000 } });
+    const succeeded = fromFormer(3, {
+      facts: { requestedAt: T0 + 3, statusCode: '200', verdict: 'succeeded', exhausted: false, manual: false },
+      delivery: { state: 'succeeded' },
+    });
+    const plan = planResults([failed, retried, succeeded], new Map([['a', STATE]]), next, new Set(), urls);
+    expect(plan.leasedMoves.map((m) => [m.state, m.nextAttemptAt === m.now])).toEqual([
+      ['pending', true],
+      ['pending', true],
+      ['succeeded', false],
+    ]);
+  });
+
+  test("a result sent to the webhook's URL as it is now folds as any other", () => {
+    const plan = planResults(
+      [result('a', 1, { sentTo: 'http://127.0.0.1:9/now' })],
+      new Map([['a', STATE]]),
+      next,
+      new Set(),
+      urls,
+    );
+    expect(plan.dispatchStates.get('a')).toMatchObject({ consecutiveFailures: 1 });
+  });
+});

@@ -75,6 +75,8 @@ export interface AttemptMade {
   log: AttemptLogEntry;
   /** What the answer does to the endpoint's health that is still to be written with the result (see record()). */
   healthChange?: EndpointHealthChange | null;
+  /** The URL the request went to. */
+  sentTo: string;
 }
 
 export interface AttemptDeps {
@@ -183,7 +185,7 @@ export async function makeAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise
     healthChange = await deps.health.answered(target.webhookId, outcome, at, plan.byPerson ?? false);
   }
   const log = logEntryOf(target, outcome, requestedAt, plan.isTest ?? false);
-  return { outcome, requestedAt, signed, log, healthChange };
+  return { outcome, requestedAt, signed, log, healthChange, sentTo: plan.url };
 }
 
 export interface ScheduledAttemptRules {
@@ -227,6 +229,7 @@ export function scheduledResult(deliveryId: string, made: AttemptMade, rules: Sc
     delivery,
     lease: rules.lease,
     endpointHealthChange: made.healthChange ?? null,
+    sentTo: made.sentTo,
   };
 }
 
@@ -242,5 +245,6 @@ export function manualResult(deliveryId: string, made: AttemptMade): AttemptResu
     delivery: afterRedelivery(verdict === 'succeeded'),
     lease: null,
     endpointHealthChange: made.healthChange ?? null,
+    sentTo: made.sentTo,
   };
 }

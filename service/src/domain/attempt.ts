@@ -46,6 +46,11 @@ export interface AttemptResult {
   /** The lease the result was produced under; null for a manual redelivery of a finished delivery. */
   lease: string | null;
   /**
+   * The URL the request went to. The webhook may have been given another since (results-plan.ts): then the
+   * answer is about an endpoint it no longer has.
+   */
+  sentTo?: string;
+  /**
    * What the answer does to the endpoint's health that was not written when it came in (it changed nothing the
    * sending instance knew, or the write failed): a store that keeps the health applies it with the result.
    */

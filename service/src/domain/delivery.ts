@@ -52,9 +52,9 @@ export interface DeliveryKey {
 export interface ClaimedDelivery {
   id: string;
   /**
-   * The lease this claim holds, new for every claim: a result or a skip applies only while the row still
+   * The lease this claim holds, new for every claim: a result or a skip moves the row only while it still
    * carries it, so a late result of a lease that expired and was claimed again (by another instance, or by
-   * this one) is ignored.
+   * this one) moves nothing; its attempt is still logged.
    */
   lease: string;
   eventId: string;

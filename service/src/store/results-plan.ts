@@ -182,16 +182,38 @@ function rollupEntryOf(entry: AttemptLogEntry, leased: LeasedMove | null): Rollu
 }
 
 /**
+ * Whether the result answers for an endpoint the webhook no longer has: its request went to a URL other than the
+ * webhook's `client_url` as the transaction read it (a PUT moved the webhook while the request was out).
+ */
+function fromFormerEndpoint(result: AttemptResult, clientUrl: string | undefined): boolean {
+  return result.sentTo !== undefined && clientUrl !== undefined && result.sentTo !== clientUrl;
+}
+
+/**
+ * The move of a result from a former endpoint: a success delivered the event; anything else leaves the delivery
+ * pending and due at once, for the endpoint the webhook has now (a 410 or the last retry of the former one ends
+ * nothing). Its attempt still counts.
+ */
+function moveForCurrentEndpoint(move: LeasedMove): LeasedMove {
+  return move.state === 'succeeded' ? move : { ...move, state: 'pending', nextAttemptAt: move.now };
+}
+
+/**
  * Folds `next` over each webhook's results in order, from the state `before` holds; a result whose webhook is not
  * in `before` (deleted while its attempt ran, with its deliveries and log) writes nothing. `operationalEndpoints`:
  * the webhooks among them that are operational endpoints, whose results make no operational fact, so an endpoint
- * that fails cannot make events about itself without end, and add nothing to the rollup.
+ * that fails cannot make events about itself without end, and add nothing to the rollup. `clientUrls`: each
+ * webhook's URL as the transaction read it; a result from a former URL is logged and moves its delivery
+ * (moveForCurrentEndpoint), and changes nothing else: not the webhook's status, failures or archiving, nor its
+ * endpoint's health, and it makes no operational fact. A 410 from an endpoint a webhook was just moved away from
+ * must not archive it.
  */
 export function planResults(
   results: readonly AttemptResult[],
   before: ReadonlyMap<string, DispatchState>,
   next: NextDispatchState,
   operationalEndpoints: ReadonlySet<string> = new Set(),
+  clientUrls: ReadonlyMap<string, string> = new Map(),
 ): ResultsPlan {
   const plan: ResultsPlan = {
     logged: [],
@@ -209,6 +231,14 @@ export function planResults(
     if (current === undefined) return;
     const now = endOf(result.log);
     plan.logged.push({ index, entry: result.log });
+    if (fromFormerEndpoint(result, clientUrls.get(webhookId))) {
+      const move = moveOf(result, now, current.archivedAt !== null);
+      const leased = 'leased' in move ? moveForCurrentEndpoint(move.leased) : null;
+      if (leased !== null) plan.leasedMoves.push(leased);
+      else if ('finished' in move) plan.finishedMoves.push(move.finished);
+      if (!operationalEndpoints.has(webhookId)) plan.rollup.push(rollupEntryOf(result.log, leased));
+      return;
+    }
     if (result.endpointHealthChange) plan.healthChanges.push([webhookId, result.endpointHealthChange]);
     const move = moveOf(result, now, current.archivedAt !== null);
     if ('leased' in move) plan.leasedMoves.push(move.leased);

@@ -116,7 +116,7 @@ const DISPATCH_COLUMNS = `http_status_code, dispatched_at, consecutive_failures,
  * batch commits, the lock also keeps a webhook's deletion waiting until the batch's log rows are in.
  */
 export const LOCK_DISPATCH_STATES = prepared(`
-  SELECT w.id, w.kind, ${DISPATCH_COLUMNS}, ${healthColumnsOf('w')}
+  SELECT w.id, w.kind, w.client_url, ${DISPATCH_COLUMNS}, ${healthColumnsOf('w')}
     FROM webhooks w WHERE w.id = ANY($1::text[]) ORDER BY w.id FOR NO KEY UPDATE`);
 // The statements of a batch of results take one array per column, so a batch costs the same few round trips
 // however many results it holds.
@@ -185,7 +185,7 @@ interface CandidateRow extends HealthRow {
 }
 
 /** The dispatch and health columns of a webhook row and its id, as LOCK_DISPATCH_STATES selects them. */
-type PgDispatchRow = DispatchRow & HealthRow & { id: string; kind: WebhookKind };
+type PgDispatchRow = DispatchRow & HealthRow & { id: string; kind: WebhookKind; client_url: string };
 
 /** The columns of MOVE_LEASED. */
 function leasedMoveColumns(moves: readonly LeasedMove[]): unknown[][] {
@@ -258,6 +258,7 @@ async function recordInTransaction(
     new Map(rows.map((row) => [row.id, dispatchStateFromRow(row)])),
     next,
     new Set(rows.filter((row) => row.kind === 'operational').map((row) => row.id)),
+    new Map(rows.map((row) => [row.id, row.client_url])),
   );
   const ids = await writePlan(client, plan, maker);
   // The endpoint health of answers that changed nothing their instance knew: the row may say otherwise (another

@@ -97,9 +97,9 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
     `UPDATE deliveries SET state = coalesce(@state, state), attempts = max(attempts, @attempts), updated_at = @now
       WHERE id = @deliveryId AND state <> 'pending'`,
   );
-  const dispatchStateOf = db.prepare<[string], DispatchRow & { kind: WebhookKind }>(
+  const dispatchStateOf = db.prepare<[string], DispatchRow & { kind: WebhookKind; client_url: string }>(
     `SELECT http_status_code, dispatched_at, consecutive_failures, failing_since, last_failure_at, archived_at, archived_reason,
-            kind
+            kind, client_url
        FROM webhooks WHERE id = ?`,
   );
   const writeOperational = prepareOperationalWrite(db, health);
@@ -196,18 +196,20 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
   );
 
   /**
-   * Each webhook's dispatch state as this transaction reads it (a deleted webhook has none), and which of them are
-   * operational endpoints.
+   * Each webhook's dispatch state as this transaction reads it (a deleted webhook has none), which of them are
+   * operational endpoints, and each one's URL.
    */
   function statesOf(results: readonly AttemptResult[]) {
     const states = new Map<string, DispatchState>();
     const operational = new Set<string>();
+    const clientUrls = new Map<string, string>();
     for (const webhookId of new Set(results.map((r) => r.log.webhookId))) {
       const row = dispatchStateOf.get(webhookId);
       if (row) states.set(webhookId, dispatchStateFromRow(row));
+      if (row) clientUrls.set(webhookId, row.client_url);
       if (row?.kind === 'operational') operational.add(webhookId);
     }
-    return { states, operational };
+    return { states, operational, clientUrls };
   }
 
   /** Writes what planResults decided (results-plan.ts), row by row, and the operational events of its facts. */
@@ -231,8 +233,8 @@ export function createDeliveriesStore(db: SqliteDatabase, health: InProcessEndpo
 
   const recordInTransaction = db.transaction(
     (results: readonly AttemptResult[], next: NextDispatchState, maker: OperationalEventMaker | null) => {
-      const { states, operational } = statesOf(results);
-      const plan = planResults(results, states, next, operational);
+      const { states, operational, clientUrls } = statesOf(results);
+      const plan = planResults(results, states, next, operational, clientUrls);
       return { logged: loggedAttempts(results, plan, writePlan(plan, maker)), healthChanges: plan.healthChanges };
     },
   );
