@@ -342,6 +342,13 @@ test('a redirect is not followed: the caller is told its status, and nothing is 
   }
 });
 
+test('a timeout of a fraction of a millisecond, or beyond what a timer takes, is still a limit, not an error', async () => {
+  for (const timeoutMs of [1004.9999999999999, 2 ** 40]) {
+    const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN, maxAttempts: 1, timeoutMs });
+    expect(await client.list()).toMatchObject({ status: { code: 200 } });
+  }
+});
+
 test('a timeout of 0 is no limit, as it is for the public Terraform provider', async () => {
   const late = createServer((_request, response) => {
     setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(LIST)), 200);

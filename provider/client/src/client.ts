@@ -164,7 +164,7 @@ function retryAfterMs(header: string | null): number | null {
  */
 function unreachableReason(error: unknown): string {
   // Not `instanceof Error`: fetch's errors come from Node.js's own realm, and the client may run in another (a
-  // vm context, as the Terraform provider's program does).
+  // test runner's vm context).
   const { message, cause } = error as { message?: unknown; cause?: { message?: unknown; code?: unknown } };
   for (const reason of [cause?.message, cause?.code, message]) {
     if (typeof reason === 'string' && reason !== '') return reason;
@@ -172,9 +172,19 @@ function unreachableReason(error: unknown): string {
   return String(error);
 }
 
+/**
+ * The longest limit a timer keeps, in ms (about 24.8 days): AbortSignal.timeout takes up to 2^32 - 1, but a timer
+ * of more than this fires at once.
+ */
+const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
+
 /** The caller's signal and the attempt's time limit, either of which gives the attempt up. */
 function attemptSignal(signal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal | undefined {
-  const limit = timeoutMs === undefined || timeoutMs <= 0 ? undefined : AbortSignal.timeout(timeoutMs);
+  // Whole milliseconds: AbortSignal.timeout refuses a fraction (timeout_seconds = 1.005 makes 1004.999... ms).
+  const limit =
+    timeoutMs === undefined || !(timeoutMs > 0)
+      ? undefined
+      : AbortSignal.timeout(Math.min(Math.ceil(timeoutMs), LONGEST_TIMEOUT_MS));
   if (signal === undefined || limit === undefined) return signal ?? limit;
   return AbortSignal.any([signal, limit]);
 }
