@@ -71,6 +71,28 @@ const INVALID_BODIES: Array<[string, unknown, string]> = [
   ['client_url with a leading space', validCreateBody({ client_url: ' https://example.com/' }), 'client_url'],
   ['client_url with a space in its path', validCreateBody({ client_url: 'https://example.com/a b' }), 'client_url'],
   ['client_url with DEL', validCreateBody({ client_url: 'https://example.com/a\u007f' }), 'client_url'],
+  // Hosts a URL parser maps to another than the one written.
+  [
+    'client_url with a zero-width space in its host',
+    validCreateBody({ client_url: 'https://good.example\u200b.evil.example/' }),
+    'client_url',
+  ],
+  [
+    'client_url with an ideographic full stop in its host',
+    validCreateBody({ client_url: 'https://good.example\u3002evil.example/' }),
+    'client_url',
+  ],
+  [
+    'client_url with an escaped dot in its host',
+    validCreateBody({ client_url: 'https://good.example%2eevil.example/' }),
+    'client_url',
+  ],
+  [
+    'client_url with a backslash before an @',
+    validCreateBody({ client_url: 'https://evil.example\\@good.example/' }),
+    'client_url',
+  ],
+  ['client_url without //', validCreateBody({ client_url: 'https:example.com/hook' }), 'client_url'],
   [
     'client_url of 2,049 characters',
     validCreateBody({ client_url: `https://example.com/${'a'.repeat(2030)}` }),
@@ -268,6 +290,19 @@ test("an event's own rules and a fraction where a whole number belongs are worde
     body: { event_type: 'job.run.completed', run: { ...runOf('job.run.completed'), runStatusCode: 2.5 } },
   });
   expect(fraction.json().status.user_message).toBe('Invalid request: run.runStatusCode must be a whole number');
+});
+
+test('a host a parser would map to another is refused with the host it would call', async () => {
+  const response = await h.call('POST', webhooksPath(), {
+    body: validCreateBody({ client_url: 'https://good.example%2eevil.example/hook' }),
+  });
+  expect(response.json().extra.field_errors).toEqual({
+    client_url: ['client_url must name its host in plain ASCII, as it is called (here good.example.evil.example)'],
+  });
+  const punycode = await h.call('POST', webhooksPath(), {
+    body: validCreateBody({ client_url: 'https://xn--bcher-kva.example/hook' }),
+  });
+  expect(punycode.statusCode).toBe(201);
 });
 
 test('a field named in its own sentence is not named again in front of it', async () => {

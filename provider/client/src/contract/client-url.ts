@@ -10,6 +10,16 @@ function parseUrl(value: string): URL | null {
   }
 }
 
+/**
+ * The host as written: what follows `scheme://`, without user info and port. Null when the URL has no `//` (a URL
+ * parser reads `http:example.com` as `http://example.com/`).
+ */
+function writtenHost(value: string): string | null {
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(value)?.[1];
+  if (authority === undefined) return null;
+  return authority.slice(authority.lastIndexOf('@') + 1).replace(/:\d*$/, '');
+}
+
 /** Spaces and ASCII control characters (U+0000 to U+001F, U+007F), which a URL parser removes or encodes. */
 const SILENTLY_REWRITTEN = /[\u0000-\u0020\u007f]/;
 
@@ -37,6 +47,18 @@ export const ClientUrl = z
     }
     if (url.hostname === '') {
       ctx.addIssue({ code: 'custom', message: 'client_url must name a host' });
+      return;
+    }
+    // The host called must be the host shown: a parser maps escapes, non-ASCII dots and invisible characters, and
+    // reads a backslash as a slash, so "good.example%2eevil.example" would call good.example.evil.example.
+    const host = writtenHost(value);
+    if (host === null) {
+      ctx.addIssue({ code: 'custom', message: 'client_url must be an absolute URL' });
+    } else if (host.toLowerCase() !== url.hostname) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `client_url must name its host in plain ASCII, as it is called (here ${url.hostname})`,
+      });
     }
     if (url.username !== '' || url.password !== '') {
       // Credentials in the URL would be stored and shown in clear; the Authorization header is ours.
