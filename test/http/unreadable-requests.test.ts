@@ -119,7 +119,7 @@ test('an id longer than the router reads is a 404 like any unknown id, with or w
 });
 
 test('a request that does not arrive in time is answered 408 in the envelope', async () => {
-  // Node.js gives up on it after requestTimeout (300 s by default): its error is handed over as it would be.
+  // Node.js gives up on headers after headersTimeout (60 s by default): its error is handed over as it would be.
   const server = createServer((socket) => {
     const timeout = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
     answerUnreadableRequest(timeout, socket);
@@ -143,6 +143,27 @@ test('a request that does not arrive in time is answered 408 in the envelope', a
         developer_message: 'request_timeout',
       },
     });
+  } finally {
+    server.close();
+  }
+});
+
+test('a connection whose response has started is closed without an answer written into it', async () => {
+  // As Node.js's own handler: the response attached to the connection has sent its headers.
+  const server = createServer((socket) => {
+    Object.assign(socket, { _httpMessage: { headersSent: true } });
+    answerUnreadableRequest(Object.assign(new Error('Parse Error'), { code: 'HPE_INVALID_METHOD' }), socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const received = await new Promise<number>((resolve, reject) => {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      let bytes = 0;
+      socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(bytes));
+    });
+    expect(received).toBe(0);
   } finally {
     server.close();
   }

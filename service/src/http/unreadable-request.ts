@@ -36,12 +36,25 @@ function rawAnswer(spec: EnvelopeSpec): string {
   );
 }
 
-/** Fastify's clientErrorHandler: the envelope instead of Fastify's own JSON. */
+/** How long the answer may take to leave before the connection is dropped anyway (a peer that reads nothing). */
+const ANSWER_GRACE_MS = 5_000;
+
+/**
+ * Fastify's clientErrorHandler: the envelope instead of Fastify's own JSON. As Node.js does by default, a connection
+ * whose response has started (its headers sent) is only closed: an answer written into the middle of it would
+ * garble both.
+ */
 export function answerUnreadableRequest(error: ClientError, socket: Socket): void {
   // A reset connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) socket.end(rawAnswer(specFor(error)), () => socket.destroy());
-  else socket.destroy();
+  // The response attached to the connection, as Node.js's own handler looks at it.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (!socket.writable || answering?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  socket.end(rawAnswer(specFor(error)), () => socket.destroy());
+  setTimeout(() => socket.destroy(), ANSWER_GRACE_MS).unref();
 }
 
 /** An Expect header other than 100-continue, which Node.js would refuse with an empty 417. */
