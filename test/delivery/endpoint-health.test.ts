@@ -384,7 +384,7 @@ test('a new endpoint starts from the reset the store made: reads and deferred an
   const deferred = await registry.record('wh_a', healthy(30));
   // The URL changes: the store resets the health, and the update hands back the reset and its revision.
   store.rows.set('wh_a', UNKNOWN_ENDPOINT);
-  registry.renewed('wh_a', ...store.rows.read('wh_a'));
+  registry.renewed('wh_a', ...store.rows.read('wh_a'), 31);
   // A claim that read the row before the reset comes back now: the old endpoint's capacity does not return.
   registry.adopt('wh_a', ...staleRead);
   expect(registry.of('wh_a')).toBe(UNKNOWN_ENDPOINT);
@@ -393,6 +393,22 @@ test('a new endpoint starts from the reset the store made: reads and deferred an
   await registry.record('wh_a', sick(32));
   expect(store.rows.get('wh_a')).toMatchObject({ heard: true, sickInARow: 1, limit: 1 });
   expect(deferred).not.toBeNull();
+});
+
+test('answers to requests sent before the webhook was moved teach nothing about its new endpoint', async () => {
+  const store = sharedStore({ wh_a: UNKNOWN_ENDPOINT });
+  const registry = new EndpointHealthRegistry(RULES, () => 0, { store, onError: () => undefined });
+  registry.renewed('wh_a', ...store.rows.read('wh_a'), 100);
+  // Five timeouts of requests that went to the former URL before the move (sentAt 99): no circuit opens.
+  for (let i = 0; i < 5; i += 1)
+    expect(
+      await registry.record('wh_a', { signal: 'sick', now: 101 + i, sentAt: 99, jitter: 0, manual: false }),
+    ).toBeNull();
+  expect(store.rows.get('wh_a')).toEqual(UNKNOWN_ENDPOINT);
+  expect(registry.of('wh_a')).toBe(UNKNOWN_ENDPOINT);
+  // A request sent after the move is the new endpoint's.
+  await registry.record('wh_a', { signal: 'sick', now: 110, sentAt: 105, jitter: 0, manual: false });
+  expect(store.rows.get('wh_a')).toMatchObject({ heard: true, sickInARow: 1 });
 });
 
 test('a failed write is applied to the newest health known when it fails, and the next read of the row puts the record back', async () => {

@@ -188,6 +188,9 @@ describe('a result from an endpoint the webhook no longer has (moved by a PUT wh
       ['pending', true],
       ['succeeded', false],
     ]);
+    // A webhook archived meanwhile skips it, as every delivery not finished.
+    const archived = planResults([failed], new Map([['a', { ...STATE, archivedAt: T0 }]]), next, new Set(), urls);
+    expect(archived.leasedMoves.map((m) => m.state)).toEqual(['skipped']);
   });
 
   test("a result sent to the webhook's URL as it is now folds as any other", () => {

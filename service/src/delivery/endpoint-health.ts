@@ -146,6 +146,8 @@ export class EndpointHealthRegistry {
   private readonly states = new Map<string, KeptHealth>();
   /** Each webhook's answers not written yet, in the order they came in (see `record`). */
   private readonly deferred = new Map<string, Set<Deferred>>();
+  /** When each webhook last pointed at another endpoint (renewed): answers to requests sent before are the old one's. */
+  private readonly renewedAt = new Map<string, Micros>();
 
   /**
    * `jitter` gives a uniform number in [0, 1) for each open period. `kept.store` is where the health is kept;
@@ -191,6 +193,8 @@ export class EndpointHealthRegistry {
    * instance knows, or its write failed; null when nothing is left to write.
    */
   async record(webhookId: string, answer: Answer): Promise<EndpointHealthChange | null> {
+    // An answer to a request sent before the webhook was moved is about the endpoint it had: nothing to learn.
+    if (answer.sentAt < (this.renewedAt.get(webhookId) ?? Number.NEGATIVE_INFINITY)) return null;
     const change: EndpointHealthChange = (health) => afterAnswer(health, answer, this.rules);
     const known = this.of(webhookId);
     const next = change(known);
@@ -261,8 +265,10 @@ export class EndpointHealthRegistry {
    * `revision`, with that change. What was learnt of the old endpoint no longer applies, answers of it waiting for
    * their results are dropped, and a read or a write of it from before the reset that comes back later is older.
    */
-  renewed(webhookId: string, health: EndpointHealth, revision: number): void {
+  renewed(webhookId: string, health: EndpointHealth, revision: number, at: Micros): void {
     this.deferred.delete(webhookId);
+    if (this.renewedAt.size >= ENDPOINTS_KEPT) this.renewedAt.clear();
+    this.renewedAt.set(webhookId, at);
     this.adopt(webhookId, health, revision);
   }
 
@@ -270,6 +276,7 @@ export class EndpointHealthRegistry {
   forget(webhookId: string): void {
     this.states.delete(webhookId);
     this.deferred.delete(webhookId);
+    this.renewedAt.delete(webhookId);
   }
 
   standing(webhookId: string): Standing {

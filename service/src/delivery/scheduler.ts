@@ -40,8 +40,8 @@ export interface Capacity {
 export const UNPROVEN_SHARE = 7 / 8;
 
 /**
- * Tasks whose request is over but whose result is not yet written may number at most this many times the request
- * slots; past that, claims wait. A task frees its request slot when the endpoint answers, not when the result is
+ * Tasks alive (their request out, or over with its result not yet written) may number at most the request slots
+ * and this many times the slots again; past that, claims wait. A task frees its request slot when the endpoint answers, not when the result is
  * written, so that the endpoint gets its next request meanwhile; without a bound, a results write held up (a lock
  * left by another session, a slow database) while claims go on would let results pile up until their leases run
  * out, and the deliveries would be claimed and sent again.

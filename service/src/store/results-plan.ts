@@ -190,12 +190,13 @@ function fromFormerEndpoint(result: AttemptResult, clientUrl: string | undefined
 }
 
 /**
- * The move of a result from a former endpoint: a success delivered the event; anything else leaves the delivery
- * pending and due at once, for the endpoint the webhook has now (a 410 or the last retry of the former one ends
- * nothing). Its attempt still counts.
+ * The move of a result from a former endpoint: a success delivered the event, and a delivery the archive skips
+ * stays skipped; a failure leaves the delivery pending and due at once, for the endpoint the webhook has now (a 410
+ * or the last retry of the former one ends nothing). Its attempt still counts.
  */
 function moveForCurrentEndpoint(move: LeasedMove): LeasedMove {
-  return move.state === 'succeeded' ? move : { ...move, state: 'pending', nextAttemptAt: move.now };
+  if (move.state !== 'failed' && move.state !== 'pending') return move;
+  return { ...move, state: 'pending', nextAttemptAt: move.now };
 }
 
 /**

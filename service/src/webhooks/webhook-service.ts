@@ -232,14 +232,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   ): Promise<WebhookRecord> {
     const before = await find(accountId, webhookId, kind);
     checkUrlPolicy(writable.clientUrl);
+    const updatedAt = nowMicros(clock);
     const updated = await store.webhooks.update(accountId, webhookId, (current) =>
-      planUpdate(current, writable, nowMicros(clock)),
+      planUpdate(current, writable, updatedAt),
     );
     if (!updated) throw webhookNotFound(accountId, webhookId);
     // The store reset the kept health with the update; this instance drops what it knew of the old endpoint, and
     // any read of it from before the reset still to come back.
     if (endpointRenewed(before, updated))
-      deps.health.renewed(webhookId, updated.endpointHealth, updated.endpointHealthRevision);
+      deps.health.renewed(webhookId, updated.endpointHealth, updated.endpointHealthRevision, updatedAt);
     return updated;
   }
 

@@ -23,9 +23,12 @@ import { START_SLOT_COLUMNS, type StartSlotDbRow, startSlotFromRow } from '../ro
 // deactivated or archived the webhook since the read (compare and set; the row's lock orders the writers, and a
 // writer that lost re-reads the row after the winner's commit and finds it changed).
 const READ_START_SLOT = prepared(`SELECT ${START_SLOT_COLUMNS} FROM webhooks WHERE id = $1`);
+// Granted only if the endpoint read with the slot is still the webhook's: a PUT or a rotation committed between the
+// read and this write makes the slot be decided again, on the new row.
 const MOVE_RATE_NEXT_AT = prepared(`
   UPDATE webhooks SET rate_next_at = $3
-   WHERE id = $1 AND rate_next_at IS NOT DISTINCT FROM $2 AND active AND archived_at IS NULL`);
+   WHERE id = $1 AND rate_next_at IS NOT DISTINCT FROM $2 AND active AND archived_at IS NULL
+     AND client_url = $4 AND sealed_secret = $5`);
 
 /** Holds the account's row against other creates (not against inserts that only reference it: KEY SHARE). */
 const LOCK_ACCOUNT = 'SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE';
@@ -194,7 +197,14 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
         const decision = decideStartOf(webhook, at, spacing);
         if (!decision.granted) return decision;
         // Granted, so the row was there (a missing one is refused).
-        const moved = await db.query(MOVE_RATE_NEXT_AT, [id, webhook!.nextAt, decision.nextAt]);
+        const { clientUrl, sealedSecret } = decision.endpoint;
+        const moved = await db.query(MOVE_RATE_NEXT_AT, [
+          id,
+          webhook!.nextAt,
+          decision.nextAt,
+          clientUrl,
+          sealedSecret,
+        ]);
         if (moved.rowCount === 1) return decision;
         // Another instance took a slot between the read and the write (or the webhook is gone): decide again.
       }
