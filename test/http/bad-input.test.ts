@@ -1,4 +1,5 @@
 // Bad input gets a 4xx in the error envelope, names what is wrong, and changes nothing in the database.
+import { gzipSync } from 'node:zlib';
 import {
   createWebhook,
   type Harness,
@@ -204,6 +205,20 @@ describe('malformed requests', () => {
     expect(response.json().status).toMatchObject({
       developer_message: 'malformed_request',
       user_message: 'The request body is not valid UTF-8 text.',
+    });
+    expect(await h.db.snapshot()).toBe(before);
+  });
+
+  test('a compressed body is refused as such, not as text that is not UTF-8', async () => {
+    const before = await h.db.snapshot();
+    const response = await h.call('POST', webhooksPath(), {
+      rawBody: gzipSync(JSON.stringify(validCreateBody())),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(response.statusCode).toBe(415);
+    expect(response.json().status).toMatchObject({
+      developer_message: 'unsupported_media_type',
+      user_message: 'Send the request body uncompressed: Content-Encoding gzip is not supported.',
     });
     expect(await h.db.snapshot()).toBe(before);
   });

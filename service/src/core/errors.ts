@@ -25,6 +25,12 @@ export class MalformedRequestError extends JobhooksError {
   readonly httpStatus = 400;
 }
 
+/** A body the API cannot take in the form it was sent (compressed, say). */
+export class UnsupportedMediaTypeError extends JobhooksError {
+  readonly code = 'unsupported_media_type';
+  readonly httpStatus = 415;
+}
+
 export class UnauthenticatedError extends JobhooksError {
   readonly code = 'unauthenticated';
   readonly httpStatus = 401;

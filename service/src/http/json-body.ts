@@ -1,6 +1,6 @@
 // JSON body parsing that tolerates an empty body: real clients send Content-Type: application/json on GET and DELETE.
 import type { FastifyInstance } from 'fastify';
-import { MalformedRequestError, ValidationError } from '../core/errors';
+import { MalformedRequestError, UnsupportedMediaTypeError, ValidationError } from '../core/errors';
 
 /** JSON text is UTF-8: a body that is not is refused, rather than read with U+FFFD in place of its bad bytes. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -9,8 +9,15 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
   app.removeContentTypeParser('application/json');
   // The API speaks JSON only: any other body type is a 415, not a string handed to validation.
   app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
     try {
+      // A compressed body would otherwise be read as bytes that are not UTF-8, and refused for that.
+      const encoding = request.headers['content-encoding'];
+      if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+        throw new UnsupportedMediaTypeError(
+          `Send the request body uncompressed: Content-Encoding ${encoding} is not supported.`,
+        );
+      }
       done(null, parseJsonBody(body as Buffer));
     } catch (error) {
       done(error as Error, undefined);

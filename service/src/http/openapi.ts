@@ -209,7 +209,7 @@ const RESPONSE_DESCRIPTIONS: Record<string, string> = {
   '404': "`not_found`: an unknown or malformed id, or another account's webhook",
   '409': '`conflict`: the request cannot be carried out in the current state',
   '413': '`payload_too_large`: a body over 64 KiB',
-  '415': '`unsupported_media_type`: a body that is not `application/json`',
+  '415': '`unsupported_media_type`: a body that is not `application/json`, or a compressed one',
   '429': '`rate_limited` or `sign_in_throttled`: wait for `Retry-After`',
 };
 
