@@ -79,8 +79,8 @@ interface Visit {
 
 function pathOf(visit: Visit): Array<string | number> {
   const path: Array<string | number> = [];
-  for (let at: Visit | null = visit; at !== null && at.key !== null; at = at.parent) path.unshift(at.key);
-  return path;
+  for (let at: Visit | null = visit; at !== null && at.key !== null; at = at.parent) path.push(at.key);
+  return path.reverse();
 }
 
 /**
