@@ -62,10 +62,8 @@ function fieldErrorsOf(error: FastifyError): FieldErrors {
     // A list entry's problem belongs to the list: "job_ids", not "job_ids.2".
     const field = path.filter((part) => !/^\d+$/.test(part)).join('.') || (error.validationContext ?? 'body');
     const messages = (fieldErrors[field] ??= []);
-    // A query parameter given twice (?limit=1&limit=2) arrives as a list where a string belongs.
-    const repeated =
-      error.validationContext === 'querystring' && /expected string, received array$/.test(issue.message ?? '');
-    const message = repeated ? `${field} is given more than once` : fieldSentence(field, issue.message ?? 'is invalid');
+    const inQuery = error.validationContext === 'querystring';
+    const message = fieldSentence(field, issue.message ?? 'is invalid', inQuery);
     if (!messages.includes(message)) messages.push(message);
   }
   return fieldErrors;

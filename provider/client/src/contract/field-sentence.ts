@@ -13,11 +13,15 @@ const TYPE_WORDS: Record<string, string> = {
   record: 'an object',
 };
 
-/** `message` about `field` as one sentence that names the field. */
-export function fieldSentence(field: string, message: string): string {
+/**
+ * `message` about `field` as one sentence that names the field. `inQuery`: the field is a query parameter, which
+ * arrives as a list where a string belongs when it is given twice (`?limit=1&limit=2`).
+ */
+export function fieldSentence(field: string, message: string, inQuery = false): string {
   const wrongType = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
   if (wrongType === null) return message;
   const [, expected = '', received] = wrongType;
   if (received === 'undefined') return `${field} is required`;
+  if (inQuery && expected === 'string' && received === 'array') return `${field} is given more than once`;
   return `${field} must be ${TYPE_WORDS[expected] ?? `of type ${expected}`}`;
 }
