@@ -232,26 +232,24 @@ export function planResults(
     if (current === undefined) return;
     const now = endOf(result.log);
     plan.logged.push({ index, entry: result.log });
-    if (fromFormerEndpoint(result, clientUrls.get(webhookId))) {
-      const move = moveOf(result, now, current.archivedAt !== null);
-      const leased = 'leased' in move ? moveForCurrentEndpoint(move.leased) : null;
-      if (leased !== null) plan.leasedMoves.push(leased);
-      else if ('finished' in move) plan.finishedMoves.push(move.finished);
+    const former = fromFormerEndpoint(result, clientUrls.get(webhookId));
+    const move = moveOf(result, now, current.archivedAt !== null);
+    const leased = 'leased' in move ? (former ? moveForCurrentEndpoint(move.leased) : move.leased) : null;
+    if (leased !== null) plan.leasedMoves.push(leased);
+    else if ('finished' in move) plan.finishedMoves.push(move.finished);
+    if (former) {
       if (!operationalEndpoints.has(webhookId)) plan.rollup.push(rollupEntryOf(result.log, leased));
       return;
     }
     if (result.endpointHealthChange) plan.healthChanges.push([webhookId, result.endpointHealthChange]);
-    const move = moveOf(result, now, current.archivedAt !== null);
-    if ('leased' in move) plan.leasedMoves.push(move.leased);
-    else plan.finishedMoves.push(move.finished);
     const after = next(current, result.facts);
     if (current.archivedAt === null && after.archivedAt !== null) plan.archived.push({ webhookId, at: now });
     plan.dispatchStates.set(webhookId, after);
     // The account's statistics are about its job-run webhooks: an operational endpoint's attempts are logged, not
     // counted there.
     if (operationalEndpoints.has(webhookId)) return;
-    plan.rollup.push(rollupEntryOf(result.log, 'leased' in move ? move.leased : null));
-    plan.operational.push(...factsOf(result, 'leased' in move ? move.leased : null, current, after, now));
+    plan.rollup.push(rollupEntryOf(result.log, leased));
+    plan.operational.push(...factsOf(result, leased, current, after, now));
   });
   return plan;
 }
