@@ -24,16 +24,23 @@ function specFor(error: ClientError): EnvelopeSpec {
   return { status: 400, code: 'malformed_request', message: `The request is not valid HTTP${reason}.` };
 }
 
+/** An envelope's body and the headers of an answer after which the connection closes. */
+function closingAnswer(spec: EnvelopeSpec): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify(envelopeOf(spec));
+  const headers = {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'close',
+    'content-length': String(Buffer.byteLength(body)),
+  };
+  return { body, headers };
+}
+
 /** The whole answer, written on a socket whose request could not be parsed. */
 function rawAnswer(spec: EnvelopeSpec): string {
-  const body = JSON.stringify(envelopeOf(spec));
-  return (
-    `HTTP/1.1 ${spec.status} ${STATUS_CODES[spec.status] ?? ''}\r\n` +
-    'Content-Type: application/json; charset=utf-8\r\n' +
-    'Cache-Control: no-store\r\n' +
-    'Connection: close\r\n' +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
+  const { body, headers } = closingAnswer(spec);
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${spec.status} ${STATUS_CODES[spec.status] ?? ''}\r\n${lines.join('')}\r\n${body}`;
 }
 
 /** How long the answer may take to leave before the connection is dropped anyway (a peer that reads nothing). */
@@ -60,19 +67,11 @@ export function answerUnreadableRequest(error: ClientError, socket: Socket): voi
 /** An Expect header other than 100-continue, which Node.js would refuse with an empty 417. */
 export function refuseUnmetExpectations(server: Server): void {
   server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-    const body = JSON.stringify(
-      envelopeOf({
-        status: 417,
-        code: 'expectation_failed',
-        message: 'The Expect header cannot be met: only Expect: 100-continue is supported.',
-      }),
-    );
-    response.writeHead(417, {
-      'content-type': 'application/json; charset=utf-8',
-      'cache-control': 'no-store',
-      'content-length': Buffer.byteLength(body),
-      connection: 'close',
+    const { body, headers } = closingAnswer({
+      status: 417,
+      code: 'expectation_failed',
+      message: 'The Expect header cannot be met: only Expect: 100-continue is supported.',
     });
-    response.end(body);
+    response.writeHead(417, headers).end(body);
   });
 }
