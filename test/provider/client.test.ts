@@ -257,11 +257,10 @@ test('the retry settings the Terraform provider passes: which statuses, the firs
   expect(waits[0]!).toBeLessThan(2500);
   expect(waits[1]!).toBeGreaterThanOrEqual(4000);
 
-  const silent = createServer(() => {}); // accepts, never answers
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const silent = await startReceiver(() => undefined); // accepts, never answers
   try {
     const slow = createWebhooksClient({
-      hostUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/api`,
+      hostUrl: `${silent.url}/api`,
       accountId: 1,
       token: ADMIN_TOKEN,
       maxAttempts: 1,
@@ -271,8 +270,7 @@ test('the retry settings the Terraform provider passes: which statuses, the firs
     await expect(slow.list()).rejects.toThrow(/List webhooks failed: could not reach/);
     expect(Date.now() - started).toBeLessThan(5000);
   } finally {
-    silent.closeAllConnections();
-    silent.close();
+    await silent.close();
   }
 });
 
@@ -322,14 +320,13 @@ const LIST = {
 };
 
 test('a redirect is not followed: the caller is told its status, and nothing is sent where it points', async () => {
-  const redirecting = createServer((_request, response) => {
-    response.writeHead(302, { location: `${hostUrl}/v3/accounts/1/webhooks/subscriptions` }).end();
-  });
-  await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+  const redirecting = await startReceiver(
+    answer(302, '', { location: `${hostUrl}/v3/accounts/1/webhooks/subscriptions` }),
+  );
   try {
     const before = await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).list();
     const client = createWebhooksClient({
-      hostUrl: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/api`,
+      hostUrl: `${redirecting.url}/api`,
       accountId: 1,
       token: ADMIN_TOKEN,
     });
@@ -338,7 +335,7 @@ test('a redirect is not followed: the caller is told its status, and nothing is 
     expect(error).toMatchObject({ status: 302 });
     expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).list()).toEqual(before);
   } finally {
-    redirecting.close();
+    await redirecting.close();
   }
 });
 
@@ -350,13 +347,12 @@ test('a timeout of a fraction of a millisecond, or beyond what a timer takes, is
 });
 
 test('a timeout of 0 is no limit, as it is for the public Terraform provider', async () => {
-  const late = createServer((_request, response) => {
+  const late = await startReceiver((_request, response) => {
     setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(LIST)), 200);
   });
-  await new Promise<void>((resolve) => late.listen(0, '127.0.0.1', resolve));
   try {
     const client = createWebhooksClient({
-      hostUrl: `http://127.0.0.1:${(late.address() as AddressInfo).port}/api`,
+      hostUrl: `${late.url}/api`,
       accountId: 1,
       token: ADMIN_TOKEN,
       maxAttempts: 1,
@@ -364,19 +360,18 @@ test('a timeout of 0 is no limit, as it is for the public Terraform provider', a
     });
     expect(await client.list()).toMatchObject({ data: [] });
   } finally {
-    late.close();
+    await late.close();
   }
 });
 
 test('the request timeout also ends an answer whose body never finishes', async () => {
-  const stalling = createServer((_request, response) => {
+  const stalling = await startReceiver((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' });
     response.write('{"status":'); // and never the rest
   });
-  await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
   try {
     const client = createWebhooksClient({
-      hostUrl: `http://127.0.0.1:${(stalling.address() as AddressInfo).port}/api`,
+      hostUrl: `${stalling.url}/api`,
       accountId: 1,
       token: ADMIN_TOKEN,
       maxAttempts: 1,
@@ -384,8 +379,7 @@ test('the request timeout also ends an answer whose body never finishes', async 
     });
     await expect(client.list()).rejects.toThrow(/^List webhooks failed: could not reach .* \(.*timeout.*\)$/);
   } finally {
-    stalling.closeAllConnections();
-    stalling.close();
+    await stalling.close();
   }
 });
 
