@@ -1,6 +1,6 @@
 // Requests that never reach a route (Node.js cannot parse them, or the router refuses their path) are answered in
 // the error envelope like every other error, and change nothing.
-import { type AddressInfo, connect, createServer } from 'node:net';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { answerUnreadableRequest } from '../../service/src/http/unreadable-request';
 import { ADMIN_TOKEN, type Harness, startHarness, webhookPath, webhooksPath } from '../support/harness';
 
@@ -20,24 +20,38 @@ interface RawAnswer {
   body: string;
 }
 
-/** Writes `request` as it is on a new connection, half-closes it, and reads the whole answer. */
-function sendRaw(request: string | Buffer): Promise<RawAnswer> {
+/** Connects to 127.0.0.1:`port`, writes `request` as it is and half-closes (when given), and reads to the close. */
+function readConnection(port: number, request?: string | Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(origin.port), origin.hostname);
+    const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [head = '', body = ''] = text.split('\r\n\r\n', 2);
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(
-        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-      );
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
-    });
-    socket.end(request);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    if (request !== undefined) socket.end(request);
   });
+}
+
+/** Sends `request` to the service as it is, and reads the whole answer. */
+async function sendRaw(request: string | Buffer): Promise<RawAnswer> {
+  const text = await readConnection(Number(origin.port), request);
+  const [head = '', body = ''] = text.split('\r\n\r\n', 2);
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+/** What a client reads from a connection whose server side is handed to `handle`. */
+async function readHandled(handle: (socket: Socket) => void): Promise<string> {
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await readConnection((server.address() as AddressInfo).port);
+  } finally {
+    server.close();
+  }
 }
 
 const auth = `Authorization: Token ${ADMIN_TOKEN}`;
@@ -120,51 +134,27 @@ test('an id longer than the router reads is a 404 like any unknown id, with or w
 
 test('a request that does not arrive in time is answered 408 in the envelope', async () => {
   // Node.js gives up on headers after headersTimeout (60 s by default): its error is handed over as it would be.
-  const server = createServer((socket) => {
+  const answer = await readHandled((socket) => {
     const timeout = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
     answerUnreadableRequest(timeout, socket);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      const chunks: Buffer[] = [];
-      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    });
-    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
-    expect(JSON.parse(answer.split('\r\n\r\n')[1]!)).toEqual({
-      data: null,
-      status: {
-        code: 408,
-        is_success: false,
-        user_message: 'The request did not arrive in time.',
-        developer_message: 'request_timeout',
-      },
-    });
-  } finally {
-    server.close();
-  }
+  expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+  expect(JSON.parse(answer.split('\r\n\r\n')[1]!)).toEqual({
+    data: null,
+    status: {
+      code: 408,
+      is_success: false,
+      user_message: 'The request did not arrive in time.',
+      developer_message: 'request_timeout',
+    },
+  });
 });
 
 test('a connection whose response has started is closed without an answer written into it', async () => {
   // As Node.js's own handler: the response attached to the connection has sent its headers.
-  const server = createServer((socket) => {
+  const received = await readHandled((socket) => {
     Object.assign(socket, { _httpMessage: { headersSent: true } });
     answerUnreadableRequest(Object.assign(new Error('Parse Error'), { code: 'HPE_INVALID_METHOD' }), socket);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    const received = await new Promise<number>((resolve, reject) => {
-      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      let bytes = 0;
-      socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(bytes));
-    });
-    expect(received).toBe(0);
-  } finally {
-    server.close();
-  }
+  expect(received).toBe('');
 });
