@@ -1,31 +1,43 @@
-// Several instances on one PostgreSQL database: a claim looks at the 256 webhooks whose due deliveries are oldest.
-// When other instances' requests fill every one of them, the dispatcher must still reach the webhooks further down,
-// at once rather than never: it leaves the full ones out of the claims that follow. With fewer webhooks than that,
-// it leaves nothing out: a webhook another instance filled is taken up as soon as its requests end.
+// On PostgreSQL a claim looks at the 256 webhooks whose due deliveries are oldest. When it can send to none of them,
+// because other instances' requests fill them or because their endpoints are not proven healthy and such endpoints
+// hold every slot they may share, the dispatcher must still reach the webhooks further down, at once rather than
+// never: it leaves those out of the claims that follow. With fewer webhooks than that, it leaves nothing out: a
+// webhook another instance filled is taken up as soon as its requests end.
 import { createManualClock, type ManualClock } from '../../service/src/core/clock';
 import { cryptoRandomBytes } from '../../service/src/core/random';
 import { createHeadersOnlyTracing } from '../../service/src/core/tracing';
 import { createDispatcher, type Dispatcher } from '../../service/src/delivery/dispatcher';
 import { DEFAULT_HEALTH_RULES, EndpointHealthRegistry } from '../../service/src/delivery/endpoint-health';
-import type { OutgoingDelivery } from '../../service/src/delivery/sender';
+import { UNPROVEN_SHARE } from '../../service/src/delivery/scheduler';
+import type { OutgoingDelivery, Send, SendOutcome } from '../../service/src/delivery/sender';
 import type { ClaimedDelivery } from '../../service/src/domain/delivery';
 import type { Store } from '../../service/src/store/store';
 import { useSuiteCluster } from '../support/postgres';
 import { openTestStore, type TestStore } from '../support/stores';
 import { waitFor } from '../support/wait';
-import { accountWithWebhooks, claimAll, event, recordEvent, SECOND, T0 } from '../store/contract/fixtures';
+import { accountWithWebhooks, claimAll, deliveryId, event, recordEvent, SECOND, T0 } from '../store/contract/fixtures';
 
 useSuiteCluster();
 
 /** As many webhooks as one claim looks at. */
 const CLAIM_WIDTH = 256;
+/** The dispatcher's request slots in the tests below. */
+const SLOTS = 64;
+
+const ANSWERED: SendOutcome = { kind: 'response', status: 200, durationMs: 1, bodyExcerpt: '', retryAfter: null };
+
+const TIMED_OUT: SendOutcome = { kind: 'no_response', error: 'timed out', durationMs: 10_000 };
 
 let opened: TestStore;
 let dispatcher: Dispatcher | null = null;
+/** Requests that are never answered in a test: they time out when it ends. */
+let hanging: Array<(outcome: SendOutcome) => void> = [];
 beforeEach(async () => {
   opened = await openTestStore('postgres');
 });
 afterEach(async () => {
+  for (const answer of hanging) answer(TIMED_OUT);
+  hanging = [];
   await dispatcher?.stop(1000);
   dispatcher = null;
   await opened.close();
@@ -53,8 +65,16 @@ async function busyElsewhere(store: Store, count: number): Promise<ClaimedDelive
   return claims;
 }
 
-/** This instance's dispatcher, on a clock that stands still unless moved, with no poll in the test's time. */
-function startDispatcher(store: Store, clock: ManualClock, sent: OutgoingDelivery[]): Dispatcher {
+/**
+ * This instance's dispatcher, on a clock that stands still unless moved, with no poll in the test's time; each
+ * endpoint answers 200 at once, unless `answer` says otherwise.
+ */
+function startDispatcher(
+  store: Store,
+  clock: ManualClock,
+  sent: OutgoingDelivery[],
+  answer: Send = async () => ANSWERED,
+): Dispatcher {
   const health = new EndpointHealthRegistry({ ...DEFAULT_HEALTH_RULES, maxInFlight: 16 }, () => 0, {
     store: store.endpointHealth,
     onError: (error) => {
@@ -64,16 +84,16 @@ function startDispatcher(store: Store, clock: ManualClock, sent: OutgoingDeliver
   const started = createDispatcher({
     store,
     clock,
-    send: async (request) => {
+    send: (request) => {
       sent.push(request);
-      return { kind: 'response', status: 200, durationMs: 1, bodyExcerpt: '', retryAfter: null };
+      return answer(request);
     },
     random: cryptoRandomBytes,
     secretBox: { seal: (secret) => secret, open: (sealed) => sealed },
     tracing: createHeadersOnlyTracing(cryptoRandomBytes),
     owner: 'instance-a',
     retryDelaysSeconds: [60],
-    limits: { maxInFlight: 64, maxInFlightPerWebhook: 16, leaseMicros: 60 * SECOND, pollIntervalMs: 60_000 },
+    limits: { maxInFlight: SLOTS, maxInFlightPerWebhook: 16, leaseMicros: 60 * SECOND, pollIntervalMs: 60_000 },
     health,
     onError: (error) => {
       throw error;
@@ -130,4 +150,53 @@ test('with fewer webhooks than a claim looks at, one that another instance fille
   started.wake();
   await waitFor(() => sent.length === 3, "both busy webhooks' waiting deliveries", 10_000);
   expect(urlsOf(sent).slice(1).sort()).toEqual(['http://127.0.0.1:9/wh_busy_000', 'http://127.0.0.1:9/wh_busy_001']);
+});
+
+test('new endpoints that hang, once they hold their share of the slots, do not keep a claim from a proven webhook behind them', async () => {
+  const { store } = opened;
+  const unprovenSlots = Math.floor(SLOTS * UNPROVEN_SHARE);
+  // More than fill the share, and then a whole claim's width of webhooks more, all due before the proven one.
+  const hung = Array.from(
+    { length: unprovenSlots + CLAIM_WIDTH + 8 },
+    (_, i) => `wh_hung_${String(i).padStart(3, '0')}`,
+  );
+  await accountWithWebhooks(store, 2, ['wh_good']);
+  await recordEvent(store, event(2, 'wev_first', { createdAt: T0 }));
+  const sent: OutgoingDelivery[] = [];
+  const clock = createManualClock(BigInt(T0 + 2 * SECOND) * 1000n);
+  const hangIfNew: Send = (request) =>
+    request.url.endsWith('/wh_good')
+      ? Promise.resolve(ANSWERED)
+      : new Promise<SendOutcome>((resolve) => hanging.push(resolve));
+  const started = startDispatcher(store, clock, sent, hangIfNew);
+  dispatcher = started;
+  // Its first answer, written, proves the endpoint healthy.
+  await waitFor(
+    async () => (await store.deliveries.get('wh_good', deliveryId('wev_first', 'wh_good')))?.state === 'succeeded',
+    "the good webhook's first delivery, recorded",
+    10_000,
+  );
+
+  await accountWithWebhooks(store, 1, hung);
+  await recordEvent(store, event(1, 'wev_hung', { createdAt: T0 + 1 }));
+  await recordEvent(store, event(2, 'wev_second', { createdAt: T0 + SECOND }));
+  started.wake();
+  await waitFor(
+    () => sent.length === 2 + unprovenSlots,
+    "the hung endpoints' share and the good one's delivery",
+    10_000,
+  );
+  const urls = urlsOf(sent);
+  expect(urls.filter((url) => url.endsWith('/wh_good'))).toHaveLength(2);
+  expect(new Set(urls.filter((url) => url.includes('/wh_hung_'))).size).toBe(unprovenSlots);
+
+  // Each time those requests time out, the share has room again, and the webhooks held for it are looked at again:
+  // every new endpoint gets its first request, with the clock standing still.
+  const hungSentTo = () => new Set(urlsOf(sent).filter((url) => url.includes('/wh_hung_'))).size;
+  while (hungSentTo() < hung.length) {
+    const before = sent.length;
+    for (const answer of hanging.splice(0)) answer(TIMED_OUT);
+    await waitFor(() => sent.length > before, 'the next share of the hung endpoints', 10_000);
+  }
+  expect(sent).toHaveLength(2 + hung.length);
 });

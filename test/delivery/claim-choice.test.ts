@@ -6,6 +6,7 @@ import {
   fullElsewhere,
   nextRateWake,
   saturatedWebhooks,
+  unprovenWithoutShare,
 } from '../../service/src/delivery/claim-choice';
 import type { DueCandidate } from '../../service/src/domain/delivery';
 import { UNKNOWN_ENDPOINT } from '../../service/src/domain/endpoint-health';
@@ -129,6 +130,23 @@ test('endpoints not proven healthy share only their part of the slots, however m
     room({ total: 8, unprovenTotal: 3, standing: (id) => (id === 'good' ? 'proven' : 'unknown') }),
   );
   expect(webhooksOf(chosen)).toEqual(['good', 'new-0', 'new-1', 'new-2']);
+});
+
+test('unproven webhooks left without a slot, once their share is used, are named for the next claims', () => {
+  const standings: Record<string, 'proven' | 'unknown' | 'sick'> = { good: 'proven', hung: 'sick' };
+  const standing = (id: string) => standings[id] ?? 'unknown';
+  const candidates = [due('new-0', 1), due('new-0', 2), due('new-1', 3), due('hung', 4), due('good', 5)];
+  const shared = room({ total: 8, unprovenTotal: 1, standing });
+  const chosen = chooseClaims(candidates, shared);
+  expect(webhooksOf(chosen)).toEqual(['good', 'new-0']);
+  // 'new-0' got its request; the others got none only because the share is used: named, each once.
+  expect(unprovenWithoutShare(candidates, chosen, shared)).toEqual(['new-1', 'hung']);
+  // With the share not used up, each unproven webhook got what its own allowance let it have: nothing to name.
+  const roomy = room({ total: 8, unprovenTotal: 3, standing, allowed: () => 1 });
+  expect(unprovenWithoutShare(candidates, chooseClaims(candidates, roomy), roomy)).toEqual([]);
+  // A share used up before this claim names every unproven candidate.
+  const none = room({ total: 8, unprovenTotal: 0, standing });
+  expect(unprovenWithoutShare(candidates, chooseClaims(candidates, none), none)).toEqual(['new-0', 'new-1', 'hung']);
 });
 
 test('no room, no claim', () => {

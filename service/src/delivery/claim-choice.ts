@@ -127,6 +127,27 @@ export function fullElsewhere(candidates: readonly DueCandidate[], room: ClaimRo
 }
 
 /**
+ * Webhooks among `candidates` whose endpoints are not proven healthy and that got nothing from `chosen` because
+ * requests to such endpoints hold every slot they may share: a claim gives them nothing until some of those end
+ * (an attempt lasts up to its 10 s limit). On PostgreSQL, which looks at a bounded number of webhooks, those
+ * with the oldest due deliveries, hundreds of new or hung endpoints would otherwise fill that number, claim after
+ * claim, and keep the slots kept for proven endpoints from the proven webhooks behind them.
+ */
+export function unprovenWithoutShare(
+  candidates: readonly DueCandidate[],
+  chosen: readonly DueCandidate[],
+  room: ClaimRoom,
+): string[] {
+  const unproven = (webhookId: string) => room.standing(webhookId) !== 'proven';
+  const taken = chosen.filter((c) => unproven(c.webhookId));
+  if (taken.length < room.unprovenTotal) return [];
+  const served = new Set(taken.map((c) => c.webhookId));
+  const left = new Set<string>();
+  for (const { webhookId } of candidates) if (unproven(webhookId) && !served.has(webhookId)) left.add(webhookId);
+  return [...left];
+}
+
+/**
  * When to look again for deliveries a claim left because of their webhook's rate: the earliest next start among
  * the rate-limited webhooks it held back; null when there is none. (A webhook it leased one for wakes the dispatcher
  * itself once that delivery takes its start slot: start-slots.ts.)

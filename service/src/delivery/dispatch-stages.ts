@@ -14,7 +14,14 @@ import type { OperationalEventMaker } from '../store/operational-plan';
 import type { Store } from '../store/store';
 import { nextDispatchState } from './archive-policy';
 import { type AttemptMade, type AttemptPlan, scheduledResult } from './attempt';
-import { chooseClaims, type ClaimRoom, fullElsewhere, nextRateWake, saturatedWebhooks } from './claim-choice';
+import {
+  chooseClaims,
+  type ClaimRoom,
+  fullElsewhere,
+  nextRateWake,
+  saturatedWebhooks,
+  unprovenWithoutShare,
+} from './claim-choice';
 import type { EndpointHealthRegistry } from './endpoint-health';
 import { signingSecrets } from './signing-secrets';
 
@@ -50,8 +57,11 @@ export interface Claimed {
   deliveries: ClaimedDelivery[];
   leaseUntil: Micros;
   rateWakeAt: Micros | null;
-  /** How many webhooks it found full on other instances, left out of the claims that follow (one now may find others). */
-  newlyFullElsewhere: number;
+  /**
+   * How many webhooks it could send nothing to (full on other instances, or unproven with their share of the slots
+   * used), left out of the claims that follow: one now may find others further down.
+   */
+  newlyHeldOut: number;
 }
 
 /** What to do with a claimed delivery: nothing to send (its webhook is archived or inactive), or an attempt. */
@@ -62,12 +72,24 @@ export function createDispatchStages(deps: StageDeps) {
   const openedSecrets = new BoundedMap<string, string>(OPENED_SECRETS_KEPT);
   /** Webhooks left out of claims until the time each maps to (FULL_ELSEWHERE_HOLD_MICROS). */
   const heldFullElsewhere = new Map<string, Micros>();
+  /**
+   * Webhooks whose endpoints are not proven healthy, left out of claims while such endpoints hold every slot they may
+   * share (unprovenWithoutShare in claim-choice.ts): once one of those requests ends, the oldest due among them go
+   * first again.
+   */
+  const heldForShare = new Set<string>();
 
   /** The webhooks still held, after forgetting those whose time is over (or that a clock set back left too far). */
   function stillFullElsewhere(now: Micros): string[] {
     for (const [webhookId, until] of heldFullElsewhere)
       if (until <= now || until - now > FULL_ELSEWHERE_HOLD_MICROS) heldFullElsewhere.delete(webhookId);
     return [...heldFullElsewhere.keys()];
+  }
+
+  /** The unproven webhooks still held: none once their share of the slots has room again. */
+  function stillHeldForShare(room: ClaimRoom): string[] {
+    if (room.unprovenTotal > 0) heldForShare.clear();
+    return [...heldForShare];
   }
 
   /** Each webhook's secret is decrypted once, not once per attempt; keyed by the sealed form, so a new secret misses. */
@@ -83,20 +105,26 @@ export function createDispatchStages(deps: StageDeps) {
   /**
    * Stage 1: leases as many due deliveries as `room` has space for, oldest first within each webhook, leaving alone
    * the rate-limited webhooks that have a delivery waiting for its start (`waitingToStart`, start-slots.ts), and those
-   * that a claim of the last second, which looked at all the webhooks it may, found full on other instances.
+   * that a claim which looked at all the webhooks it may could send nothing to: those full on other instances, for
+   * a second, and those whose endpoints are not proven healthy, while such endpoints hold all of their share.
    */
   async function claim(room: ClaimRoom, waitingToStart: readonly string[]): Promise<Claimed> {
     const now = nowMicros(clock);
     const leaseUntil = now + deps.leaseMicros;
     let rateWakeAt: Micros | null = null;
-    let newlyFullElsewhere = 0;
+    let newlyHeldOut = 0;
     const deliveries = await store.deliveries.claimDue(
       {
         owner,
         now,
         leaseUntil,
         perWebhook: Math.min(room.maxPerWebhook, room.total),
-        excludeWebhookIds: [...saturatedWebhooks(room), ...waitingToStart, ...stillFullElsewhere(now)],
+        excludeWebhookIds: [
+          ...saturatedWebhooks(room),
+          ...waitingToStart,
+          ...stillFullElsewhere(now),
+          ...stillHeldForShare(room),
+        ],
       },
       (candidates, window) => {
         // The room's rules go by the endpoint health the store read just now (another instance's answers too).
@@ -109,12 +137,14 @@ export function createDispatchStages(deps: StageDeps) {
         if (window.full && chosen.length < room.total) {
           const full = fullElsewhere(candidates, roomNow);
           for (const webhookId of full) heldFullElsewhere.set(webhookId, now + FULL_ELSEWHERE_HOLD_MICROS);
-          newlyFullElsewhere = full.length;
+          const unproven = unprovenWithoutShare(candidates, chosen, roomNow);
+          for (const webhookId of unproven) heldForShare.add(webhookId);
+          newlyHeldOut = full.length + unproven.length;
         }
         return chosen;
       },
     );
-    return { deliveries, leaseUntil, rateWakeAt, newlyFullElsewhere };
+    return { deliveries, leaseUntil, rateWakeAt, newlyHeldOut };
   }
 
   /**

@@ -18,8 +18,9 @@ import type { Send, SendOutcome } from './sender';
 
 /**
  * Claims one turn makes at most. Only a claim that looked at all the webhooks it may (256 on PostgreSQL) and found
- * some full on other instances is followed by another, so one turn gets past 768 such webhooks; the next turn goes
- * on from there, as they stay left out for a second.
+ * some it could send nothing to (full on other instances, or unproven with their share of the slots used) is
+ * followed by another, so one turn gets past 768 such webhooks; the next turn goes on from there, as they stay left
+ * out for a second.
  */
 const CLAIMS_PER_TURN = 4;
 
@@ -101,7 +102,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   /**
    * One claim per turn; every finished attempt wakes the scheduler again, so free room is refilled. A claim that
-   * found webhooks full on other instances is followed at once by another that leaves them out (a few at most), so
+   * found webhooks it could send nothing to is followed at once by another that leaves them out (a few at most), so
    * webhooks with due deliveries further down wait for no poll.
    */
   async function turn(): Promise<void> {
@@ -115,7 +116,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         );
       }
       if (claimed.rateWakeAt !== null) wakeAt(claimed.rateWakeAt);
-      if (claimed.newlyFullElsewhere === 0) return;
+      if (claimed.newlyHeldOut === 0) return;
     }
   }
 

@@ -3,7 +3,11 @@
 import pg from 'pg';
 import { openPool, type PgDatabase } from '../../../service/src/store/postgres/database';
 import { migratePostgres } from '../../../service/src/store/postgres/migrate';
-import { BY_ID_STATEMENTS, createPgDeliveriesStore } from '../../../service/src/store/postgres/deliveries';
+import {
+  BY_ID_STATEMENTS,
+  CLAIM_LOCK_STATEMENT,
+  createPgDeliveriesStore,
+} from '../../../service/src/store/postgres/deliveries';
 import { createPgEventsStore } from '../../../service/src/store/postgres/events';
 import { createPgRateWindowsStore } from '../../../service/src/store/postgres/rate-windows';
 import type { SharedRateWindow } from '../../../service/src/store/store';
@@ -154,6 +158,27 @@ test('a lease, a batch of results and a skip find their rows by key alone, not b
   );
   expect(accessesOf(rows[0]!['QUERY PLAN'][0]!.Plan)).toEqual(['deliveries_pkey']);
 });
+
+test('a claim looks up the webhooks it leaves out in a hash, in the generic plan its prepared statement keeps', async () => {
+  const filters = await withClient(url, async (client) => {
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    await client.query(`PREPARE lock_due(bigint, text[]) AS ${CLAIM_LOCK_STATEMENT}`);
+    // The generic plan is the same whatever the values: these stand for any.
+    const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }>(
+      `EXPLAIN (FORMAT JSON) EXECUTE lock_due(1, ARRAY['wsu_left_out_1', 'wsu_left_out_2'])`,
+    );
+    return filtersOf(rows[0]!['QUERY PLAN'][0]!.Plan);
+  });
+  // Not `id = ANY($2)`, which compares each webhook with every id left out.
+  expect(filters.filter((f) => f.includes('SubPlan'))).toEqual([expect.stringContaining('(NOT (hashed SubPlan 1))')]);
+});
+
+/** Every filter of a plan (EXPLAIN's JSON). */
+function filtersOf(plan: Record<string, unknown>): string[] {
+  const own = typeof plan['Filter'] === 'string' ? [plan['Filter']] : [];
+  const children = (plan['Plans'] as Array<Record<string, unknown>> | undefined) ?? [];
+  return [...own, ...children.flatMap(filtersOf)];
+}
 
 test('a finished delivery cannot hold a lease, as results and skips find theirs by the lease alone', async () => {
   await addWebhook('wsu_leased');

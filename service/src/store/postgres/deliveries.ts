@@ -60,6 +60,9 @@ const WEBHOOKS_PER_CLAIM = 256;
 // A webhook whose circuit is open, or whose rate holds its next start back (domain/send-rate.ts, startsAllowed), is
 // passed over in the first, so its backlog takes none of the claim's places while others wait. The first also says
 // how many webhooks it looked at, locked or not (looked_at): all it may, and more may have deliveries due.
+// The webhooks the dispatcher leaves out ($2) can number thousands (unproven ones held while their share of the
+// slots is used: dispatch-stages.ts), so each webhook is looked up in a hash of them (NOT IN a subquery): the
+// prepared statement's generic plan compares each row with every element of a plain `= ANY($2)`.
 const LOCK_DUE_WEBHOOKS = prepared(`
   WITH heads AS MATERIALIZED (
     SELECT w.id AS webhook_id, h.next_attempt_at
@@ -67,7 +70,7 @@ const LOCK_DUE_WEBHOOKS = prepared(`
       CROSS JOIN LATERAL (SELECT d.next_attempt_at FROM deliveries d
                            WHERE d.state = 'pending' AND d.webhook_id = w.id AND d.next_attempt_at <= $1
                            ORDER BY d.next_attempt_at LIMIT 1) h
-     WHERE NOT (w.id = ANY($2::text[])) AND NOT coalesce(w.circuit_until > $1, false)
+     WHERE w.id NOT IN (SELECT unnest($2::text[])) AND NOT coalesce(w.circuit_until > $1, false)
        AND NOT (w.max_requests_per_second IS NOT NULL AND coalesce(w.rate_next_at > $1, false))
      ORDER BY h.next_attempt_at LIMIT ${WEBHOOKS_PER_CLAIM}
   )
@@ -153,6 +156,8 @@ const SKIP_LEASED = `
    WHERE deliveries.webhook_id = k.webhook_id AND deliveries.id = k.id AND lease_owner = $3`;
 /** The statements that find leased rows by id, for the test of their plans. */
 export const BY_ID_STATEMENTS = { lease: LEASE, moveLeased: MOVE_LEASED, skipLeased: SKIP_LEASED };
+/** The claim's first statement, for the test of its plan. */
+export const CLAIM_LOCK_STATEMENT = LOCK_DUE_WEBHOOKS.text;
 
 const GET_DELIVERY = `
   SELECT d.id, d.event_id, e.event_type, d.webhook_id, d.payload, e.payload_tail, e.traceparent, e.tracestate,
