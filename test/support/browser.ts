@@ -180,9 +180,9 @@ async function settlesWithin(ms: number, promise: Promise<unknown>): Promise<boo
 export interface UiPage {
   context: BrowserContext;
   page: Page;
-  /** Requests the page made to any origin other than the service's. */
+  /** Requests the page, or a tab it opened, made to any origin other than the service's. */
   foreignRequests: string[];
-  /** Uncaught errors, console errors and CSP violations of the page (not the HTTP errors it handled). */
+  /** Uncaught errors, console errors and CSP violations of the page or a tab it opened (not the HTTP errors it handled). */
   consoleErrors: string[];
   screenshot(name: string): Promise<string>;
 }
@@ -196,18 +196,19 @@ export async function openUi(
   const page = await context.newPage();
   const foreignRequests: string[] = [];
   const consoleErrors: string[] = [];
-  page.on('request', (request) => {
+  // Watched on the context: a tab the UI opens (the API reference) counts too, from its first request.
+  context.on('request', (request) => {
     const url = request.url();
     // data: and this origin's blob: URLs (a worker a page's own script made) are not requests to another host.
     if (!url.startsWith(origin) && !url.startsWith(`blob:${origin}/`) && !url.startsWith('data:'))
       foreignRequests.push(url);
   });
-  page.on('console', (message) => {
+  context.on('console', (message) => {
     // A 4xx the UI asked for and handled is logged by Chromium too; that is not the page's error.
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
       consoleErrors.push(message.text());
   });
-  page.on('pageerror', (error) => consoleErrors.push(error.message));
+  context.on('weberror', (error) => consoleErrors.push(error.error().message));
   await page.goto(`${origin}/`);
   return {
     context,

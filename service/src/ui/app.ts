@@ -1,4 +1,6 @@
 // The web UI's entry: the page shell (header, messages), sign-in and sign-out, and the routes.
+// First: the UI's policy allows no eval, and the contract's schemas must not even try it.
+import '@jobhooks/client/contract/without-eval';
 import { renderOperationalDetails, renderOperationalForm } from './operational-details';
 import { renderOperationalPage } from './operational-view';
 import { WRITE_PERMISSION_SETS } from '@jobhooks/client/contract/closed-lists';
