@@ -227,6 +227,7 @@ test('import writes files that validate; --link marks the unmanaged webhooks, af
     client_url: 'http://127.0.0.1:9/${literal}',
     event_types: ['job.run.started'],
     job_ids: [5],
+    max_requests_per_second: 7,
   });
   await api.create({ name: 'Made in the UI', client_url: NOWHERE, event_types: ['job.run.completed'], active: false });
   await api.create({ name: 'Elsewhere [[billing/x]]', client_url: NOWHERE, event_types: ['job.run.started'] });
@@ -276,6 +277,9 @@ test('import writes files that validate; --link marks the unmanaged webhooks, af
     'Pager [[analytics/pager]]',
     'To the receiver [[analytics/receiver]]',
   ]);
+  // Linking renames and changes nothing else: the rate stays.
+  const rates = (await api.list()).data.map((webhook) => webhook.max_requests_per_second ?? null);
+  expect(rates.filter((rate) => rate !== null)).toEqual([7]);
   const after = await asCode(['plan', 'linked.yml', '--detailed-exitcode']);
   expectOk(after, 0);
   expect(after.stdout).toContain('No changes: 4 webhooks already match the files.');

@@ -120,6 +120,10 @@ function webhookRename(entry: ImportedWebhook, namespace: string | null, connect
         event_types: webhook.event_types,
         job_ids: webhook.job_ids.map(Number),
         active: webhook.active,
+        // jobhooks' own; a server without it (dbt Cloud) gives none, and none is sent.
+        ...(webhook.max_requests_per_second === undefined
+          ? {}
+          : { max_requests_per_second: webhook.max_requests_per_second }),
       }),
   };
 }
