@@ -155,7 +155,7 @@ test("max_requests_per_second (jobhooks' own) is read as a number, from a variab
   write('rates.yml', readFileSync(join(dir, 'rates.yml'), 'utf8').replace(': 101', ': null'));
   const { declaration, problems } = await load(['rates.yml'], { RATE: '5' });
   expect(problems).toEqual([]);
-  expect(declaration?.webhooks.map(({ identifier, values }) => [identifier, values.max_requests_per_second])).toEqual([
+  expect(declaration?.webhooks?.map(({ identifier, values }) => [identifier, values.max_requests_per_second])).toEqual([
     ['paced', 5],
     ['too-fast', null],
   ]);

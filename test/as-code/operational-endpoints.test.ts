@@ -148,6 +148,29 @@ test('files without operational_endpoints leave the endpoints alone', async () =
   expect(changeLines(await asCode(['plan', 'both.yml']))).toEqual(['- delete operational endpoint oncall']);
 });
 
+test('files without webhooks leave the webhooks alone: a file of operational endpoints alone deletes none', async () => {
+  write('platform.yml', file('[webhook.archived]'));
+  expectOk(await asCode(['apply', 'platform.yml', '--auto-approve', '--secrets-out', 'secrets.json']));
+  write(
+    'endpoints.yml',
+    `namespace: platform\noperational_endpoints:\n  pager:\n    name: Pager\n    client_url: ${NOWHERE}\n    event_types: [webhook.archived]\n`,
+  );
+  const validated = await asCode(['validate', 'endpoints.yml']);
+  expectOk(validated);
+  expect(validated.stdout).toBe('1 operational endpoint in 1 file (namespace platform): valid.\n');
+  // The webhook platform/runs stays; the endpoint platform/oncall, which these files manage, goes.
+  const plan = await asCode(['plan', 'endpoints.yml']);
+  expectOk(plan);
+  expect(changeLines(plan)).toEqual([
+    '+ create operational endpoint platform/pager',
+    '- delete operational endpoint platform/oncall',
+  ]);
+  expectOk(await asCode(['apply', 'endpoints.yml', '--auto-approve', '--secrets-out', 'secrets.json']));
+  expect((await api.list()).data.map((webhook) => webhook.name)).toEqual(['Runs [[platform/runs]]']);
+  const unchanged = await asCode(['plan', 'endpoints.yml']);
+  expect(unchanged.stdout).toContain('No changes: 1 operational endpoint already matches the files.');
+});
+
 test("a bad event type is reported at its line with the contract's message, and nothing is sent", async () => {
   write('platform.yml', file('[webhook.archived, job.run.errored]'));
   const run = await asCode(['plan', 'platform.yml']);

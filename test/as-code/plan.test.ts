@@ -57,7 +57,7 @@ test('markers: read back what is written; brackets that are no marker leave a we
 
 test('lists compare as sets, so the same webhook in another order is unchanged', () => {
   const plan = planChanges(declared('ns', { one: {} }), [remote('Hook [[ns/one]]')]);
-  expect(plan).toEqual({ namespace: 'ns', changes: [], warnings: [], unchanged: 1 });
+  expect(plan).toEqual({ namespace: 'ns', changes: [], warnings: [], unchanged: 1, unchangedWebhooks: 1 });
 });
 
 test('creates, updates, reactivations and deletes, in that order, touching only the namespace of the files', () => {
@@ -214,5 +214,6 @@ test("a list as dbt Cloud sends it (none of jobhooks' archive fields) is read an
     changes: [],
     warnings: [],
     unchanged: 1,
+    unchangedWebhooks: 1,
   });
 });

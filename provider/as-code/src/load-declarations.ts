@@ -30,7 +30,11 @@ export interface Declaration {
   /** The files' namespace, or null when they set none. */
   namespace: string | null;
   files: string[];
-  webhooks: DeclaredEntry[];
+  /**
+   * Omitted when no file has the `webhooks` key: such files leave webhooks alone (a file of operational endpoints
+   * alone deletes no webhook). With the key, even empty, the files manage them.
+   */
+  webhooks?: DeclaredEntry[];
   /**
    * Omitted when no file has the `operational_endpoints` key: such files leave operational endpoints alone (and a
    * server without them, dbt Cloud, is never asked). With the key, even empty, the files manage them.
@@ -59,7 +63,8 @@ export async function loadDeclarations(patterns: string[], cwd: string, env: Nod
 interface ParsedFile {
   file: string;
   namespace: string | null;
-  webhooks: DeclaredEntry[];
+  /** Null when the file has no `webhooks` key. */
+  webhooks: DeclaredEntry[] | null;
   /** Null when the file has no `operational_endpoints` key. */
   operationalEndpoints: Array<DeclaredEntry<DeclaredEndpointValues>> | null;
   /** The line of the `namespace:` key, for the problem of files that disagree. */
@@ -147,7 +152,8 @@ function parseWebhooksFile(path: string, env: NodeJS.ProcessEnv, problems: Probl
     }
     return entries;
   };
-  const webhooks = entriesOf('webhooks', checked.data.webhooks ?? {});
+  const webhooksMap = checked.data.webhooks;
+  const webhooks = webhooksMap === undefined ? null : entriesOf('webhooks', webhooksMap);
   const endpointsMap = checked.data.operational_endpoints;
   const operationalEndpoints = endpointsMap === undefined ? null : entriesOf('operational_endpoints', endpointsMap);
   if (problems.length > 0) return null;
@@ -195,7 +201,7 @@ function combine(files: ParsedFile[]): { declaration: Declaration | null; proble
       });
   }
   const webhooks = onceEach(
-    files.flatMap((file) => file.webhooks.map((entry) => ({ ...entry, file: file.file }))),
+    files.flatMap((file) => (file.webhooks ?? []).map((entry) => ({ ...entry, file: file.file }))),
     'webhook',
     problems,
   );
@@ -204,12 +210,13 @@ function combine(files: ParsedFile[]): { declaration: Declaration | null; proble
     'operational endpoint',
     problems,
   );
+  const managesWebhooks = files.some((file) => file.webhooks !== null);
   const managesEndpoints = files.some((file) => file.operationalEndpoints !== null);
   if (problems.length > 0) return { declaration: null, problems };
   const declaration: Declaration = {
     namespace: files[0]?.namespace ?? null,
     files: files.map((file) => file.file),
-    webhooks,
+    ...(managesWebhooks ? { webhooks } : {}),
     ...(managesEndpoints ? { operationalEndpoints } : {}),
   };
   return { declaration, problems: [] };

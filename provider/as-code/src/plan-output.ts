@@ -34,11 +34,15 @@ export function planText(plan: Plan, target: Target): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** "2 webhooks", or "1 webhook and 1 operational endpoint" when the files declare operational endpoints. */
+/** "2 webhooks", or "1 webhook and 1 operational endpoint": each kind the files manage. */
 function unchangedText(plan: Plan): string {
-  const endpoints = plan.unchangedOperationalEndpoints;
-  if (endpoints === undefined) return counted(plan.unchanged, 'webhook');
-  return `${counted(plan.unchanged - endpoints, 'webhook')} and ${counted(endpoints, 'operational endpoint')}`;
+  const kinds = [
+    plan.unchangedWebhooks === undefined ? null : counted(plan.unchangedWebhooks, 'webhook'),
+    plan.unchangedOperationalEndpoints === undefined
+      ? null
+      : counted(plan.unchangedOperationalEndpoints, 'operational endpoint'),
+  ];
+  return kinds.filter((kind) => kind !== null).join(' and ');
 }
 
 function changeLines(change: PlannedChange): string[] {

@@ -70,7 +70,9 @@ export interface Plan {
   warnings: PlanWarning[];
   /** Declared webhooks and operational endpoints that already match. */
   unchanged: number;
-  /** How many of `unchanged` are operational endpoints; omitted when the files declare none. */
+  /** How many of `unchanged` are webhooks; omitted when the files leave webhooks alone (no `webhooks` key). */
+  unchangedWebhooks?: number;
+  /** How many of `unchanged` are operational endpoints; omitted when the files leave them alone. */
   unchangedOperationalEndpoints?: number;
 }
 
@@ -93,9 +95,10 @@ export function planChanges(
   remoteEndpoints: readonly OperationalEndpoint[] = [],
 ): Plan {
   const { namespace } = declaration;
-  const webhooks = planKind(namespace, declaration.webhooks, remote, changedFields);
+  // Files without `webhooks`, or without `operational_endpoints`, leave those alone, whatever the server has.
+  const managesWebhooks = declaration.webhooks !== undefined;
+  const webhooks = planKind(namespace, declaration.webhooks ?? [], managesWebhooks ? remote : [], changedFields);
   const kind = 'operational_endpoint' as const;
-  // Files without `operational_endpoints` leave them alone, whatever the server has.
   const managesEndpoints = declaration.operationalEndpoints !== undefined;
   const endpoints = planKind(
     namespace,
@@ -111,6 +114,7 @@ export function planChanges(
     changes,
     warnings: [...webhooks.warnings, ...endpoints.warnings.map((warning) => ({ ...warning, kind }))],
     unchanged: webhooks.unchanged + endpoints.unchanged,
+    ...(managesWebhooks ? { unchangedWebhooks: webhooks.unchanged } : {}),
     ...(managesEndpoints ? { unchangedOperationalEndpoints: endpoints.unchanged } : {}),
   };
 }

@@ -44,8 +44,9 @@ export async function talking<T>(
 }
 
 export async function planFor(declaration: Declaration, connected: Connected): Promise<Plan> {
-  const remote = await talking(connected, () => listAllWebhooks(connected.api));
-  // Files without `operational_endpoints` leave them alone: the server is not asked.
+  // Files without `webhooks`, or without `operational_endpoints`, leave those alone: the server is not asked.
+  const remote =
+    declaration.webhooks === undefined ? [] : await talking(connected, () => listAllWebhooks(connected.api));
   const endpoints = declaration.operationalEndpoints === undefined ? [] : await operationalEndpointsOf(connected, true);
   return planChanges(declaration, remote, endpoints);
 }
