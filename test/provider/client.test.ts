@@ -480,6 +480,15 @@ describe('a host URL without /api', () => {
     expect(() => createWebhooksClient({ hostUrl, accountId: 1, token: 't' })).toThrow(message);
   });
 
+  test('a user name or password in it is refused, and not repeated', () => {
+    const message =
+      'host_url must not carry a user name or password (the API takes its token in a header of its own); remove the "user:password@" part.';
+    for (const hostUrl of ['http://bob:hunter2pw@127.0.0.1:8080/api', 'https://hunter2pw@cloud.getdbt.com/v3']) {
+      expect(hostUrlProblem(hostUrl)).toBe(message);
+      expect(() => createWebhooksClient({ hostUrl, accountId: 1, token: 't' })).toThrow(message);
+    }
+  });
+
   test('the ones that end in /api are fine, with or without a trailing slash', () => {
     for (const hostUrl of ['http://127.0.0.1:8080/api', 'https://cloud.getdbt.com/api/', 'https://emea.dbt.com/api'])
       expect(hostUrlProblem(hostUrl)).toBeNull();
@@ -492,6 +501,57 @@ describe('a host URL without /api', () => {
       'No route GET /v3/accounts/1/webhooks/subscriptions. The API is under /api: use /api/v3/accounts/1/webhooks/subscriptions, and a host_url that ends in /api (e.g. http://127.0.0.1:8080/api).',
     );
     expect((await h.call('GET', '/nothing-here')).json().status.user_message).toBe('No route GET /nothing-here.');
+  });
+});
+
+test('a token broken inside (a line break, a space) or empty is refused before any request, and not shown', async () => {
+  // Around it, spaces and a line break (a token read from a file) go, as they would from a header.
+  const fromFile = createWebhooksClient({ hostUrl, accountId: 1, token: ` ${ADMIN_TOKEN}\n` });
+  expect((await fromFile.list()).data).toEqual([]);
+  const seen = h.answeredBy.reduce((a, b) => a + b, 0);
+  for (const token of [`${ADMIN_TOKEN}\nSECRET`, `${ADMIN_TOKEN.slice(0, 5)} ${ADMIN_TOKEN.slice(5)}`, 'jhk_é', ' ']) {
+    const made = (() => {
+      try {
+        createWebhooksClient({ hostUrl, accountId: 1, token });
+        return null;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(made).toBe(
+      'The API token is empty, or holds a space, line break or other character no API token has (pasted across lines?); it is not shown here.',
+    );
+  }
+  expect(h.answeredBy.reduce((a, b) => a + b, 0)).toBe(seen);
+});
+
+describe("a 404 counts as gone only in the API's own envelope", () => {
+  test("the service's 404 is a webhook or endpoint that does not exist", async () => {
+    const client = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+    const unknown = 'wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ';
+    expect([await client.get(unknown), await client.delete(unknown)]).toEqual([null, false]);
+    const endpoints = client.operationalEndpoints;
+    expect([await endpoints.get(unknown), await endpoints.delete(unknown)]).toEqual([null, false]);
+  });
+
+  test("another server's 404 (a proxy's page for a path it does not know) says so, and nothing is taken as gone", async () => {
+    const page = await startReceiver((_request, response) => {
+      response.writeHead(404, { 'content-type': 'text/html' });
+      response.end('<html><body>Not Found</body></html>');
+    });
+    try {
+      const base = `${page.url}/wrong-prefix/api`;
+      const client = createWebhooksClient({ hostUrl: base, accountId: 1, token: ADMIN_TOKEN });
+      const said = (operation: string) =>
+        `${operation} failed with HTTP 404: ${base} answered 404 without the API's error envelope, so whether it exists is unknown; check that the host URL is the API's base URL, ending in /api`;
+      const id = 'wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ';
+      await expect(client.get(id)).rejects.toThrow(said(`Read webhook ${id}`));
+      await expect(client.delete(id)).rejects.toThrow(said(`Delete webhook ${id}`));
+      await expect(client.operationalEndpoints.get(id)).rejects.toThrow(said(`Read operational endpoint ${id}`));
+      await expect(client.operationalEndpoints.delete(id)).rejects.toThrow(said(`Delete operational endpoint ${id}`));
+    } finally {
+      await page.close();
+    }
   });
 });
 

@@ -11,6 +11,7 @@ import {
   DeletedWebhook,
   EndedSecretOverlap,
   ErrorEnvelope,
+  ErrorStatus,
   IngestedEvent,
   IngestEventBody,
   RotatedSecret,
@@ -194,13 +195,45 @@ function backoffMs(attempt: number, firstDelayMs: number): number {
   return base + Math.random() * base * 0.25;
 }
 
-function apiErrorFrom(status: number, text: string, operation: string): ApiError {
-  let json: unknown = null;
+/** Parsed JSON, or undefined when `text` is not JSON. */
+function jsonOf(text: string): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    // Not JSON (a proxy's error page, say): report the start of it.
+    return undefined;
   }
+}
+
+/**
+ * A 404 that the API answered itself, in its envelope: what was asked for does not exist. A 404 in another shape
+ * comes from something else at the host URL (a reverse proxy's wrong prefix, another server), and says nothing of
+ * whether it exists: taken for "gone", it would drop every webhook from a tool's state, or delete none and say done.
+ */
+function notFound(status: number, text: string, operation: string, base: string): boolean {
+  if (status !== 404) return false;
+  if (ErrorStatus.safeParse(jsonOf(text)).data?.status.code === 404) return true;
+  throw new ApiError(
+    404,
+    `${base} answered 404 without the API's error envelope, so whether it exists is unknown; check that the host URL is the API's base URL, ending in /api`,
+    null,
+    {},
+    operation,
+  );
+}
+
+/**
+ * A token with a line break or other control character, a space or a non-ASCII letter inside it (pasted across
+ * lines, or with a stray character), or none at all: refused before any request, as fetch's own error would quote it.
+ */
+function tokenProblem(token: string): string | null {
+  return /^[\x21-\x7e]+$/.test(token)
+    ? null
+    : 'The API token is empty, or holds a space, line break or other character no API token has (pasted across lines?); it is not shown here.';
+}
+
+function apiErrorFrom(status: number, text: string, operation: string): ApiError {
+  // Not JSON (a proxy's error page, say): the start of it is reported.
+  const json = jsonOf(text);
   const parsed = ErrorEnvelope.safeParse(json);
   if (parsed.success) {
     const { status: s } = parsed.data;
@@ -224,7 +257,9 @@ function onTheWire<T extends { max_requests_per_second: number | null }>(
 }
 
 export function createWebhooksClient(options: ClientOptions) {
-  const problem = hostUrlProblem(options.hostUrl);
+  // Spaces and line breaks around it go, as a header value's would (a token read from a file ends in a line break).
+  const token = options.token.trim();
+  const problem = hostUrlProblem(options.hostUrl) ?? tokenProblem(token);
   if (problem !== null) throw new Error(problem);
   const base = options.hostUrl.replace(/\/+$/, '');
   const webhooks = `${base}/v3/accounts/${options.accountId}/webhooks`;
@@ -252,7 +287,7 @@ export function createWebhooksClient(options: ClientOptions) {
         const response = await fetch(url, {
           method,
           headers: {
-            authorization: `Token ${options.token}`,
+            authorization: `Token ${token}`,
             accept: 'application/json',
             ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
             ...headers,
@@ -315,7 +350,7 @@ export function createWebhooksClient(options: ClientOptions) {
     async get(id: string): Promise<OperationalEndpoint | null> {
       const operation = `Read operational endpoint ${id}`;
       const { status, text } = await send('GET', endpoint(id), operation);
-      if (status === 404) return null;
+      if (notFound(status, text, operation, base)) return null;
       if (status !== 200) throw apiErrorFrom(status, text, operation);
       return answerOf(dataEnvelope(OperationalEndpoint), text, operation).data;
     },
@@ -342,7 +377,7 @@ export function createWebhooksClient(options: ClientOptions) {
     async delete(id: string): Promise<boolean> {
       const operation = `Delete operational endpoint ${id}`;
       const { status, text } = await send('DELETE', endpoint(id), operation);
-      if (status === 404) return false;
+      if (notFound(status, text, operation, base)) return false;
       if (status !== 200) throw apiErrorFrom(status, text, operation);
       return true;
     },
@@ -367,7 +402,7 @@ export function createWebhooksClient(options: ClientOptions) {
     /** The webhook, or null when it does not exist (deleted, or never existed). */
     async get(id: string): Promise<WebhookDetail | null> {
       const { status, text } = await send('GET', single(id), `Read webhook ${id}`);
-      if (status === 404) return null;
+      if (notFound(status, text, `Read webhook ${id}`, base)) return null;
       if (status !== 200) throw apiErrorFrom(status, text, `Read webhook ${id}`);
       return answerOf(dataEnvelope(WebhookDetail), text, `Read webhook ${id}`).data;
     },
@@ -379,7 +414,7 @@ export function createWebhooksClient(options: ClientOptions) {
     /** True when deleted now, false when it was already gone. */
     async delete(id: string): Promise<boolean> {
       const { status, text } = await send('DELETE', single(id), `Delete webhook ${id}`);
-      if (status === 404) return false;
+      if (notFound(status, text, `Delete webhook ${id}`, base)) return false;
       if (status !== 200) throw apiErrorFrom(status, text, `Delete webhook ${id}`);
       answerOf(DeletedWebhook, text, `Delete webhook ${id}`);
       return true;

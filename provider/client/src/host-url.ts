@@ -6,6 +6,9 @@ export function hostUrlProblem(hostUrl: string): string | null {
   if (!URL.canParse(hostUrl))
     return `host_url must be the API base URL ending in /api (e.g. http://127.0.0.1:8080/api); "${hostUrl}" is not a URL.`;
   const url = new URL(hostUrl);
+  // Before any message that quotes the URL: its password is not repeated.
+  if (url.username !== '' || url.password !== '')
+    return 'host_url must not carry a user name or password (the API takes its token in a header of its own); remove the "user:password@" part.';
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     return `host_url must be an http or https URL, not "${hostUrl}".`;
   if (!/\/api\/*$/.test(url.pathname)) return `host_url must end in /api (e.g. ${url.origin}/api), not "${hostUrl}".`;

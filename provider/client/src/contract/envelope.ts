@@ -59,6 +59,14 @@ export const ErrorEnvelope = z
   });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
+/**
+ * The least of an error envelope, which tells the API's own error answer from another server's (a proxy's page for
+ * a path it does not know): dbt Cloud's 404 may leave out developer_message.
+ */
+export const ErrorStatus = z.object({
+  status: z.object({ code: z.number().int(), is_success: z.literal(false) }),
+});
+
 /** Error statuses every authenticated route can answer with; each route adds its own. */
 export const COMMON_ERROR_RESPONSES = {
   400: ErrorEnvelope,
