@@ -127,6 +127,16 @@ test('the connection: flags, then JOBHOOKS_*, then the variables of terraform-pr
   expect(refusal({}, { ...dbt, DBT_CLOUD_TOKEN: '' })).toBe(
     'No token: set JOBHOOKS_TOKEN (or DBT_CLOUD_TOKEN) to an API token of the account.',
   );
+  // A token broken across lines is named by its variable, and not shown.
+  expect(refusal({}, { ...dbt, DBT_CLOUD_TOKEN: 'dbtc_first\nSECOND' })).toBe(
+    'DBT_CLOUD_TOKEN: the token holds a space, line break or other character inside it that no API token has (pasted across lines?); it is not shown here.',
+  );
+  expect(refusal({}, { ...dbt, DBT_CLOUD_TOKEN: ' \n' })).toBe(
+    'DBT_CLOUD_TOKEN: the token is empty once the spaces and line breaks around it are removed.',
+  );
+  expect(refusal({ hostUrl: 'http://bob:hunter2pw@127.0.0.1:9/api' }, both)).toBe(
+    '--host-url: host_url must not carry a user name or password (the API takes its token in a header of its own); remove the "user:password@" part.',
+  );
 });
 
 test('a created webhook whose secret cannot be kept stops the run, naming the webhook, without the secret', async () => {

@@ -518,9 +518,8 @@ test('a token broken inside (a line break, a space) or empty is refused before a
         return (error as Error).message;
       }
     })();
-    expect(made).toBe(
-      'The API token is empty, or holds a space, line break or other character no API token has (pasted across lines?); it is not shown here.',
-    );
+    expect(made).toMatch(/^The API token is wrong: the token (is empty|holds a space, line break).*[^E]$/);
+    expect(made).not.toContain('SECRET');
   }
   expect(h.answeredBy.reduce((a, b) => a + b, 0)).toBe(seen);
 });

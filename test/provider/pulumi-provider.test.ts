@@ -328,6 +328,23 @@ describe('connection', () => {
     expect(badAccount.failures).toEqual([
       { property: 'connection', reason: 'connection.accountId must be a positive whole number, not "-1"' },
     ]);
+    // A token broken across lines is named, not shown; so is the stack's.
+    const broken = await provider.check(
+      {},
+      declared({ connection: { hostUrl, accountId: 1, token: 'jhk_a\nSECRET' } }),
+    );
+    expect(broken.failures).toEqual([
+      {
+        property: 'connection',
+        reason:
+          'connection.token: the token holds a space, line break or other character inside it that no API token has (pasted across lines?); it is not shown here.',
+      },
+    ]);
+    expect(() =>
+      resolveConnection(undefined, { DBT_CLOUD_HOST_URL: hostUrl, DBT_CLOUD_ACCOUNT_ID: '1', DBT_CLOUD_TOKEN: 'a b' }),
+    ).toThrow(
+      'jobhooks:token: the token holds a space, line break or other character inside it that no API token has (pasted across lines?); it is not shown here.',
+    );
   });
 
   test('refuses an account id that is not a number', () => {

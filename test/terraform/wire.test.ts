@@ -392,6 +392,14 @@ test('provider settings: the block wins over DBT_CLOUD_*, and the retry settings
       detail: 'host_url must end in /api (e.g. http://127.0.0.1:8080/api), not "http://127.0.0.1:8080".',
     }),
   ]);
+  // A token broken across lines: its attribute named, the token not shown.
+  expect(resolveProviderSettings({ account_id: 1, token: 'dbtc_first\nSECOND' }, {}).diagnostics).toEqual([
+    expect.objectContaining({
+      summary: 'Invalid token',
+      detail:
+        'token: the token holds a space, line break or other character inside it that no API token has (pasted across lines?); it is not shown here.',
+    }),
+  ]);
   expect(resolveProviderSettings({ account_id: UNKNOWN }, env).diagnostics).toEqual([
     expect.objectContaining({ summary: 'Unknown account_id' }),
   ]);

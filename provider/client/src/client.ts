@@ -26,6 +26,7 @@ import {
 } from './contract';
 import { CreatedOperationalEndpoint, OperationalEndpoint, OperationalEndpointBody } from './contract/operational';
 import { hostUrlProblem } from './host-url';
+import { tokenAsSent, tokenProblem } from './api-token';
 import { parseRetryAfterSeconds } from './contract/retry-after';
 
 /** The writable fields of a webhook as a caller writes them (job ids as numbers, optional fields optional). */
@@ -221,16 +222,6 @@ function notFound(status: number, text: string, operation: string, base: string)
   );
 }
 
-/**
- * A token with a line break or other control character, a space or a non-ASCII letter inside it (pasted across
- * lines, or with a stray character), or none at all: refused before any request, as fetch's own error would quote it.
- */
-function tokenProblem(token: string): string | null {
-  return /^[\x21-\x7e]+$/.test(token)
-    ? null
-    : 'The API token is empty, or holds a space, line break or other character no API token has (pasted across lines?); it is not shown here.';
-}
-
 function apiErrorFrom(status: number, text: string, operation: string): ApiError {
   // Not JSON (a proxy's error page, say): the start of it is reported.
   const json = jsonOf(text);
@@ -257,10 +248,12 @@ function onTheWire<T extends { max_requests_per_second: number | null }>(
 }
 
 export function createWebhooksClient(options: ClientOptions) {
-  // Spaces and line breaks around it go, as a header value's would (a token read from a file ends in a line break).
-  const token = options.token.trim();
-  const problem = hostUrlProblem(options.hostUrl) ?? tokenProblem(token);
+  const problem = hostUrlProblem(options.hostUrl);
   if (problem !== null) throw new Error(problem);
+  // The tools check it with their setting's name first; this is the last guard, before any request.
+  const badToken = tokenProblem(options.token);
+  if (badToken !== null) throw new Error(`The API token is wrong: ${badToken}`);
+  const token = tokenAsSent(options.token);
   const base = options.hostUrl.replace(/\/+$/, '');
   const webhooks = `${base}/v3/accounts/${options.accountId}/webhooks`;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;

@@ -4,6 +4,7 @@
 import { CliError } from './cli-error';
 import { ApiError, InvalidRequest, UnexpectedAnswer } from './client';
 import { hostUrlProblem } from './host-url';
+import { tokenProblem } from './api-token';
 
 export interface ConnectionFlags {
   hostUrl?: string;
@@ -78,6 +79,8 @@ export function connectionFrom(flags: ConnectionFlags, env: NodeJS.ProcessEnv): 
   const token = fromEnvironment(CONNECTION_VARIABLES.token, env);
   if (token === null)
     throw new ConnectionProblem('No token: set JOBHOOKS_TOKEN (or DBT_CLOUD_TOKEN) to an API token of the account.');
+  const badToken = tokenProblem(token.value);
+  if (badToken !== null) throw new ConnectionProblem(`${token.source}: ${badToken}`);
   return {
     hostUrl: host.value,
     accountId: Number(account.value),

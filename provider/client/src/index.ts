@@ -28,6 +28,7 @@ export {
 /** The event names a webhook may subscribe to, as a union type derived from the contract's one list. */
 export type { EventType, OperationalEventType } from './contract/vocabulary';
 export { hostUrlProblem } from './host-url';
+export { tokenProblem } from './api-token';
 export { outputTime, rfc3339FromMicros } from './output-times';
 export {
   FIELD_OF_PROPERTY,

@@ -1,6 +1,6 @@
 // Where the Pulumi provider finds the API: a resource's own `connection`, else the stack config (`jobhooks:*` or
 // pulumi-dbtcloud's `dbtcloud:*` names), else the public providers' environment variables; and the clients built from it.
-import { createWebhooksClient, hostUrlProblem, type WebhooksClient } from '@jobhooks/client';
+import { createWebhooksClient, hostUrlProblem, tokenProblem, type WebhooksClient } from '@jobhooks/client';
 export interface Connection {
   hostUrl: string;
   accountId: number;
@@ -35,6 +35,7 @@ export function resolveConnection(config: ConfigSource | undefined, env: NodeJS.
   return checkedConnection(
     { hostUrl: value('hostUrl')!, accountId: value('accountId')!, token: value('token')! },
     'jobhooks:accountId',
+    'jobhooks:token',
   );
 }
 
@@ -42,11 +43,14 @@ export function resolveConnection(config: ConfigSource | undefined, env: NodeJS.
 export function checkedConnection(
   given: { hostUrl: string; accountId: number | string; token: string },
   accountIdName: string,
+  tokenName: string,
 ): Connection {
   const accountId = Number(given.accountId);
   if (!Number.isSafeInteger(accountId) || accountId <= 0) {
     throw new Error(`${accountIdName} must be a positive whole number, not "${given.accountId}"`);
   }
+  const badToken = tokenProblem(given.token);
+  if (badToken !== null) throw new Error(`${tokenName}: ${badToken}`);
   return { hostUrl: given.hostUrl, accountId, token: given.token };
 }
 
@@ -69,7 +73,7 @@ export function connectionProblem(connection: unknown): string | null {
   const badUrl = hostUrlProblem(String(given.hostUrl));
   if (badUrl !== null) return `connection.${badUrl}`;
   try {
-    checkedConnection(given as ResourceConnection, 'connection.accountId');
+    checkedConnection(given as ResourceConnection, 'connection.accountId', 'connection.token');
     return null;
   } catch (error) {
     return (error as Error).message;
@@ -92,7 +96,9 @@ export function createClients(env: NodeJS.ProcessEnv) {
       const key = own ? JSON.stringify([own.hostUrl, own.accountId, own.token]) : '';
       let client = clients.get(key);
       if (client === undefined) {
-        const connection = own ? checkedConnection(own, 'connection.accountId') : resolveConnection(config, env);
+        const connection = own
+          ? checkedConnection(own, 'connection.accountId', 'connection.token')
+          : resolveConnection(config, env);
         client = createWebhooksClient(connection);
         clients.set(key, client);
       }

@@ -6,6 +6,7 @@ import {
   createWebhooksClient,
   DEFAULT_RETRYABLE_STATUSES,
   hostUrlProblem,
+  tokenProblem,
   type WebhooksClient,
 } from '@jobhooks/client';
 import { type Diagnostic, diagnosticsOf, errorAt } from './diagnostics';
@@ -95,8 +96,10 @@ export function resolveProviderSettings(
       ),
     );
   }
+  const badToken = token === '' ? null : tokenProblem(token);
   if (token === '')
     diagnostics.push(errorAt('token', 'Missing dbt Cloud token', `Set token in the provider block or ${ENV.token}.`));
+  else if (badToken !== null) diagnostics.push(errorAt('token', 'Invalid token', `token: ${badToken}`));
   const hostUrlIssue = hostUrlProblem(hostUrl);
   if (hostUrlIssue !== null) diagnostics.push(errorAt('host_url', 'Invalid host_url', hostUrlIssue));
   if (diagnostics.length > 0) return { settings: null, diagnostics };
