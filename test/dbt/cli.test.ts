@@ -6,6 +6,7 @@ import type { IngestedEvent } from '@jobhooks/client/contract';
 import { USAGE as AS_CODE_USAGE } from '../../provider/as-code/src/cli';
 import { runCli, USAGE } from '../../provider/dbt/src/cli';
 import type { DbtToolIo, ExitStatus } from '../../provider/dbt/src/io';
+import { recordedCommandLineOf } from '../../provider/dbt/src/dbt-command';
 import {
   dbtTime,
   DBT_VERSIONS,
@@ -222,6 +223,15 @@ describe('run', () => {
     expect(w.posted).toEqual([]);
   });
 
+  test('a token broken across lines is said, not shown, and dbt runs all the same', async () => {
+    const w = world({ env: { JOBHOOKS_TOKEN: 'jhk_first\nSECOND' }, writes: written('success') });
+    expect(await runCli(['run', '--', 'dbt', 'build'], w.io)).toBe(0);
+    expect(w.stderr()).toBe(
+      'jobhooks-dbt: JOBHOOKS_TOKEN: the token holds a space, line break or other character inside it that no API token has (pasted across lines?); it is not shown here. dbt runs, and this run is not reported.\n',
+    );
+    expect(w.spawned).toHaveLength(1);
+  });
+
   test('--strict with reporting not set up: dbt succeeded, but nothing was posted, so exit 1', async () => {
     const w = world({ env: { JOBHOOKS_TOKEN: '' }, writes: written('success') });
     expect(await runCli(['run', '--strict', '--', 'dbt', 'build'], w.io)).toBe(1);
@@ -250,6 +260,13 @@ describe('run', () => {
     recorded.io.readFile = () => JSON.stringify(file);
     expect(await runCli(['emit', '--run-id', 'r', '--run-results', 'target/run_results.json'], recorded.io)).toBe(0);
     expect(recorded.posted.at(-1)!.run.jobName).toBe('dbt docs generate --vars … --target prod');
+    // Every --vars, and all of a mapping's value, however its strings look: ` --` inside one ends nothing.
+    const lines: Array<[string, string]> = [
+      ['dbt run --vars {"db": "x --x", "api_key": "K2"} --select a', 'dbt run --vars … --select a'],
+      ["dbt run --vars={'a': {'b': '}'}} --vars key: K3 --x --select b", 'dbt run --vars=… --vars … --x --select b'],
+      ['dbt run --vars {"unclosed": "K4 --select c', 'dbt run --vars …'],
+    ];
+    for (const [line, shown] of lines) expect(recordedCommandLineOf(line)).toBe(shown);
   });
 
   test('a command that cannot be started exits 127 and is reported as errored', async () => {
@@ -262,11 +279,15 @@ describe('run', () => {
     });
   });
 
-  test('SIGINT and SIGTERM are each passed on to dbt once, as SIGINT; the run completes as cancelled', async () => {
+  test('the first SIGINT or SIGTERM is passed on to dbt as SIGINT, and no later one; the run completes as cancelled', async () => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       const w = world({ writes: written('cancelled'), exit: { code: 2, signal: null, startError: null } });
       const running = runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io);
+      // A CI that cancels sends more than one (GitHub Actions: SIGINT, then SIGTERM): a second SIGINT would cut
+      // short dbt's writing of what finished.
       w.cancel(signal);
+      w.cancel('SIGTERM');
+      w.cancel('SIGINT');
       expect(await running).toBe(2);
       expect(w.killed).toEqual(['SIGINT']);
       expect(w.posted.map((e) => [e.event_type, e.run.runStatusCode])).toEqual([

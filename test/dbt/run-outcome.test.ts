@@ -112,6 +112,18 @@ describe('the outcome of each way a run ends', () => {
   });
 });
 
+const IDENTITY: RunIdentity = {
+  jobId: '42',
+  jobName: 'dbt build --select tag:nightly',
+  runId: 'github-123-1-build-42',
+  environmentId: '7',
+  environmentName: 'prod',
+  projectName: 'jaffle_shop',
+  projectId: 'abc',
+  dbtVersion: '1.10.11',
+  runReason: 'Triggered by GitHub Actions',
+};
+
 describe('the message stays bounded', () => {
   const failed = (count: number, length: number): NodeResult[] =>
     Array.from({ length: count }, (_, i) => ({
@@ -141,6 +153,23 @@ describe('the message stays bounded', () => {
     expect(message.endsWith('…')).toBe(true);
   });
 
+  test("a cut never splits a character in two, and a lone half of one in dbt's text is replaced: the event is taken in", () => {
+    // The cut falls inside an emoji (two UTF-16 units), in a node's message and in the whole message.
+    const emoji = '\u{1F600}';
+    const results: NodeResult[] = [
+      { unique_id: 'model.p.a', status: 'error', message: `${'a'.repeat(598)}${emoji.repeat(60)}`, failures: null },
+      { unique_id: 'model.p.b', status: 'error', message: `lone \uD83D half`, failures: null },
+      ...failed(3, 5000).map((r) => ({ ...r, message: emoji.repeat(400) })),
+    ];
+    const { message } = outcomeOf(end({ exitCode: 1, results }));
+    expect(message).toContain(`${'a'.repeat(598)}…`);
+    expect(message).toContain('lone \uFFFD half');
+    expect(message.endsWith(`${emoji}…`)).toBe(true);
+    expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    for (const event of endEvents(IDENTITY, new Date(0), new Date(1), { status: 'error', message }))
+      expect(IngestEventBody.safeParse(event).error?.issues).toBeUndefined();
+  });
+
   test('a test failure without a message says how many rows failed', () => {
     expect(failuresMessage([{ unique_id: 'test.p.t', status: 'fail', message: null, failures: 12 }])).toBe(
       '1 of 1 node failed (1 test failure).\ntest.p.t (fail): 12 failing rows',
@@ -149,17 +178,7 @@ describe('the message stays bounded', () => {
 });
 
 describe('the events of a run', () => {
-  const identity: RunIdentity = {
-    jobId: '42',
-    jobName: 'dbt build --select tag:nightly',
-    runId: 'github-123-1-build-42',
-    environmentId: '7',
-    environmentName: 'prod',
-    projectName: 'jaffle_shop',
-    projectId: 'abc',
-    dbtVersion: '1.10.11',
-    runReason: 'Triggered by GitHub Actions',
-  };
+  const identity = IDENTITY;
   const startedAt = new Date('2026-11-20T09:00:00Z');
   const finishedAt = new Date('2026-11-20T09:05:00Z');
 
@@ -198,5 +217,12 @@ describe('the events of a run', () => {
     const [event] = endEvents(long, startedAt, finishedAt, { status: 'success', message: 'None' });
     expect(IngestEventBody.safeParse(event).success).toBe(true);
     expect(event!.run.jobName).toHaveLength(1024);
+    // A cut inside an emoji backs off by one unit rather than leave half of it.
+    const [emojis] = endEvents({ ...identity, jobName: '\u{1F600}'.repeat(600) }, startedAt, finishedAt, {
+      status: 'success',
+      message: 'None',
+    });
+    expect(IngestEventBody.safeParse(emojis).success).toBe(true);
+    expect(emojis!.run.jobName).toHaveLength(1023);
   });
 });

@@ -61,7 +61,40 @@ export function commandLineOf(words: readonly string[]): string {
 
 /**
  * dbt's record of its command line (run_results.json's invocation_command: its arguments joined by spaces, the
- * shell's quotes gone) for a job name, the value of --vars hidden: everything up to the next option.
+ * shell's quotes gone) for a job name, the value of every --vars hidden.
  */
-export const recordedCommandLineOf = (line: string): string =>
-  line.replace(/(--vars)(=|\s+)(?:.*?)(?=\s--|$)/, `$1$2${HIDDEN_VARS}`);
+export function recordedCommandLineOf(line: string): string {
+  const flag = /--vars(=|\s+)/;
+  let shown = '';
+  let rest = line;
+  for (let found = flag.exec(rest); found !== null; found = flag.exec(rest)) {
+    shown += `${rest.slice(0, found.index)}--vars${found[1]}${HIDDEN_VARS}`;
+    rest = rest.slice(found.index + found[0].length);
+    rest = rest.slice(varsLength(rest));
+  }
+  return shown + rest;
+}
+
+/**
+ * How long the value of --vars at the start of `text` is, the quotes that told where it ended being gone: a mapping
+ * in braces runs to its closing brace (braces and ` --` inside its quoted strings aside), and one whose end cannot be
+ * found to the end of the line; a value in YAML's other form runs up to the next option.
+ */
+function varsLength(text: string): number {
+  if (!text.startsWith('{')) {
+    const next = text.search(/\s--/);
+    return next === -1 ? text.length : next;
+  }
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i]!;
+    if (quote !== null) {
+      if (char === '\\') i += 1;
+      else if (char === quote) quote = null;
+    } else if (char === '"' || char === "'") quote = char;
+    else if (char === '{') depth += 1;
+    else if (char === '}' && (depth -= 1) === 0) return i + 1;
+  }
+  return text.length;
+}

@@ -75,9 +75,12 @@ export async function runCommand(options: RunOptions, io: DbtToolIo): Promise<nu
   const child = io.spawn(command, args);
   let cancelledBy: string | null = null;
   const stopListening = io.onCancel((signal) => {
-    cancelledBy ??= signal;
     // dbt writes the results of what finished only on a KeyboardInterrupt: Python's default SIGTERM ends it without
-    // a word. dbt runs in a process group of its own, so each signal reaches it once, from here, as SIGINT.
+    // a word. dbt runs in a process group of its own, so a signal reaches it only from here: the first, as SIGINT.
+    // A second SIGINT would cut short its writing of those results, and a CI that cancels sends more than one
+    // (GitHub Actions: SIGINT, then SIGTERM 7.5 s later).
+    if (cancelledBy !== null) return;
+    cancelledBy = signal;
     child.kill('SIGINT');
   });
   // Posted while dbt starts, so a slow server does not hold dbt back; awaited before the run's end is posted.

@@ -2,7 +2,7 @@
 // errored, then completed, when it ends. Every event of a run carries the same identity and start time.
 import type { IngestInput } from '@jobhooks/client';
 import type { RunDetails } from '@jobhooks/client/contract';
-import { type BoundedField, maxLengthOf } from './contract-limits';
+import { type BoundedField, cutToLength, maxLengthOf } from './contract-limits';
 import { NO_MESSAGE, RUN_STATUS, type RunOutcome } from './run-outcome';
 
 /** What names the run and where it belongs: the same in each of its events. */
@@ -22,10 +22,7 @@ const iso = (date: Date) => date.toISOString();
 
 /** The free-text fields cut to the contract's limits, so a long command line or reason is cut, not refused. */
 function bounded(identity: RunIdentity): RunIdentity {
-  const cut = (field: BoundedField & keyof RunIdentity) => {
-    const [text, max] = [identity[field], maxLengthOf(field)];
-    return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-  };
+  const cut = (field: BoundedField & keyof RunIdentity) => cutToLength(identity[field], maxLengthOf(field));
   return {
     ...identity,
     jobName: cut('jobName'),

@@ -2,7 +2,7 @@
 // first failures (node, status, message) the way dbt Cloud puts a run's error there, bounded in size.
 import { PAYLOAD_RUN_STATUS } from '@jobhooks/client/contract';
 import type { NodeResult } from './artifacts';
-import { maxLengthOf } from './contract-limits';
+import { cutToLength, maxLengthOf } from './contract-limits';
 
 export type RunStatus = 'running' | 'success' | 'error' | 'cancelled';
 
@@ -54,9 +54,9 @@ const failedNodes = (results: readonly NodeResult[]) => results.filter((result) 
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
+/** Trimmed and cut to `max`, the ellipsis right after the last word kept. */
 function cut(text: string, max: number): string {
-  const flat = text.trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
+  return cutToLength(text.trim(), max).replace(/\s+…$/, '…');
 }
 
 /** "2 of 12 nodes failed (1 error, 1 test failure), 3 skipped." and then one paragraph per failed node. */
