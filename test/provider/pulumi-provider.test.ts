@@ -2,7 +2,7 @@
 import type * as pulumi from '@pulumi/pulumi';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { createWebhooksClient } from '@jobhooks/client';
-import { resolveConnection } from '../../provider/pulumi/src/connection';
+import { createClients, REQUEST_TIMEOUT_MS, resolveConnection } from '../../provider/pulumi/src/connection';
 import {
   createWebhookProvider,
   type WebhookInputs,
@@ -345,6 +345,20 @@ describe('connection', () => {
     ).toThrow(
       'jobhooks:token: the token holds a space, line break or other character inside it that no API token has (pasted across lines?); it is not shown here.',
     );
+  });
+
+  test("a server that takes the request and never answers fails it at the request's time limit (30 s by default)", async () => {
+    expect(REQUEST_TIMEOUT_MS).toBe(30_000);
+    const silent = await startReceiver(() => undefined);
+    try {
+      const own = { hostUrl: `${silent.url}/api`, accountId: 1, token: ADMIN_TOKEN };
+      const client = createClients({}, { timeoutMs: 200, maxAttempts: 1 }).of(own);
+      await expect(client.get('wsu_x')).rejects.toThrow(
+        /^Read webhook wsu_x failed: could not reach .* \(.*timeout.*\)$/,
+      );
+    } finally {
+      await silent.close();
+    }
   });
 
   test('refuses an account id that is not a number', () => {

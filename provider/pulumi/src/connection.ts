@@ -7,6 +7,12 @@ export interface Connection {
   token: string;
 }
 
+/**
+ * Each request's time limit, as the public Terraform provider's default: a server that takes the connection and never
+ * answers fails the operation (after the client's retries) instead of holding `pulumi up` for ever.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 /** A stack configuration as Pulumi's dynamic-provider host hands it over. */
 export interface ConfigSource {
   get(key: string): string | undefined;
@@ -84,7 +90,10 @@ export function connectionProblem(connection: unknown): string | null {
  * The typed clients of one provider, built when first needed: the stack's from the config the host passed to
  * configure(), one per resource's own connection.
  */
-export function createClients(env: NodeJS.ProcessEnv) {
+export function createClients(
+  env: NodeJS.ProcessEnv,
+  limits: { timeoutMs: number; maxAttempts?: number } = { timeoutMs: REQUEST_TIMEOUT_MS },
+) {
   let config: ConfigSource | undefined;
   const clients = new Map<string, WebhooksClient>();
   return {
@@ -99,7 +108,7 @@ export function createClients(env: NodeJS.ProcessEnv) {
         const connection = own
           ? checkedConnection(own, 'connection.accountId', 'connection.token')
           : resolveConnection(config, env);
-        client = createWebhooksClient(connection);
+        client = createWebhooksClient({ ...connection, ...limits });
         clients.set(key, client);
       }
       return client;
