@@ -197,6 +197,28 @@ test('adoption takes over an existing webhook by id and makes it what the progra
   );
 });
 
+test('adopting the webhook a resource already manages replaces nothing, and a replacement that adopts it keeps it', async () => {
+  const { id, outs } = await provider.create(declared());
+  // Writing down, as adoptWebhookId, the id the resource already has is no other webhook.
+  expect(await provider.diff(id, outs as WebhookOutputs, declared({ adoptWebhookId: id }))).toEqual({
+    changes: false,
+    replaces: [],
+    deleteBeforeReplace: false,
+  });
+  // A replacement (create before delete) whose new resource adopts that id: the engine then deletes the old
+  // resource's id, which is the webhook the new one has just taken over. It stays.
+  const replacement = await provider.create(declared({ adoptWebhookId: id, description: 'taken over' }));
+  expect(replacement.id).toBe(id);
+  await provider.delete(id, outs);
+  expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toMatchObject({
+    description: 'taken over',
+  });
+  // Deleting the resource that holds it now, in a later run (another provider process), deletes it.
+  const later = await configured(createWebhookProvider({}), hostUrl);
+  await later.delete(id, replacement.outs);
+  expect(await createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN }).get(id)).toBeNull();
+});
+
 test.each([
   ['a URL that is not http(s)', { clientUrl: 'ftp://example.com/x' }, 'clientUrl'],
   ['no event types', { eventTypes: [] }, 'eventTypes'],
@@ -316,9 +338,38 @@ describe('connection', () => {
       declared({ connection: { ...connection, token: ADMIN_TOKEN } }),
     );
     expect(newToken).toMatchObject({ changes: true, replaces: [] });
+    // The same API written with trailing slashes is the same place.
+    const sameApi = await unconfigured.diff(
+      id,
+      outs as WebhookOutputs,
+      declared({ connection: { ...connection, hostUrl: `${hostUrl}//` } }),
+    );
+    expect(sameApi).toMatchObject({ changes: true, replaces: [] });
 
     await unconfigured.delete(id, outs);
     expect(await account2.get(id)).toBeNull();
+  });
+
+  test("a connection giving the stack's own API and account moves nothing, either way; another account is replaced", async () => {
+    const { id, outs } = await provider.create(declared());
+    const stacks = { hostUrl: `${hostUrl}/`, accountId: 1, token: ADMIN_TOKEN };
+    const toOwn = await provider.diff(id, outs as WebhookOutputs, declared({ connection: stacks }));
+    expect(toOwn).toMatchObject({ changes: true, replaces: [] });
+    const own = { ...(outs as WebhookOutputs), connection: stacks };
+    expect(await provider.diff(id, own, declared())).toMatchObject({ changes: true, replaces: [] });
+    const elsewhere = { ...stacks, accountId: 2 };
+    expect(await provider.diff(id, outs as WebhookOutputs, declared({ connection: elsewhere }))).toMatchObject({
+      replaces: ['connection'],
+    });
+  });
+
+  test('a connection not known yet (a preview) is a change, not a failure and not yet a replacement', async () => {
+    const { id, outs } = await provider.create(declared());
+    const unknown = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
+    for (const connection of [unknown, { hostUrl: unknown, accountId: 1, token: ADMIN_TOKEN }])
+      expect(
+        await provider.diff(id, outs as WebhookOutputs, declared({ connection } as unknown as Partial<WebhookInputs>)),
+      ).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
   });
 
   test('an incomplete connection is a check failure on that property', async () => {

@@ -101,6 +101,14 @@ export function createClients(
       config = next;
       clients.clear();
     },
+    /** The stack's connection (config, then environment), or null when it is not set up. */
+    stack(): Connection | null {
+      try {
+        return resolveConnection(config, env);
+      } catch {
+        return null;
+      }
+    },
     of(own: ResourceConnection | undefined): WebhooksClient {
       const key = own ? JSON.stringify([own.hostUrl, own.accountId, own.token]) : '';
       let client = clients.get(key);

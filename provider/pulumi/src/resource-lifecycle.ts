@@ -87,9 +87,16 @@ export interface ResourceKind<
 const UNKNOWN = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
 const known = (value: unknown) => !JSON.stringify(value ?? null).includes(UNKNOWN);
 
-/** Which store a connection points at; another one holds other resources, so moving means replacing. */
-const place = (connection: ResourceConnection | undefined) =>
-  connection ? `${connection.hostUrl.replace(/\/+$/, '')}#${connection.accountId}` : null;
+/**
+ * Which store a connection points at (another one holds other resources, so moving means replacing): the API's URL
+ * as a URL parser writes it (the host's letter case and a trailing slash make no other place) and the account.
+ */
+function place(connection: { hostUrl: string; accountId: number | string } | null): string | null {
+  if (connection === null) return null;
+  const url = URL.canParse(connection.hostUrl) ? new URL(connection.hostUrl) : null;
+  const api = url === null ? connection.hostUrl : `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  return `${api}#${Number(connection.accountId)}`;
+}
 
 export function createResourceProvider<
   Inputs extends ManagedInputs,
@@ -99,6 +106,13 @@ export function createResourceProvider<
 >(kind: ResourceKind<Inputs, Outputs, Body, Answer>, env: NodeJS.ProcessEnv): pulumi.dynamic.ResourceProvider {
   const clients = createClients(env);
   const api = (own: ResourceConnection | undefined) => kind.api(clients.of(own));
+  /** Where a resource lives: its own connection, else the stack's (so giving the stack's own values moves nothing). */
+  const placeOf = (connection: ResourceConnection | undefined) => place(connection ?? clients.stack());
+  /**
+   * Ids that a create in this run adopted. When a replacement adopts the very id the resource it replaces managed
+   * (create before delete), the engine then deletes that id: the webhook the new resource has just taken over.
+   */
+  const adoptedNow = new Set<string>();
   /** The inputs that are jobhooks' own and the server knows nothing of: outputs keep them as given. */
   const own: readonly string[] = [kind.adoptInput, 'connection', 'secretRotation', 'secretOverlapSeconds'];
   /**
@@ -150,14 +164,17 @@ export function createResourceProvider<
      * Everything is updated in place, a new token and a secret rotation included; adopting a different one, or
      * another API or account, replaces the resource.
      */
-    async diff(_id, olds: Outputs, news: Inputs) {
+    async diff(id, olds: Outputs, news: Inputs) {
       const changed: string[] = kind.updatable.filter((key) => !same(defaulted(olds, key), defaulted(news, key)));
       for (const key of ['connection', 'secretRotation', 'secretOverlapSeconds'] as const)
         if (!same(olds[key] ?? null, news[key] ?? null)) changed.push(key);
       const replaces: string[] = [];
-      if ((adoptId(olds) ?? null) !== (adoptId(news) ?? null) && adoptId(news) !== undefined)
+      // Adopting the webhook the resource already manages is no other webhook.
+      const adopting = adoptId(news);
+      if (adopting !== undefined && adopting !== id && (adoptId(olds) ?? null) !== adopting)
         replaces.push(kind.adoptInput);
-      if (place(olds.connection) !== place(news.connection)) replaces.push('connection');
+      // A connection not known yet (a preview) is a change whose place is told at the update.
+      if (known(news.connection) && placeOf(olds.connection) !== placeOf(news.connection)) replaces.push('connection');
       return { changes: changed.length + replaces.length > 0, replaces, deleteBeforeReplace: false };
     },
 
@@ -170,6 +187,7 @@ export function createResourceProvider<
           throw new Error(`Cannot adopt ${kind.noun} ${adopt}: it does not exist in this account.`);
         }
         const updated = await client.update(existing.id, kind.body(inputs));
+        adoptedNow.add(existing.id);
         const secret = { hmacSecret: '', previousSecretExpiresAt: existing.previous_secret_expires_at ?? null };
         return { id: updated.id, outs: outputsOf(updated, secret, inputs) };
       }
@@ -214,6 +232,8 @@ export function createResourceProvider<
     },
 
     async delete(id, props: Partial<Outputs>) {
+      // Taken over in this run by the resource that replaces this one: it is that resource's now.
+      if (adoptedNow.has(id)) return;
       await api(props?.connection).delete(id);
     },
   };
