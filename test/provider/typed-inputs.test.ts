@@ -7,8 +7,10 @@ import type { DbtcloudWebhookConfig, EventType as CdktfEventType } from '@jobhoo
 import type { DbtcloudWebhookConfig as CdktnWebhookConfig } from '@jobhooks/cdktn';
 import type {
   EventType as PulumiEventType,
+  OperationalEndpoint,
   OperationalEndpointArgs,
   OperationalEventType as PulumiOperationalEventType,
+  Webhook,
   WebhookArgs,
 } from '@jobhooks/pulumi';
 
@@ -64,4 +66,18 @@ test("Pulumi's OperationalEndpoint takes only operational event types: a typo or
     'job.run.completed',
   ];
   expect([union, (eventTypes as string[]).includes('webhook.archive')]).toEqual([true, true]);
+});
+
+test('every output docs/iac-pulumi.md names is declared on its Pulumi class (a name missing does not compile)', () => {
+  const webhook: Array<keyof Webhook> = [
+    ...(['name', 'clientUrl', 'eventTypes', 'description', 'jobIds', 'active', 'maxRequestsPerSecond'] as const),
+    ...(['adoptWebhookId', 'connection', 'secretRotation', 'secretOverlapSeconds'] as const),
+    ...(['webhookId', 'hmacSecret', 'httpStatusCode', 'accountIdentifier', 'archived'] as const),
+    'previousSecretExpiresAt',
+  ];
+  const endpoint: Array<keyof OperationalEndpoint> = [
+    ...(['adoptEndpointId', 'connection', 'secretRotation', 'secretOverlapSeconds', 'endpointId'] as const),
+    ...(['hmacSecret', 'previousSecretExpiresAt', 'httpStatusCode', 'archived'] as const),
+  ];
+  expect([webhook.length, endpoint.length]).toEqual([17, 9]);
 });

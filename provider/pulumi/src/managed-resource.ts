@@ -41,6 +41,8 @@ export abstract class ManagedResource extends pulumi.dynamic.Resource {
   declare readonly active: pulumi.Output<boolean>;
   /** A secret: known only when this stack created the resource or rotated its secret (the API shows it once). */
   declare readonly hmacSecret: pulumi.Output<string>;
+  /** This resource's own API connection as given (a secret, with its token); undefined for the stack's. */
+  declare readonly connection: pulumi.Output<{ hostUrl: string; accountId: number; token: string } | undefined>;
   declare readonly secretRotation: pulumi.Output<string | undefined>;
   declare readonly secretOverlapSeconds: pulumi.Output<number | undefined>;
   /** While a rotation's overlap lasts, when the replaced secret stops signing (RFC 3339, UTC); null otherwise. */

@@ -28,6 +28,7 @@ export class Webhook extends ManagedResource {
   /** The webhook's rate as the service holds it; null when it has none. */
   declare readonly maxRequestsPerSecond: pulumi.Output<number | null>;
   declare readonly webhookId: pulumi.Output<string>;
+  declare readonly adoptWebhookId: pulumi.Output<string | undefined>;
   declare readonly accountIdentifier: pulumi.Output<string>;
 
   constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
