@@ -9,11 +9,13 @@ import {
   describeApiFailure,
   hostUrlProblem,
   InvalidRequest,
+  rotationIdempotencyKey,
   UnexpectedAnswer,
 } from '@jobhooks/client';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { runOf } from '../support/events';
 import { answer, closedPortUrl, startReceiver } from '../support/receiver';
+import { isGenuineStandard } from '../support/signature';
 
 let h: Harness;
 let hostUrl: string;
@@ -575,4 +577,35 @@ test("rotateSecret and endSecretOverlap (jobhooks' own); a rotation is retried a
   });
   await expect(viaFailing.rotateSecret(created.id)).rejects.toMatchObject({ status: 502 });
   expect(failing.seen).toHaveLength(1);
+});
+
+test('a rotation under an Idempotency-Key whose answer was lost is retried, and rotates once', async () => {
+  const direct = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const created = await direct.create(input);
+  const isRotation = (req: IncomingMessage) => req.method === 'POST' && (req.url ?? '').endsWith('/secret/rotate');
+  // The first rotation reaches the service, and its answer is replaced by a 502.
+  const { url, seen } = await startProxy(new URL(hostUrl).origin, 1, isRotation, { status: 502, forwardFirst: true });
+  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, sleep: async () => undefined });
+  const key = rotationIdempotencyKey(created.id, '2026-11', 3600);
+  expect(key).toMatch(/^rotate-wsu_\w+-[0-9a-f]{32}$/);
+  expect(rotationIdempotencyKey(created.id, '2026-11', 3600)).toBe(key);
+  expect(rotationIdempotencyKey(created.id, '2026-12', 3600)).not.toBe(key);
+  const rotated = await client.rotateSecret(created.id, 3600, { idempotencyKey: key });
+  const rotations = seen.filter(isRotation);
+  expect(rotations.map((req) => req.headers['idempotency-key'])).toEqual([key, key]);
+  // Once: the secret the create made still signs beside the new one (a second rotation would have dropped it).
+  const delivered = await (async () => {
+    const receiver = await startReceiver(answer(200, 'ok'));
+    try {
+      await direct.update(created.id, { ...input, client_url: `${receiver.url}/hook`, job_ids: [] });
+      await direct.test(created.id);
+      return receiver.requests[0]!;
+    } finally {
+      await receiver.close();
+    }
+  })();
+  expect([
+    isGenuineStandard(rotated.hmac_secret, delivered),
+    isGenuineStandard(created.hmac_secret, delivered),
+  ]).toEqual([true, true]);
 });

@@ -121,6 +121,10 @@ test('a new secretRotation rotates hmacSecret in place: during the overlap both 
     hmacSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
   });
   expect(rotated.hmacSecret).not.toBe(outs.hmacSecret);
+  // An `up` run again from the state before it (its answer was lost, so the state kept the old inputs) gets the same
+  // rotation's secret, and rotates nothing again.
+  const rerun = (await provider.update(id, overlapOnly, news)).outs as WebhookOutputs;
+  expect(rerun.hmacSecret).toBe(rotated.hmacSecret);
   // jobhooks' own time, readable in the stack's outputs: RFC 3339, not the API's microsecond digits.
   expect(rotated.previousSecretExpiresAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   expect(Date.parse(rotated.previousSecretExpiresAt!) / 1000 - Date.now() / 1000).toBeCloseTo(3600, -2);

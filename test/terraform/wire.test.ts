@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { encode, ExtData, decode } from '@msgpack/msgpack';
+import { rotationIdempotencyKey } from '@jobhooks/client';
 import { resolveProviderSettings, validateProviderConfig } from '../../provider/terraform/src/provider-config';
 import { terraformOnPath } from '../support/terraform';
 import { decodeDynamic, encodeDynamic, isWhollyKnown, UNKNOWN } from '../../provider/terraform/src/values';
@@ -294,19 +295,29 @@ test('apply: a rotation writes when the old secret stops signing in RFC 3339', a
     get: refuse,
     update: refuse,
     delete: refuse,
-    rotateSecret: () =>
-      Promise.resolve({ id: 'wsu_1', hmac_secret: 'f'.repeat(64), previous_secret_expires_at: '1700000000000000' }),
+    rotateSecret: (...asked) => {
+      rotations.push(asked);
+      return Promise.resolve({
+        id: 'wsu_1',
+        hmac_secret: 'f'.repeat(64),
+        previous_secret_expires_at: '1700000000000000',
+      });
+    },
   };
-  const { newState } = await applyWebhook(api, state, {
-    ...state,
-    secret_rotation: 'b',
-    hmac_secret: UNKNOWN,
-    previous_secret_expires_at: UNKNOWN,
-  });
+  const rotations: unknown[][] = [];
+  const planned = { ...state, secret_rotation: 'b', hmac_secret: UNKNOWN, previous_secret_expires_at: UNKNOWN };
+  const { newState } = await applyWebhook(api, state, planned);
   expect(newState).toMatchObject({
     hmac_secret: 'f'.repeat(64),
     previous_secret_expires_at: '2023-11-14T22:13:20.000000Z',
   });
+  // Under the key of this secret_rotation value: an apply run again after a lost answer gets the same rotation.
+  await applyWebhook(api, state, planned);
+  const key = rotationIdempotencyKey(state.id, 'b', 60);
+  expect(rotations).toEqual([
+    [state.id, 60, { idempotencyKey: key }],
+    [state.id, 60, { idempotencyKey: key }],
+  ]);
 });
 
 test('plan: destroy plans null', () => {

@@ -155,6 +155,81 @@ test('a create replayed by its Idempotency-Key after a rotation does not show th
   expect(afterRotation.json().status.user_message).toContain('secret rotated since');
 });
 
+describe('a rotation under an Idempotency-Key', () => {
+  const rotateOnce = (id: string, key: string, body: unknown = {}) =>
+    h.call('POST', `${webhookPath(id)}/secret/rotate`, { body, headers: { 'idempotency-key': key } });
+  type Rotated = { id: string; hmac_secret: string; previous_secret_expires_at: string | null };
+
+  test('repeated (its answer lost) answers with the same secret and rotates nothing again: receivers keep verifying', async () => {
+    const hook = await createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'] });
+    const first = await rotateOnce(hook.id, 'rotate-2026-11', { overlap_seconds: 3600 });
+    expect(first.statusCode).toBe(200);
+    const again = await rotateOnce(hook.id, 'rotate-2026-11', { overlap_seconds: 3600 });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual(first.json());
+    const { hmac_secret: newSecret } = first.json().data as Rotated;
+    // One rotation: the secret every dbt receiver holds still signs Authorization, and Standard Webhooks carries
+    // the new secret and that one. A second rotation would have dropped it at once.
+    const delivered = await deliverOne('1');
+    expect(verifiesDbt(hook.hmac_secret, delivered)).toBe(true);
+    expect([isGenuineStandard(newSecret, delivered), isGenuineStandard(hook.hmac_secret, delivered)]).toEqual([
+      true,
+      true,
+    ]);
+    // An overlap ended early since: the repeat says so.
+    await h.call('DELETE', `${webhookPath(hook.id)}/secret/previous`);
+    const afterEnd = (await rotateOnce(hook.id, 'rotate-2026-11', { overlap_seconds: 3600 })).json().data as Rotated;
+    expect(afterEnd).toEqual({ id: hook.id, hmac_secret: newSecret, previous_secret_expires_at: null });
+  });
+
+  test('another request under the key, or a repeat after another rotation, is a 409 that shows no secret', async () => {
+    const hook = await createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'] });
+    const other = await createWebhook(h, { client_url: `${receiver.url}/other`, event_types: ['job.run.completed'] });
+    const rotated = (await rotateOnce(hook.id, 'k1', { overlap_seconds: 60 })).json().data as Rotated;
+    for (const [id, body] of [
+      [hook.id, { overlap_seconds: 61 }],
+      [other.id, { overlap_seconds: 60 }],
+    ] as const) {
+      const refused = await rotateOnce(id, 'k1', body);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().status.user_message).toBe(
+        'This Idempotency-Key was already used with a different request.',
+      );
+    }
+    // A create's key is no rotation's.
+    const createKey = { 'idempotency-key': 'k-create' };
+    await h.call('POST', '/api/v3/accounts/1/webhooks/subscriptions', {
+      body: { name: 'Keyed', client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'] },
+      headers: createKey,
+    });
+    expect((await rotateOnce(hook.id, 'k-create')).statusCode).toBe(409);
+
+    await rotate(hook.id, { overlap_seconds: 60 });
+    const replaced = await rotateOnce(hook.id, 'k1', { overlap_seconds: 60 });
+    expect(replaced.statusCode).toBe(409);
+    expect(replaced.json().status.user_message).toBe(
+      'The secret made with this Idempotency-Key has been replaced by another rotation since: it is not shown again.',
+    );
+    expect(replaced.body).not.toContain(rotated.hmac_secret);
+    const bad = await rotateOnce(hook.id, 'a key with spaces');
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.json())).toContain('Idempotency-Key');
+  });
+
+  test("an operational endpoint's rotation takes the key too", async () => {
+    const created = await h.call('POST', '/api/v3/accounts/1/operational-endpoints', {
+      body: { name: 'Ops', client_url: `${receiver.url}/ops`, event_types: ['webhook.archived'] },
+    });
+    const { id } = created.json().data as { id: string };
+    const path = `/api/v3/accounts/1/operational-endpoints/${id}/secret/rotate`;
+    const headers = { 'idempotency-key': 'ops-rotation' };
+    const first = await h.call('POST', path, { body: {}, headers });
+    const again = await h.call('POST', path, { body: {}, headers });
+    expect([first.statusCode, again.statusCode]).toEqual([200, 200]);
+    expect(again.json()).toEqual(first.json());
+  });
+});
+
 test('the ended overlap is forgotten by the store: its sealed secret is dropped', async () => {
   const hook = await createWebhook(h, { client_url: `${receiver.url}/hook` });
   await rotate(hook.id, { overlap_seconds: 60 });

@@ -235,6 +235,16 @@ function apiErrorFrom(status: number, text: string, operation: string): ApiError
 
 export type WebhooksClient = ReturnType<typeof createWebhooksClient>;
 
+/** How a rotation is sent: under an Idempotency-Key (`rotationIdempotencyKey` makes one for a tool's trigger). */
+export interface RotationOptions {
+  idempotencyKey?: string;
+}
+
+/** A rotation under a key is retried like any request; without one, only after a 429, which says nothing was done. */
+function rotationSending({ idempotencyKey }: RotationOptions): SendOptions {
+  return idempotencyKey === undefined ? { onlyIfRefused: true } : { headers: { 'idempotency-key': idempotencyKey } };
+}
+
 /**
  * A webhook's body as sent: jobhooks' own max_requests_per_second only when set. Left out, it means no limit to
  * jobhooks, the same as null; and dbt Cloud, which has no such field, gets the body it knows.
@@ -357,13 +367,20 @@ export function createWebhooksClient(options: ClientOptions) {
       const operation = `Update operational endpoint ${id}`;
       return (await call(dataEnvelope(OperationalEndpoint), 200, 'PUT', endpoint(id), operation, body)).data;
     },
-    /** A new secret, the old one signing beside it for the overlap; not retried, as a webhook's rotation. */
-    async rotateSecret(id: string, overlapSeconds?: number): Promise<RotatedSecret> {
+    /** A new secret, the old one signing beside it for the overlap; retried as a webhook's rotation is. */
+    async rotateSecret(id: string, overlapSeconds?: number, how: RotationOptions = {}): Promise<RotatedSecret> {
       const body = RotateSecretBody.parse(overlapSeconds === undefined ? {} : { overlap_seconds: overlapSeconds });
       const operation = `Rotate the secret of operational endpoint ${id}`;
-      const how = { onlyIfRefused: true };
       return (
-        await call(dataEnvelope(RotatedSecret), 200, 'POST', `${endpoint(id)}/secret/rotate`, operation, body, how)
+        await call(
+          dataEnvelope(RotatedSecret),
+          200,
+          'POST',
+          `${endpoint(id)}/secret/rotate`,
+          operation,
+          body,
+          rotationSending(how),
+        )
       ).data;
     },
     /** True when deleted now, false when it was already gone. */
@@ -414,15 +431,14 @@ export function createWebhooksClient(options: ClientOptions) {
     },
     /**
      * jobhooks' own: a new secret, returned this once; the old one keeps signing beside it for `overlapSeconds`
-     * (a day when omitted; 0 switches at once). Not retried: a lost answer would lose the new secret, and a
-     * second rotation would end the first one's overlap.
+     * (a day when omitted; 0 switches at once). With `idempotencyKey`, retried as a create is: a repeat answers with
+     * the first one's secret and rotates nothing again. Without, retried only after a 429: a lost answer would lose
+     * the new secret, and a second rotation would end the first one's overlap.
      */
-    async rotateSecret(id: string, overlapSeconds?: number): Promise<RotatedSecret> {
+    async rotateSecret(id: string, overlapSeconds?: number, how: RotationOptions = {}): Promise<RotatedSecret> {
       const body = RotateSecretBody.parse(overlapSeconds === undefined ? {} : { overlap_seconds: overlapSeconds });
       const operation = `Rotate the secret of webhook ${id}`;
-      const { status, text } = await send('POST', `${single(id)}/secret/rotate`, operation, body, {
-        onlyIfRefused: true,
-      });
+      const { status, text } = await send('POST', `${single(id)}/secret/rotate`, operation, body, rotationSending(how));
       if (status !== 200) throw apiErrorFrom(status, text, operation);
       return answerOf(dataEnvelope(RotatedSecret), text, operation).data;
     },

@@ -10,6 +10,7 @@ export {
   InvalidRequest,
   type OperationalEndpointInput,
   type RetryWait,
+  type RotationOptions,
   UnexpectedAnswer,
   type WebhookInput,
   type WebhooksClient,
@@ -39,7 +40,7 @@ export {
   type WebhookProperties,
   webhookProblems,
 } from './webhook-problems';
-export { updateWebhook, urlChangeWhileInactive } from './webhook-updates';
+export { rotationIdempotencyKey, updateWebhook, urlChangeWhileInactive } from './webhook-updates';
 export {
   DBTCLOUD_PROVIDER_ADDRESS,
   DBTCLOUD_PROVIDER_CONSTRAINT,

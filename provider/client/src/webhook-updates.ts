@@ -1,6 +1,7 @@
 // How the IaC tools change a webhook's URL, shared by the Pulumi provider and the Terraform provider.
 // The API makes a webhook active (and un-archived) whenever its client_url changes
 // (docs/decisions.md#5-archived-state-in-the-api).
+import { createHash } from 'node:crypto';
 import type { WebhookInput } from './client';
 import type { WebhookSummary } from './contract';
 
@@ -41,4 +42,17 @@ export async function updateWebhook<
     await api.update(id, { ...input, active: true });
   }
   return api.update(id, input);
+}
+
+/**
+ * The Idempotency-Key of the rotation a tool makes for a trigger value (Pulumi's `secretRotation`, Terraform's
+ * `secret_rotation`) and overlap: the same for every run that asks for that rotation of that webhook, so a run whose
+ * answer was lost, applied again, gets the secret the service made then instead of rotating again (which would end
+ * the overlap of the secret receivers still hold). The service keeps a key for 24 hours.
+ */
+export function rotationIdempotencyKey(id: string, trigger: string, overlapSeconds: number | undefined): string {
+  const asked = createHash('sha256')
+    .update(JSON.stringify([trigger, overlapSeconds ?? null]))
+    .digest('hex');
+  return `rotate-${id}-${asked.slice(0, 32)}`;
 }

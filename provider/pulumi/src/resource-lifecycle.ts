@@ -1,7 +1,7 @@
 // The lifecycle every resource of this package goes through (check, diff, create, read, update, delete) over the
 // typed client; a resource kind (a webhook, an operational endpoint) names its fields, its schema and its API.
 import type * as pulumi from '@pulumi/pulumi';
-import { updateWebhook, urlChangeWhileInactive, type WebhooksClient } from '@jobhooks/client';
+import { type RotationOptions, updateWebhook, urlChangeWhileInactive, type WebhooksClient } from '@jobhooks/client';
 import type { RotatedSecret } from '@jobhooks/client/contract';
 import { connectionProblem, createClients, type ResourceConnection } from './connection';
 import {
@@ -50,7 +50,7 @@ export interface ManagedApi<Body, Answer> {
   create(body: Body): Promise<Answer & { hmac_secret: string }>;
   update(id: string, body: Body): Promise<Answer>;
   delete(id: string): Promise<boolean>;
-  rotateSecret(id: string, overlapSeconds?: number): Promise<RotatedSecret>;
+  rotateSecret(id: string, overlapSeconds?: number, how?: RotationOptions): Promise<RotatedSecret>;
 }
 
 /** What the lifecycle reads of a request body and of the API's answer. */

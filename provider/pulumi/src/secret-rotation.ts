@@ -2,7 +2,7 @@
 // `secretRotation` and `secretOverlapSeconds` inputs, checked by the rotation endpoint's own body schema, and the
 // secret a state carries from one step to the next (the API shows a secret once).
 import type * as pulumi from '@pulumi/pulumi';
-import { outputTime } from '@jobhooks/client';
+import { outputTime, type RotationOptions, rotationIdempotencyKey } from '@jobhooks/client';
 import { RotateSecretBody, type RotatedSecret } from '@jobhooks/client/contract';
 
 export interface RotationInputs {
@@ -36,7 +36,10 @@ export function overlapProblems(overlap: unknown): pulumi.dynamic.CheckFailure[]
 }
 
 /** Whether an update rotates the secret: secretRotation set to a value other than the old one (from unset too). */
-export const rotates = (olds: RotationInputs, news: RotationInputs) =>
+export const rotates = (
+  olds: RotationInputs,
+  news: RotationInputs,
+): news is RotationInputs & { secretRotation: string } =>
   isSet(news.secretRotation) && !same(olds.secretRotation ?? null, news.secretRotation);
 
 /** The secret a state holds, its time in RFC 3339 (a state an earlier version wrote may hold microsecond digits). */
@@ -45,12 +48,18 @@ export const carriedSecret = (state: Partial<Secret> | undefined): Secret => ({
   previousSecretExpiresAt: outputTime(state?.previousSecretExpiresAt),
 });
 
-/** Rotates through the resource's own rotation endpoint: the new secret, and when the replaced one stops signing. */
+/**
+ * Rotates through the resource's own rotation endpoint: the new secret, and when the replaced one stops signing.
+ * Under the key of this trigger value: an `up` run again after one whose answer was lost gets that rotation's secret.
+ */
 export async function rotatedSecret(
-  api: { rotateSecret(id: string, overlapSeconds?: number): Promise<RotatedSecret> },
+  api: { rotateSecret(id: string, overlapSeconds?: number, how?: RotationOptions): Promise<RotatedSecret> },
   id: string,
-  news: RotationInputs,
+  news: RotationInputs & { secretRotation: string },
 ): Promise<Secret> {
-  const rotated = await api.rotateSecret(id, news.secretOverlapSeconds ?? undefined);
+  const overlap = news.secretOverlapSeconds ?? undefined;
+  const rotated = await api.rotateSecret(id, overlap, {
+    idempotencyKey: rotationIdempotencyKey(id, news.secretRotation, overlap),
+  });
   return { hmacSecret: rotated.hmac_secret, previousSecretExpiresAt: outputTime(rotated.previous_secret_expires_at) };
 }

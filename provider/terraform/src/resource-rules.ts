@@ -4,7 +4,14 @@
 // jobhooks' own secret rotation: a new secret_rotation value rotates hmac_secret in place. A resource states only
 // what differs: its schema, its API fields and how its state is read from an answer.
 import { RotateSecretBody } from '@jobhooks/client/contract';
-import { FIELD_OF_PROPERTY, outputTime, updateWebhook, urlChangeWhileInactive } from '@jobhooks/client';
+import {
+  FIELD_OF_PROPERTY,
+  outputTime,
+  type RotationOptions,
+  rotationIdempotencyKey,
+  updateWebhook,
+  urlChangeWhileInactive,
+} from '@jobhooks/client';
 import { type Diagnostic, diagnosticsOf, errorAt, warning } from './diagnostics';
 import { type BlockSchema, conform } from './schema';
 import { asNumber, isWhollyKnown, sameValue, type TfObject, type TfValue, UNKNOWN } from './values';
@@ -27,6 +34,7 @@ export interface ResourceApi<Input, Read extends Answer> {
   rotateSecret(
     id: string,
     overlapSeconds?: number,
+    how?: RotationOptions,
   ): Promise<{ hmac_secret: string; previous_secret_expires_at: string | null }>;
 }
 
@@ -239,8 +247,12 @@ export async function applyChange<I extends Body, R extends Answer>(
   }
   if (!rotates(prior, planned)) return { newState: updated, diagnostics: [] };
   try {
-    const overlap = asNumber(planned.secret_overlap_seconds ?? null);
-    const rotated = await api.rotateSecret(id, overlap ?? undefined);
+    const overlap = asNumber(planned.secret_overlap_seconds ?? null) ?? undefined;
+    // Under the key of this secret_rotation value: an apply run again after one whose answer was lost gets that
+    // rotation's secret instead of rotating again (which would end the overlap of the secret receivers still hold).
+    const rotated = await api.rotateSecret(id, overlap, {
+      idempotencyKey: rotationIdempotencyKey(id, String(planned.secret_rotation), overlap),
+    });
     return {
       newState: {
         ...updated,

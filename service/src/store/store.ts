@@ -27,6 +27,12 @@ export interface IdempotencyClaim {
   notBefore: Micros;
 }
 
+/** A secret change under an Idempotency-Key: made now, or made before under the same key (`replayed`). */
+export interface SecretChangeOutcome {
+  record: WebhookRecord;
+  replayed: { requestHash: string; webhookId: string } | null;
+}
+
 export type CreateWebhookOutcome =
   | { kind: 'created' }
   | { kind: 'limit_reached'; limit: number }
@@ -80,6 +86,17 @@ export interface WebhooksStore {
     id: string,
     change: (current: WebhookRecord) => SecretChange,
   ): Promise<WebhookRecord | null>;
+  /**
+   * changeSecret under an Idempotency-Key, recorded at `at` in the same transaction: when the key was recorded
+   * before (and has not expired), nothing changes and the answer is the webhook as it is with what the key recorded.
+   * Null when the webhook is absent.
+   */
+  changeSecretOnce(
+    accountId: number,
+    id: string,
+    change: (current: WebhookRecord) => SecretChange,
+    idempotency: IdempotencyClaim & { at: Micros },
+  ): Promise<SecretChangeOutcome | null>;
   /** Forgets the replaced secrets whose overlap ended by `now`; resolves with how many webhooks. */
   dropEndedSecrets(now: Micros): Promise<number>;
   delete(accountId: number, id: string): Promise<boolean>;

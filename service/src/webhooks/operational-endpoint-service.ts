@@ -68,7 +68,7 @@ export function createOperationalEndpointService(deps: { webhooks: WebhookServic
     update: async (accountId: number, id: string, body: OperationalEndpointBody) =>
       view(await webhooks.updateRecord(accountId, id, toWritable(body), KIND)),
     remove: (accountId: number, id: string) => webhooks.remove(accountId, id, KIND),
-    rotateSecret: (accountId: number, id: string, overlapSeconds: number) =>
-      webhooks.rotateSecret(accountId, id, overlapSeconds, KIND),
+    rotateSecret: (accountId: number, id: string, overlapSeconds: number, idempotencyKey?: string) =>
+      webhooks.rotateSecret(accountId, id, overlapSeconds, KIND, idempotencyKey),
   };
 }

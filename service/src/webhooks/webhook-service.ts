@@ -1,6 +1,6 @@
 // The webhook use cases behind the management API: create, read, list, update, delete, test; the record-level ones
 // also serve jobhooks' own operational endpoints (operational-endpoint-service.ts), webhooks of another kind.
-import { microsFromSeconds, type Seconds } from '../core/time';
+import { type Micros, microsFromSeconds, type Seconds } from '../core/time';
 import { createHash } from 'node:crypto';
 import {
   LIMITS,
@@ -29,6 +29,7 @@ import {
   endpointRenewed,
   NEW_DISPATCH_STATE,
   ROTATED_KEY_PREFIX,
+  type SecretChange,
   type WebhookKind,
   type WebhookRecord,
   type WebhookWritable,
@@ -77,6 +78,13 @@ function fingerprint(writable: WebhookWritable): string {
   const { maxRequestsPerSecond, ...fields } = writable;
   const hashed = maxRequestsPerSecond === null ? fields : writable;
   return createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
+}
+
+/** What a rotation under an Idempotency-Key asked for: a repeat must ask the same of the same webhook. */
+function rotationFingerprint(webhookId: string, overlapSeconds: Seconds): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ rotate: webhookId, overlapSeconds }))
+    .digest('hex');
 }
 
 function checkIdempotencyKey(key: string): void {
@@ -286,28 +294,57 @@ export function createWebhookService(deps: WebhookServiceDeps) {
    * A new secret, returned this once; the replaced one keeps signing beside it for `overlapSeconds`
    * (docs/api-contract.md#15-secret-rotation). A rotation during an overlap drops the secret that was ending.
    */
+  /**
+   * A new secret; the old one keeps signing for `overlapSeconds`. Under an Idempotency-Key, a repeat (its answer was
+   * lost) rotates nothing again, which would end the overlap of the secret receivers still hold, and answers with
+   * the secret the first one made, unless a rotation since replaced it.
+   */
   async function rotateSecret(
     accountId: number,
     webhookId: string,
     overlapSeconds: Seconds,
     kind: WebhookKind = 'job',
+    idempotencyKey?: string,
   ): Promise<RotatedSecret> {
     await find(accountId, webhookId, kind);
+    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
     const hmacSecret = random(HMAC_SECRET_BYTES).toString('hex');
     const now = nowMicros(clock);
     const until = overlapSeconds > 0 ? now + microsFromSeconds(overlapSeconds) : null;
-    const rotated = await store.webhooks.changeSecret(accountId, webhookId, (current) => ({
+    const change = (current: WebhookRecord): SecretChange => ({
       sealedSecret: secretBox.seal(hmacSecret),
       previousSealedSecret: until === null ? null : current.sealedSecret,
       previousSecretUntil: until,
       updatedAt: now,
-    }));
-    if (!rotated) throw webhookNotFound(accountId, webhookId);
-    return {
+    });
+    const rotatedAnswer = (secret: string, expiresAt: Micros | null): RotatedSecret => ({
       id: webhookId,
-      hmac_secret: hmacSecret,
-      previous_secret_expires_at: until === null ? null : String(until),
-    };
+      hmac_secret: secret,
+      previous_secret_expires_at: expiresAt === null ? null : String(expiresAt),
+    });
+    if (idempotencyKey === undefined) {
+      if (!(await store.webhooks.changeSecret(accountId, webhookId, change)))
+        throw webhookNotFound(accountId, webhookId);
+      return rotatedAnswer(hmacSecret, until);
+    }
+    const requestHash = rotationFingerprint(webhookId, overlapSeconds);
+    const outcome = await store.webhooks.changeSecretOnce(accountId, webhookId, change, {
+      key: createHash('sha256').update(idempotencyKey).digest('hex'),
+      requestHash,
+      notBefore: now - LIMITS.idempotencyWindowMicros,
+      at: now,
+    });
+    if (outcome === null) throw webhookNotFound(accountId, webhookId);
+    const { record, replayed } = outcome;
+    if (replayed === null) return rotatedAnswer(hmacSecret, until);
+    if (replayed.requestHash === `${ROTATED_KEY_PREFIX}${requestHash}`)
+      throw new ConflictError(
+        'The secret made with this Idempotency-Key has been replaced by another rotation since: it is not shown again.',
+      );
+    if (replayed.requestHash !== requestHash)
+      throw new ConflictError('This Idempotency-Key was already used with a different request.');
+    // The overlap as it stands: ended early since, it is null.
+    return rotatedAnswer(secretBox.open(record.sealedSecret), secretOverlapUntil(record, now));
   }
 
   /** Ends a rotation's overlap now: from the next attempt on, only the new secret signs. */

@@ -24,6 +24,7 @@ import { z } from 'zod';
 import type { DeliveryLogService } from '../../delivery/delivery-log-service';
 import type { OperationalEndpointService } from '../../webhooks/operational-endpoint-service';
 import { principalOf } from '../access-control';
+import { idempotencyKeyOf, ROTATE_IDEMPOTENCY } from '../idempotency-key';
 
 const COLLECTION = '/api/v3/accounts/:account_id/operational-endpoints';
 const SINGLE = `${COLLECTION}/:endpoint_id`;
@@ -122,15 +123,17 @@ export const operationalEndpointRoutes: FastifyPluginAsyncZod<{
       tags: TAGS,
       operationId: 'rotateOperationalEndpointSecret',
       summary: "Rotate the operational endpoint's secret, keeping the old one signing for an overlap",
+      description: ROTATE_IDEMPOTENCY,
       params: OperationalEndpointPathParams,
       body: RotateSecretBody,
-      response: { 200: dataEnvelope(RotatedSecret), ...COMMON_ERROR_RESPONSES },
+      response: { 200: dataEnvelope(RotatedSecret), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => ({
       data: await endpoints.rotateSecret(
         principalOf(request).account.id,
         request.params.endpoint_id,
         request.body.overlap_seconds,
+        idempotencyKeyOf(request),
       ),
       status: { code: 200 },
     }),

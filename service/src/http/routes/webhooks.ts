@@ -26,6 +26,7 @@ import {
 import type { WebhookService } from '../../webhooks/webhook-service';
 import { principalOf } from '../access-control';
 import { okEnvelopeOf } from '../frozen-body';
+import { idempotencyKeyOf, ROTATE_IDEMPOTENCY } from '../idempotency-key';
 
 const COLLECTION = '/api/v3/accounts/:account_id/webhooks/subscriptions';
 const SINGLE = '/api/v3/accounts/:account_id/webhooks/subscription/:webhook_id';
@@ -62,11 +63,10 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
       response: { 201: dataEnvelope(CreatedWebhook), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request, reply) => {
-      const key = request.headers['idempotency-key'];
       const { webhook, replayed } = await webhooks.create(
         principalOf(request).account,
         request.body,
-        Array.isArray(key) ? key.join(',') : key,
+        idempotencyKeyOf(request),
       );
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send({ data: webhook, status: { code: 201 } });
@@ -126,15 +126,18 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
       tags: TAGS,
       operationId: 'rotateWebhookSecret',
       summary: "Rotate the subscription's secret, keeping the old one signing for an overlap (jobhooks' own)",
+      description: ROTATE_IDEMPOTENCY,
       params: WebhookPathParams,
       body: RotateSecretBody,
-      response: { 200: dataEnvelope(RotatedSecret), ...COMMON_ERROR_RESPONSES },
+      response: { 200: dataEnvelope(RotatedSecret), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request) => ({
       data: await webhooks.rotateSecret(
         principalOf(request).account.id,
         request.params.webhook_id,
         request.body.overlap_seconds,
+        'job',
+        idempotencyKeyOf(request),
       ),
       status: { code: 200 },
     }),

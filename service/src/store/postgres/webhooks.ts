@@ -10,8 +10,8 @@
 // its endpoint's health (endpoint-health.ts), which an update resets when the webhook gets another endpoint.
 import type pg from 'pg';
 import { decideStartOf, type StartSlotRow } from '../../domain/send-rate';
-import { ROTATED_KEY_PREFIX, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
-import type { CreateWebhookOutcome, IdempotencyClaim, WebhooksStore } from '../store';
+import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
+import type { CreateWebhookOutcome, IdempotencyClaim, SecretChangeOutcome, WebhooksStore } from '../store';
 import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
 import { type PgDatabase, prepared } from './database';
 import { RESET_HEALTH } from './endpoint-health';
@@ -142,6 +142,26 @@ async function lockedWebhook(client: pg.PoolClient, accountId: number, id: strin
   return rows[0] ? webhookFromPgRow(rows[0]) : null;
 }
 
+/** Writes a secret change to a webhook the transaction holds; the webhook as it is then. */
+async function changeSecretOf(
+  client: pg.PoolClient,
+  current: WebhookRecord,
+  change: (current: WebhookRecord) => SecretChange,
+): Promise<WebhookRecord> {
+  const { accountId, id } = current;
+  const { next, rotated } = secretChangePlan(current, change);
+  await client.query(UPDATE_SECRET, [
+    accountId,
+    id,
+    next.sealedSecret,
+    next.previousSealedSecret,
+    next.previousSecretUntil,
+    next.updatedAt,
+  ]);
+  if (rotated) await client.query(MARK_KEYS_ROTATED, [ROTATED_KEY_PREFIX, accountId, id]);
+  return rereadWebhook(client, accountId, id);
+}
+
 async function rereadWebhook(client: pg.PoolClient, accountId: number, id: string): Promise<WebhookRecord> {
   const { rows } = await client.query<PgWebhookRow>(SELECT_ONE, [accountId, id]);
   return webhookFromPgRow(rows[0]!);
@@ -174,18 +194,20 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
     changeSecret: (accountId, id, change) =>
       db.transaction(async (client) => {
         const current = await lockedWebhook(client, accountId, id);
+        return current === null ? null : changeSecretOf(client, current, change);
+      }),
+    // The webhook's row lock, taken first, orders two requests with one key: the second finds the first's record.
+    changeSecretOnce: (accountId, id, change, idempotency) =>
+      db.transaction(async (client): Promise<SecretChangeOutcome | null> => {
+        const current = await lockedWebhook(client, accountId, id);
         if (current === null) return null;
-        const { next, rotated } = secretChangePlan(current, change);
-        await client.query(UPDATE_SECRET, [
-          accountId,
-          id,
-          next.sealedSecret,
-          next.previousSealedSecret,
-          next.previousSecretUntil,
-          next.updatedAt,
-        ]);
-        if (rotated) await client.query(MARK_KEYS_ROTATED, [ROTATED_KEY_PREFIX, accountId, id]);
-        return rereadWebhook(client, accountId, id);
+        const key = (await client.query<KeyRow>(FIND_KEY, [accountId, idempotency.key, idempotency.notBefore])).rows[0];
+        if (key !== undefined)
+          return { record: current, replayed: { requestHash: key.request_hash, webhookId: key.webhook_id } };
+        const record = await changeSecretOf(client, current, change);
+        // After the change has marked the webhook's earlier keys: this one is the newest secret's.
+        await client.query(UPSERT_KEY, [accountId, idempotency.key, idempotency.requestHash, id, idempotency.at]);
+        return { record, replayed: null };
       }),
     dropEndedSecrets: async (now) => (await db.query(DROP_ENDED_SECRETS, [now])).rowCount ?? 0,
     delete: async (accountId, id) => (await db.query(DELETE_WEBHOOK, [accountId, id])).rowCount === 1,

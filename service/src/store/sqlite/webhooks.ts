@@ -16,7 +16,7 @@ import {
 import { observeOtherConnections, type OtherConnections } from './other-connections';
 import { createWebhookCache } from './webhook-cache';
 import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
-import type { CreateWebhookOutcome, WebhooksStore } from '../store';
+import type { CreateWebhookOutcome, IdempotencyClaim, SecretChangeOutcome, WebhooksStore } from '../store';
 import { decideStartOf, type StartDecision } from '../../domain/send-rate';
 import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
 
@@ -173,6 +173,27 @@ export function createWebhooksStore(
       return withHealth(webhookFromRow(get.get(accountId, id)!));
     },
   );
+  // The key is recorded after the change has marked the webhook's earlier keys: it is the newest secret's.
+  const changeSecretOnceInTransaction = db.transaction(
+    (
+      accountId: number,
+      id: string,
+      change: (current: WebhookRecord) => SecretChange,
+      idempotency: IdempotencyClaim & { at: Micros },
+    ): SecretChangeOutcome | null => {
+      const key = findKey.get(accountId, idempotency.key, idempotency.notBefore);
+      if (key) {
+        const row = get.get(accountId, id);
+        if (!row) return null;
+        const replayed = { requestHash: key.request_hash, webhookId: key.webhook_id };
+        return { record: withHealth(webhookFromRow(row)), replayed };
+      }
+      const record = changeSecretInTransaction(accountId, id, change);
+      if (record === null) return null;
+      upsertKey.run(accountId, idempotency.key, idempotency.requestHash, id, idempotency.at);
+      return { record, replayed: null };
+    },
+  );
 
   // A rate-limited webhook's next start (domain/send-rate.ts): on its row, so a restart keeps the spacing. Read with
   // whether the webhook still takes deliveries, which decideStartOf checks too.
@@ -205,6 +226,8 @@ export function createWebhooksStore(
       return withHealth(outcome.updated);
     },
     changeSecret: async (accountId, id, change) => changeSecretInTransaction.immediate(accountId, id, change),
+    changeSecretOnce: async (accountId, id, change, idempotency) =>
+      changeSecretOnceInTransaction.immediate(accountId, id, change, idempotency),
     dropEndedSecrets: async (now) => dropEndedSecrets.run(now).changes,
     delete: async (accountId, id) => {
       const deleted = remove.run(accountId, id).changes === 1;
