@@ -1,6 +1,16 @@
 // `jobhooks start` as a process: first start on an empty database prints a working admin token once; SIGTERM exits 0.
 import { execFile } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -85,6 +95,27 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     }
     const next = await start();
     expect(next.output()).toMatch(/^ {2}jhk_\S+$/m);
+  });
+
+  test('a second service on the same SQLite file is refused before it opens it; the first keeps serving', async () => {
+    const first = await start();
+    const failed = await startFailing({});
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe(
+      `jobhooks: Another jobhooks service is serving ${join(dir, 'jobhooks.db')} (pid ${first.child.pid}): a SQLite database takes one service. Stop that one first, or use PostgreSQL (JOBHOOKS_DATABASE_URL) to run several instances.\n`,
+    );
+    // Its mark is the first one's still: commands that must not run beside a service still see it.
+    expect(readFileSync(join(dir, 'jobhooks.db.pid'), 'utf8')).toBe(`${first.child.pid}\n`);
+    const ready = await request(first.baseUrl.replace(/\/api$/, '/readyz'));
+    expect(ready.statusCode).toBe(200);
+    await ready.body.text();
+    // The mark gone (a pid file deleted by hand), the lock still refuses.
+    rmSync(join(dir, 'jobhooks.db.pid'));
+    expect((await startFailing({})).stderr).toMatch(/^jobhooks: Another jobhooks service is serving \S+: a SQLite/);
+    // A service killed outright leaves no lock behind: the next one starts.
+    expect(await first.signal('SIGKILL')).toBeNull();
+    const next = await start();
+    expect(await next.signal('SIGTERM')).toBe(0);
   });
 
   test('a HOST that is not an address of this machine', async () => {

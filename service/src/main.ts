@@ -2,7 +2,7 @@
 import { type Config, loadConfig } from './config';
 import { configurationWarnings } from './config-warnings';
 import { createHeldLogStream } from './observability/held-log-stream';
-import { markServiceRunning } from './service-lock';
+import { claimDatabase } from './service-lock';
 import {
   databaseStartupError,
   describePostgresUrl,
@@ -39,6 +39,15 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   // Log lines (Fastify's "Server listening", a request that arrives early) wait until the text for a person is
   // out, so it reads as one block at a terminal; a start that fails lets them out too.
   const logs = createHeldLogStream((line) => process.stdout.write(line));
+  // The SQLite file is one service's: held before it is opened (or upgraded), until the service has closed it.
+  const release =
+    config.postgres === null
+      ? await startupStep(
+          async () => claimDatabase(config.databasePath),
+          (error) => databaseStartupError(error, config.databasePath),
+        )
+      : () => undefined;
+  let started = false;
   try {
     const service = await startupStep(
       () => createService(config, { logStream: logs }),
@@ -57,8 +66,6 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
       await service.close();
       throw error;
     }
-    // The SQLite file is one process's: commands that must not run beside the service look for this mark.
-    const unmark = config.postgres === null ? markServiceRunning(config.databasePath) : () => undefined;
     // Only once the port is open: a start that cannot listen must not make the one token it would never show.
     const firstToken = await bootstrapFirstAccount(service);
     // One write, ending with the database line, so a reader of stdout sees the whole message at once.
@@ -67,11 +74,13 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
       ...service,
       close: async () => {
         await service.close();
-        unmark();
+        release();
       },
     });
+    started = true;
   } finally {
     logs.release();
+    if (!started) release();
   }
 }
 

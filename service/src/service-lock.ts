@@ -1,8 +1,16 @@
-// A pid file beside the database while the service runs, so that commands that must not run beside it
-// (`jobhooks secret-key rotate`) can refuse. A file left by a killed service names a dead process: ignored.
+// One service per SQLite file. The service holds an exclusive lock on a file beside the database (`<db>.lock`, a
+// SQLite file kept empty) for as long as it runs: a second service, even in another container on the same volume,
+// is refused before it touches the database, and the lock goes with the process however it ends. A pid file beside
+// it (`<db>.pid`) names the holder in messages, and lets commands that must not run beside the service
+// (`jobhooks secret-key rotate`) refuse. A pid file left by a killed service names a dead process: ignored.
+import { dirname } from 'node:path';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { ConfigurationError } from './core/errors';
+import { makeFolder } from './core/make-folder';
 
-const lockFileOf = (databasePath: string) => `${databasePath}.pid`;
+const pidFileOf = (databasePath: string) => `${databasePath}.pid`;
+const lockFileOf = (databasePath: string) => `${databasePath}.lock`;
 
 function isAlive(pid: number): boolean {
   try {
@@ -14,19 +22,88 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The pid of a live service on this database, or null. */
-export function runningServiceOf(databasePath: string): number | null {
+/** The pid in the database's pid file, if that process is alive and not this one. */
+function markedPid(databasePath: string): number | null {
   let pid: number;
   try {
-    pid = Number(readFileSync(lockFileOf(databasePath), 'utf8').trim());
+    pid = Number(readFileSync(pidFileOf(databasePath), 'utf8').trim());
   } catch {
     return null;
   }
   return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid) ? pid : null;
 }
 
-/** Marks the database as served by this process; the returned function unmarks it. */
-export function markServiceRunning(databasePath: string): () => void {
-  writeFileSync(lockFileOf(databasePath), `${process.pid}\n`, { mode: 0o600 });
-  return () => rmSync(lockFileOf(databasePath), { force: true });
+const isBusy = (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_BUSY';
+
+/** The lock file opened and its exclusive lock taken, without waiting; SQLITE_BUSY when another process holds it. */
+function takeLock(databasePath: string): Database.Database {
+  const lock = new Database(lockFileOf(databasePath), { timeout: 0 });
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    lock.exec('BEGIN EXCLUSIVE');
+    return lock;
+  } catch (error) {
+    lock.close();
+    throw error;
+  }
+}
+
+/** Whether another process holds the database's lock (a service that runs); false when there is no lock file yet. */
+function lockedElsewhere(databasePath: string): boolean {
+  let lock: Database.Database;
+  try {
+    lock = new Database(lockFileOf(databasePath), { timeout: 0, fileMustExist: true });
+  } catch {
+    return false;
+  }
+  try {
+    lock.exec('BEGIN EXCLUSIVE');
+    lock.exec('ROLLBACK');
+    return false;
+  } catch (error) {
+    if (isBusy(error)) return true;
+    throw error;
+  } finally {
+    lock.close();
+  }
+}
+
+/** Who serves the database now ("pid 123"), or null when no service does. */
+export function runningServiceOf(databasePath: string): string | null {
+  const pid = markedPid(databasePath);
+  if (pid !== null) return `pid ${pid}`;
+  return lockedElsewhere(databasePath) ? 'a process that holds its lock file' : null;
+}
+
+/**
+ * Holds the database for this process until the returned function is called (or the process ends); refuses, in one
+ * sentence, when another service holds it. Taken before the database is opened, so a second service never upgrades
+ * or writes it beside the first.
+ */
+export function claimDatabase(databasePath: string): () => void {
+  makeFolder(dirname(databasePath));
+  let lock: Database.Database;
+  try {
+    lock = takeLock(databasePath);
+  } catch (error) {
+    if (!isBusy(error)) throw error;
+    const pid = markedPid(databasePath);
+    throw new ConfigurationError(
+      `Another jobhooks service is serving ${databasePath}${pid === null ? '' : ` (pid ${pid})`}: a SQLite database takes one service. Stop that one first, or use PostgreSQL (JOBHOOKS_DATABASE_URL) to run several instances.`,
+    );
+  }
+  writeFileSync(pidFileOf(databasePath), `${process.pid}\n`, { mode: 0o600 });
+  return () => {
+    // Only this process's mark: never one a later service wrote.
+    if (markedPidIsOurs(databasePath)) rmSync(pidFileOf(databasePath), { force: true });
+    lock.close();
+  };
+}
+
+function markedPidIsOurs(databasePath: string): boolean {
+  try {
+    return Number(readFileSync(pidFileOf(databasePath), 'utf8').trim()) === process.pid;
+  } catch {
+    return false;
+  }
 }

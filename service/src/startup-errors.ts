@@ -15,6 +15,8 @@ export function databaseStartupError(error: unknown, path: string): string | nul
   if (typeof failedPath === 'string' && basename(failedPath) === 'secret.key') {
     return `The key file ${failedPath} cannot be read or created (${String(code)}): fix its permissions, or set JOBHOOKS_SECRET_KEY.`;
   }
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_READONLY_DIRECTORY')
+    return `JOBHOOKS_DB names ${path}, which can be read but not written (${code}): make it and its folder writable by this user, or set JOBHOOKS_DB to a file in a writable folder.`;
   if (code === 'SQLITE_NOTADB')
     return `JOBHOOKS_DB names ${path}, which is not a SQLite database: point JOBHOOKS_DB at the jobhooks database, or at a new file.`;
   if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'))

@@ -126,7 +126,7 @@ function refuseUpgradeBesideOlderService(databasePath: string): void {
   const running = runningServiceOf(databasePath);
   if (version < MIGRATIONS.at(-1)!.version && running !== null) {
     throw new ConfigurationError(
-      `The database at ${databasePath} was made by an older jobhooks, whose service is still running (pid ${running}): stop it and start this version's service, which upgrades the database, then run this command again.`,
+      `The database at ${databasePath} was made by an older jobhooks, whose service is still running (${running}): stop it and start this version's service, which upgrades the database, then run this command again.`,
     );
   }
 }
@@ -237,7 +237,7 @@ async function dbCommand(sub: string | undefined, args: string[]): Promise<void>
   const running = runningServiceOf(config.databasePath);
   if (running !== null) {
     process.stderr.write(
-      `The service is still running on ${config.databasePath} (pid ${running}): what it accepts or sends from now on is not in the copy. Stop it before the instances on PostgreSQL start.\n`,
+      `The service is still running on ${config.databasePath} (${running}): what it accepts or sends from now on is not in the copy. Stop it before the instances on PostgreSQL start.\n`,
     );
   }
   const where = describePostgresUrl(url);

@@ -40,7 +40,7 @@ export async function rotateSecretKey(
   const running = config.postgres === null ? runningServiceOf(config.databasePath) : null;
   if (running !== null) {
     throw new ConfigurationError(
-      `The service is running on this database (pid ${running}): stop it first, or it would keep sealing new secrets with the old key.`,
+      `The service is running on this database (${running}): stop it first, or it would keep sealing new secrets with the old key.`,
     );
   }
   const keyFile = config.postgres === null ? secretKeyFileOf(config.databasePath) : resolve('secret.key');
