@@ -63,6 +63,15 @@ test.each([
     { JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: '1', JOBHOOKS_BOOTSTRAP_TOKEN: 'short' },
     /JOBHOOKS_BOOTSTRAP_TOKEN: must be at least 20/,
   ],
+  [{ JOBHOOKS_DATABASE_POOL_SIZE: '1' }, /JOBHOOKS_DATABASE_POOL_SIZE: must be at least 2/],
+  [{ JOBHOOKS_TRUST_PROXY: '2' }, /JOBHOOKS_TRUST_PROXY: must be 1 \(any proxy\), 0, or the proxies' addresses/],
+  [{ JOBHOOKS_TRUST_PROXY: '10.1/16' }, /JOBHOOKS_TRUST_PROXY/],
+  [{ JOBHOOKS_RETRY_SCHEDULE: '99999999999,1,1,1,1' }, /JOBHOOKS_RETRY_SCHEDULE: must have each delay at most 604800/],
+  [{ JOBHOOKS_DELIVERY_CONCURRENCY: '99999999999999' }, /JOBHOOKS_DELIVERY_CONCURRENCY: must be at most 10,000/],
+  [
+    { JOBHOOKS_METRICS_MAX_AGE_SECONDS: '99999999999999999999' },
+    /JOBHOOKS_METRICS_MAX_AGE_SECONDS: must be at most 3600/,
+  ],
 ])('%j is refused with a message naming the variable', (env, message) => {
   expect(() => loadConfig(env)).toThrow(message);
 });
@@ -78,7 +87,7 @@ test.each([
 
 test('a JOBHOOKS_TRUST_PROXY that is neither a flag nor addresses is refused, naming it', () => {
   expect(() => loadConfig({ JOBHOOKS_TRUST_PROXY: '2 hops' })).toThrow(
-    "JOBHOOKS_TRUST_PROXY: must be 1 (any proxy), 0, or the proxies' addresses or CIDR ranges separated by commas",
+    "JOBHOOKS_TRUST_PROXY: must be 1 (any proxy), 0, or the proxies' addresses (such as 10.0.0.5) or CIDR ranges separated by commas",
   );
 });
 
@@ -89,6 +98,11 @@ test('JOBHOOKS_DATABASE_URL must be a PostgreSQL URL and needs JOBHOOKS_SECRET_K
   expect(() => loadConfig({ JOBHOOKS_DATABASE_URL: 'postgres://db/jobhooks' })).toThrow(
     /JOBHOOKS_SECRET_KEY: must be set with JOBHOOKS_DATABASE_URL/,
   );
+  // A URL no parser reads (a port that is no number) is refused, and its password never repeated.
+  const unreadable = () =>
+    loadConfig({ JOBHOOKS_DATABASE_URL: 'postgres://app:s3cret@127.0.0.1:notaport/jh', JOBHOOKS_SECRET_KEY: 'k' });
+  expect(unreadable).toThrow(/JOBHOOKS_DATABASE_URL: cannot be read as a URL \(postgres:\/\/user:password@host:5432/);
+  expect(unreadable).not.toThrow(/s3cret/);
   const config = loadConfig({ JOBHOOKS_DATABASE_URL: 'postgresql://db/jobhooks', JOBHOOKS_SECRET_KEY: 'k' });
   expect(config.postgres).toEqual({ url: 'postgresql://db/jobhooks', poolSize: 10 });
   expect(loadConfig({}).postgres).toBeNull();

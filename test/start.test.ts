@@ -1,5 +1,5 @@
 // `jobhooks start` as a process: first start on an empty database prints a working admin token once; SIGTERM exits 0.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   closeSync,
   mkdirSync,
@@ -11,7 +11,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -116,6 +116,48 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     expect(await first.signal('SIGKILL')).toBeNull();
     const next = await start();
     expect(await next.signal('SIGTERM')).toBe(0);
+  });
+
+  describe('a PostgreSQL server that takes the connection and never answers', () => {
+    let silent: ReturnType<typeof createServer>;
+    let url: string;
+    let accepted: Socket[] = [];
+    beforeEach(async () => {
+      accepted = [];
+      silent = createServer((socket) => void accepted.push(socket));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      url = `postgres://app:s3cret@127.0.0.1:${(silent.address() as AddressInfo).port}/jobhooks`;
+    });
+    afterEach(async () => {
+      for (const socket of accepted) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+    const onPostgres = () => ({ JOBHOOKS_DATABASE_URL: url, JOBHOOKS_SECRET_KEY: 'a'.repeat(64) });
+
+    test('fails the start within the connection time limit, in one sentence without the password', async () => {
+      const failed = await startFailing(onPostgres());
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toBe(
+        `jobhooks: PostgreSQL at 127.0.0.1:${new URL(url).port}/jobhooks did not answer within 10 s: check JOBHOOKS_DATABASE_URL, and that the server runs and takes connections.\n`,
+      );
+    });
+
+    test('a SIGTERM while it waits ends the start at once, saying so', async () => {
+      const child = spawn(process.execPath, [BIN, 'start'], {
+        env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...onPostgres() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      // Once it is waiting for the server's answer.
+      await waitFor(() => accepted.length > 0, 'the connection to the silent server');
+      const signalled = Date.now();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(1);
+      expect(Date.now() - signalled).toBeLessThan(5_000);
+      expect(stderr).toBe('jobhooks: stopped by SIGTERM while starting.\n');
+    });
   });
 
   test('a HOST that is not an address of this machine', async () => {

@@ -10,14 +10,23 @@ const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .transform((value) => ['1', 'true', 'yes', 'on'].includes(value));
 
+/**
+ * An IPv4 address written as four decimal numbers, or an IPv6 address: what a person means by an address. A URL
+ * parser's other forms of IPv4 would read "2" (a count of proxies, meant) as the address 0.0.0.2.
+ */
+const isAddress = (text: string) => ipaddr.IPv4.isValidFourPartDecimal(text) || ipaddr.IPv6.isValid(text);
+const isRange = (text: string) => {
+  const [address, bits, ...rest] = text.split('/');
+  return rest.length === 0 && bits !== undefined && isAddress(address!) && ipaddr.isValidCIDR(text);
+};
+
 /** JOBHOOKS_TRUST_PROXY: a flag (any proxy, or none), or the proxies' addresses and CIDR ranges. */
 const trustProxy = z
   .string()
   .refine(
     (value) =>
-      flag.safeParse(value).success ||
-      value.split(',').every((part) => ipaddr.isValid(part.trim()) || ipaddr.isValidCIDR(part.trim())),
-    "must be 1 (any proxy), 0, or the proxies' addresses or CIDR ranges separated by commas",
+      flag.safeParse(value).success || value.split(',').every((part) => isAddress(part.trim()) || isRange(part.trim())),
+    "must be 1 (any proxy), 0, or the proxies' addresses (such as 10.0.0.5) or CIDR ranges separated by commas",
   )
   .transform((value) => {
     const asFlag = flag.safeParse(value);
@@ -27,6 +36,9 @@ const trustProxy = z
 const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number);
 const positiveInt = wholeNumber.pipe(z.number().int().min(1));
 
+/** The longest retry delay: a delivery and its log are kept 7 days, so a later retry would find neither. */
+const LONGEST_RETRY_DELAY_SECONDS = 7 * 24 * 3600;
+
 /** Five retry delays in seconds (five retries: docs/decisions.md#8-retries), e.g. "5,300,1800,7200,18000". */
 const retrySchedule = z
   .string()
@@ -35,7 +47,15 @@ const retrySchedule = z
   .refine(
     (delays) => delays.length === RETRIES_PER_DELIVERY,
     `must list exactly ${RETRIES_PER_DELIVERY} delays (one per retry)`,
+  )
+  .refine(
+    (delays) => delays.every((delay) => delay <= LONGEST_RETRY_DELAY_SECONDS),
+    `must have each delay at most ${LONGEST_RETRY_DELAY_SECONDS} seconds (7 days, as long as a delivery is kept)`,
   );
+
+/** A whole number from 1 to `max`, with why it stops there. */
+const upTo = (max: number, why: string) =>
+  positiveInt.pipe(z.number().max(max, `must be at most ${max.toLocaleString('en-US')} (${why})`));
 
 /** JOBHOOKS_MASKED_RESPONSE_HEADERS: header names (HTTP tokens) separated by commas. */
 const headerNames = z
@@ -61,8 +81,19 @@ const EnvSchema = z
     JOBHOOKS_DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\/./i, 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)')
+      // Never quoted back: it may hold a password.
+      .refine(
+        (url) => URL.canParse(url),
+        'cannot be read as a URL (postgres://user:password@host:5432/database; a port is digits, special characters in the password are percent-encoded)',
+      )
       .optional(),
-    JOBHOOKS_DATABASE_POOL_SIZE: positiveInt.default(10),
+    JOBHOOKS_DATABASE_POOL_SIZE: positiveInt
+      .pipe(
+        z
+          .number()
+          .min(2, 'must be at least 2: work done once for the cluster holds a connection while it uses another'),
+      )
+      .default(10),
     JOBHOOKS_SECRET_KEY: z.string().optional(),
     JOBHOOKS_BOOTSTRAP_ACCOUNT_ID: positiveInt.optional(),
     JOBHOOKS_BOOTSTRAP_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
@@ -74,11 +105,13 @@ const EnvSchema = z
     JOBHOOKS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: positiveInt.default(1000),
     JOBHOOKS_ALLOW_PRIVATE_URLS: flag.default(false),
     JOBHOOKS_RETRY_SCHEDULE: retrySchedule.optional(),
-    JOBHOOKS_DELIVERY_CONCURRENCY: positiveInt.default(256),
-    JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: positiveInt.default(16),
+    JOBHOOKS_DELIVERY_CONCURRENCY: upTo(10_000, 'each request in flight holds a socket and its memory').default(256),
+    JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: upTo(10_000, 'no more than the requests in flight in all').default(16),
     // Longer than an attempt's 10 s limit, or a slow attempt's delivery would be claimed twice.
     JOBHOOKS_DELIVERY_LEASE_SECONDS: positiveInt.pipe(z.number().min(15, 'must be at least 15')).default(60),
-    JOBHOOKS_METRICS_MAX_AGE_SECONDS: wholeNumber.default(15),
+    JOBHOOKS_METRICS_MAX_AGE_SECONDS: wholeNumber
+      .pipe(z.number().max(3600, 'must be at most 3600 (an hour): older gauges tell nothing of now'))
+      .default(15),
     JOBHOOKS_MASKED_RESPONSE_HEADERS: headerNames.optional(),
     JOBHOOKS_PUBLIC_URL: z
       .url({ protocol: /^https?$/, message: 'must be an http or https URL, such as https://jobhooks.example.com' })

@@ -117,7 +117,7 @@ function startupText(config: Config, address: string, firstToken: string | null)
   return `${lines.join('\n')}\n`;
 }
 
-/** SIGTERM/SIGINT close the service (attempts in flight finish) and exit 0; a signal during start-up takes effect once started. */
+/** SIGTERM/SIGINT close the service (attempts in flight finish) and exit 0; during start-up, they end it at once (exit 1). */
 function installShutdownHandlers(): { serviceReady(service: Service): void } {
   let service: Service | null = null;
   let requested: string | null = null;
@@ -135,6 +135,12 @@ function installShutdownHandlers(): { serviceReady(service: Service): void } {
       });
   };
   const onSignal = (signal: string) => {
+    // Still starting (waiting for PostgreSQL, say): nothing serves yet, so the process ends now. What it was
+    // writing is in a transaction, which the database takes back.
+    if (service === null) {
+      process.stderr.write(`jobhooks: stopped by ${signal} while starting.\n`);
+      process.exit(1);
+    }
     requested ??= signal;
     stop();
   };

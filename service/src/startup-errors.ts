@@ -3,6 +3,7 @@
 // is left as it is (a bug deserves its stack trace).
 import { basename } from 'node:path';
 import { ConfigurationError } from './core/errors';
+import { CONNECT_TIMEOUT_MS } from './store/postgres/database';
 
 const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -58,6 +59,14 @@ export function postgresStartupError(error: unknown, url: string, setting = 'JOB
   if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET'].includes(code)) {
     return `PostgreSQL at ${where} cannot be reached (${code}): check ${setting} and that the server runs.`;
   }
+  // pg's own errors carry no code: told apart by their words.
+  const message = messageOf(error);
+  if (/timeout/i.test(message))
+    return `PostgreSQL at ${where} did not answer within ${CONNECT_TIMEOUT_MS / 1000} s: check ${setting}, and that the server runs and takes connections.`;
+  if (/does not support SSL/i.test(message))
+    return `PostgreSQL at ${where} does not accept TLS, which ${setting} asks for (sslmode): remove sslmode, or turn TLS on in the server.`;
+  if (/Connection terminated unexpectedly/i.test(message))
+    return `PostgreSQL at ${where} closed the connection before it was ready: check that ${setting} points at PostgreSQL, and the server's log.`;
   return null;
 }
 

@@ -50,8 +50,9 @@ export interface Service {
   dispatcher: Dispatcher;
   retention: RetentionJob;
   /**
-   * Stops taking requests, lets responses in flight finish (up to 5 s) and then deliveries in flight, recording their
-   * results (up to 13 s, SHUTDOWN_GRACE_MS), and closes the database.
+   * Stops taking requests and claiming deliveries at once; lets responses in flight finish (up to 5 s) and, at the
+   * same time, deliveries in flight, recording their results (up to 13 s, SHUTDOWN_GRACE_MS); then closes the
+   * database.
    */
   close(): Promise<void>;
 }
@@ -258,9 +259,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       // Idempotent: a signal handler and a test teardown may both ask.
       close: () =>
         (closing ??= (async () => {
+          // Claims stop now: a retry falling due while API requests finish is left for the next start.
+          const deliveriesDone = running.stop(SHUTDOWN_GRACE_MS);
           await closeWithin(app, overrides.httpCloseGraceMs ?? HTTP_CLOSE_GRACE_MS);
           await retention.stop();
-          await running.stop(SHUTDOWN_GRACE_MS);
+          await deliveriesDone;
           await sender.close();
           // The spans of the last attempts are exported before the process goes.
           await tracing.close();

@@ -2,7 +2,11 @@
 // hold the close (and the deliveries and database behind it) past that.
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
-import { startHarness, webhooksPath } from '../support/harness';
+import { createManualClock } from '../../service/src/core/clock';
+import { createWebhook, startHarness, webhooksPath } from '../support/harness';
+import { ingest } from '../support/events';
+import { answer, startReceiver } from '../support/receiver';
+import { sleep, waitFor } from '../support/wait';
 
 /**
  * A request whose body never comes: 1,000 bytes announced, 10 sent. The service may answer it (its token is
@@ -43,4 +47,29 @@ test('a request still in flight after the grace has its connection cut, and the 
   await cut;
   expect(Date.now() - started).toBeGreaterThanOrEqual(300);
   socket.destroy();
+});
+
+test('closing stops claiming deliveries at once: a retry that falls due while requests finish is not sent', async () => {
+  const clock = createManualClock();
+  const h = await startHarness({ httpCloseGraceMs: 1_000, clock });
+  const receiver = await startReceiver(answer(500));
+  try {
+    const origin = (await h.listen()).replace(/\/api$/, '');
+    await createWebhook(h, { client_url: `${receiver.url}/hook`, event_types: ['job.run.completed'], job_ids: [] });
+    await ingest(h, 'job.run.completed', { runId: 'closing' });
+    await waitFor(() => receiver.requests.length === 1, 'the first attempt');
+    await sleep(100); // its result, and so its retry, written
+    // A request that holds the close for its whole grace, and meanwhile the retry falls due.
+    const requestSeen = once(h.service.app.server, 'request');
+    const socket = await stalledRequest(origin);
+    await requestSeen;
+    const closing = h.close();
+    clock.advanceMillis(3_600_000);
+    await sleep(600); // three polls of the dispatcher, had it gone on
+    await closing;
+    socket.destroy();
+    expect(receiver.requests).toHaveLength(1);
+  } finally {
+    await receiver.close();
+  }
 });

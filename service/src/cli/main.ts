@@ -230,7 +230,9 @@ async function dbCommand(sub: string | undefined, args: string[]): Promise<void>
   const { values } = parse(args, ['to']);
   const url = values.to;
   if (url === undefined || !isPostgresUrl(url))
-    throw new UsageError('db copy needs --to postgres://... (a new, empty PostgreSQL database)');
+    throw new UsageError(
+      'db copy needs --to postgres://user:password@host:5432/database (a new, empty PostgreSQL database; a port is digits, special characters in the password are percent-encoded)',
+    );
   const config = loadConfig({ ...process.env, JOBHOOKS_DATABASE_URL: undefined });
   // Opening the store brings an older file to this build's schema, the one the copy reads.
   await openExistingStore(config).close();

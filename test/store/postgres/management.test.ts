@@ -343,6 +343,23 @@ describe('cluster locks', () => {
     expect(order).toEqual(['a holds', 'a frees', 'b holds']);
   });
 
+  test('locks of as many names as pooled connections, held at once, leave their tasks a connection', async () => {
+    const small = await openInstance(url, 2);
+    try {
+      // Each task needs a connection of the pool while its lock's connection is held: two holders of a pool of
+      // two would wait for ever.
+      const task = (name: string) => async () => {
+        await small.db.query('SELECT pg_sleep(0.05)');
+        return name;
+      };
+      const names = ['result:cluster-gauges', 'result:delivery-rates', 'result:log-retention'];
+      const done = Promise.all(names.map((name) => small.cluster.whileLocked(name, task(name))));
+      expect(await Promise.race([done, sleep(10_000).then(() => 'stuck')])).toEqual(names);
+    } finally {
+      await small.close();
+    }
+  });
+
   test('whileLocked tasks take turns across instances, more waiters than pooled connections included', async () => {
     const small = await openInstance(url, 2);
     try {

@@ -72,7 +72,31 @@ async function freshResult<T extends ClusterResult>(
   return row !== undefined && nowMs - row.computed_at < maxAgeMs ? row.result : null;
 }
 
+/**
+ * Runs work with at most `slots` at once, the others waiting in turn. A named lock holds a pooled connection while
+ * its task takes others: with as many holders as connections, no task could get one, and every holder would wait
+ * for ever (a pool of 2 with two metrics readings at once did). One connection always stays free of holders.
+ */
+function createLockSlots(slots: number) {
+  let free = slots;
+  const waiting: Array<() => void> = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    if (free > 0) free -= 1;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      // The slot passes straight to the next waiter, or back to the free ones.
+      const next = waiting.shift();
+      if (next === undefined) free += 1;
+      else next();
+    }
+  };
+}
+
 export function createPgClusterStore(db: PgDatabase, notifications: Notifications): ClusterStore {
+  // The pool's size is at least 2 (config.ts): one connection for the holders' tasks.
+  const withLockSlot = createLockSlots(Math.max(1, (db.pool.options.max ?? 10) - 1));
   // Waiters of this process take turns per name before taking a connection: each waiting for the lock on its own
   // connection could use up the pool, and the holder's task then wait for a connection forever.
   const turns = new Map<string, Promise<void>>();
@@ -94,7 +118,7 @@ export function createPgClusterStore(db: PgDatabase, notifications: Notification
   }
 
   const whileLocked: ClusterStore['whileLocked'] = (name, task) =>
-    inTurn(name, async () => holding(await lockedConnection(db, name), name, task));
+    inTurn(name, () => withLockSlot(async () => holding(await lockedConnection(db, name), name, task)));
 
   return {
     whileLocked,

@@ -56,11 +56,17 @@ export interface PgDatabase {
 /** pg's parsers are global to the module; numbers are what every record of the store holds. */
 pg.types.setTypeParser(INT8_OID, (value: string) => Number(value));
 
+/** How long a new connection may take to be ready. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
 export function openPool(options: PostgresOptions, onIdleError: (error: Error) => void): PgDatabase {
   // pg-pool awaits the promise onConnect returns before a new connection's first use (@types/pg says void).
   const config: pg.PoolConfig & { onConnect(client: pg.ClientBase): Promise<unknown> } = {
     connectionString: options.url,
     max: options.poolSize,
+    // A server that takes the connection and never answers fails the query that waited for it, with a message,
+    // instead of holding it (and a start-up) for ever.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // The service names itself in pg_stat_activity, so an operator sees whose connections these are.
     application_name: 'jobhooks',
     // The store's statements are written for READ COMMITTED, where each statement sees what committed before it
@@ -117,6 +123,7 @@ export function asColumns(rows: readonly unknown[][], width: number): unknown[][
 }
 
 /** True for a postgres:// or postgresql:// URL: the store JOBHOOKS_DATABASE_URL selects. */
+/** A postgres:// or postgresql:// URL that a URL parser reads (a port of digits, a password percent-encoded). */
 export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
+  return /^postgres(ql)?:\/\//i.test(url) && URL.canParse(url);
 }
