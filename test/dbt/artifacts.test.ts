@@ -2,7 +2,7 @@
 // version, times, results and project; a missing, cut-off, foreign or stale file gives one sentence.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readManifest, readRunResults, stalenessOf } from '../../provider/dbt/src/artifacts';
+import { MANIFEST_START_BYTES, readManifest, readRunResults, stalenessOf } from '../../provider/dbt/src/artifacts';
 import { outcomeOf } from '../../provider/dbt/src/run-outcome';
 import {
   DBT_VERSIONS,
@@ -160,6 +160,23 @@ describe("each version's artifacts, as the stand-in writes them", () => {
     expect(readManifest(dbtCore, 'manifest.json', nodes('model.other.x'))).toEqual({
       ok: true,
       value: { projectName: '', projectId: '098f6bcd4621d373cade4e832627b4f6' },
+    });
+  });
+
+  test("only the manifest's metadata, which dbt writes first, is read: a manifest too large to parse still names it", () => {
+    const v19 = DBT_VERSIONS.find((v) => v.label === '1.9')!;
+    const whole = JSON.stringify(manifestOf(v19, invocation));
+    expect(whole.startsWith('{"metadata":')).toBe(true);
+    // The start a reader of MANIFEST_START_BYTES gets of a manifest of hundreds of MB: its nodes cut off.
+    const start = `${whole.slice(0, whole.indexOf(',"nodes":'))},"nodes": {"model.${PROJECT}.orders": {"raw_code": "sel`;
+    expect(readManifest(start, 'target/manifest.json', [])).toEqual({
+      ok: true,
+      value: { projectName: PROJECT, projectId: PROJECT_ID },
+    });
+    expect(MANIFEST_START_BYTES).toBe(1024 * 1024);
+    expect(readManifest('{"nodes": {}, "metadata": {}}', 'target/manifest.json', [])).toEqual({
+      ok: false,
+      problem: 'target/manifest.json does not start with its metadata, as dbt writes it.',
     });
   });
 

@@ -56,6 +56,11 @@ function world(options: {
     stdout: (text) => void (out += text),
     stderr: (text) => void (err += text),
     readFile: (path) => files.get(path) ?? null,
+    // What a test gives readFile (it may replace it), cut: as the real one reads a file's start.
+    readStart: (path, bytes) => {
+      const text = io.readFile(path);
+      return typeof text === 'string' ? text.slice(0, bytes) : text;
+    },
     spawn: (command, args) => {
       spawned.push({ command, args });
       const exited = new Promise<ExitStatus>((resolve) => {
@@ -315,6 +320,14 @@ describe('run', () => {
     // Written at 09:00:30: a run that began at 09:00:00 is this one.
     expect(await emit(world1, '2026-11-20T09:00:00.000000+00:00')).toBe(0);
     expect(world1.posted.at(-1)!.run).toMatchObject({ runStatusCode: 10 });
+    expect(world1.stderr()).not.toContain('--not-before');
+    // Without it, the file is taken as this run's, and stderr says so, with when dbt wrote it.
+    const unchecked = world({});
+    unchecked.io.readFile = (path) => files.get(path) ?? null;
+    expect(await runCli(['emit', '--run-id', 'r', '--run-results', 'target/run_results.json'], unchecked.io)).toBe(0);
+    expect(unchecked.stderr()).toContain(
+      "jobhooks-dbt: target/run_results.json (written 2026-11-20T09:00:30.000Z) is reported as this run's; pass --not-before with the time the run began, so that a file an earlier run left is refused instead.\n",
+    );
     const later = world({});
     later.io.readFile = (path) => files.get(path) ?? null;
     expect(await emit(later, '2026-11-20T09:05:00Z')).toBe(1);

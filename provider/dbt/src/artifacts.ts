@@ -1,6 +1,7 @@
 // Reading dbt's artifacts: the parts of target/run_results.json (run-results v4 to v6, dbt Core 1.5 to 1.10 and dbt
 // Fusion) and target/manifest.json (manifest v9 to v12) that a job-run event needs, each problem as one sentence.
 // Only those parts are checked, and loosely: a newer dbt adds fields, and the run must still be reported.
+import { bracedLength } from './braced-text';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { FileText } from './io';
@@ -134,6 +135,14 @@ export const projectIdOf = (projectName: string): string => createHash('md5').up
  * The project's name and id from manifest.json. dbt 1.5 writes only the id (an MD5 of the name): the name is then
  * the package of a run's node whose MD5 matches, from the nodes' unique ids (`model.<package>.<name>`).
  */
+/**
+ * How much of manifest.json is read: its `metadata`, which dbt writes first, is all a run's events take from it. A
+ * large project's manifest runs to hundreds of MB, which parsed whole could take the memory a small CI runner has,
+ * and end this process after dbt succeeded.
+ */
+export const MANIFEST_START_BYTES = 1024 * 1024;
+
+/** The start of manifest.json (readStart's) as the project it names, or a sentence saying why not. */
 export function readManifest(
   file: FileText,
   path: string,
@@ -142,8 +151,12 @@ export function readManifest(
   if (file === null) return { ok: false, problem: `there is no ${path} to name the project.` };
   if (typeof file === 'object')
     return { ok: false, problem: `cannot read ${path} (${file.unreadable}) to name the project.` };
-  const text = file;
-  const json = parsedJson(text, path);
+  const start = /^\s*\{\s*"metadata"\s*:\s*/.exec(file);
+  const length = start === null ? null : bracedLength(file.slice(start[0].length), '"');
+  if (start === null || length === null)
+    return { ok: false, problem: `${path} does not start with its metadata, as dbt writes it.` };
+  const metadata = file.slice(start[0].length, start[0].length + length);
+  const json = parsedJson(`{"metadata":${metadata}}`, path);
   if (!json.ok) return json;
   const parsed = ManifestFile.safeParse(json.value);
   if (!parsed.success) return { ok: false, problem: `${path} is not a dbt manifest (${firstIssue(parsed.error)}).` };

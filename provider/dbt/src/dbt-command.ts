@@ -1,6 +1,7 @@
 // What jobhooks-dbt needs to know of the dbt command it runs, read from its arguments and dbt's own variables:
 // where dbt writes its artifacts, the target, the project's name (dbt_project.yml's `name:`), and the command line
 // a job is named after, without the values of --vars.
+import { bracedLength } from './braced-text';
 import { resolve } from 'node:path';
 
 /** The value of `--flag VALUE` or `--flag=VALUE` (the last one given), or null. */
@@ -85,16 +86,5 @@ function varsLength(text: string): number {
     const next = text.search(/\s--/);
     return next === -1 ? text.length : next;
   }
-  let depth = 0;
-  let quote: string | null = null;
-  for (let i = 0; i < text.length; i += 1) {
-    const char = text[i]!;
-    if (quote !== null) {
-      if (char === '\\') i += 1;
-      else if (char === quote) quote = null;
-    } else if (char === '"' || char === "'") quote = char;
-    else if (char === '{') depth += 1;
-    else if (char === '}' && (depth -= 1) === 0) return i + 1;
-  }
-  return text.length;
+  return bracedLength(text, `"'`) ?? text.length;
 }

@@ -3,7 +3,14 @@
 // run after dbt. A missing or unreadable run_results.json is said in one sentence and reported as an errored run.
 import { dirname, relative, resolve } from 'node:path';
 import type { ConnectionFlags } from '@jobhooks/client';
-import { type Reading, readManifest, readRunResults, type RunResults, stalenessOf } from './artifacts';
+import {
+  MANIFEST_START_BYTES,
+  type Reading,
+  readManifest,
+  readRunResults,
+  type RunResults,
+  stalenessOf,
+} from './artifacts';
 import { recordedCommandLineOf } from './dbt-command';
 import type { DbtToolIo } from './io';
 import type { JobFlags } from './job-settings';
@@ -49,10 +56,15 @@ export async function emitCommand(options: EmitOptions, io: DbtToolIo): Promise<
     options.notBefore,
   );
   if (!reading.ok) say(reading.problem);
+  // Without it, a file a dbt that stopped before it began left behind is the previous run's, reported as this one's.
+  else if (options.notBefore === undefined)
+    say(
+      `${shown(runResultsPath)} (written ${reading.value.generatedAt.toISOString()}) is reported as this run's; pass --not-before with the time the run began, so that a file an earlier run left is refused instead.`,
+    );
 
   const manifestPath = resolve(io.cwd, options.manifest ?? resolve(dirname(runResultsPath), 'manifest.json'));
   const manifest = reading.ok
-    ? readManifest(io.readFile(manifestPath), shown(manifestPath), reading.value.results)
+    ? readManifest(io.readStart(manifestPath, MANIFEST_START_BYTES), shown(manifestPath), reading.value.results)
     : null;
   // A manifest asked for by name must be there; the one next to run_results.json is read when present.
   if (manifest !== null && !manifest.ok && options.manifest !== undefined) say(manifest.problem);

@@ -2,7 +2,7 @@
 // programs that report runs themselves. This file wires the real process, clock, files and API client.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createWebhooksClient } from '@jobhooks/client';
 import { runCli } from './cli';
 import type { ChildRun, DbtToolIo, ExitStatus, FileText } from './io';
@@ -14,16 +14,30 @@ export type { DbtToolIo, EventPoster } from './io';
 export { endEvents, type RunIdentity, startedEvent } from './run-events';
 export { failuresMessage, outcomeOf, RUN_STATUS } from './run-outcome';
 
-/** A file's text; a file that is not there is null, and any other failure (EISDIR, EACCES) its code, to be said. */
-function readText(path: string): FileText {
+/** What `read` gives; a file that is not there is null, and any other failure (EISDIR, EACCES) its code, to be said. */
+function readingFile(read: () => string): FileText {
   try {
-    return readFileSync(path, 'utf8');
+    return read();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
     return { unreadable: code ?? (error as Error).message };
   }
 }
+
+const readText = (path: string): FileText => readingFile(() => readFileSync(path, 'utf8'));
+
+/** The file's first `bytes` bytes as text (a character cut at the end is replaced, as the end is not read anyway). */
+const readTextStart = (path: string, bytes: number): FileText =>
+  readingFile(() => {
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(bytes);
+      return buffer.toString('utf8', 0, readSync(fd, buffer, 0, bytes, 0));
+    } finally {
+      closeSync(fd);
+    }
+  });
 
 function spawnInherited(command: string, args: readonly string[]): ChildRun {
   // A process group of its own (see DbtToolIo.spawn); on Windows, where detached means a console window of its own
@@ -53,6 +67,7 @@ export function processIo(): DbtToolIo {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     readFile: readText,
+    readStart: readTextStart,
     spawn: spawnInherited,
     onCancel,
     timeout: (ms) => AbortSignal.timeout(ms),

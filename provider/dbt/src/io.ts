@@ -35,6 +35,8 @@ export interface DbtToolIo {
   stderr(text: string): void;
   /** The file's text, null when it does not exist, or why it could not be read (a folder, no permission). */
   readFile(path: string): FileText;
+  /** As readFile, but only the file's first `bytes` bytes (a manifest of hundreds of MB is read for its start). */
+  readStart(path: string, bytes: number): FileText;
   /**
    * Starts a command with this process's standard input, output and error, in a process group of its own: a
    * terminal's Ctrl-C (sent to the whole foreground group) reaches only jobhooks-dbt, which passes it on once.

@@ -7,6 +7,7 @@ import { basename, join, relative } from 'node:path';
 import type { ConnectionFlags } from '@jobhooks/client';
 import {
   projectIdOf,
+  MANIFEST_START_BYTES,
   readManifest,
   readRunResults,
   type Reading,
@@ -143,7 +144,7 @@ async function reportEnd(run: RunSoFar, exit: ExitStatus): Promise<number> {
 
   const manifestPath = join(paths.targetPath, 'manifest.json');
   const manifest = reading.ok
-    ? readManifest(io.readFile(manifestPath), shown(manifestPath), reading.value.results)
+    ? readManifest(io.readStart(manifestPath, MANIFEST_START_BYTES), shown(manifestPath), reading.value.results)
     : null;
   const ended: RunIdentity = {
     ...identity,
