@@ -7,10 +7,12 @@ import {
   ApiError,
   createWebhooksClient,
   describeApiFailure,
+  HalfMadeUpdate,
   hostUrlProblem,
   InvalidRequest,
   rotationIdempotencyKey,
   UnexpectedAnswer,
+  updateWebhook,
 } from '@jobhooks/client';
 import { ADMIN_TOKEN, type Harness, startHarness } from '../support/harness';
 import { runOf } from '../support/events';
@@ -577,6 +579,24 @@ test("rotateSecret and endSecretOverlap (jobhooks' own); a rotation is retried a
   });
   await expect(viaFailing.rotateSecret(created.id)).rejects.toMatchObject({ status: 502 });
   expect(failing.seen).toHaveLength(1);
+});
+
+test('moving an inactive webhook whose second request (back to inactive) fails says it stays active; again, it ends', async () => {
+  const direct = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  const created = await direct.create({ ...input, active: false });
+  let puts = 0;
+  const secondPut = (req: IncomingMessage) => req.method === 'PUT' && (puts += 1) === 2;
+  const { url } = await startProxy(new URL(hostUrl).origin, 1, secondPut, { status: 400, forwardFirst: false });
+  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, maxAttempts: 1 });
+  const moved = { ...input, client_url: 'https://hooks.example.com/moved', active: false };
+  const failed = await updateWebhook(client, created.id, input.client_url, moved).catch((error: unknown) => error);
+  expect(failed).toBeInstanceOf(HalfMadeUpdate);
+  expect((failed as Error).message).toMatch(
+    /^it was moved to its new client_url, which made it active, and then making it inactive failed \(Update webhook wsu_\w+ failed with HTTP 400: .*\): it stays active, and sends, until the change is made again$/,
+  );
+  expect(await direct.get(created.id)).toMatchObject({ client_url: moved.client_url, active: true });
+  await updateWebhook(direct, created.id, moved.client_url, moved);
+  expect(await direct.get(created.id)).toMatchObject({ client_url: moved.client_url, active: false });
 });
 
 test('a rotation under an Idempotency-Key whose answer was lost is retried, and rotates once', async () => {

@@ -40,7 +40,7 @@ export {
   type WebhookProperties,
   webhookProblems,
 } from './webhook-problems';
-export { rotationIdempotencyKey, updateWebhook, urlChangeWhileInactive } from './webhook-updates';
+export { HalfMadeUpdate, rotationIdempotencyKey, updateWebhook, urlChangeWhileInactive } from './webhook-updates';
 export {
   DBTCLOUD_PROVIDER_ADDRESS,
   DBTCLOUD_PROVIDER_CONSTRAINT,

@@ -40,8 +40,28 @@ export async function updateWebhook<
 ): Promise<Answer> {
   if (input.client_url !== currentUrl && input.active === false) {
     await api.update(id, { ...input, active: true });
+    try {
+      return await api.update(id, input);
+    } catch (error) {
+      throw new HalfMadeUpdate(error);
+    }
   }
   return api.update(id, input);
+}
+
+/**
+ * The first of updateWebhook's two requests was made (the webhook is at its new URL, and active), the second (back
+ * to inactive) failed: said as such, since the webhook now sends, which neither its old state nor the one asked for
+ * did. Making the same change again ends it.
+ */
+export class HalfMadeUpdate extends Error {
+  constructor(override readonly cause: unknown) {
+    super(
+      `it was moved to its new client_url, which made it active, and then making it inactive failed (${(cause as Error).message}): it stays active, and sends, until the change is made again`,
+      { cause },
+    );
+    this.name = 'HalfMadeUpdate';
+  }
 }
 
 /**
