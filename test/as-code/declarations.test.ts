@@ -165,7 +165,17 @@ test('YAML errors, duplicate keys, wrong shapes and files that match nothing are
   write('syntax.yml', 'webhooks:\n  a: [unclosed\n');
   expect(await problemsOf(['syntax.yml'])).toEqual([expect.stringMatching(/^syntax\.yml:\d+: YAML: /)]);
   write('twice.yml', 'webhooks:\n  a:\n    name: x\n  a:\n    name: y\n');
-  expect(await problemsOf(['twice.yml'])).toEqual(['twice.yml:4: YAML: Map keys must be unique']);
+  expect(await problemsOf(['twice.yml'])).toEqual([
+    'twice.yml:4: the key "a" is given twice in the same map; keep one',
+  ]);
+  write('twice-field.yml', 'webhooks:\n  a:\n    name: x\n    "name": y\n');
+  expect(await problemsOf(['twice-field.yml'])).toEqual([
+    'twice-field.yml:4: the key "name" is given twice in the same map; keep one',
+  ]);
+  write('two.yml', 'webhooks: {}\n---\nnamespace: x\n');
+  expect(await problemsOf(['two.yml'])).toEqual([
+    'two.yml:2: the file holds a second YAML document (after "---"): one file is one document; put the second in a file of its own',
+  ]);
   write('list.yml', '- a\n- b\n');
   expect(await problemsOf(['list.yml'])).toEqual([
     'list.yml:1: the file must be a map with "webhooks" (and, optionally, "namespace")',

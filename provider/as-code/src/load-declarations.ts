@@ -17,7 +17,7 @@ import { type Marker, markedName, roomForName } from '@jobhooks/client/contract'
 import type { Problem } from './problem';
 import { messageOf, pathOf } from './problem-messages';
 import { substituteVariables } from './variables';
-import { identifierOfNodePath, type LineOf, lineFinder, lineOfPath, yamlMessage } from './yaml-positions';
+import { identifierOfNodePath, type LineOf, lineFinder, lineOfPath, yamlMessage, yamlProblem } from './yaml-positions';
 
 export interface DeclaredEntry<Values = DeclaredValues> {
   identifier: string;
@@ -96,7 +96,7 @@ function parseWebhooksFile(path: string, env: NodeJS.ProcessEnv, problems: Probl
   const doc = parseDocument(text, { lineCounter: lines, merge: true, uniqueKeys: true, prettyErrors: true });
   // Warnings too (an unknown tag, say): a file whose meaning the parser had to guess is not applied.
   for (const error of [...doc.errors, ...doc.warnings])
-    problems.push({ line: error.linePos?.[0].line ?? null, identifier: null, message: yamlMessage(error.message) });
+    problems.push({ line: error.linePos?.[0].line ?? null, identifier: null, message: yamlProblem(error, text) });
   if (problems.length > 0) return null;
   const lineOf = lineFinder(lines);
   const variableLines = substituteAll(doc, env, lineOf, problems);

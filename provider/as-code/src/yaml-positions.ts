@@ -44,6 +44,25 @@ function isPairWithKey(value: unknown, keys?: readonly string[]): value is { key
   return isScalar(pairKey) && (keys === undefined || keys.some((key) => pairKey.value === key));
 }
 
+/**
+ * What a parser error means for a webhooks file, in its words where they would puzzle (they name the library's API,
+ * or not the key): the others as yamlMessage gives them. `source` is the file's text, to name a repeated key.
+ */
+export function yamlProblem(error: { code: string; pos: [number, number]; message: string }, source: string): string {
+  if (error.code === 'MULTIPLE_DOCS')
+    return 'the file holds a second YAML document (after "---"): one file is one document; put the second in a file of its own';
+  if (error.code === 'DUPLICATE_KEY') {
+    const key = source
+      .slice(error.pos[0])
+      .split('\n')[0]!
+      .split(':')[0]!
+      .trim()
+      .replace(/^(["'])(.*)\1$/, '$2');
+    return `the key "${key}" is given twice in the same map; keep one`;
+  }
+  return yamlMessage(error.message);
+}
+
 /** yaml's message without the excerpt and the position it appends (the line is reported apart). */
 export function yamlMessage(text: string): string {
   return `YAML: ${text
