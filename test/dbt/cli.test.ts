@@ -36,7 +36,7 @@ function world(options: {
   env?: NodeJS.ProcessEnv;
   exit?: ExitStatus;
   writes?: () => Record<string, string>;
-  answer?: (input: IngestInput) => Promise<IngestedEvent>;
+  answer?: (input: IngestInput, how?: { onRetryWait?: () => void }) => Promise<IngestedEvent>;
 }): World {
   let err = '';
   let out = '';
@@ -79,10 +79,11 @@ function world(options: {
       return () => void (cancelHandler = null);
     },
     poster: (_connection: Connection) => ({
-      ingest: async (input) => {
+      ingest: async (input, how) => {
         posted.push(input);
         return (options.answer ?? (async () => ({ event_id: 'wev_1', deliveries: 1, skipped: 0, duplicate: false })))(
           input,
+          how,
         );
       },
     }),
@@ -178,6 +179,22 @@ describe('run', () => {
     expect(w.stderr()).toContain(
       'jobhooks-dbt: job.run.completed of run r was already posted (wev_first): nothing new was sent.\n',
     );
+  });
+
+  test('a post whose first answer was lost, retried, finds its own first sending: posted, with no warning', async () => {
+    const w = world({
+      writes: written('success'),
+      answer: async (_input, how) => {
+        how?.onRetryWait?.(); // the client's retry after the lost answer
+        return { event_id: 'wev_kept', deliveries: 1, skipped: 0, duplicate: true };
+      },
+    });
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io)).toBe(0);
+    for (const type of ['job.run.started', 'job.run.completed'])
+      expect(w.stderr()).toContain(
+        `jobhooks-dbt: ${type} of run r posted (wev_kept; its first answer was lost, and the server had taken it then).\n`,
+      );
+    expect(w.stderr()).not.toContain('already posted');
   });
 
   test('outside CI the run id is generated and printed, so the run can be reported again under it', async () => {

@@ -51,7 +51,7 @@ describe('a server that is down (nothing listens on the port)', () => {
     for (const type of ['job.run.started', 'job.run.completed'])
       expect(lenient.stderr).toMatch(
         new RegExp(
-          `^jobhooks-dbt: ${type} of run down-1 was not posted: Post ${type} of run down-1 failed: could not reach ` +
+          `^jobhooks-dbt: ${type} of run down-1 was not posted: could not reach ` +
             `${down.replace(/[.]/g, '\\.')} \\(connect ECONNREFUSED [^)]*\\)\\.$`,
           'm',
         ),

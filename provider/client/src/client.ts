@@ -139,6 +139,8 @@ interface SendOptions {
   headers?: Record<string, string>;
   onlyIfRefused?: boolean;
   signal?: AbortSignal | undefined;
+  /** Told of this request's own retry waits, besides the client's onRetryWait. */
+  onRetryWait?: ((wait: RetryWait) => void) | undefined;
 }
 
 /** `waiting`, or the signal's reason as soon as it aborts. */
@@ -278,7 +280,7 @@ export function createWebhooksClient(options: ClientOptions) {
    * be made twice (a rotation) is never repeated after an answer that may hide a success.
    */
   async function send(method: string, url: string, operation: string, body?: unknown, how: SendOptions = {}) {
-    const { headers = {}, onlyIfRefused = false, signal } = how;
+    const { headers = {}, onlyIfRefused = false, signal, onRetryWait } = how;
     for (let attempt = 1; ; attempt += 1) {
       let waitMs: number;
       let cause: RetryWait['cause'];
@@ -313,7 +315,9 @@ export function createWebhooksClient(options: ClientOptions) {
         cause = { kind: 'unreachable', error: unreachableReason(error) };
       }
       waitMs = Math.min(waitMs, maxDelay);
-      options.onRetryWait?.({ operation, waitMs, nextAttempt: attempt + 1, maxAttempts, cause });
+      const wait = { operation, waitMs, nextAttempt: attempt + 1, maxAttempts, cause };
+      options.onRetryWait?.(wait);
+      onRetryWait?.(wait);
       await untilAborted(sleep(waitMs), signal);
     }
   }
@@ -460,7 +464,10 @@ export function createWebhooksClient(options: ClientOptions) {
      * event in once per (run.runId, event_type), so a repeat after a lost answer queues nothing new and answers
      * `duplicate: true` with the first event's id. `signal` gives up the post (its retries and waits too).
      */
-    async ingest(input: IngestInput, how: { signal?: AbortSignal } = {}): Promise<IngestedEvent> {
+    async ingest(
+      input: IngestInput,
+      how: { signal?: AbortSignal; onRetryWait?: (wait: RetryWait) => void } = {},
+    ): Promise<IngestedEvent> {
       const operation = `Post ${input.event_type} of run ${input.run.runId}`;
       const parsed = IngestEventBody.safeParse(input);
       if (!parsed.success) throw new InvalidRequest(operation, parsed.error.issues);

@@ -22,7 +22,7 @@ export interface ChildRun {
 
 /** Posts one event; the client's `ingest`, which `signal` gives up. */
 export interface EventPoster {
-  ingest(input: IngestInput, how?: { signal?: AbortSignal }): Promise<IngestedEvent>;
+  ingest(input: IngestInput, how?: { signal?: AbortSignal; onRetryWait?: () => void }): Promise<IngestedEvent>;
 }
 
 export interface DbtToolIo {

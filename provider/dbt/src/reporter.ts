@@ -42,9 +42,13 @@ export function reporterFor(
       say(`${what} was not posted: ${gaveUp}`);
       return false;
     }
+    // A post sent again after an answer that was lost may find its own first sending, which the server took.
+    let retried = false;
     try {
-      const taken = await poster.ingest(event, { signal: giveUp.signal });
+      const taken = await poster.ingest(event, { signal: giveUp.signal, onRetryWait: () => (retried = true) });
       if (!taken.duplicate) say(`${what} posted (${taken.event_id}, ${deliveries(taken.deliveries)}).`);
+      else if (retried)
+        say(`${what} posted (${taken.event_id}; its first answer was lost, and the server had taken it then).`);
       // A started event that is not new: right for a step run again, silently wrong for another dbt command
       // that got the same run id, whose events would all be taken for the first one's.
       else if (event.event_type === 'job.run.started')
@@ -56,7 +60,9 @@ export function reporterFor(
       else say(`${what} was already posted (${taken.event_id}): nothing new was sent.`);
       return true;
     } catch (error) {
-      say(`${what} was not posted: ${giveUp.signal.aborted ? gaveUp : describeApiFailure(error, connection)}`);
+      // The client's sentence starts with what was tried, which this one has said already.
+      const why = describeApiFailure(error, connection).replace(`Post ${what} failed: `, '');
+      say(`${what} was not posted: ${giveUp.signal.aborted ? gaveUp : why}`);
       return false;
     }
   }
