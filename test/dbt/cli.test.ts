@@ -197,6 +197,16 @@ describe('run', () => {
     expect(w.stderr()).not.toContain('already posted');
   });
 
+  test("dbt_project.yml's target-path is where the run's artifacts are read", async () => {
+    const results = written('success')()['/ci/jaffle_shop/target/run_results.json']!;
+    const w = world({ writes: () => ({ '/ci/jaffle_shop/build/run_results.json': results }) });
+    const read = w.io.readFile;
+    w.io.readFile = (path) =>
+      path === '/ci/jaffle_shop/dbt_project.yml' ? 'name: jaffle_shop\ntarget-path: "build"\n' : read(path);
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io)).toBe(0);
+    expect(w.posted.at(-1)!.run).toMatchObject({ runStatusCode: 10, runStatusMessage: 'None' });
+  });
+
   test('outside CI the run id is generated and printed, so the run can be reported again under it', async () => {
     const w = world({ writes: written('success') });
     expect(await runCli(['run', '--', 'dbt', 'build'], w.io)).toBe(0);

@@ -201,6 +201,15 @@ describe('what jobhooks-dbt reads of the dbt command', () => {
     });
     expect(dbtPaths(['build'], { DBT_TARGET_PATH: '/tmp/t' }, '/ci').targetPath).toBe('/tmp/t');
     expect(dbtPaths(['build', '--target-path', 'x'], {}, '/ci', 'elsewhere').targetPath).toBe('/ci/elsewhere');
+    // dbt_project.yml's target-path, after the flag and the variable.
+    for (const yml of ['target-path: build', 'name: p\ntarget-path: "build"  # moved', "target-path: 'build'"])
+      expect(dbtPaths(['build'], {}, '/ci', undefined, yml).targetPath).toBe('/ci/build');
+    expect(dbtPaths(['build', '--target-path=out'], {}, '/ci', undefined, 'target-path: build').targetPath).toBe(
+      '/ci/out',
+    );
+    expect(dbtPaths(['build'], { DBT_TARGET_PATH: 't' }, '/ci', undefined, 'target-path: build').targetPath).toBe(
+      '/ci/t',
+    );
   });
 
   test('the target names the environment; the project name comes from dbt_project.yml', () => {

@@ -22,24 +22,38 @@ export interface DbtPaths {
   targetPath: string;
 }
 
+/** dbt's project folder: --project-dir, then DBT_PROJECT_DIR, then the working folder. */
+export const projectDirOf = (args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): string =>
+  resolve(cwd, flagValue(args, ['--project-dir']) ?? env.DBT_PROJECT_DIR ?? '.');
+
 /**
  * dbt's project folder and target folder, as dbt finds them: its flags, then DBT_PROJECT_DIR and DBT_TARGET_PATH,
- * then the working folder and its `target/`. A target path is relative to the project folder.
+ * then the project's dbt_project.yml's `target-path:` (`projectYml`, its text), then the working folder and its
+ * `target/`. A target path is relative to the project folder.
  */
 export function dbtPaths(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   cwd: string,
   targetOverride?: string,
+  projectYml: string | null = null,
 ): DbtPaths {
-  const projectDir = resolve(cwd, flagValue(args, ['--project-dir']) ?? env.DBT_PROJECT_DIR ?? '.');
-  const target = targetOverride ?? flagValue(args, ['--target-path']) ?? env.DBT_TARGET_PATH ?? 'target';
+  const projectDir = projectDirOf(args, env, cwd);
+  const target =
+    targetOverride ?? flagValue(args, ['--target-path']) ?? env.DBT_TARGET_PATH ?? targetPathIn(projectYml) ?? 'target';
   return { projectDir, targetPath: targetOverride !== undefined ? resolve(cwd, target) : resolve(projectDir, target) };
 }
 
 /** The dbt target (`--target`/`-t`, or DBT_TARGET), which names the environment when no environment name is set. */
 export const dbtTarget = (args: readonly string[], env: NodeJS.ProcessEnv): string | null =>
   flagValue(args, ['--target', '-t']) ?? (env.DBT_TARGET || null);
+
+/** The `target-path:` of a dbt_project.yml (a top-level key, deprecated by dbt 1.5 but still read), or null. */
+export function targetPathIn(dbtProjectYml: string | null): string | null {
+  if (dbtProjectYml === null) return null;
+  const match = /^target-path:\s*(?:"([^"]+)"|'([^']+)'|([^\s#"'][^#]*?))\s*(?:#.*)?$/m.exec(dbtProjectYml);
+  return match?.[1] ?? match?.[2] ?? match?.[3] ?? null;
+}
 
 /** The `name:` of a dbt_project.yml (a dbt project name is letters, digits and underscores), or null. */
 export function projectNameIn(dbtProjectYml: string | null): string | null {

@@ -16,7 +16,7 @@ import {
   textOf,
 } from './artifacts';
 import { CliError } from '@jobhooks/client';
-import { commandLineOf, type DbtPaths, dbtPaths, dbtTarget, projectNameIn } from './dbt-command';
+import { commandLineOf, type DbtPaths, dbtPaths, dbtTarget, projectDirOf, projectNameIn } from './dbt-command';
 import type { DbtToolIo, ExitStatus } from './io';
 import type { JobFlags } from './job-settings';
 import { type Reporting, reportingFrom, sayOn } from './report-settings';
@@ -56,10 +56,11 @@ export async function runCommand(options: RunOptions, io: DbtToolIo): Promise<nu
     say(`${error.message} dbt runs, and this run is not reported.`);
   }
 
-  const paths = dbtPaths(args, io.env, io.cwd, options.targetPath);
+  const projectYml = textOf(io.readFile(join(projectDirOf(args, io.env, io.cwd), 'dbt_project.yml')));
+  const paths = dbtPaths(args, io.env, io.cwd, options.targetPath, projectYml);
   // Read before dbt runs, to tell the previous run's results from this run's; a problem reading it is said after.
   const previous = readRunResults(io.readFile(join(paths.targetPath, 'run_results.json')), 'run_results.json');
-  const projectName = projectNameIn(textOf(io.readFile(join(paths.projectDir, 'dbt_project.yml')))) ?? '';
+  const projectName = projectNameIn(projectYml) ?? '';
   const identity: RunIdentity = {
     jobId: reporting?.job.jobId ?? '',
     jobName: reporting?.job.jobName ?? commandLineOf([basename(command), ...args]),
