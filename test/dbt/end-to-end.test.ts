@@ -249,6 +249,20 @@ test('Ctrl-C on a terminal (SIGINT to the whole foreground group) reaches dbt on
   });
 });
 
+test('a closed terminal (SIGHUP) is passed on to dbt, in a session of its own, as SIGINT: cancelled, results kept', async () => {
+  const env = ciEnv({ version: DBT_VERSIONS[5]!, scenario: SCENARIOS.cancelled });
+  const run = runTool(['run', '--', 'dbt', 'build'], project.dir, env);
+  await run.printed('waiting to be cancelled');
+  run.child.kill('SIGHUP');
+  const { code } = await run.done;
+  expect(code).toBe(2);
+  const payloads = (await eventsOf('/job-42', `github-${env.GITHUB_RUN_ID}-1-42`, 2)).map(payloadOf);
+  expect(payloads[1]!.data).toMatchObject({
+    runStatusCode: 30,
+    runStatusMessage: 'Cancelled by SIGHUP after 2 nodes had finished.',
+  });
+});
+
 test('dbt itself stopped by SIGTERM writes nothing, as Python does: reported as cancelled, with no results', async () => {
   const env = ciEnv({ version: DBT_VERSIONS[2]!, scenario: SCENARIOS.cancelled });
   const run = runTool(['run', '--', 'dbt', 'build'], project.dir, env);

@@ -50,8 +50,12 @@ function spawnInherited(command: string, args: readonly string[]): ChildRun {
   return { exited, kill: (signal) => void child.kill(signal) };
 }
 
+/**
+ * The signals that cancel a run, each passed on to dbt (once) by the run command. SIGHUP too: dbt runs in a session
+ * of its own, so a closed terminal or a dropped SSH connection reaches it only through jobhooks-dbt.
+ */
 function onCancel(handler: (signal: NodeJS.Signals) => void): () => void {
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const signal of signals) process.on(signal, handler);
   return () => {
     for (const signal of signals) process.off(signal, handler);
