@@ -54,6 +54,21 @@ test('the first start creates account 1, prints an Account Admin token once and 
   expect(await second.signal('SIGTERM')).toBe(0);
 });
 
+test('SIGTERM says in the log what the shutdown waits for, and for how long at most', async () => {
+  const service = await startServiceProcess({ JOBHOOKS_DB: join(dir, 'jobhooks.db'), LOG_LEVEL: 'info' });
+  expect(await service.signal('SIGTERM')).toBe(0);
+  const line = service
+    .stdout()
+    .split('\n')
+    .find((text) => text.includes('shutting down'));
+  expect(JSON.parse(line!)).toMatchObject({
+    signal: 'SIGTERM',
+    deliveriesInFlight: 0,
+    graceSeconds: 13,
+    msg: 'shutting down: waiting up to 13 s for 0 deliveries in flight to be answered and recorded',
+  });
+});
+
 test('a service a test left running is killed by stopServiceProcesses, so jest does not wait on it', async () => {
   const left = await start();
   expect(left.child.exitCode).toBeNull();

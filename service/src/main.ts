@@ -10,7 +10,7 @@ import {
   postgresStartupError,
   startupStep,
 } from './startup-errors';
-import { createService, type Service } from './wiring';
+import { createService, type Service, SHUTDOWN_GRACE_MS } from './wiring';
 
 /**
  * On a database with no account, make account 1 and an admin token, so a first `npm start` is usable. Instances
@@ -125,7 +125,12 @@ function installShutdownHandlers(): { serviceReady(service: Service): void } {
   const stop = () => {
     if (stopping || service === null || requested === null) return;
     stopping = true;
-    service.app.log.info({ signal: requested }, 'shutting down');
+    // What the wait is for, and its longest: an operator watching the logs sees why the process has not ended yet.
+    const inFlight = service.dispatcher.inFlight();
+    service.app.log.info(
+      { signal: requested, deliveriesInFlight: inFlight, graceSeconds: SHUTDOWN_GRACE_MS / 1000 },
+      `shutting down: waiting up to ${SHUTDOWN_GRACE_MS / 1000} s for ${inFlight} ${inFlight === 1 ? 'delivery' : 'deliveries'} in flight to be answered and recorded`,
+    );
     service
       .close()
       .then(() => process.exit(0))
