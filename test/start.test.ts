@@ -175,6 +175,15 @@ describe('start-up mistakes get one sentence naming the setting, and exit 1', ()
     });
   });
 
+  test('a live process in the pid file (a service of a version before the lock) is refused too, naming the file', async () => {
+    writeFileSync(join(dir, 'jobhooks.db.pid'), `${process.pid}\n`);
+    const failed = await startFailing({});
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe(
+      `jobhooks: Another jobhooks process (pid ${process.pid}, in ${join(dir, 'jobhooks.db.pid')}) is serving ${join(dir, 'jobhooks.db')}: stop it first. If no jobhooks runs there, delete that file.\n`,
+    );
+  });
+
   test('a HOST that is not an address of this machine', async () => {
     const failed = await startFailing({ HOST: '192.0.2.1' });
     expect(failed.code).toBe(1);

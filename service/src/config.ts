@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { DELIVERY_RULES, durationText } from '@jobhooks/client/contract';
 import { ConfigurationError } from './core/errors';
 import { DEFAULT_RETRY_DELAYS_SECONDS, RETRIES_PER_DELIVERY } from './delivery/retry-policy';
 import { OTEL_ENV_SHAPE, type TracingSettings, tracingSettingsOf } from './observability/tracing-config';
@@ -36,8 +37,8 @@ const trustProxy = z
 const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number);
 const positiveInt = wholeNumber.pipe(z.number().int().min(1));
 
-/** The longest retry delay: a delivery and its log are kept 7 days, so a later retry would find neither. */
-const LONGEST_RETRY_DELAY_SECONDS = 7 * 24 * 3600;
+/** The longest retry delay: as long as a delivery and its log are kept, after which a retry would find neither. */
+const LONGEST_RETRY_DELAY_SECONDS = DELIVERY_RULES.logRetentionDays * 86_400;
 
 /** Five retry delays in seconds (five retries: docs/decisions.md#8-retries), e.g. "5,300,1800,7200,18000". */
 const retrySchedule = z
@@ -50,7 +51,7 @@ const retrySchedule = z
   )
   .refine(
     (delays) => delays.every((delay) => delay <= LONGEST_RETRY_DELAY_SECONDS),
-    `must have each delay at most ${LONGEST_RETRY_DELAY_SECONDS} seconds (7 days, as long as a delivery is kept)`,
+    `must have each delay at most ${LONGEST_RETRY_DELAY_SECONDS} seconds (${durationText(LONGEST_RETRY_DELAY_SECONDS)}, as long as a delivery is kept)`,
   );
 
 /** A whole number from 1 to `max`, with why it stops there. */
@@ -106,7 +107,10 @@ const EnvSchema = z
     JOBHOOKS_ALLOW_PRIVATE_URLS: flag.default(false),
     JOBHOOKS_RETRY_SCHEDULE: retrySchedule.optional(),
     JOBHOOKS_DELIVERY_CONCURRENCY: upTo(10_000, 'each request in flight holds a socket and its memory').default(256),
-    JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: upTo(10_000, 'no more than the requests in flight in all').default(16),
+    JOBHOOKS_DELIVERY_CONCURRENCY_PER_ENDPOINT: upTo(
+      10_000,
+      'each request in flight holds a socket and its memory',
+    ).default(16),
     // Longer than an attempt's 10 s limit, or a slow attempt's delivery would be claimed twice.
     JOBHOOKS_DELIVERY_LEASE_SECONDS: positiveInt.pipe(z.number().min(15, 'must be at least 15')).default(60),
     JOBHOOKS_METRICS_MAX_AGE_SECONDS: wholeNumber

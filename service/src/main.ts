@@ -56,6 +56,14 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
           ? databaseStartupError(error, config.databasePath)
           : postgresStartupError(error, config.postgres.url),
     );
+    // From here its dispatcher runs: a signal, even before the start-up text, closes it cleanly.
+    shutdown.serviceCreated({
+      ...service,
+      close: async () => {
+        await service.close();
+        release();
+      },
+    });
     let address: string;
     try {
       address = await startupStep(
@@ -70,13 +78,6 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
     const firstToken = await bootstrapFirstAccount(service);
     // One write, ending with the database line, so a reader of stdout sees the whole message at once.
     process.stdout.write(startupText(config, address, firstToken));
-    shutdown.serviceReady({
-      ...service,
-      close: async () => {
-        await service.close();
-        release();
-      },
-    });
     started = true;
   } finally {
     logs.release();
@@ -117,8 +118,11 @@ function startupText(config: Config, address: string, firstToken: string | null)
   return `${lines.join('\n')}\n`;
 }
 
-/** SIGTERM/SIGINT close the service (attempts in flight finish) and exit 0; during start-up, they end it at once (exit 1). */
-function installShutdownHandlers(): { serviceReady(service: Service): void } {
+/**
+ * SIGTERM/SIGINT close the service (attempts in flight finish) and exit 0, from the moment it is made; before that
+ * (opening or upgrading the database, waiting for PostgreSQL), they end the process at once (exit 1).
+ */
+function installShutdownHandlers(): { serviceCreated(service: Service): void } {
   let service: Service | null = null;
   let requested: string | null = null;
   let stopping = false;
@@ -140,8 +144,8 @@ function installShutdownHandlers(): { serviceReady(service: Service): void } {
       });
   };
   const onSignal = (signal: string) => {
-    // Still starting (waiting for PostgreSQL, say): nothing serves yet, so the process ends now. What it was
-    // writing is in a transaction, which the database takes back.
+    // Still opening the database (waiting for PostgreSQL, say): nothing runs yet, so the process ends now. What it
+    // was writing is in a transaction, which the database takes back.
     if (service === null) {
       process.stderr.write(`jobhooks: stopped by ${signal} while starting.\n`);
       process.exit(1);
@@ -152,8 +156,8 @@ function installShutdownHandlers(): { serviceReady(service: Service): void } {
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
   return {
-    serviceReady(ready) {
-      service = ready;
+    serviceCreated(created) {
+      service = created;
       stop();
     },
   };

@@ -35,9 +35,12 @@ function markedPid(databasePath: string): number | null {
 
 const isBusy = (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_BUSY';
 
-/** The lock file opened and its exclusive lock taken, without waiting; SQLITE_BUSY when another process holds it. */
-function takeLock(databasePath: string): Database.Database {
-  const lock = new Database(lockFileOf(databasePath), { timeout: 0 });
+/**
+ * The lock file opened and its exclusive lock taken; SQLITE_BUSY when another process holds it for longer than
+ * `waitMs` (a command that checks for a running service holds it for an instant).
+ */
+function takeLock(databasePath: string, waitMs: number): Database.Database {
+  const lock = new Database(lockFileOf(databasePath), { timeout: waitMs });
   try {
     lock.pragma('locking_mode = EXCLUSIVE');
     lock.exec('BEGIN EXCLUSIVE');
@@ -84,7 +87,7 @@ export function claimDatabase(databasePath: string): () => void {
   makeFolder(dirname(databasePath));
   let lock: Database.Database;
   try {
-    lock = takeLock(databasePath);
+    lock = takeLock(databasePath, 2_000);
   } catch (error) {
     if (!isBusy(error)) throw error;
     const pid = markedPid(databasePath);
@@ -92,8 +95,19 @@ export function claimDatabase(databasePath: string): () => void {
       `Another jobhooks service is serving ${databasePath}${pid === null ? '' : ` (pid ${pid})`}: a SQLite database takes one service. Stop that one first, or use PostgreSQL (JOBHOOKS_DATABASE_URL) to run several instances.`,
     );
   }
+  // A service of a version from before the lock marks the file only.
+  const marked = markedPid(databasePath);
+  if (marked !== null) {
+    lock.close();
+    throw new ConfigurationError(
+      `Another jobhooks process (pid ${marked}, in ${pidFileOf(databasePath)}) is serving ${databasePath}: stop it first. If no jobhooks runs there, delete that file.`,
+    );
+  }
   writeFileSync(pidFileOf(databasePath), `${process.pid}\n`, { mode: 0o600 });
+  let released = false;
   return () => {
+    if (released) return;
+    released = true;
     // Only this process's mark: never one a later service wrote.
     if (markedPidIsOurs(databasePath)) rmSync(pidFileOf(databasePath), { force: true });
     lock.close();

@@ -59,9 +59,14 @@ export function postgresStartupError(error: unknown, url: string, setting = 'JOB
   if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET'].includes(code)) {
     return `PostgreSQL at ${where} cannot be reached (${code}): check ${setting} and that the server runs.`;
   }
-  // pg's own errors carry no code: told apart by their words.
-  const message = messageOf(error);
-  if (/timeout/i.test(message))
+  // pg's own errors carry no code (a server's carry its SQLSTATE, such as 57014 for a statement timeout): told apart
+  // by their words.
+  const message = codeOf(error) === undefined ? messageOf(error) : '';
+  if (
+    /^timeout expired$|Connection terminated due to connection timeout|timeout exceeded when trying to connect/i.test(
+      message,
+    )
+  )
     return `PostgreSQL at ${where} did not answer within ${CONNECT_TIMEOUT_MS / 1000} s: check ${setting}, and that the server runs and takes connections.`;
   if (/does not support SSL/i.test(message))
     return `PostgreSQL at ${where} does not accept TLS, which ${setting} asks for (sslmode): remove sslmode, or turn TLS on in the server.`;

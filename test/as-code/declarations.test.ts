@@ -172,6 +172,10 @@ test('YAML errors, duplicate keys, wrong shapes and files that match nothing are
   expect(await problemsOf(['twice-field.yml'])).toEqual([
     'twice-field.yml:4: the key "name" is given twice in the same map; keep one',
   ]);
+  write('quoted.yml', 'x-a:\n  "http://x": 1\n  "http://x": 2\nwebhooks: {}\n');
+  expect(await problemsOf(['quoted.yml'])).toEqual([
+    'quoted.yml:3: the key "http://x" is given twice in the same map; keep one',
+  ]);
   write('two.yml', 'webhooks: {}\n---\nnamespace: x\n');
   expect(await problemsOf(['two.yml'])).toEqual([
     'two.yml:2: the file holds a second YAML document (after "---"): one file is one document; put the second in a file of its own',

@@ -190,11 +190,12 @@ test('new endpoints that hang, once they hold their share of the slots, do not k
   expect(urls.filter((url) => url.endsWith('/wh_good'))).toHaveLength(2);
   expect(new Set(urls.filter((url) => url.includes('/wh_hung_'))).size).toBe(unprovenSlots);
 
-  // Each time those requests time out, the share has room again, and the webhooks held for it are looked at again:
-  // every new endpoint gets its first request, with the clock standing still.
+  // Each time those requests time out (a second or more on), the share has room again, and the webhooks held for
+  // it are looked at again: every new endpoint gets its first request.
   const hungSentTo = () => new Set(urlsOf(sent).filter((url) => url.includes('/wh_hung_'))).size;
   while (hungSentTo() < hung.length) {
     const before = sent.length;
+    clock.advanceMillis(1_000);
     for (const answer of hanging.splice(0)) answer(TIMED_OUT);
     await waitFor(() => sent.length > before, 'the next share of the hung endpoints', 10_000);
   }

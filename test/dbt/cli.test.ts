@@ -1,7 +1,10 @@
 // The command line in process, with its outside world passed in: a clock, files, a dbt that ends as told, signals
 // and an API that answers as told. Usage errors, the connection, a dbt that cannot start, signals. Posts that
 // fail against real servers are in posting.test.ts.
-import { type Connection, CONNECTION_HELP, type IngestInput } from '@jobhooks/client';
+import { ApiError, type Connection, CONNECTION_HELP, type IngestInput, type RetryWait } from '@jobhooks/client';
+
+const LOST: RetryWait['cause'] = { kind: 'unreachable', error: 'other side closed' };
+const RATE_LIMITED: RetryWait['cause'] = { kind: 'status', status: 429, retryAfter: '1' };
 import type { IngestedEvent } from '@jobhooks/client/contract';
 import { USAGE as AS_CODE_USAGE } from '../../provider/as-code/src/cli';
 import { runCli, USAGE } from '../../provider/dbt/src/cli';
@@ -36,7 +39,7 @@ function world(options: {
   env?: NodeJS.ProcessEnv;
   exit?: ExitStatus;
   writes?: () => Record<string, string>;
-  answer?: (input: IngestInput, how?: { onRetryWait?: () => void }) => Promise<IngestedEvent>;
+  answer?: (input: IngestInput, how?: { onRetryWait?: (wait: RetryWait) => void }) => Promise<IngestedEvent>;
 }): World {
   let err = '';
   let out = '';
@@ -185,7 +188,8 @@ describe('run', () => {
     const w = world({
       writes: written('success'),
       answer: async (_input, how) => {
-        how?.onRetryWait?.(); // the client's retry after the lost answer
+        // The client's retry after the lost answer.
+        how?.onRetryWait?.({ operation: '', waitMs: 0, nextAttempt: 2, maxAttempts: 4, cause: LOST });
         return { event_id: 'wev_kept', deliveries: 1, skipped: 0, duplicate: true };
       },
     });
@@ -195,6 +199,27 @@ describe('run', () => {
         `jobhooks-dbt: ${type} of run r posted (wev_kept; its first answer was lost, and the server had taken it then).\n`,
       );
     expect(w.stderr()).not.toContain('already posted');
+    // After a 429 the server took nothing: a duplicate then is another sending's, and the warning stands.
+    const refused = world({
+      writes: written('success'),
+      answer: async (_input, how) => {
+        how?.onRetryWait?.({ operation: '', waitMs: 0, nextAttempt: 2, maxAttempts: 4, cause: RATE_LIMITED });
+        return { event_id: 'wev_first', deliveries: 1, skipped: 0, duplicate: true };
+      },
+    });
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], refused.io)).toBe(0);
+    expect(refused.stderr()).toContain('jobhooks-dbt: warning: job.run.started of run r was already posted');
+  });
+
+  test('a post the server refuses is said once, without the operation repeated', async () => {
+    const w = world({
+      writes: written('success'),
+      answer: async (input) => {
+        throw new ApiError(500, 'Boom.', 'internal_error', {}, `Post ${input.event_type} of run r`);
+      },
+    });
+    expect(await runCli(['run', '--run-id', 'r', '--', 'dbt', 'build'], w.io)).toBe(0);
+    expect(w.stderr()).toContain('jobhooks-dbt: job.run.started of run r was not posted: HTTP 500: Boom.\n');
   });
 
   test("dbt_project.yml's target-path is where the run's artifacts are read", async () => {

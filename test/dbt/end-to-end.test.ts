@@ -263,6 +263,17 @@ test('a closed terminal (SIGHUP) is passed on to dbt, in a session of its own, a
   });
 });
 
+test("a reader of jobhooks-dbt's output gone (a closed terminal, a pipe) costs no event and not dbt's exit code", async () => {
+  const env = ciEnv({ version: DBT_VERSIONS[5]!, scenario: SCENARIOS.modelError });
+  const run = runTool(['run', '--', 'dbt', 'build'], project.dir, env);
+  // Writes to stderr fail from now on (EPIPE), from the first one: the started event's line.
+  run.child.stderr!.destroy();
+  const { code } = await run.done;
+  expect(code).toBe(1);
+  const payloads = (await eventsOf('/job-42', `github-${env.GITHUB_RUN_ID}-1-42`, 3)).map(payloadOf);
+  expect(payloads.map((p) => p.eventType)).toEqual(['job.run.started', 'job.run.errored', 'job.run.completed']);
+});
+
 test('dbt itself stopped by SIGTERM writes nothing, as Python does: reported as cancelled, with no results', async () => {
   const env = ciEnv({ version: DBT_VERSIONS[2]!, scenario: SCENARIOS.cancelled });
   const run = runTool(['run', '--', 'dbt', 'build'], project.dir, env);

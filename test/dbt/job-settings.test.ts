@@ -204,6 +204,12 @@ describe('what jobhooks-dbt reads of the dbt command', () => {
     // dbt_project.yml's target-path, after the flag and the variable.
     for (const yml of ['target-path: build', 'name: p\ntarget-path: "build"  # moved', "target-path: 'build'"])
       expect(dbtPaths(['build'], {}, '/ci', undefined, yml).targetPath).toBe('/ci/build');
+    // An empty value is none (not the next line); of Jinja, env_var alone is read.
+    expect(dbtPaths(['build'], {}, '/ci', undefined, 'target-path:\nclean-targets: [x]').targetPath).toBe('/ci/target');
+    const fromEnv = `target-path: "{{ env_var('DBT_OUT', 'out') }}"`;
+    expect(dbtPaths(['build'], {}, '/ci', undefined, fromEnv).targetPath).toBe('/ci/out');
+    expect(dbtPaths(['build'], { DBT_OUT: 'o2' }, '/ci', undefined, fromEnv).targetPath).toBe('/ci/o2');
+    expect(dbtPaths(['build'], {}, '/ci', undefined, 'target-path: "{{ var(\'x\') }}"').targetPath).toBe('/ci/target');
     expect(dbtPaths(['build', '--target-path=out'], {}, '/ci', undefined, 'target-path: build').targetPath).toBe(
       '/ci/out',
     );

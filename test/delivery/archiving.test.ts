@@ -227,6 +227,12 @@ test('a dead endpoint behind an open circuit is still archived by the 7-day rule
   // The attempts that opened the circuit, then one probe per step until the one a week after the first failure
   // (84 steps make a week): the deliveries the circuit held used none of their attempts.
   expect(receiver.requests).toHaveLength(OPENING_ATTEMPTS + 84);
-  // Archiving skipped every delivery the circuit was holding, in the transaction that archived the webhook.
-  expect(await unfinishedDeliveries()).toBe(0);
+  // Archiving skipped every delivery the circuit was holding, in the transaction that archived the webhook. (With
+  // two instances, the next step's event may be taken in while that transaction runs, its delivery written pending
+  // just after: the claim that reaches it skips it, as the webhook is archived. It is not one the circuit held.)
+  const [held] = await h.db.rows<{ n: number | string }>(
+    `SELECT count(*) AS n FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.state = 'pending' AND d.created_at < w.archived_at`,
+  );
+  expect(Number(held!.n)).toBe(0);
 }, 90_000);

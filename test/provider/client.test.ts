@@ -491,6 +491,10 @@ describe('a host URL without /api', () => {
       expect(hostUrlProblem(hostUrl)).toBe(message);
       expect(() => createWebhooksClient({ hostUrl, accountId: 1, token: 't' })).toThrow(message);
     }
+    // A "/" in the password makes the URL unreadable: it is still not repeated.
+    expect(hostUrlProblem('https://bob:hunter2/x@jobhooks.example.com/api')).toBe(
+      'host_url must be the API base URL ending in /api (e.g. http://127.0.0.1:8080/api); the value given is not a URL.',
+    );
   });
 
   test('the ones that end in /api are fine, with or without a trailing slash', () => {
@@ -535,6 +539,16 @@ describe("a 404 counts as gone only in the API's own envelope", () => {
     expect([await client.get(unknown), await client.delete(unknown)]).toEqual([null, false]);
     const endpoints = client.operationalEndpoints;
     expect([await endpoints.get(unknown), await endpoints.delete(unknown)]).toEqual([null, false]);
+  });
+
+  test("jobhooks' own 404 for a path it does not serve (a prefix passed through) is no webhook's: an error", async () => {
+    const base = hostUrl.replace(/\/api$/, '/jobhooks/api');
+    const client = createWebhooksClient({ hostUrl: base, accountId: 1, token: ADMIN_TOKEN });
+    const id = 'wsu_01HZZZZZZZZZZZZZZZZZZZZZZZ';
+    await expect(client.get(id)).rejects.toThrow(
+      `Read webhook ${id} failed with HTTP 404: ${base} answered 404 that it has no such route, so whether it exists is unknown; check that the host URL is the API's base URL, ending in /api`,
+    );
+    await expect(client.delete(id)).rejects.toThrow(/answered 404 that it has no such route/);
   });
 
   test("another server's 404 (a proxy's page for a path it does not know) says so, and nothing is taken as gone", async () => {
@@ -606,10 +620,13 @@ test('a rotation under an Idempotency-Key whose answer was lost is retried, and 
   // The first rotation reaches the service, and its answer is replaced by a 502.
   const { url, seen } = await startProxy(new URL(hostUrl).origin, 1, isRotation, { status: 502, forwardFirst: true });
   const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, sleep: async () => undefined });
-  const key = rotationIdempotencyKey(created.id, '2026-11', 3600);
+  const key = rotationIdempotencyKey(created.id, '2026-11', created.hmac_secret);
   expect(key).toMatch(/^rotate-wsu_\w+-[0-9a-f]{32}$/);
-  expect(rotationIdempotencyKey(created.id, '2026-11', 3600)).toBe(key);
-  expect(rotationIdempotencyKey(created.id, '2026-12', 3600)).not.toBe(key);
+  expect(key).not.toContain(created.hmac_secret);
+  expect(rotationIdempotencyKey(created.id, '2026-11', created.hmac_secret)).toBe(key);
+  // Another trigger value, or the same one later, once the state holds the next secret: another rotation.
+  expect(rotationIdempotencyKey(created.id, '2026-12', created.hmac_secret)).not.toBe(key);
+  expect(rotationIdempotencyKey(created.id, '2026-11', 'the next secret')).not.toBe(key);
   const rotated = await client.rotateSecret(created.id, 3600, { idempotencyKey: key });
   const rotations = seen.filter(isRotation);
   expect(rotations.map((req) => req.headers['idempotency-key'])).toEqual([key, key]);

@@ -313,7 +313,7 @@ test('apply: a rotation writes when the old secret stops signing in RFC 3339', a
   });
   // Under the key of this secret_rotation value: an apply run again after a lost answer gets the same rotation.
   await applyWebhook(api, state, planned);
-  const key = rotationIdempotencyKey(state.id, 'b', 60);
+  const key = rotationIdempotencyKey(state.id, 'b', String(state.hmac_secret));
   expect(rotations).toEqual([
     [state.id, 60, { idempotencyKey: key }],
     [state.id, 60, { idempotencyKey: key }],

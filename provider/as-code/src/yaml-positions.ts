@@ -52,12 +52,10 @@ export function yamlProblem(error: { code: string; pos: [number, number]; messag
   if (error.code === 'MULTIPLE_DOCS')
     return 'the file holds a second YAML document (after "---"): one file is one document; put the second in a file of its own';
   if (error.code === 'DUPLICATE_KEY') {
-    const key = source
-      .slice(error.pos[0])
-      .split('\n')[0]!
-      .split(':')[0]!
-      .trim()
-      .replace(/^(["'])(.*)\1$/, '$2');
+    // The key as written where the error points: a quoted one to its closing quote (it may hold a colon).
+    const line = source.slice(error.pos[0]).split('\n')[0]!;
+    const quoted = /^"((?:[^"\\]|\\.)*)"|^'((?:[^']|'')*)'/.exec(line);
+    const key = quoted === null ? line.split(':')[0]!.trim() : (quoted[1] ?? quoted[2]!.replace(/''/g, "'"));
     return `the key "${key}" is given twice in the same map; keep one`;
   }
   return yamlMessage(error.message);

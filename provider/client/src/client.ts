@@ -12,6 +12,7 @@ import {
   EndedSecretOverlap,
   ErrorEnvelope,
   ErrorStatus,
+  ROUTE_NOT_FOUND,
   IngestedEvent,
   IngestEventBody,
   RotatedSecret,
@@ -214,10 +215,12 @@ function jsonOf(text: string): unknown {
  */
 function notFound(status: number, text: string, operation: string, base: string): boolean {
   if (status !== 404) return false;
-  if (ErrorStatus.safeParse(jsonOf(text)).data?.status.code === 404) return true;
+  const said = ErrorStatus.safeParse(jsonOf(text)).data?.status;
+  if (said?.code === 404 && said.developer_message !== ROUTE_NOT_FOUND) return true;
+  const answer = said === undefined ? "without the API's error envelope" : 'that it has no such route';
   throw new ApiError(
     404,
-    `${base} answered 404 without the API's error envelope, so whether it exists is unknown; check that the host URL is the API's base URL, ending in /api`,
+    `${base} answered 404 ${answer}, so whether it exists is unknown; check that the host URL is the API's base URL, ending in /api`,
     null,
     {},
     operation,

@@ -3,8 +3,9 @@
 
 /** What is wrong with a host URL, in one sentence, or null when it can be used. */
 export function hostUrlProblem(hostUrl: string): string | null {
+  // Quoted only when it cannot hold a password: an unencoded "/" or "#" in one makes the whole URL unreadable.
   if (!URL.canParse(hostUrl))
-    return `host_url must be the API base URL ending in /api (e.g. http://127.0.0.1:8080/api); "${hostUrl}" is not a URL.`;
+    return `host_url must be the API base URL ending in /api (e.g. http://127.0.0.1:8080/api); ${hostUrl.includes('@') ? 'the value given' : `"${hostUrl}"`} is not a URL.`;
   const url = new URL(hostUrl);
   // Before any message that quotes the URL: its password is not repeated.
   if (url.username !== '' || url.password !== '')

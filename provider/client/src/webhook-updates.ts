@@ -66,13 +66,15 @@ export class HalfMadeUpdate extends Error {
 
 /**
  * The Idempotency-Key of the rotation a tool makes for a trigger value (Pulumi's `secretRotation`, Terraform's
- * `secret_rotation`) and overlap: the same for every run that asks for that rotation of that webhook, so a run whose
- * answer was lost, applied again, gets the secret the service made then instead of rotating again (which would end
- * the overlap of the secret receivers still hold). The service keeps a key for 24 hours.
+ * `secret_rotation`) of the secret its state holds (`replacedSecret`, empty when the state has none): the same for
+ * every run that asks for that rotation, so a run whose answer was lost, applied again from the same state, gets
+ * the secret the service made then instead of rotating again (which would end the overlap of the secret receivers
+ * still hold). Once a rotation is in the state, its secret is the one the next replaces: a trigger value used again
+ * later is another rotation. Only a hash of the secret goes into the key. The service keeps a key for 24 hours.
  */
-export function rotationIdempotencyKey(id: string, trigger: string, overlapSeconds: number | undefined): string {
+export function rotationIdempotencyKey(id: string, trigger: string, replacedSecret: string): string {
   const asked = createHash('sha256')
-    .update(JSON.stringify([trigger, overlapSeconds ?? null]))
+    .update(JSON.stringify([trigger, replacedSecret]))
     .digest('hex');
   return `rotate-${id}-${asked.slice(0, 32)}`;
 }

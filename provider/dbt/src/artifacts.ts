@@ -132,17 +132,17 @@ export function readRunResults(file: FileText, path: string): Reading<RunResults
 export const projectIdOf = (projectName: string): string => createHash('md5').update(projectName).digest('hex');
 
 /**
- * The project's name and id from manifest.json. dbt 1.5 writes only the id (an MD5 of the name): the name is then
- * the package of a run's node whose MD5 matches, from the nodes' unique ids (`model.<package>.<name>`).
- */
-/**
  * How much of manifest.json is read: its `metadata`, which dbt writes first, is all a run's events take from it. A
  * large project's manifest runs to hundreds of MB, which parsed whole could take the memory a small CI runner has,
  * and end this process after dbt succeeded.
  */
 export const MANIFEST_START_BYTES = 1024 * 1024;
 
-/** The start of manifest.json (readStart's) as the project it names, or a sentence saying why not. */
+/**
+ * The project's name and id from the start of manifest.json (readStart's), or a sentence saying why not. dbt 1.5
+ * writes only the id (an MD5 of the name): the name is then the package of a run's node whose MD5 matches, from the
+ * nodes' unique ids (`model.<package>.<name>`).
+ */
 export function readManifest(
   file: FileText,
   path: string,

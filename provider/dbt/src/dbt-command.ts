@@ -40,7 +40,11 @@ export function dbtPaths(
 ): DbtPaths {
   const projectDir = projectDirOf(args, env, cwd);
   const target =
-    targetOverride ?? flagValue(args, ['--target-path']) ?? env.DBT_TARGET_PATH ?? targetPathIn(projectYml) ?? 'target';
+    targetOverride ??
+    flagValue(args, ['--target-path']) ??
+    env.DBT_TARGET_PATH ??
+    targetPathIn(projectYml, env) ??
+    'target';
   return { projectDir, targetPath: targetOverride !== undefined ? resolve(cwd, target) : resolve(projectDir, target) };
 }
 
@@ -48,11 +52,19 @@ export function dbtPaths(
 export const dbtTarget = (args: readonly string[], env: NodeJS.ProcessEnv): string | null =>
   flagValue(args, ['--target', '-t']) ?? (env.DBT_TARGET || null);
 
-/** The `target-path:` of a dbt_project.yml (a top-level key, deprecated by dbt 1.5 but still read), or null. */
-export function targetPathIn(dbtProjectYml: string | null): string | null {
+/**
+ * The `target-path:` of a dbt_project.yml (a top-level key, deprecated by dbt 1.5 but still read), or null. Of
+ * Jinja, only `{{ env_var('NAME') }}` and `{{ env_var('NAME', 'default') }}` are read (from `env`); a value with any
+ * other is not known here, and null.
+ */
+export function targetPathIn(dbtProjectYml: string | null, env: NodeJS.ProcessEnv = {}): string | null {
   if (dbtProjectYml === null) return null;
-  const match = /^target-path:\s*(?:"([^"]+)"|'([^']+)'|([^\s#"'][^#]*?))\s*(?:#.*)?$/m.exec(dbtProjectYml);
-  return match?.[1] ?? match?.[2] ?? match?.[3] ?? null;
+  const match = /^target-path:[ \t]*(?:"([^"]+)"|'([^']+)'|([^\s#"'][^#\n]*?))[ \t]*(?:#.*)?$/m.exec(dbtProjectYml);
+  const value = match?.[1] ?? match?.[2] ?? match?.[3] ?? null;
+  if (value === null || !value.includes('{{')) return value;
+  const envVar = /^\{\{\s*env_var\(\s*(["'])([^"']+)\1\s*(?:,\s*(["'])([^"']*)\3\s*)?\)\s*\}\}$/.exec(value.trim());
+  if (envVar === null) return null;
+  return env[envVar[2]!] ?? envVar[4] ?? null;
 }
 
 /** The `name:` of a dbt_project.yml (a dbt project name is letters, digits and underscores), or null. */

@@ -92,6 +92,10 @@ export function processIo(): DbtToolIo {
 
 /** The `jobhooks-dbt` program: runs the command line of this process and exits with its code. */
 export function runFromProcess(): void {
+  // A terminal closed (EIO) or a reader gone (EPIPE) fails writes to stdout and stderr, as an error event that
+  // would otherwise end the process: dbt's end would then go unreported, and its exit code be lost. What is not
+  // shown any more is not worth that.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   runCli(process.argv.slice(2), processIo()).then(
     (code) => {
       process.exitCode = code;

@@ -1,6 +1,6 @@
 // What the commands need from the outside world, passed in so tests can run them in process with a fake clock,
 // a stand-in dbt and a real or fake API.
-import type { Connection, IngestInput } from '@jobhooks/client';
+import type { Connection, IngestInput, RetryWait } from '@jobhooks/client';
 import type { IngestedEvent } from '@jobhooks/client/contract';
 
 /** A file as read: its text, null when there is no such file, or the error code that kept it from being read. */
@@ -22,7 +22,10 @@ export interface ChildRun {
 
 /** Posts one event; the client's `ingest`, which `signal` gives up. */
 export interface EventPoster {
-  ingest(input: IngestInput, how?: { signal?: AbortSignal; onRetryWait?: () => void }): Promise<IngestedEvent>;
+  ingest(
+    input: IngestInput,
+    how?: { signal?: AbortSignal; onRetryWait?: (wait: RetryWait) => void },
+  ): Promise<IngestedEvent>;
 }
 
 export interface DbtToolIo {

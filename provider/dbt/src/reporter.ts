@@ -1,6 +1,6 @@
 // Posting a run's events in order and saying what became of each on stderr: posted, already posted (a repeat of
 // the same run), or not posted after the client's retries or the deadline, as one sentence that says what to check.
-import { type Connection, describeApiFailure, type IngestInput } from '@jobhooks/client';
+import { type Connection, describeApiFailure, type IngestInput, type RetryWait } from '@jobhooks/client';
 import type { EventPoster } from './io';
 
 export interface Reporter {
@@ -25,6 +25,15 @@ export const DEFAULT_POST_TIMEOUT_SECONDS = 30;
 /** After this long without the posts done, the wait is said on stderr. */
 const WAIT_NOTICE_MS = 250;
 
+/** A failure's sentence without the operation it starts with: "Post X failed: could not reach ..." -> "could not reach ...", "Post X failed (HTTP 500: ...)." -> "HTTP 500: ...". */
+function withoutOperation(sentence: string, operation: string): string {
+  if (sentence.startsWith(`${operation} failed: `)) return sentence.slice(`${operation} failed: `.length);
+  const answered = new RegExp(`^${operation.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} failed \\((.*)\\)\\.$`).exec(
+    sentence,
+  );
+  return answered === null ? sentence : `${answered[1]}.`;
+}
+
 const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 
 export function reporterFor(
@@ -42,10 +51,14 @@ export function reporterFor(
       say(`${what} was not posted: ${gaveUp}`);
       return false;
     }
-    // A post sent again after an answer that was lost may find its own first sending, which the server took.
+    // A post sent again after an answer that was lost (no answer, or a 5xx that a proxy may have put in its place)
+    // may find its own first sending, which the server took. After a 408 or 429 the server took nothing.
     let retried = false;
+    const onRetryWait = ({ cause }: RetryWait) => {
+      if (cause.kind === 'unreachable' || cause.status >= 500) retried = true;
+    };
     try {
-      const taken = await poster.ingest(event, { signal: giveUp.signal, onRetryWait: () => (retried = true) });
+      const taken = await poster.ingest(event, { signal: giveUp.signal, onRetryWait });
       if (!taken.duplicate) say(`${what} posted (${taken.event_id}, ${deliveries(taken.deliveries)}).`);
       else if (retried)
         say(`${what} posted (${taken.event_id}; its first answer was lost, and the server had taken it then).`);
@@ -61,7 +74,7 @@ export function reporterFor(
       return true;
     } catch (error) {
       // The client's sentence starts with what was tried, which this one has said already.
-      const why = describeApiFailure(error, connection).replace(`Post ${what} failed: `, '');
+      const why = withoutOperation(describeApiFailure(error, connection), `Post ${what}`);
       say(`${what} was not posted: ${giveUp.signal.aborted ? gaveUp : why}`);
       return false;
     }

@@ -227,7 +227,7 @@ export function createResourceProvider<
         const kept = Object.fromEntries(Object.entries(olds).filter(([key]) => !own.includes(key)));
         outs = { ...kept, ...ownInputs(news), ...secret } as Outputs;
       }
-      if (rotates(olds, news)) outs = { ...outs, ...(await rotatedSecret(client, id, news)) };
+      if (rotates(olds, news)) outs = { ...outs, ...(await rotatedSecret(client, id, news, secret)) };
       return { outs };
     },
 

@@ -50,16 +50,17 @@ export const carriedSecret = (state: Partial<Secret> | undefined): Secret => ({
 
 /**
  * Rotates through the resource's own rotation endpoint: the new secret, and when the replaced one stops signing.
- * Under the key of this trigger value: an `up` run again after one whose answer was lost gets that rotation's secret.
+ * Under the key of this trigger value and the secret the state holds (`replaced`): an `up` run again after one whose
+ * answer was lost gets that rotation's secret.
  */
 export async function rotatedSecret(
   api: { rotateSecret(id: string, overlapSeconds?: number, how?: RotationOptions): Promise<RotatedSecret> },
   id: string,
   news: RotationInputs & { secretRotation: string },
+  replaced: Secret,
 ): Promise<Secret> {
-  const overlap = news.secretOverlapSeconds ?? undefined;
-  const rotated = await api.rotateSecret(id, overlap, {
-    idempotencyKey: rotationIdempotencyKey(id, news.secretRotation, overlap),
+  const rotated = await api.rotateSecret(id, news.secretOverlapSeconds ?? undefined, {
+    idempotencyKey: rotationIdempotencyKey(id, news.secretRotation, replaced.hmacSecret),
   });
   return { hmacSecret: rotated.hmac_secret, previousSecretExpiresAt: outputTime(rotated.previous_secret_expires_at) };
 }

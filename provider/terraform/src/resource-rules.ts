@@ -248,10 +248,11 @@ export async function applyChange<I extends Body, R extends Answer>(
   if (!rotates(prior, planned)) return { newState: updated, diagnostics: [] };
   try {
     const overlap = asNumber(planned.secret_overlap_seconds ?? null) ?? undefined;
-    // Under the key of this secret_rotation value: an apply run again after one whose answer was lost gets that
-    // rotation's secret instead of rotating again (which would end the overlap of the secret receivers still hold).
+    // Under the key of this secret_rotation value and the secret the state holds: an apply run again after one whose
+    // answer was lost gets that rotation's secret instead of rotating again (which would end the overlap of the
+    // secret receivers still hold).
     const rotated = await api.rotateSecret(id, overlap, {
-      idempotencyKey: rotationIdempotencyKey(id, String(planned.secret_rotation), overlap),
+      idempotencyKey: rotationIdempotencyKey(id, String(planned.secret_rotation), String(prior.hmac_secret ?? '')),
     });
     return {
       newState: {

@@ -10,7 +10,7 @@ import { ConfigurationError } from '../core/errors';
 import type { RandomBytes } from '../core/random';
 import { createSecretBox, newSecretKey, secretKeyFileOf, writeNewKeyFile } from '../security/secret-box';
 import { keyCheckFor, openCheckedSecretBox } from '../security/secret-key-check';
-import { runningServiceOf } from '../service-lock';
+import { claimDatabase, runningServiceOf } from '../service-lock';
 import type { Store } from '../store/store';
 
 export interface Rotation {
@@ -43,6 +43,17 @@ export async function rotateSecretKey(
       `The service is running on this database (${running}): stop it first, or it would keep sealing new secrets with the old key.`,
     );
   }
+  // Held while the secrets change: a service started meanwhile (a restart policy, say) is refused, rather than
+  // reading the old key.
+  const release = config.postgres === null ? claimDatabase(config.databasePath) : () => undefined;
+  try {
+    return await rotateUnder(config, store, random, now);
+  } finally {
+    release();
+  }
+}
+
+async function rotateUnder(config: Config, store: Store, random: RandomBytes, now: Date): Promise<Rotation> {
   const keyFile = config.postgres === null ? secretKeyFileOf(config.databasePath) : resolve('secret.key');
   const current = await openCheckedSecretBox({ envValue: config.secretKey, keyFile, store: store.secretKeys, random });
   const newKey = newSecretKey(random);

@@ -34,6 +34,8 @@ const OPENED_SECRETS_KEPT = 10_000;
  * looked at again within a second. Those instances keep sending to it meanwhile.
  */
 const FULL_ELSEWHERE_HOLD_MICROS: Micros = 1_000_000;
+/** The least time an unproven webhook left out for its share stays out (see heldForShare). */
+const HELD_FOR_SHARE_MIN_MICROS: Micros = 1_000_000;
 
 export interface StageDeps {
   store: Store;
@@ -74,10 +76,12 @@ export function createDispatchStages(deps: StageDeps) {
   const heldFullElsewhere = new Map<string, Micros>();
   /**
    * Webhooks whose endpoints are not proven healthy, left out of claims while such endpoints hold every slot they may
-   * share (unprovenWithoutShare in claim-choice.ts): once one of those requests ends, the oldest due among them go
-   * first again.
+   * share (unprovenWithoutShare in claim-choice.ts), each since the time it maps to. Once most of that share is free
+   * again (as many of its slots as of the others), all are looked at again, the oldest due first; with less room,
+   * only those held for a second or more. A slot or two freed at a time (hung requests timing out one by one) must
+   * not send the claims back to the oldest of thousands each time, never past them to the proven webhooks.
    */
-  const heldForShare = new Set<string>();
+  const heldForShare = new Map<string, Micros>();
 
   /** The webhooks still held, after forgetting those whose time is over (or that a clock set back left too far). */
   function stillFullElsewhere(now: Micros): string[] {
@@ -86,10 +90,13 @@ export function createDispatchStages(deps: StageDeps) {
     return [...heldFullElsewhere.keys()];
   }
 
-  /** The unproven webhooks still held: none once their share of the slots has room again. */
-  function stillHeldForShare(room: ClaimRoom): string[] {
-    if (room.unprovenTotal > 0) heldForShare.clear();
-    return [...heldForShare];
+  /** The unproven webhooks still held (see heldForShare). */
+  function stillHeldForShare(room: ClaimRoom, now: Micros): string[] {
+    if (room.unprovenTotal >= room.total - room.unprovenTotal) heldForShare.clear();
+    else if (room.unprovenTotal > 0)
+      for (const [webhookId, since] of heldForShare)
+        if (now - since >= HELD_FOR_SHARE_MIN_MICROS || since > now) heldForShare.delete(webhookId);
+    return [...heldForShare.keys()];
   }
 
   /** Each webhook's secret is decrypted once, not once per attempt; keyed by the sealed form, so a new secret misses. */
@@ -123,7 +130,7 @@ export function createDispatchStages(deps: StageDeps) {
           ...saturatedWebhooks(room),
           ...waitingToStart,
           ...stillFullElsewhere(now),
-          ...stillHeldForShare(room),
+          ...stillHeldForShare(room, now),
         ],
       },
       (candidates, window) => {
@@ -138,7 +145,7 @@ export function createDispatchStages(deps: StageDeps) {
           const full = fullElsewhere(candidates, roomNow);
           for (const webhookId of full) heldFullElsewhere.set(webhookId, now + FULL_ELSEWHERE_HOLD_MICROS);
           const unproven = unprovenWithoutShare(candidates, chosen, roomNow);
-          for (const webhookId of unproven) heldForShare.add(webhookId);
+          for (const webhookId of unproven) if (!heldForShare.has(webhookId)) heldForShare.set(webhookId, now);
           newlyHeldOut = full.length + unproven.length;
         }
         return chosen;

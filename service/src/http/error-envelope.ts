@@ -132,10 +132,12 @@ export function registerErrorEnvelope(
     request.log.error({ err: error }, 'request failed');
     return sendError(reply, { status: 500, code: 'internal_error', message: 'Internal server error.' });
   });
+  // Its own code: a client told "no such route" must not take it for "no such webhook" (a host URL whose prefix a
+  // proxy passes through unchanged reaches the service on paths it does not serve).
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, {
       status: 404,
-      code: 'not_found',
+      code: 'route_not_found',
       message: notFoundMessage(request.method, request.url.split('?')[0] ?? ''),
     }),
   );

@@ -23,6 +23,14 @@ export function createDecision(
   return { kind: 'created' };
 }
 
+/**
+ * A secret change under an Idempotency-Key: a key recorded before (and not expired) is a replay of that change, and
+ * nothing changes; any other makes the change and records the key. The caller holds the webhook.
+ */
+export function keyedSecretChangeDecision(recorded: RecordedKey | null): { replay: RecordedKey } | { change: true } {
+  return recorded === null ? { change: true } : { replay: recorded };
+}
+
 /** An update: the row's new fields, and whether its endpoint's health starts over (a new URL, a reactivation). */
 export function updatePlan(
   current: WebhookRecord,

@@ -292,12 +292,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
   /**
    * A new secret, returned this once; the replaced one keeps signing beside it for `overlapSeconds`
-   * (docs/api-contract.md#15-secret-rotation). A rotation during an overlap drops the secret that was ending.
-   */
-  /**
-   * A new secret; the old one keeps signing for `overlapSeconds`. Under an Idempotency-Key, a repeat (its answer was
-   * lost) rotates nothing again, which would end the overlap of the secret receivers still hold, and answers with
-   * the secret the first one made, unless a rotation since replaced it.
+   * (docs/api-contract.md#15-secret-rotation). A rotation during an overlap drops the secret that was ending. Under
+   * an Idempotency-Key, a repeat (its answer was lost) rotates nothing again, which would end the overlap of the
+   * secret receivers still hold, and answers with the secret the first one made, unless a rotation since replaced it.
    */
   async function rotateSecret(
     accountId: number,

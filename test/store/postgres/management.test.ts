@@ -343,6 +343,19 @@ describe('cluster locks', () => {
     expect(order).toEqual(['a holds', 'a frees', 'b holds']);
   });
 
+  test("a query that waits for a busy pool longer than a connection's time limit still runs", async () => {
+    const small = await openInstance(url, 2);
+    try {
+      // Both connections busy for 11 s, past the 10 s a new connection may take to be ready.
+      const busy = [small.db.query('SELECT pg_sleep(11)'), small.db.query('SELECT pg_sleep(11)')];
+      const waiting = small.db.query<{ one: number }>('SELECT 1 AS one');
+      expect((await waiting).rows).toEqual([{ one: 1 }]);
+      await Promise.all(busy);
+    } finally {
+      await small.close();
+    }
+  }, 30_000);
+
   test('locks of as many names as pooled connections, held at once, leave their tasks a connection', async () => {
     const small = await openInstance(url, 2);
     try {

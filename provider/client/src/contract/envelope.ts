@@ -64,8 +64,15 @@ export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
  * a path it does not know): dbt Cloud's 404 may leave out developer_message.
  */
 export const ErrorStatus = z.object({
-  status: z.object({ code: z.number().int(), is_success: z.literal(false) }),
+  status: z.object({
+    code: z.number().int(),
+    is_success: z.literal(false),
+    developer_message: z.string().nullish(),
+  }),
 });
+
+/** jobhooks' developer_message for a path it does not serve: a 404 that says nothing of any webhook. */
+export const ROUTE_NOT_FOUND = 'route_not_found';
 
 /** Error statuses every authenticated route can answer with; each route adds its own. */
 export const COMMON_ERROR_RESPONSES = {

@@ -59,14 +59,25 @@ pg.types.setTypeParser(INT8_OID, (value: string) => Number(value));
 /** How long a new connection may take to be ready. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 
+/** pg's client with a time limit on connecting alone (see openPool). */
+class TimedConnectClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super({
+      ...(typeof config === 'string' ? { connectionString: config } : config),
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+  }
+}
+
 export function openPool(options: PostgresOptions, onIdleError: (error: Error) => void): PgDatabase {
   // pg-pool awaits the promise onConnect returns before a new connection's first use (@types/pg says void).
   const config: pg.PoolConfig & { onConnect(client: pg.ClientBase): Promise<unknown> } = {
     connectionString: options.url,
     max: options.poolSize,
-    // A server that takes the connection and never answers fails the query that waited for it, with a message,
-    // instead of holding it (and a start-up) for ever.
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Each new connection has CONNECT_TIMEOUT_MS to be ready (a server that takes it and never answers fails the
+    // query that asked for it, and a start-up, instead of holding them for ever). Set on the client, not the pool:
+    // the pool's own connectionTimeoutMillis would also fail a query that merely waits for a busy pool.
+    Client: TimedConnectClient,
     // The service names itself in pg_stat_activity, so an operator sees whose connections these are.
     application_name: 'jobhooks',
     // The store's statements are written for READ COMMITTED, where each statement sees what committed before it
@@ -122,8 +133,10 @@ export function asColumns(rows: readonly unknown[][], width: number): unknown[][
   return Array.from({ length: width }, (_, column) => rows.map((row) => row[column]));
 }
 
-/** True for a postgres:// or postgresql:// URL: the store JOBHOOKS_DATABASE_URL selects. */
-/** A postgres:// or postgresql:// URL that a URL parser reads (a port of digits, a password percent-encoded). */
+/**
+ * True for a postgres:// or postgresql:// URL that a URL parser reads (a port of digits, a password
+ * percent-encoded): the store JOBHOOKS_DATABASE_URL selects.
+ */
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url) && URL.canParse(url);
 }

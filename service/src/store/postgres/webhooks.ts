@@ -12,7 +12,7 @@ import type pg from 'pg';
 import { decideStartOf, type StartSlotRow } from '../../domain/send-rate';
 import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
 import type { CreateWebhookOutcome, IdempotencyClaim, SecretChangeOutcome, WebhooksStore } from '../store';
-import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
+import { createDecision, keyedSecretChangeDecision, secretChangePlan, updatePlan } from '../webhook-plans';
 import { type PgDatabase, prepared } from './database';
 import { RESET_HEALTH } from './endpoint-health';
 import { type PgWebhookRow, SELECT_WEBHOOK, webhookFromPgRow } from './rows';
@@ -202,8 +202,10 @@ export function createPgWebhooksStore(db: PgDatabase): WebhooksStore {
         const current = await lockedWebhook(client, accountId, id);
         if (current === null) return null;
         const key = (await client.query<KeyRow>(FIND_KEY, [accountId, idempotency.key, idempotency.notBefore])).rows[0];
-        if (key !== undefined)
-          return { record: current, replayed: { requestHash: key.request_hash, webhookId: key.webhook_id } };
+        const decision = keyedSecretChangeDecision(
+          key === undefined ? null : { requestHash: key.request_hash, webhookId: key.webhook_id },
+        );
+        if ('replay' in decision) return { record: current, replayed: decision.replay };
         const record = await changeSecretOf(client, current, change);
         // After the change has marked the webhook's earlier keys: this one is the newest secret's.
         await client.query(UPSERT_KEY, [accountId, idempotency.key, idempotency.requestHash, id, idempotency.at]);

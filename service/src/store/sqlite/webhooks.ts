@@ -18,7 +18,7 @@ import { createWebhookCache } from './webhook-cache';
 import { ROTATED_KEY_PREFIX, type SecretChange, type WebhookChange, type WebhookRecord } from '../../domain/webhook';
 import type { CreateWebhookOutcome, IdempotencyClaim, SecretChangeOutcome, WebhooksStore } from '../store';
 import { decideStartOf, type StartDecision } from '../../domain/send-rate';
-import { createDecision, secretChangePlan, updatePlan } from '../webhook-plans';
+import { createDecision, keyedSecretChangeDecision, secretChangePlan, updatePlan } from '../webhook-plans';
 
 /** The parameters of the writable and resettable columns, as the UPDATE and INSERT statements name them. */
 function changeParams(change: WebhookChange) {
@@ -182,11 +182,12 @@ export function createWebhooksStore(
       idempotency: IdempotencyClaim & { at: Micros },
     ): SecretChangeOutcome | null => {
       const key = findKey.get(accountId, idempotency.key, idempotency.notBefore);
-      if (key) {
+      const decision = keyedSecretChangeDecision(
+        key ? { requestHash: key.request_hash, webhookId: key.webhook_id } : null,
+      );
+      if ('replay' in decision) {
         const row = get.get(accountId, id);
-        if (!row) return null;
-        const replayed = { requestHash: key.request_hash, webhookId: key.webhook_id };
-        return { record: withHealth(webhookFromRow(row)), replayed };
+        return row ? { record: withHealth(webhookFromRow(row)), replayed: decision.replay } : null;
       }
       const record = changeSecretInTransaction(accountId, id, change);
       if (record === null) return null;
