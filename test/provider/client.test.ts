@@ -205,6 +205,23 @@ test('a create whose response was lost is retried with the same Idempotency-Key 
   expect((await direct.list()).data.map((w) => w.id)).toEqual([created.id]);
 });
 
+test("an operational endpoint's create whose answer was lost is retried under its Idempotency-Key and makes one", async () => {
+  const isCreate = (req: IncomingMessage) => req.method === 'POST';
+  const { url, seen } = await startProxy(new URL(hostUrl).origin, 1, isCreate, { status: 502, forwardFirst: true });
+  const client = createWebhooksClient({ hostUrl: url, accountId: 1, token: ADMIN_TOKEN, sleep: async () => undefined });
+  const created = await client.operationalEndpoints.create({
+    name: 'On-call',
+    client_url: 'https://ops.example.com/jobhooks',
+    event_types: ['webhook.archived'],
+  });
+  const creates = seen.filter(isCreate);
+  expect(creates).toHaveLength(2);
+  expect(creates[1]!.headers['idempotency-key']).toBe(creates[0]!.headers['idempotency-key']);
+  expect(created.hmac_secret).toMatch(/^[0-9a-f]{64}$/);
+  const direct = createWebhooksClient({ hostUrl, accountId: 1, token: ADMIN_TOKEN });
+  expect((await direct.operationalEndpoints.list()).data.map((e) => e.id)).toEqual([created.id]);
+});
+
 test('a 429 is retried after the Retry-After the server asked for', async () => {
   const origin = new URL(hostUrl).origin;
   const { url } = await startProxy(origin, 2, () => true, {

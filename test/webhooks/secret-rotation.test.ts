@@ -216,6 +216,27 @@ describe('a rotation under an Idempotency-Key', () => {
     expect(JSON.stringify(bad.json())).toContain('Idempotency-Key');
   });
 
+  test("an operational endpoint's create takes the key, as a webhook's: the same endpoint and secret again", async () => {
+    const body = { name: 'Ops', client_url: `${receiver.url}/ops`, event_types: ['webhook.archived'] };
+    const headers = { 'idempotency-key': 'ops-create' };
+    const path = '/api/v3/accounts/1/operational-endpoints';
+    const first = await h.call('POST', path, { body, headers });
+    const again = await h.call('POST', path, { body, headers });
+    expect([first.statusCode, again.statusCode]).toEqual([201, 201]);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().data).toEqual(first.json().data);
+    const list = (await h.call('GET', path)).json().data as unknown[];
+    expect(list).toHaveLength(1);
+    const other = await h.call('POST', path, { body: { ...body, name: 'Other' }, headers });
+    expect(other.statusCode).toBe(409);
+    // A webhook's create under the endpoint's key is another request.
+    const asWebhook = await h.call('POST', '/api/v3/accounts/1/webhooks/subscriptions', {
+      body: { name: 'Ops', client_url: `${receiver.url}/ops`, event_types: ['job.run.completed'] },
+      headers,
+    });
+    expect(asWebhook.statusCode).toBe(409);
+  });
+
   test("an operational endpoint's rotation takes the key too", async () => {
     const created = await h.call('POST', '/api/v3/accounts/1/operational-endpoints', {
       body: { name: 'Ops', client_url: `${receiver.url}/ops`, event_types: ['webhook.archived'] },

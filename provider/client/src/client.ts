@@ -347,13 +347,13 @@ export function createWebhooksClient(options: ClientOptions) {
   /** jobhooks' own: the account's operational endpoints (docs/operational-webhooks.md). */
   const operationalEndpoints = {
     /**
-     * The answer carries the endpoint's hmac_secret, shown this once. Retried only after a 429: with no
-     * Idempotency-Key, a create repeated after an answer that may hide a success could make two.
+     * The answer carries the endpoint's hmac_secret, shown this once. One Idempotency-Key per call, reused by its
+     * retries, as a webhook's create: a create retried after a lost answer never makes a second endpoint.
      */
     async create(input: OperationalEndpointInput): Promise<CreatedOperationalEndpoint> {
       const body = OperationalEndpointBody.parse(input);
       const operation = 'Create operational endpoint';
-      const how = { onlyIfRefused: true };
+      const how = { headers: { 'idempotency-key': randomUUID() } };
       return (await call(dataEnvelope(CreatedOperationalEndpoint), 201, 'POST', endpoints, operation, body, how)).data;
     },
     /** The endpoint, or null when it does not exist. */

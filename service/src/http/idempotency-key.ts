@@ -9,6 +9,11 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return Array.isArray(key) ? key.join(',') : key;
 }
 
+/** What the API reference says of the header on a create of `what` ("webhook", "endpoint"). */
+export const createIdempotency = (what: string): string =>
+  `Send an Idempotency-Key header to make a retried create return the same ${what} for ` +
+  `${durationText(LIMITS.idempotencyWindowMicros / 1_000_000)}.`;
+
 export const ROTATE_IDEMPOTENCY =
   'Send an Idempotency-Key header to make a retried rotation answer with the secret the first one made, ' +
   `rotating nothing again, for ${durationText(LIMITS.idempotencyWindowMicros / 1_000_000)}.`;

@@ -56,9 +56,13 @@ export function createOperationalEndpointService(deps: { webhooks: WebhookServic
   const { webhooks, store, clock } = deps;
   const view = (record: WebhookRecord) => toOperationalView(record, nowMicros(clock));
   return {
-    create: async (account: AccountRecord, body: OperationalEndpointBody): Promise<CreatedOperationalEndpoint> => {
-      const { record, hmacSecret } = await webhooks.createRecord(account, toWritable(body), KIND);
-      return { ...view(record), hmac_secret: hmacSecret };
+    create: async (
+      account: AccountRecord,
+      body: OperationalEndpointBody,
+      idempotencyKey?: string,
+    ): Promise<{ endpoint: CreatedOperationalEndpoint; replayed: boolean }> => {
+      const created = await webhooks.createRecord(account, toWritable(body), KIND, idempotencyKey);
+      return { endpoint: { ...view(created.record), hmac_secret: created.hmacSecret }, replayed: created.replayed };
     },
     get: async (accountId: number, id: string) => view(await webhooks.find(accountId, id, KIND)),
     list: async (accountId: number, page: { offset: number; limit: number }) => {

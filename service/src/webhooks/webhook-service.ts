@@ -123,11 +123,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return detail;
   }
 
-  async function replay(
+  /** The record a create replayed by its Idempotency-Key made, with its secret, unless the key cannot replay it. */
+  async function replayed(
     account: AccountRecord,
     outcome: { requestHash: string; webhookId: string },
     requestHash: string,
-  ) {
+    kind: WebhookKind,
+  ): Promise<{ record: WebhookRecord; hmacSecret: string }> {
     if (outcome.requestHash === `${ROTATED_KEY_PREFIX}${requestHash}`) {
       // The secret of the create is no longer the webhook's, and a rotated secret is shown only by its rotation.
       throw new ConflictError(
@@ -138,8 +140,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       throw new ConflictError('This Idempotency-Key was already used with a different request body.');
     }
     const record = await store.webhooks.get(account.id, outcome.webhookId);
-    if (!record) throw new ConflictError('The webhook created with this Idempotency-Key has since been deleted.');
-    return { webhook: toCreated(record, secretBox.open(record.sealedSecret)), replayed: true };
+    if (!record || record.kind !== kind)
+      throw new ConflictError('The webhook created with this Idempotency-Key has since been deleted.');
+    return { record, hmacSecret: secretBox.open(record.sealedSecret) };
   }
 
   /** A new webhook of `kind` with a fresh secret, not stored yet. */
@@ -173,29 +176,22 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return new ConflictError(`Account ${account.id} already has ${limit} ${what}, the most it may have.`);
   }
 
-  /** Stores a new webhook of `kind` (no idempotency key): the record and its secret, shown this once. */
-  async function createRecord(account: AccountRecord, writable: WebhookWritable, kind: WebhookKind) {
+  /**
+   * Stores a new webhook of `kind`: the record and its secret, shown this once. Under an Idempotency-Key, the same
+   * key and body within the window answer with the record that create made, and its secret (`replayed`).
+   */
+  async function createRecord(
+    account: AccountRecord,
+    writable: WebhookWritable,
+    kind: WebhookKind,
+    idempotencyKey?: string,
+  ): Promise<{ record: WebhookRecord; hmacSecret: string; replayed: boolean }> {
+    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
     checkUrlPolicy(writable.clientUrl);
     const created = newRecord(account, writable, kind);
-    const outcome = await store.webhooks.create(created.record, {
-      maxPerAccount: deps.maxWebhooksPerAccount,
-      idempotency: null,
-    });
-    if (outcome.kind === 'limit_reached') throw limitReached(account, outcome.limit, kind);
-    return created;
-  }
-
-  async function create(
-    account: AccountRecord,
-    input: WebhookValues,
-    idempotencyKey: string | undefined,
-  ): Promise<{ webhook: CreatedWebhook; replayed: boolean }> {
-    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
-    checkUrlPolicy(input.client_url);
-    const writable = toWritable(input);
-    const now = nowMicros(clock);
-    const { record, hmacSecret } = newRecord(account, writable, 'job');
-    const requestHash = fingerprint(writable);
+    // A webhook's as it always was, so keys recorded before keep replaying; another kind's apart from it.
+    const requestHash =
+      kind === 'job' ? fingerprint(writable) : fingerprint({ ...writable, name: `${kind}:${writable.name}` });
     const claim: IdempotencyClaim | null =
       // Only the key's hash is stored: a key is a bearer of the secret-bearing create response for 24 hours.
       idempotencyKey === undefined
@@ -203,20 +199,29 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         : {
             key: createHash('sha256').update(idempotencyKey).digest('hex'),
             requestHash,
-            notBefore: now - LIMITS.idempotencyWindowMicros,
+            notBefore: nowMicros(clock) - LIMITS.idempotencyWindowMicros,
           };
-    const outcome = await store.webhooks.create(record, {
+    const outcome = await store.webhooks.create(created.record, {
       maxPerAccount: deps.maxWebhooksPerAccount,
       idempotency: claim,
     });
     switch (outcome.kind) {
       case 'created':
-        return { webhook: toCreated(record, hmacSecret), replayed: false };
+        return { ...created, replayed: false };
       case 'replayed':
-        return replay(account, outcome, requestHash);
+        return { ...(await replayed(account, outcome, requestHash, kind)), replayed: true };
       case 'limit_reached':
-        throw limitReached(account, outcome.limit, 'job');
+        throw limitReached(account, outcome.limit, kind);
     }
+  }
+
+  async function create(
+    account: AccountRecord,
+    input: WebhookValues,
+    idempotencyKey: string | undefined,
+  ): Promise<{ webhook: CreatedWebhook; replayed: boolean }> {
+    const { record, hmacSecret, replayed } = await createRecord(account, toWritable(input), 'job', idempotencyKey);
+    return { webhook: toCreated(record, hmacSecret), replayed };
   }
 
   async function update(

@@ -24,7 +24,7 @@ import { z } from 'zod';
 import type { DeliveryLogService } from '../../delivery/delivery-log-service';
 import type { OperationalEndpointService } from '../../webhooks/operational-endpoint-service';
 import { principalOf } from '../access-control';
-import { idempotencyKeyOf, ROTATE_IDEMPOTENCY } from '../idempotency-key';
+import { createIdempotency, idempotencyKeyOf, ROTATE_IDEMPOTENCY } from '../idempotency-key';
 
 const COLLECTION = '/api/v3/accounts/:account_id/operational-endpoints';
 const SINGLE = `${COLLECTION}/:endpoint_id`;
@@ -61,13 +61,19 @@ export const operationalEndpointRoutes: FastifyPluginAsyncZod<{
       tags: TAGS,
       operationId: 'createOperationalEndpoint',
       summary: 'Create an operational endpoint: it receives operational events about the account’s webhooks',
+      description: createIdempotency('endpoint'),
       params: AccountPathParams,
       body: OperationalEndpointBody,
       response: { 201: dataEnvelope(CreatedOperationalEndpoint), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },
     },
     handler: async (request, reply) => {
-      const data = await endpoints.create(principalOf(request).account, request.body);
-      return reply.code(201).send({ data, status: { code: 201 } });
+      const { endpoint, replayed } = await endpoints.create(
+        principalOf(request).account,
+        request.body,
+        idempotencyKeyOf(request),
+      );
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send({ data: endpoint, status: { code: 201 } });
     },
   });
 

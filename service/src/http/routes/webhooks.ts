@@ -26,7 +26,7 @@ import {
 import type { WebhookService } from '../../webhooks/webhook-service';
 import { principalOf } from '../access-control';
 import { okEnvelopeOf } from '../frozen-body';
-import { idempotencyKeyOf, ROTATE_IDEMPOTENCY } from '../idempotency-key';
+import { createIdempotency, idempotencyKeyOf, ROTATE_IDEMPOTENCY } from '../idempotency-key';
 
 const COLLECTION = '/api/v3/accounts/:account_id/webhooks/subscriptions';
 const SINGLE = '/api/v3/accounts/:account_id/webhooks/subscription/:webhook_id';
@@ -55,9 +55,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
       tags: TAGS,
       operationId: 'createWebhook',
       summary: 'Create a subscription',
-      description:
-        'Send an Idempotency-Key header to make a retried create return the same webhook for ' +
-        `${durationText(LIMITS.idempotencyWindowMicros / 1_000_000)}.`,
+      description: createIdempotency('webhook'),
       params: AccountPathParams,
       body: CreateWebhookBody,
       response: { 201: dataEnvelope(CreatedWebhook), 409: ErrorEnvelope, ...COMMON_ERROR_RESPONSES },
