@@ -22,15 +22,21 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The pid in the database's pid file, if that process is alive and not this one. */
-function markedPid(databasePath: string): number | null {
+/** The pid the database's pid file holds, or null when there is none. */
+function pidInFile(databasePath: string): number | null {
   let pid: number;
   try {
     pid = Number(readFileSync(pidFileOf(databasePath), 'utf8').trim());
   } catch {
     return null;
   }
-  return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid) ? pid : null;
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+}
+
+/** The pid in the database's pid file, if that process is alive and not this one. */
+function markedPid(databasePath: string): number | null {
+  const pid = pidInFile(databasePath);
+  return pid !== null && pid !== process.pid && isAlive(pid) ? pid : null;
 }
 
 const isBusy = (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_BUSY';
@@ -109,15 +115,7 @@ export function claimDatabase(databasePath: string): () => void {
     if (released) return;
     released = true;
     // Only this process's mark: never one a later service wrote.
-    if (markedPidIsOurs(databasePath)) rmSync(pidFileOf(databasePath), { force: true });
+    if (pidInFile(databasePath) === process.pid) rmSync(pidFileOf(databasePath), { force: true });
     lock.close();
   };
-}
-
-function markedPidIsOurs(databasePath: string): boolean {
-  try {
-    return Number(readFileSync(pidFileOf(databasePath), 'utf8').trim()) === process.pid;
-  } catch {
-    return false;
-  }
 }

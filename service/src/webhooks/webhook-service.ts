@@ -87,6 +87,18 @@ function rotationFingerprint(webhookId: string, overlapSeconds: Seconds): string
     .digest('hex');
 }
 
+/**
+ * The claim a write under an Idempotency-Key makes: only the key's hash is stored (a key is a bearer of the
+ * secret-bearing answer for the window), and keys older than the window may be used again.
+ */
+function idempotencyClaim(key: string, requestHash: string, now: Micros): IdempotencyClaim {
+  return {
+    key: createHash('sha256').update(key).digest('hex'),
+    requestHash,
+    notBefore: now - LIMITS.idempotencyWindowMicros,
+  };
+}
+
 function checkIdempotencyKey(key: string): void {
   if (key.length === 0 || key.length > LIMITS.idempotencyKeyMaxChars || !/^[\x21-\x7e]+$/.test(key)) {
     throw new ValidationError({
@@ -192,15 +204,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     // A webhook's as it always was, so keys recorded before keep replaying; another kind's apart from it.
     const requestHash =
       kind === 'job' ? fingerprint(writable) : fingerprint({ ...writable, name: `${kind}:${writable.name}` });
-    const claim: IdempotencyClaim | null =
-      // Only the key's hash is stored: a key is a bearer of the secret-bearing create response for 24 hours.
-      idempotencyKey === undefined
-        ? null
-        : {
-            key: createHash('sha256').update(idempotencyKey).digest('hex'),
-            requestHash,
-            notBefore: nowMicros(clock) - LIMITS.idempotencyWindowMicros,
-          };
+    const claim = idempotencyKey === undefined ? null : idempotencyClaim(idempotencyKey, requestHash, nowMicros(clock));
     const outcome = await store.webhooks.create(created.record, {
       maxPerAccount: deps.maxWebhooksPerAccount,
       idempotency: claim,
@@ -331,9 +335,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     }
     const requestHash = rotationFingerprint(webhookId, overlapSeconds);
     const outcome = await store.webhooks.changeSecretOnce(accountId, webhookId, change, {
-      key: createHash('sha256').update(idempotencyKey).digest('hex'),
-      requestHash,
-      notBefore: now - LIMITS.idempotencyWindowMicros,
+      ...idempotencyClaim(idempotencyKey, requestHash, now),
       at: now,
     });
     if (outcome === null) throw webhookNotFound(accountId, webhookId);
